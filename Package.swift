@@ -1,0 +1,40 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "NoHitterAlerts",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "nohit", targets: ["nohit"]),
+        .executable(name: "nohit-bench", targets: ["NoHitBench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+    ],
+    targets: [
+        // Pure game engine: plays, game state, bids. Foundation only.
+        .target(name: "Baseball"),
+        // Retrosheet event, team and roster files → plays and games.
+        .target(name: "Retrosheet", dependencies: ["Baseball"]),
+        .executableTarget(
+            name: "nohit",
+            dependencies: [
+                "Baseball",
+                "Retrosheet",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "NoHitBench",
+            dependencies: [
+                "Baseball",
+                "Retrosheet",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/NoHitBench"
+        ),
+        .testTarget(name: "BaseballTests", dependencies: ["Baseball"]),
+        .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet"]),
+        .testTarget(name: "NoHitCLITests", dependencies: ["nohit"]),
+    ]
+)

@@ -1,0 +1,86 @@
+/// A player identifier of up to eight ASCII characters, packed into one word.
+///
+/// Retrosheet ids (`gioll001`) are exactly eight characters and MLB Stats API ids are at most
+/// seven digits, so both fit. Packing keeps lineups, bases and plays free of heap allocations and
+/// makes comparisons a single integer compare, which matters on the replay hot path.
+package struct PlayerID: Hashable, Sendable, Comparable {
+    /// The characters, first character in the lowest byte, zero-padded.
+    package let rawValue: UInt64
+
+    /// The absent player (an empty base, an empty lineup slot).
+    package static let none = PlayerID(rawValue: 0)
+
+    package init(rawValue: UInt64) {
+        self.rawValue = rawValue
+    }
+
+    /// Packs `bytes`; returns nil when they are empty, longer than eight, or not printable ASCII
+    /// without commas and quotes.
+    
+    package init?(ascii bytes: UnsafeBufferPointer<UInt8>) {
+        guard !bytes.isEmpty, bytes.count <= 8 else { return nil }
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        for byte in bytes {
+            guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: ","), byte != UInt8(ascii: "\"") else {
+                return nil
+            }
+            value |= UInt64(byte) << shift
+            shift += 8
+        }
+        self.rawValue = value
+    }
+
+    package init?(_ string: String) {
+        var utf8 = Array(string.utf8)
+        guard let id = utf8.withUnsafeMutableBufferPointer({ PlayerID(ascii: UnsafeBufferPointer($0)) }) else {
+            return nil
+        }
+        self = id
+    }
+
+    package var isNone: Bool { rawValue == 0 }
+
+    /// Number of characters.
+    package var length: Int { (64 - rawValue.leadingZeroBitCount + 7) / 8 }
+
+    /// Appends the characters to `buffer`.
+    
+    package func write(to buffer: inout [UInt8]) {
+        var value = rawValue
+        while value != 0 {
+            buffer.append(UInt8(truncatingIfNeeded: value))
+            value >>= 8
+        }
+    }
+
+    package static func < (lhs: PlayerID, rhs: PlayerID) -> Bool {
+        lhs.description < rhs.description
+    }
+}
+
+extension PlayerID: CustomStringConvertible {
+    package var description: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8)
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension PlayerID: Codable {
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        guard let id = PlayerID(string) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(string)' is not a player id of 1-8 ASCII characters")
+        }
+        self = id
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,37 @@
+/// The `cwevent`-style rows of one file, and the games that could not be read.
+package struct EventFileExport: Sendable {
+    package var file: String
+    package var rows: [UInt8] = []
+    package var plays = 0
+    package var games = 0
+    package var problems: [RetrosheetError] = []
+
+    /// Reads and replays every game of `file`. A game that fails contributes no rows and one
+    /// problem; the others are unaffected.
+    package static func export(_ file: String) -> EventFileExport {
+        var export = EventFileExport(file: file)
+        let reader: EventFileReader
+        do {
+            reader = try EventFileReader(path: file)
+        } catch {
+            export.problems.append(error)
+            return export
+        }
+        export.rows.reserveCapacity(reader.bytes.count * 2)
+        reader.forEachGame { result in
+            switch result {
+            case .success(let game):
+                do throws(RetrosheetError) {
+                    try CWEventCSV.appendRows(of: game, to: &export.rows)
+                    export.games += 1
+                    export.plays += game.events.lazy.filter { !$0.isNoPlay }.count
+                } catch {
+                    export.problems.append(error)
+                }
+            case .failure(let error):
+                export.problems.append(error)
+            }
+        }
+        return export
+    }
+}

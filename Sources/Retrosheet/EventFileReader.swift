@@ -1,0 +1,268 @@
+import Baseball
+
+/// Reads the games of a Retrosheet event file (`.EVA`, `.EVN`) from its bytes.
+///
+/// Every record type is understood: `id`, `version`, `info`, `start`, `sub`, `play`, `com`,
+/// `data`, `badj`, `padj`, `ladj`, `radj`, `presadj`. A line that cannot be read makes its game
+/// fail with an error naming the file, line and text; reading resumes at the next `id`, so one
+/// bad game never hides the others.
+package struct EventFileReader: Sendable {
+    package let file: String
+    package let bytes: [UInt8]
+
+    package init(file: String, bytes: [UInt8]) {
+        self.file = file
+        self.bytes = bytes
+    }
+
+    /// Reads the file at `path`.
+    package init(path: String) throws(RetrosheetError) {
+        self.file = path
+        self.bytes = try FileBytes.read(path)
+    }
+
+    /// All games in the file, each either read or the first error that stopped it.
+    package func games() -> [Result<GameRecord, RetrosheetError>] {
+        var results: [Result<GameRecord, RetrosheetError>] = []
+        forEachGame { results.append($0) }
+        return results
+    }
+
+    /// Calls `body` with each game in file order.
+    package func forEachGame(_ body: (Result<GameRecord, RetrosheetError>) -> Void) {
+        bytes.withUnsafeBufferPointer { buffer in
+            var builder: GameBuilder?
+            var failed: RetrosheetError?
+            var lineNumber = 0
+            var position = 0
+            let end = buffer.count
+
+            func finish() {
+                if let error = failed {
+                    body(.failure(error))
+                } else if let game = builder?.game {
+                    body(.success(game))
+                }
+                builder = nil
+                failed = nil
+            }
+
+            while position < end {
+                lineNumber += 1
+                var lineEnd = position
+                while lineEnd < end && buffer[lineEnd] != .newline { lineEnd += 1 }
+                var contentEnd = lineEnd
+                while contentEnd > position
+                    && (buffer[contentEnd - 1] == .carriageReturn || buffer[contentEnd - 1] == 0x20
+                        || buffer[contentEnd - 1] == 0x09)
+                {
+                    contentEnd -= 1
+                }
+                let line = ByteRange(start: position, end: contentEnd)
+                position = lineEnd + 1
+                if line.isEmpty { continue }
+
+                let fields = RecordFields(buffer, line: line)
+                let kind = fields[0]
+                if buffer.equals(kind, "id") {
+                    finish()
+                    let id = fields.count > 1 ? buffer.string(fields[1]) : ""
+                    if fields.count != 2 || id.isEmpty {
+                        failed = error(buffer, line, lineNumber, "an id record needs exactly one field, the game id")
+                        builder = nil
+                        continue
+                    }
+                    builder = GameBuilder(file: file, source: bytes, id: id, line: lineNumber)
+                    continue
+                }
+                if failed != nil { continue }  // skipping the rest of a broken game
+                guard builder != nil else {
+                    failed = error(buffer, line, lineNumber, "record before the first id record")
+                    finish()
+                    continue
+                }
+                if let reason = builder!.add(fields, buffer: buffer, line: lineNumber) {
+                    failed = error(buffer, line, lineNumber, reason, gameID: builder!.game.id)
+                }
+            }
+            finish()
+        }
+    }
+
+    private func error(
+        _ buffer: UnsafeBufferPointer<UInt8>, _ line: ByteRange, _ number: Int, _ reason: String,
+        gameID: String? = nil
+    ) -> RetrosheetError {
+        RetrosheetError(file: file, line: number, text: buffer.string(line), reason: reason, gameID: gameID)
+    }
+}
+
+/// Collects one game's records.
+struct GameBuilder {
+    var game: GameRecord
+    /// Adjustments waiting for the next play record.
+    private var pending = EventAdjustments()
+    private var badjBatter = PlayerID.none
+
+    init(file: String, source: [UInt8], id: String, line: Int) {
+        game = GameRecord(file: file, source: source, id: id, line: line)
+    }
+
+    /// Adds one record; returns why it cannot be read, or nil.
+    mutating func add(_ fields: RecordFields, buffer: UnsafeBufferPointer<UInt8>, line: Int) -> String? {
+        if fields.hasUnterminatedQuote { return "a quoted field has no closing quote" }
+        let kind = fields[0]
+        if buffer.equals(kind, "play") {
+            return addPlay(fields, buffer, line)
+        } else if buffer.equals(kind, "sub") || buffer.equals(kind, "start") {
+            let isStart = buffer.equals(kind, "start")
+            guard fields.count == 6 else {
+                return "a \(isStart ? "start" : "sub") record needs 5 fields (player, name, team, batting slot, position), found \(fields.count - 1)"
+            }
+            guard let player = PlayerID(ascii: buffer.slice(fields[1])) else {
+                return "'\(buffer.string(fields[1]))' is not a player id"
+            }
+            guard let team = buffer.integer(fields[3]), team <= 1 else {
+                return "team must be 0 (visitors) or 1 (home), not '\(buffer.string(fields[3]))'"
+            }
+            guard let slot = buffer.integer(fields[4]), slot <= 9 else {
+                return "batting slot must be 0-9, not '\(buffer.string(fields[4]))'"
+            }
+            guard let position = buffer.integer(fields[5]), position >= 1, position <= 12 else {
+                return "position must be 1-12, not '\(buffer.string(fields[5]))'"
+            }
+            let record = LineupRecord(
+                appearance: Appearance(
+                    player: player, side: team == 0 ? .away : .home, battingSlot: UInt8(slot),
+                    position: UInt8(position)),
+                name: fields[2], line: Int32(line))
+            if isStart {
+                guard game.events.isEmpty else { return "a start record after the first play" }
+                game.starters.append(record)
+            } else {
+                guard !game.events.isEmpty else { return "a sub record before the first play" }
+                game.events[game.events.count - 1].substitutions.append(record)
+            }
+            return nil
+        } else if buffer.equals(kind, "com") {
+            guard fields.count >= 2 else { return "a com record needs its text" }
+            let text = ByteRange(start: Int(fields[1].start), end: Int(fields[fields.count - 1].end))
+            if game.events.isEmpty {
+                game.comments.append(text)
+            } else {
+                game.events[game.events.count - 1].comments.append(text)
+            }
+            return nil
+        } else if buffer.equals(kind, "info") {
+            guard fields.count == 3 || fields.count == 2 else {
+                return "an info record needs a key and a value, found \(fields.count - 1) fields"
+            }
+            guard !fields[1].isEmpty else { return "an info record needs a key" }
+            let value = fields.count == 3 ? buffer.string(fields[2]) : ""
+            game.info.append(InfoEntry(key: buffer.string(fields[1]), value: value))
+            return nil
+        } else if buffer.equals(kind, "version") {
+            guard fields.count == 2 else { return "a version record needs exactly one field" }
+            game.version = buffer.string(fields[1])
+            return nil
+        } else if buffer.equals(kind, "data") {
+            guard fields.count >= 3, fields.count <= RecordFields.capacity else {
+                return "a data record needs a type and values (data,er,PLAYER,RUNS)"
+            }
+            game.data.append((1..<fields.count).map { buffer.string(fields[$0]) })
+            return nil
+        } else if buffer.equals(kind, "badj") {
+            guard fields.count == 3, let batter = PlayerID(ascii: buffer.slice(fields[1])),
+                let hand = hand(fields[2], buffer)
+            else { return "a badj record needs a player id and a hand (L or R)" }
+            pending.batterHand = hand
+            badjBatter = batter
+            return nil
+        } else if buffer.equals(kind, "padj") {
+            guard fields.count == 3, let pitcher = PlayerID(ascii: buffer.slice(fields[1])),
+                let hand = hand(fields[2], buffer)
+            else { return "a padj record needs a player id and a hand (L or R)" }
+            pending.pitcherHand = hand
+            pending.pitcherHandPlayer = pitcher
+            return nil
+        } else if buffer.equals(kind, "ladj") {
+            guard fields.count == 3, let team = buffer.integer(fields[1]), team <= 1,
+                let slot = buffer.integer(fields[2]), slot >= 1, slot <= 9
+            else { return "a ladj record needs a team (0 or 1) and a batting slot (1-9)" }
+            pending.nextBattingSlot = UInt8(slot)
+            return nil
+        } else if buffer.equals(kind, "radj") {
+            guard fields.count == 3, let runner = PlayerID(ascii: buffer.slice(fields[1])),
+                let base = buffer.integer(fields[2]), base >= 1, base <= 3
+            else { return "a radj record needs a player id and a base (1-3)" }
+            pending.placedRunner = runner
+            pending.placedRunnerBase = UInt8(base)
+            return nil
+        } else if buffer.equals(kind, "presadj") {
+            guard fields.count == 3, let pitcher = PlayerID(ascii: buffer.slice(fields[1])),
+                let base = buffer.integer(fields[2]), base >= 1, base <= 3
+            else { return "a presadj record needs a pitcher id and a base (1-3)" }
+            pending.responsiblePitcher = pitcher
+            pending.responsiblePitcherBase = UInt8(base)
+            return nil
+        } else {
+            return "unknown record type '\(buffer.string(kind))'"
+        }
+    }
+
+    private mutating func addPlay(_ fields: RecordFields, _ buffer: UnsafeBufferPointer<UInt8>, _ line: Int)
+        -> String?
+    {
+        guard fields.count == 7 else {
+            return
+                "a play record needs 6 fields (inning, team, batter, count, pitches, event), found \(fields.count - 1)"
+        }
+        guard game.starters.count >= 2 else { return "a play record before the starting lineups" }
+        guard let inning = buffer.integer(fields[1]), inning >= 1, inning <= 99 else {
+            return "inning must be a number from 1, not '\(buffer.string(fields[1]))'"
+        }
+        guard let team = buffer.integer(fields[2]), team <= 1 else {
+            return "batting team must be 0 or 1, not '\(buffer.string(fields[2]))'"
+        }
+        guard let batter = PlayerID(ascii: buffer.slice(fields[3])) else {
+            return "'\(buffer.string(fields[3]))' is not a player id"
+        }
+        let countField = fields[4]
+        var count: PitchCount?
+        if countField.count == 2 {
+            let balls = buffer[Int(countField.start)]
+            let strikes = buffer[Int(countField.start) + 1]
+            if balls.isDigit && strikes.isDigit {
+                // Real files hold the odd impossible count ("42"); it is kept as written.
+                count = PitchCount(balls: balls &- 0x30, strikes: strikes &- 0x30)
+            } else if balls != UInt8(ascii: "?") && strikes != UInt8(ascii: "?") {
+                return "count must be two digits or ??, not '\(buffer.string(countField))'"
+            }
+        } else if !countField.isEmpty && !buffer.equals(countField, "?") {
+            return "count must be two digits or ??, not '\(buffer.string(countField))'"
+        }
+        let text = fields[6]
+        guard !text.isEmpty else { return "a play record needs an event" }
+
+        var record = EventRecord(
+            line: Int32(line), inning: Int32(inning), battingSide: team == 0 ? .away : .home, batter: batter,
+            count: count, pitches: fields[5], text: text, isNoPlay: buffer.equals(text, "NP"))
+        if pending.batterHand != 0 && badjBatter != batter {
+            // A batting-hand adjustment lasts while the same batter is up.
+            pending.batterHand = 0
+            badjBatter = .none
+        }
+        record.adjustments = pending
+        let batterHand = pending.batterHand
+        pending = EventAdjustments()
+        pending.batterHand = batterHand
+        game.events.append(record)
+        return nil
+    }
+
+    private func hand(_ range: ByteRange, _ buffer: UnsafeBufferPointer<UInt8>) -> UInt8? {
+        guard range.count == 1 else { return nil }
+        let byte = buffer[Int(range.start)]
+        return byte == UInt8(ascii: "L") || byte == UInt8(ascii: "R") || byte == UInt8(ascii: "B") ? byte : nil
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Finding and processing Retrosheet event files.
+package enum EventFiles {
+    /// `paths` with each directory replaced by the event files in it (`.EVA`, `.EVN`, `.EVE`,
+    /// `.EVF`, `.EVR`), sorted by name. A path that does not exist is an error.
+    package static func expand(_ paths: [String]) throws(RetrosheetError) -> [String] {
+        var files: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw RetrosheetError(file: path, line: 0, text: "", reason: "no such file or directory")
+            }
+            if isDirectory.boolValue {
+                let names: [String]
+                do {
+                    names = try FileManager.default.contentsOfDirectory(atPath: path)
+                } catch {
+                    throw RetrosheetError(file: path, line: 0, text: "", reason: "cannot list: \(error)")
+                }
+                files += names.filter(isEventFileName).sorted().map { (path as NSString).appendingPathComponent($0) }
+            } else {
+                files.append(path)
+            }
+        }
+        return files
+    }
+
+    /// Whether `name` looks like a Retrosheet event file.
+    package static func isEventFileName(_ name: String) -> Bool {
+        let upper = name.uppercased()
+        return [".EVA", ".EVN", ".EVE", ".EVF", ".EVR"].contains { upper.hasSuffix($0) }
+    }
+
+    /// Applies `transform` to every file, up to `concurrency` at a time, and returns the results
+    /// in the order of `files`.
+    package static func map<Output: Sendable>(
+        _ files: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ transform: @escaping @Sendable (String) -> Output
+    ) async -> [Output] {
+        await withTaskGroup(of: (Int, Output).self) { group in
+            var results = [Output?](repeating: nil, count: files.count)
+            var next = 0
+            for _ in 0..<max(1, min(concurrency, files.count)) {
+                let index = next
+                group.addTask { (index, transform(files[index])) }
+                next += 1
+            }
+            for await (index, output) in group {
+                results[index] = output
+                if next < files.count {
+                    let index = next
+                    group.addTask { (index, transform(files[index])) }
+                    next += 1
+                }
+            }
+            return results.map { $0! }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Baseball
+
+/// One play of a replayed game, with where it came from.
+package struct ReplayedPlay: Sendable {
+    /// Index of the play record in `GameRecord.events`.
+    package var eventIndex: Int
+    /// 1-based number of the play in the game (substitution placeholders are not counted).
+    package var number: Int
+    package var isFirstPlay: Bool
+    package var isLastPlay: Bool
+    package var result: PlayResult
+}
+
+/// Drives a game record through the engine, play by play.
+package enum GameReplay {
+    /// Replays `game`, calling `body` after each play with what it did and the state after it.
+    /// Returns the final state. Any play, substitution or adjustment that does not fit the game
+    /// throws an error naming the file, line and text.
+    @discardableResult
+    package static func run(
+        _ game: GameRecord, _ body: (ReplayedPlay, GameState) -> Void = { _, _ in }
+    ) throws(RetrosheetError) -> GameState {
+        try validateStarters(game)
+        var state = GameState(starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst)
+        let lastPlay = game.events.lastIndex(where: { !$0.isNoPlay }) ?? -1
+        var seenPlay = false
+        let failure: RetrosheetError? = game.source.withUnsafeBufferPointer { buffer -> RetrosheetError? in
+            for index in game.events.indices {
+                let event = game.events[index]
+                if Int(event.inning) != state.inning || event.battingSide != state.battingSide {
+                    state.startHalfInning(Int(event.inning), battingSide: event.battingSide)
+                }
+                let adjustments = event.adjustments
+                if adjustments.nextBattingSlot != 0 {
+                    state.setNextBattingSlot(Int(adjustments.nextBattingSlot))
+                }
+                if !adjustments.placedRunner.isNone {
+                    do throws(GameStateError) {
+                        try state.placeRunner(adjustments.placedRunner, on: Int(adjustments.placedRunnerBase))
+                    } catch {
+                        return Self.error(game, buffer, line: Int(event.line) - 1, at: event.text, "\(error)")
+                    }
+                }
+                if !adjustments.responsiblePitcher.isNone {
+                    state.setResponsiblePitcher(
+                        adjustments.responsiblePitcher, on: Int(adjustments.responsiblePitcherBase))
+                }
+                state.setCount(event.count)
+                if !event.isNoPlay {
+                    let play: Play
+                    do throws(EventTextError) {
+                        play = try EventTextParser.parse(buffer.slice(event.text))
+                    } catch {
+                        return Self.error(game, buffer, line: Int(event.line), at: event.text, "malformed event: \(error)")
+                    }
+                    let result: PlayResult
+                    do throws(GameStateError) {
+                        result = try state.apply(play, batter: event.batter)
+                    } catch {
+                        return Self.error(game, buffer, line: Int(event.line), at: event.text, "\(error)")
+                    }
+                    let replayed = ReplayedPlay(
+                        eventIndex: index, number: state.playCount, isFirstPlay: !seenPlay,
+                        isLastPlay: index == lastPlay, result: result)
+                    seenPlay = true
+                    body(replayed, state)
+                }
+                for substitution in event.substitutions {
+                    do throws(GameStateError) {
+                        try state.substitute(substitution.appearance, batter: event.batter, count: event.count)
+                    } catch {
+                        return Self.error(
+                            game, buffer, line: Int(substitution.line), at: substitution.name, "\(error)")
+                    }
+                }
+            }
+            return nil
+        }
+        if let failure { throw failure }
+        return state
+    }
+
+    /// Both teams need batting slots 1-9 and positions 1-9 filled by `start` records.
+    private static func validateStarters(_ game: GameRecord) throws(RetrosheetError) {
+        for side in Side.allCases {
+            var slots = 0
+            var positions = 0
+            for starter in game.starters where starter.appearance.side == side {
+                let appearance = starter.appearance
+                let slotBit = 1 << Int(appearance.battingSlot)
+                let positionBit = 1 << Int(appearance.position)
+                if slots & slotBit != 0 && appearance.battingSlot != 0 || positions & positionBit != 0 {
+                    throw RetrosheetError(
+                        file: game.file, line: Int(starter.line), text: game.lineText(containing: starter.name),
+                        reason: "two starters share a batting slot or position", gameID: game.id)
+                }
+                slots |= slotBit
+                positions |= positionBit
+            }
+            let missingSlots = (1...9).filter { slots & (1 << $0) == 0 }
+            let missingPositions = (1...9).filter { positions & (1 << $0) == 0 }
+            if !missingSlots.isEmpty || !missingPositions.isEmpty {
+                let team = side == .away ? "visiting" : "home"
+                throw RetrosheetError(
+                    file: game.file, line: game.line, text: "id,\(game.id)",
+                    reason:
+                        "the \(team) team's starting lineup is incomplete (missing batting slots \(missingSlots), positions \(missingPositions))",
+                    gameID: game.id)
+            }
+        }
+    }
+
+    private static func error(
+        _ game: GameRecord, _ buffer: UnsafeBufferPointer<UInt8>, line: Int, at range: ByteRange, _ reason: String
+    ) -> RetrosheetError {
+        RetrosheetError(
+            file: game.file, line: line, text: buffer.string(buffer.lineRange(containing: range)), reason: reason,
+            gameID: game.id)
+    }
+}
+
+extension GameRecord {
+    /// The whole line of the file that contains `range`.
+    func lineText(containing range: ByteRange) -> String {
+        source.withUnsafeBufferPointer { $0.string($0.lineRange(containing: range)) }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    func lineRange(containing range: ByteRange) -> ByteRange {
+        var start = Int(range.start)
+        while start > 0 && self[start - 1] != .newline { start -= 1 }
+        var end = Int(range.end)
+        while end < count && self[end] != .newline && self[end] != .carriageReturn { end += 1 }
+        return ByteRange(start: start, end: end)
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Retrosheet
+
+/// `nohit events FILE...`: one CSV row per play, with the columns of Chadwick's `cwevent` used in
+/// the reference output, so the two can be diffed.
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Print one CSV row per play of Retrosheet event files, in cwevent's format.",
+        discussion: """
+            Columns: \(CWEventCSV.columns.joined(separator: ", ")).
+            A game that cannot be read is reported on standard error (file, line, text, reason) and \
+            skipped; the exit status is then 1.
+            """
+    )
+
+    @Argument(help: "Event files (.EVA, .EVN) or directories of them.")
+    var paths: [String]
+
+    func run() async throws {
+        let files: [String]
+        do {
+            files = try EventFiles.expand(paths)
+        } catch {
+            FileHandle.standardError.write(Data("nohit: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let exports = await EventFiles.map(files) { EventFileExport.export($0) }
+        let output = FileHandle.standardOutput
+        output.write(Data(CWEventCSV.header.utf8))
+        var skipped = 0
+        for export in exports {
+            output.write(Data(export.rows))
+            for problem in export.problems {
+                FileHandle.standardError.write(Data("nohit: \(problem)\n".utf8))
+            }
+            skipped += export.problems.count
+        }
+        if skipped > 0 {
+            FileHandle.standardError.write(
+                Data("nohit: skipped \(skipped) game\(skipped == 1 ? "" : "s") that could not be read\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}

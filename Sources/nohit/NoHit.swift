@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct NoHit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nohit",
+        abstract: "No-Hitter Alerts: live no-hit bid alerts, replays and Retrosheet tools.",
+        subcommands: [EventsCommand.self]
+    )
+}
