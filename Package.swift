@@ -1,6 +1,10 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+/// The engine's small generic value types (`PerBase`, `PerSide`) are used across modules on the
+/// replay hot path; full cross-module optimisation lets callers specialise and inline them.
+let hotPath: [SwiftSetting] = []
+
 let package = Package(
     name: "NoHitterAlerts",
     platforms: [.macOS(.v15)],
@@ -13,9 +17,9 @@ let package = Package(
     ],
     targets: [
         // Pure game engine: plays, game state, bids. Foundation only.
-        .target(name: "Baseball"),
+        .target(name: "Baseball", swiftSettings: hotPath),
         // Retrosheet event, team and roster files → plays and games.
-        .target(name: "Retrosheet", dependencies: ["Baseball"]),
+        .target(name: "Retrosheet", dependencies: ["Baseball"], swiftSettings: hotPath),
         .executableTarget(
             name: "nohit",
             dependencies: [

@@ -1,5 +1,6 @@
 /// The kind of a play, numbered as Retrosheet's BEVENT and Chadwick's `cwevent` number them
 /// (`EVENT_CD`), so exports line up with the reference tools.
+@usableFromInline
 package enum EventType: UInt8, Sendable, Hashable, Codable, CaseIterable {
     case unknown = 0
     case none = 1
@@ -29,19 +30,23 @@ package enum EventType: UInt8, Sendable, Hashable, Codable, CaseIterable {
 
     /// A play that ends the batter's plate appearance.
     
+    @inlinable
     package var endsPlateAppearance: Bool {
         self == .genericOut || self == .strikeout || (rawValue >= EventType.walk.rawValue && rawValue <= EventType.homeRun.rawValue)
     }
 
     /// A base hit.
     
+    @inlinable
     package var isHit: Bool { rawValue >= EventType.single.rawValue && rawValue <= EventType.homeRun.rawValue }
 
     /// Bases the hit is worth (1-4), 0 for anything else.
     
+    @inlinable
     package var hitValue: Int { isHit ? Int(rawValue - EventType.single.rawValue) + 1 : 0 }
 
     /// Walks, intentional or not.
     
+    @inlinable
     package var isWalk: Bool { self == .walk || self == .intentionalWalk }
 }

@@ -8,9 +8,9 @@ extension GameState {
         runners = PerBase(repeating: .none)
         responsiblePitchers = PerBase(repeating: .none)
         for side in Side.allCases {
-            let slot = Int(lineups[side].designatedHitterSlot)
-            if slot > 0 && lineups[side][slot].position > Position.designatedHitter {
-                lineups[side][slot].position = Position.designatedHitter
+            let slot = Int(designatedHitterSlots[side])
+            if slot > 0 && battingPositions[side.rawValue * 10 + slot] > Position.designatedHitter {
+                battingPositions[side.rawValue * 10 + slot] = Position.designatedHitter
             }
         }
     }
@@ -47,7 +47,9 @@ extension GameState {
     /// the situation are applied here: no RBI on an error with two out for the runner from third
     /// (unless marked explicitly), and none on a walk that does not force the runner home.
     package mutating func apply(_ play: Play, batter: PlayerID) throws(GameStateError) -> PlayResult {
-        guard isInBattingLineup(batter) else { throw .batterNotInLineup(batter, side: battingSide) }
+        guard let batterSlot = battingSlot(of: batter, side: battingSide) else {
+            throw .batterNotInLineup(batter, side: battingSide)
+        }
         var play = play
         for base in 1...3
         where play.advances[base] == .none && !runners[base].isNone && !play.putOuts[base] {
@@ -59,7 +61,8 @@ extension GameState {
             play.rbi.third = .none
         }
 
-        let fielding = fieldingSide
+        let fielding = fieldingSide.rawValue
+        let pitcher = self.pitcher
         let walkCharged = play.eventType.isWalk && !walkPitcher.isNone
         let result = PlayResult(
             play: play,
@@ -79,20 +82,19 @@ extension GameState {
         let runs = play.runs
         score[battingSide] += runs
         outs += play.outs
-        pitching[fielding].runs += runs
-        pitching[fielding].outs += play.outs
-        pitching[fielding].errors += play.errors.count
-        if play.eventType.isHit { pitching[fielding].hits += 1 }
+        pitchingLines[fielding].runs += runs
+        pitchingLines[fielding].outs += play.outs
+        pitchingLines[fielding].errors += play.errors.count
+        if play.eventType.isHit { pitchingLines[fielding].hits += 1 }
 
         moveRunners(play, batter: batter, batterCharge: walkCharged ? walkPitcher : pitcher)
 
         if play.eventType.endsPlateAppearance {
-            pitching[fielding].battersFaced += 1
-            if play.batterReachedBase { pitching[fielding].battersReached += 1 }
-            if play.eventType.isWalk { pitching[fielding].walks += 1 }
-            if play.eventType == .hitByPitch { pitching[fielding].hitBatsmen += 1 }
-            let slot = lineups[battingSide].slot(of: batter) ?? nextBattingSlot[battingSide]
-            nextBattingSlot[battingSide] = slot >= 9 ? 1 : slot + 1
+            pitchingLines[fielding].battersFaced += 1
+            if play.batterReachedBase { pitchingLines[fielding].battersReached += 1 }
+            if play.eventType.isWalk { pitchingLines[fielding].walks += 1 }
+            if play.eventType == .hitByPitch { pitchingLines[fielding].hitBatsmen += 1 }
+            nextBattingSlot[battingSide] = batterSlot >= 9 ? 1 : batterSlot + 1
             walkPitcher = .none
             strikeoutBatter = .none
         }

@@ -16,43 +16,46 @@ extension GameState {
             throw .invalidPosition(change.player, side: side)
         }
 
-        let removed = lineups[side][slot].player
-        lineups[side][slot] = Lineup.Entry(player: change.player, position: position)
+        let index = side.rawValue * 10 + slot
+        let removed = battingOrder[index]
+        battingOrder[index] = change.player
+        battingPositions[index] = position
 
         if let count {
             if position == Position.pitcher && count.chargesWalkToPreviousPitcher {
-                walkPitcher = defenses[side].pitcher
+                walkPitcher = fielders[side.rawValue * 10 + 1]
             } else if position == Position.pinchHitter && strikeoutBatter.isNone && count.strikes == 2 {
                 strikeoutBatter = batter
             }
         }
 
         if position <= 9 {
-            defenses[side][Int(position)] = change.player
+            fielders[side.rawValue * 10 + Int(position)] = change.player
             if position == Position.pitcher {
-                if !pitching[side].pitchers.contains(change.player) {
-                    pitching[side].pitchers.append(change.player)
+                if !pitchingLines[side.rawValue].pitchers.contains(change.player) {
+                    pitchingLines[side.rawValue].pitchers.append(change.player)
                 }
-                if slot > 0 && !lineups[side][0].player.isNone {
+                if slot > 0 && !battingOrder[side.rawValue * 10].isNone {
                     // The pitcher enters the batting order: the designated hitter is gone.
                     dropDesignatedHitter(side)
                 }
             }
         } else if position == Position.pinchRunner {
-            for base in 1...3 where runners[base] == removed {
+            for base in 1...3 where !removed.isNone && runners[base] == removed {
                 runners[base] = change.player
                 break
             }
         }
 
-        if slot > 0 && lineups[side][0].player == change.player {
+        if slot > 0 && battingOrder[side.rawValue * 10] == change.player {
             // The pitcher took a batting slot some other way (as a pinch hitter, say).
             dropDesignatedHitter(side)
         }
     }
 
     private mutating func dropDesignatedHitter(_ side: Side) {
-        lineups[side][0] = Lineup.Entry(player: .none, position: 0)
-        lineups[side].designatedHitterSlot = 0
+        battingOrder[side.rawValue * 10] = .none
+        battingPositions[side.rawValue * 10] = 0
+        designatedHitterSlots[side] = 0
     }
 }

@@ -25,66 +25,20 @@ package struct Appearance: Sendable, Hashable {
     }
 }
 
-/// One team's batting order: slots 1-9, and slot 0 for a pitcher who does not bat.
-package struct Lineup: Sendable {
+/// One team's batting order at a moment: slots 1-9, and slot 0 for a pitcher who does not bat.
+package struct Lineup: Sendable, Hashable {
     package struct Entry: Sendable, Hashable {
         package var player: PlayerID
         package var position: UInt8
     }
 
-    package var entries: InlineArray<10, Entry> = .init(repeating: Entry(player: .none, position: 0))
+    /// Indexed by batting slot 0-9.
+    package var entries: [Entry]
     /// The batting slot of the designated hitter, 0 when none.
-    package var designatedHitterSlot: UInt8 = 0
-
-    package init() {}
-
-    
-    package subscript(slot: Int) -> Entry {
-        get { entries[slot] }
-        set { entries[slot] = newValue }
-    }
+    package var designatedHitterSlot: UInt8
 
     /// The batting slot (0-9) of `player`, or nil when he is not in the lineup.
-    
     package func slot(of player: PlayerID) -> Int? {
-        for slot in 0..<10 where entries[slot].player == player {
-            return slot
-        }
-        return nil
-    }
-}
-
-extension Lineup: Equatable {
-    package static func == (lhs: Lineup, rhs: Lineup) -> Bool {
-        guard lhs.designatedHitterSlot == rhs.designatedHitterSlot else { return false }
-        for slot in 0..<10 where lhs.entries[slot] != rhs.entries[slot] {
-            return false
-        }
-        return true
-    }
-}
-
-/// The players at positions 1-9 of a team in the field.
-package struct Defense: Sendable {
-    package var players: InlineArray<10, PlayerID> = .init(repeating: .none)
-
-    package init() {}
-
-    
-    package subscript(position: Int) -> PlayerID {
-        get { players[position] }
-        set { players[position] = newValue }
-    }
-
-    
-    package var pitcher: PlayerID { players[1] }
-}
-
-extension Defense: Equatable {
-    package static func == (lhs: Defense, rhs: Defense) -> Bool {
-        for position in 1..<10 where lhs.players[position] != rhs.players[position] {
-            return false
-        }
-        return true
+        entries.firstIndex { $0.player == player }
     }
 }

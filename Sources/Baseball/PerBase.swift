@@ -1,11 +1,13 @@
 /// One value for the batter (index 0) and one for each runner by the base he started the play on
 /// (indices 1 to 3), stored inline.
+@usableFromInline
 package struct PerBase<Value> {
-    package var batter: Value
-    package var first: Value
-    package var second: Value
-    package var third: Value
+    @usableFromInline package var batter: Value
+    @usableFromInline package var first: Value
+    @usableFromInline package var second: Value
+    @usableFromInline package var third: Value
 
+    @inlinable
     package init(repeating value: Value) {
         batter = value
         first = value
@@ -13,6 +15,7 @@ package struct PerBase<Value> {
         third = value
     }
 
+    @inlinable
     package init(batter: Value, first: Value, second: Value, third: Value) {
         self.batter = batter
         self.first = first
@@ -22,6 +25,7 @@ package struct PerBase<Value> {
 
     /// `index` 0 is the batter, 1...3 the runner who started on that base.
     
+    @inlinable
     package subscript(index: Int) -> Value {
         get {
             switch index {
@@ -47,9 +51,10 @@ extension PerBase: Equatable where Value: Equatable {}
 extension PerBase: Hashable where Value: Hashable {}
 
 /// A set of play participants: the batter (bit 0) and runners by starting base (bits 1 to 3).
+@usableFromInline
 package struct BaseFlags: OptionSet, Sendable, Hashable {
-    package let rawValue: UInt8
-    package init(rawValue: UInt8) { self.rawValue = rawValue }
+    @usableFromInline package let rawValue: UInt8
+    @inlinable package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     package static let batter = BaseFlags(rawValue: 1)
     package static let first = BaseFlags(rawValue: 2)
@@ -58,9 +63,11 @@ package struct BaseFlags: OptionSet, Sendable, Hashable {
 
     /// The flag for index 0 (batter) ... 3 (runner on third).
     
+    @inlinable
     package static func at(_ index: Int) -> BaseFlags { BaseFlags(rawValue: 1 << UInt8(index)) }
 
     
+    @inlinable
     package subscript(index: Int) -> Bool {
         get { contains(.at(index)) }
         set {

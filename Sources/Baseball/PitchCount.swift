@@ -1,8 +1,10 @@
 /// Balls and strikes on the batter, as scored; unknown in older or incomplete accounts.
+@usableFromInline
 package struct PitchCount: Sendable, Hashable {
-    package var balls: UInt8
-    package var strikes: UInt8
+    @usableFromInline package var balls: UInt8
+    @usableFromInline package var strikes: UInt8
 
+    @inlinable
     package init(balls: UInt8, strikes: UInt8) {
         self.balls = balls
         self.strikes = strikes

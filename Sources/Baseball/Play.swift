@@ -90,9 +90,10 @@ package struct Play: Sendable, Hashable {
 }
 
 /// Flags written after `/` in a play, and the like.
+@usableFromInline
 package struct PlayModifiers: OptionSet, Sendable, Hashable {
-    package let rawValue: UInt32
-    package init(rawValue: UInt32) { self.rawValue = rawValue }
+    @usableFromInline package let rawValue: UInt32
+    @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     package static let sacrificeHit = PlayModifiers(rawValue: 1 << 0)
     package static let sacrificeFly = PlayModifiers(rawValue: 1 << 1)
@@ -112,6 +113,7 @@ package struct PlayModifiers: OptionSet, Sendable, Hashable {
 }
 
 /// Trajectory of a batted ball.
+@usableFromInline
 package enum BattedBallType: UInt8, Sendable, Hashable, Codable {
     case groundBall = 0x47  // G
     case lineDrive = 0x4C  // L

@@ -3,13 +3,15 @@
 /// Retrosheet ids (`gioll001`) are exactly eight characters and MLB Stats API ids are at most
 /// seven digits, so both fit. Packing keeps lineups, bases and plays free of heap allocations and
 /// makes comparisons a single integer compare, which matters on the replay hot path.
+@usableFromInline
 package struct PlayerID: Hashable, Sendable, Comparable {
     /// The characters, first character in the lowest byte, zero-padded.
-    package let rawValue: UInt64
+    @usableFromInline package let rawValue: UInt64
 
     /// The absent player (an empty base, an empty lineup slot).
     package static let none = PlayerID(rawValue: 0)
 
+    @inlinable
     package init(rawValue: UInt64) {
         self.rawValue = rawValue
     }
@@ -39,7 +41,7 @@ package struct PlayerID: Hashable, Sendable, Comparable {
         self = id
     }
 
-    package var isNone: Bool { rawValue == 0 }
+    @inlinable package var isNone: Bool { rawValue == 0 }
 
     /// Number of characters.
     package var length: Int { (64 - rawValue.leadingZeroBitCount + 7) / 8 }
@@ -54,12 +56,14 @@ package struct PlayerID: Hashable, Sendable, Comparable {
         }
     }
 
+    @usableFromInline
     package static func < (lhs: PlayerID, rhs: PlayerID) -> Bool {
         lhs.description < rhs.description
     }
 }
 
 extension PlayerID: CustomStringConvertible {
+    @usableFromInline
     package var description: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(8)
@@ -69,6 +73,7 @@ extension PlayerID: CustomStringConvertible {
 }
 
 extension PlayerID: Codable {
+    @usableFromInline
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let string = try container.decode(String.self)
@@ -79,6 +84,7 @@ extension PlayerID: Codable {
         self = id
     }
 
+    @usableFromInline
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

@@ -15,126 +15,129 @@ package enum CWEventCSV {
         columns.map { "\"\($0)\"" }.joined(separator: ",") + "\n"
     }
 
-    /// Appends one row per play of `game` to `output`. The game is replayed completely before
-    /// anything is written, so a game that fails adds nothing.
-    package static func appendRows(of game: GameRecord, to output: inout [UInt8]) throws(RetrosheetError) {
+    /// Appends one row per play of `game` to `output` and returns the number of plays. The game is
+    /// replayed completely before anything is written, so a game that fails adds nothing.
+    @discardableResult
+    package static func appendRows(of game: GameRecord, to output: inout ByteWriter) throws(RetrosheetError) -> Int {
+        let start = output.count
+        var plays = 0
         let gameID = Array(game.id.utf8)
         let visitors = Array((game.visitingTeam ?? "").utf8)
-        var rows: [UInt8] = []
-        rows.reserveCapacity(game.events.count * 110)
-        try game.source.withUnsafeBufferPointer { (buffer) throws(RetrosheetError) in
-            _ = try GameReplay.run(game) { replayed, _ in
-                let event = game.events[replayed.eventIndex]
-                appendRow(
-                    gameID: gameID, visitors: visitors, event: event, eventText: buffer.slice(event.text),
-                    replayed: replayed, to: &rows)
+        do throws(RetrosheetError) {
+            try game.source.withUnsafeBufferPointer { (buffer) throws(RetrosheetError) in
+                try gameID.withUnsafeBufferPointer { gameID throws(RetrosheetError) in
+                    try visitors.withUnsafeBufferPointer { visitors throws(RetrosheetError) in
+                        _ = try GameReplay.run(game) { replayed in
+                            plays += 1
+                            appendRow(
+                                gameID: gameID, visitors: visitors, game: game, buffer: buffer, replayed: replayed,
+                                to: &output)
+                        }
+                    }
+                }
             }
+        } catch {
+            output.truncate(to: start)
+            throw error
         }
-        output.append(contentsOf: rows)
+        return plays
     }
 
-    @inline(__always)
-    static func appendRow(
-        gameID: [UInt8], visitors: [UInt8], event: EventRecord, eventText: UnsafeBufferPointer<UInt8>,
-        replayed: ReplayedPlay, to out: inout [UInt8]
+    /// Appends the rows of `game` to a new array (tests, small exports).
+    package static func rows(of game: GameRecord) throws(RetrosheetError) -> [UInt8] {
+        var writer = ByteWriter()
+        try appendRows(of: game, to: &writer)
+        return writer.bytes
+    }
+
+    /// The longest row: fixed columns need under 200 bytes, plus the event text (at most 256).
+    private static let maximumRowLength = 512
+
+    private static func appendRow(
+        gameID: UnsafeBufferPointer<UInt8>, visitors: UnsafeBufferPointer<UInt8>, game: GameRecord,
+        buffer: UnsafeBufferPointer<UInt8>, replayed: ReplayedPlay, to writer: inout ByteWriter
     ) {
-        let result = replayed.result
-        let play = result.play
-        quoted(gameID, &out)
-        out.append(.comma)
-        quoted(visitors, &out)
-        out.append(.comma)
-        number(Int(event.inning), &out)
-        out.append(.comma)
-        number(event.battingSide.rawValue, &out)
-        out.append(.comma)
-        number(result.outsBefore, &out)
-        out.append(.comma)
-        number(Int(event.count?.balls ?? 0), &out)
-        out.append(.comma)
-        number(Int(event.count?.strikes ?? 0), &out)
-        out.append(.comma)
-        number(result.scoreBefore.away, &out)
-        out.append(.comma)
-        number(result.scoreBefore.home, &out)
-        out.append(.comma)
-        player(event.batter, &out)
-        player(result.responsibleBatter, &out)
-        player(result.pitcher, &out)
-        player(result.responsiblePitcher, &out)
-        player(result.runnersBefore.first, &out)
-        player(result.runnersBefore.second, &out)
-        player(result.runnersBefore.third, &out)
-        out.append(.quote)
-        out.append(contentsOf: eventText)
-        out.append(.quote)
-        out.append(.comma)
-        number(Int(play.eventType.rawValue), &out)
-        out.append(.comma)
-        flag(play.isAtBat, &out)
-        number(play.eventType.hitValue, &out)
-        out.append(.comma)
-        number(play.outs, &out)
-        out.append(.comma)
-        number(play.runsBattedIn, &out)
-        out.append(.comma)
-        number(Int(play.advances.batter.rawValue), &out)
-        out.append(.comma)
-        number(Int(play.advances.first.rawValue), &out)
-        out.append(.comma)
-        number(Int(play.advances.second.rawValue), &out)
-        out.append(.comma)
-        number(Int(play.advances.third.rawValue), &out)
-        out.append(.comma)
-        flag(replayed.isFirstPlay, &out)
-        flag(replayed.isLastPlay, &out)
-        number(replayed.number, &out)
-        out.append(.newline)
-    }
-
-    @inline(__always)
-    private static func quoted(_ bytes: [UInt8], _ out: inout [UInt8]) {
-        out.append(.quote)
-        out.append(contentsOf: bytes)
-        out.append(.quote)
-    }
-
-    @inline(__always)
-    private static func player(_ id: PlayerID, _ out: inout [UInt8]) {
-        out.append(.quote)
-        id.write(to: &out)
-        out.append(.quote)
-        out.append(.comma)
-    }
-
-    @inline(__always)
-    private static func flag(_ value: Bool, _ out: inout [UInt8]) {
-        out.append(.quote)
-        out.append(value ? UInt8(ascii: "T") : UInt8(ascii: "F"))
-        out.append(.quote)
-        out.append(.comma)
-    }
-
-    @inline(__always)
-    private static func number(_ value: Int, _ out: inout [UInt8]) {
-        if value < 10 && value >= 0 {
-            out.append(UInt8(truncatingIfNeeded: value) &+ 0x30)
-            return
+        let (inning, side, count, text, batter) = game.events.withUnsafeBufferPointer { events in
+            let event = events.baseAddress! + replayed.eventIndex
+            return (event.pointee.inning, event.pointee.battingSide, event.pointee.count, event.pointee.text,
+                event.pointee.batter)
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0)
-        var remaining = abs(value)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { raw in
-            while remaining > 0 && count < 8 {
-                raw[count] = UInt8(truncatingIfNeeded: remaining % 10) &+ 0x30
-                remaining /= 10
-                count += 1
-            }
-            if value < 0 { out.append(UInt8(ascii: "-")) }
-            while count > 0 {
-                count -= 1
-                out.append(raw[count])
-            }
+        let eventText = buffer.slice(text)
+        writer.write(reserving: maximumRowLength + gameID.count + visitors.count) { out in
+            let result = replayed.result
+            let quote = UInt8.quote
+            let comma = UInt8.comma
+            out.put(quote)
+            out.put(gameID)
+            out.put(quote)
+            out.put(comma)
+            out.put(quote)
+            out.put(visitors)
+            out.put(quote)
+            out.put(comma)
+            out.put(decimal: Int(inning))
+            out.put(comma)
+            out.put(decimal: side.rawValue)
+            out.put(comma)
+            out.put(decimal: result.outsBefore)
+            out.put(comma)
+            out.put(decimal: Int(count?.balls ?? 0))
+            out.put(comma)
+            out.put(decimal: Int(count?.strikes ?? 0))
+            out.put(comma)
+            out.put(decimal: result.scoreBefore.away)
+            out.put(comma)
+            out.put(decimal: result.scoreBefore.home)
+            out.put(comma)
+            player(batter, &out)
+            player(result.responsibleBatter, &out)
+            player(result.pitcher, &out)
+            player(result.responsiblePitcher, &out)
+            player(result.runnersBefore.first, &out)
+            player(result.runnersBefore.second, &out)
+            player(result.runnersBefore.third, &out)
+            out.put(quote)
+            out.put(eventText)
+            out.put(quote)
+            out.put(comma)
+            let play = result.play
+            out.put(decimal: Int(play.eventType.rawValue))
+            out.put(comma)
+            flag(play.isAtBat, &out)
+            out.put(decimal: play.eventType.hitValue)
+            out.put(comma)
+            out.put(decimal: play.outs)
+            out.put(comma)
+            out.put(decimal: play.runsBattedIn)
+            out.put(comma)
+            out.put(decimal: Int(play.advances.batter.rawValue))
+            out.put(comma)
+            out.put(decimal: Int(play.advances.first.rawValue))
+            out.put(comma)
+            out.put(decimal: Int(play.advances.second.rawValue))
+            out.put(comma)
+            out.put(decimal: Int(play.advances.third.rawValue))
+            out.put(comma)
+            flag(replayed.isFirstPlay, &out)
+            flag(replayed.isLastPlay, &out)
+            out.put(decimal: replayed.number)
+            out.put(.newline)
         }
+    }
+
+    @inline(__always)
+    private static func player(_ id: PlayerID, _ out: inout ByteCursor) {
+        out.put(.quote)
+        out.put(packed: id.rawValue)
+        out.put(.quote)
+        out.put(.comma)
+    }
+
+    @inline(__always)
+    private static func flag(_ value: Bool, _ out: inout ByteCursor) {
+        out.put(.quote)
+        out.put(value ? UInt8(ascii: "T") : UInt8(ascii: "F"))
+        out.put(.quote)
+        out.put(.comma)
     }
 }

@@ -17,14 +17,13 @@ package struct EventFileExport: Sendable {
             export.problems.append(error)
             return export
         }
-        export.rows.reserveCapacity(reader.bytes.count * 2)
+        var writer = ByteWriter(capacity: reader.bytes.count * 2)
         reader.forEachGame { result in
             switch result {
             case .success(let game):
                 do throws(RetrosheetError) {
-                    try CWEventCSV.appendRows(of: game, to: &export.rows)
+                    export.plays += try CWEventCSV.appendRows(of: game, to: &writer)
                     export.games += 1
-                    export.plays += game.events.lazy.filter { !$0.isNoPlay }.count
                 } catch {
                     export.problems.append(error)
                 }
@@ -32,6 +31,7 @@ package struct EventFileExport: Sendable {
                 export.problems.append(error)
             }
         }
+        export.rows = writer.bytes
         return export
     }
 }

@@ -1,5 +1,11 @@
 import Baseball
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reads the games of a Retrosheet event file (`.EVA`, `.EVN`) from its bytes.
 ///
 /// Every record type is understood: `id`, `version`, `info`, `start`, `sub`, `play`, `com`,
@@ -47,10 +53,15 @@ package struct EventFileReader: Sendable {
                 failed = nil
             }
 
+            let base = buffer.baseAddress
             while position < end {
                 lineNumber += 1
-                var lineEnd = position
-                while lineEnd < end && buffer[lineEnd] != .newline { lineEnd += 1 }
+                let lineEnd: Int
+                if let newline = memchr(base! + position, Int32(UInt8.newline), end - position) {
+                    lineEnd = UnsafePointer(newline.assumingMemoryBound(to: UInt8.self)) - base!
+                } else {
+                    lineEnd = end
+                }
                 var contentEnd = lineEnd
                 while contentEnd > position
                     && (buffer[contentEnd - 1] == .carriageReturn || buffer[contentEnd - 1] == 0x20
@@ -63,8 +74,8 @@ package struct EventFileReader: Sendable {
                 if line.isEmpty { continue }
 
                 let fields = RecordFields(buffer, line: line)
-                let kind = fields[0]
-                if buffer.equals(kind, "id") {
+                let kind = RecordKind(buffer, fields[0])
+                if kind == .id {
                     finish()
                     let id = fields.count > 1 ? buffer.string(fields[1]) : ""
                     if fields.count != 2 || id.isEmpty {
@@ -81,7 +92,7 @@ package struct EventFileReader: Sendable {
                     finish()
                     continue
                 }
-                if let reason = builder!.add(fields, buffer: buffer, line: lineNumber) {
+                if let reason = builder!.add(kind, fields, buffer: buffer, line: lineNumber) {
                     failed = error(buffer, line, lineNumber, reason, gameID: builder!.game.id)
                 }
             }
@@ -106,16 +117,23 @@ struct GameBuilder {
 
     init(file: String, source: [UInt8], id: String, line: Int) {
         game = GameRecord(file: file, source: source, id: id, line: line)
+        // Sized for a nine-inning game so the arrays rarely grow.
+        game.info.reserveCapacity(40)
+        game.starters.reserveCapacity(20)
+        game.events.reserveCapacity(200)
+        game.substitutions.reserveCapacity(40)
     }
 
     /// Adds one record; returns why it cannot be read, or nil.
-    mutating func add(_ fields: RecordFields, buffer: UnsafeBufferPointer<UInt8>, line: Int) -> String? {
+    mutating func add(_ kind: RecordKind, _ fields: RecordFields, buffer: UnsafeBufferPointer<UInt8>, line: Int)
+        -> String?
+    {
         if fields.hasUnterminatedQuote { return "a quoted field has no closing quote" }
-        let kind = fields[0]
-        if buffer.equals(kind, "play") {
+        switch kind {
+        case .play:
             return addPlay(fields, buffer, line)
-        } else if buffer.equals(kind, "sub") || buffer.equals(kind, "start") {
-            let isStart = buffer.equals(kind, "start")
+        case .sub, .start:
+            let isStart = kind == .start
             guard fields.count == 6 else {
                 return "a \(isStart ? "start" : "sub") record needs 5 fields (player, name, team, batting slot, position), found \(fields.count - 1)"
             }
@@ -141,19 +159,21 @@ struct GameBuilder {
                 game.starters.append(record)
             } else {
                 guard !game.events.isEmpty else { return "a sub record before the first play" }
-                game.events[game.events.count - 1].substitutions.append(record)
+                game.substitutions.append(record)
+                game.events[game.events.count - 1].substitutionCount += 1
             }
             return nil
-        } else if buffer.equals(kind, "com") {
+        case .com:
             guard fields.count >= 2 else { return "a com record needs its text" }
             let text = ByteRange(start: Int(fields[1].start), end: Int(fields[fields.count - 1].end))
             if game.events.isEmpty {
                 game.comments.append(text)
             } else {
-                game.events[game.events.count - 1].comments.append(text)
+                game.eventComments.append(text)
+                game.events[game.events.count - 1].commentCount += 1
             }
             return nil
-        } else if buffer.equals(kind, "info") {
+        case .info:
             guard fields.count == 3 || fields.count == 2 else {
                 return "an info record needs a key and a value, found \(fields.count - 1) fields"
             }
@@ -161,52 +181,56 @@ struct GameBuilder {
             let value = fields.count == 3 ? buffer.string(fields[2]) : ""
             game.info.append(InfoEntry(key: buffer.string(fields[1]), value: value))
             return nil
-        } else if buffer.equals(kind, "version") {
+        case .version:
             guard fields.count == 2 else { return "a version record needs exactly one field" }
             game.version = buffer.string(fields[1])
             return nil
-        } else if buffer.equals(kind, "data") {
+        case .data:
             guard fields.count >= 3, fields.count <= RecordFields.capacity else {
                 return "a data record needs a type and values (data,er,PLAYER,RUNS)"
             }
             game.data.append((1..<fields.count).map { buffer.string(fields[$0]) })
             return nil
-        } else if buffer.equals(kind, "badj") {
+        case .badj:
             guard fields.count == 3, let batter = PlayerID(ascii: buffer.slice(fields[1])),
                 let hand = hand(fields[2], buffer)
             else { return "a badj record needs a player id and a hand (L or R)" }
             pending.batterHand = hand
             badjBatter = batter
             return nil
-        } else if buffer.equals(kind, "padj") {
+        case .padj:
             guard fields.count == 3, let pitcher = PlayerID(ascii: buffer.slice(fields[1])),
                 let hand = hand(fields[2], buffer)
             else { return "a padj record needs a player id and a hand (L or R)" }
             pending.pitcherHand = hand
             pending.pitcherHandPlayer = pitcher
             return nil
-        } else if buffer.equals(kind, "ladj") {
+        case .ladj:
             guard fields.count == 3, let team = buffer.integer(fields[1]), team <= 1,
                 let slot = buffer.integer(fields[2]), slot >= 1, slot <= 9
             else { return "a ladj record needs a team (0 or 1) and a batting slot (1-9)" }
             pending.nextBattingSlot = UInt8(slot)
             return nil
-        } else if buffer.equals(kind, "radj") {
+        case .radj:
             guard fields.count == 3, let runner = PlayerID(ascii: buffer.slice(fields[1])),
                 let base = buffer.integer(fields[2]), base >= 1, base <= 3
             else { return "a radj record needs a player id and a base (1-3)" }
             pending.placedRunner = runner
             pending.placedRunnerBase = UInt8(base)
+            pending.placedRunnerLine = Int32(line)
+            pending.placedRunnerRecord = ByteRange(start: Int(fields[0].start), end: Int(fields[2].end))
             return nil
-        } else if buffer.equals(kind, "presadj") {
+        case .presadj:
             guard fields.count == 3, let pitcher = PlayerID(ascii: buffer.slice(fields[1])),
                 let base = buffer.integer(fields[2]), base >= 1, base <= 3
             else { return "a presadj record needs a pitcher id and a base (1-3)" }
             pending.responsiblePitcher = pitcher
             pending.responsiblePitcherBase = UInt8(base)
             return nil
-        } else {
-            return "unknown record type '\(buffer.string(kind))'"
+        case .id:
+            return "an id record inside a game"
+        case .unknown:
+            return "unknown record type '\(buffer.string(fields[0]))'"
         }
     }
 
@@ -246,13 +270,17 @@ struct GameBuilder {
 
         var record = EventRecord(
             line: Int32(line), inning: Int32(inning), battingSide: team == 0 ? .away : .home, batter: batter,
-            count: count, pitches: fields[5], text: text, isNoPlay: buffer.equals(text, "NP"))
+            count: count, pitches: fields[5], text: text, isNoPlay: buffer.equals(text, "NP"),
+            substitutionStart: UInt32(game.substitutions.count), commentStart: UInt32(game.eventComments.count))
         if pending.batterHand != 0 && badjBatter != batter {
             // A batting-hand adjustment lasts while the same batter is up.
             pending.batterHand = 0
             badjBatter = .none
         }
-        record.adjustments = pending
+        if !pending.isEmpty {
+            record.adjustmentIndex = Int32(game.adjustments.count)
+            game.adjustments.append(pending)
+        }
         let batterHand = pending.batterHand
         pending = EventAdjustments()
         pending.batterHand = batterHand
@@ -264,5 +292,35 @@ struct GameBuilder {
         guard range.count == 1 else { return nil }
         let byte = buffer[Int(range.start)]
         return byte == UInt8(ascii: "L") || byte == UInt8(ascii: "R") || byte == UInt8(ascii: "B") ? byte : nil
+    }
+}
+
+/// The record types of an event file.
+enum RecordKind {
+    case id, version, info, start, sub, play, com, data, badj, padj, ladj, radj, presadj, unknown
+
+    /// Classifies the first field of a line, deciding on its first byte and length before
+    /// comparing text.
+    init(_ buffer: UnsafeBufferPointer<UInt8>, _ field: ByteRange) {
+        guard !field.isEmpty else {
+            self = .unknown
+            return
+        }
+        switch (buffer[Int(field.start)], field.count) {
+        case (UInt8(ascii: "p"), 4):
+            self = buffer.equals(field, "play") ? .play : buffer.equals(field, "padj") ? .padj : .unknown
+        case (UInt8(ascii: "s"), 3): self = buffer.equals(field, "sub") ? .sub : .unknown
+        case (UInt8(ascii: "s"), 5): self = buffer.equals(field, "start") ? .start : .unknown
+        case (UInt8(ascii: "i"), 4): self = buffer.equals(field, "info") ? .info : .unknown
+        case (UInt8(ascii: "i"), 2): self = buffer.equals(field, "id") ? .id : .unknown
+        case (UInt8(ascii: "c"), 3): self = buffer.equals(field, "com") ? .com : .unknown
+        case (UInt8(ascii: "d"), 4): self = buffer.equals(field, "data") ? .data : .unknown
+        case (UInt8(ascii: "v"), 7): self = buffer.equals(field, "version") ? .version : .unknown
+        case (UInt8(ascii: "b"), 4): self = buffer.equals(field, "badj") ? .badj : .unknown
+        case (UInt8(ascii: "l"), 4): self = buffer.equals(field, "ladj") ? .ladj : .unknown
+        case (UInt8(ascii: "r"), 4): self = buffer.equals(field, "radj") ? .radj : .unknown
+        case (UInt8(ascii: "p"), 7): self = buffer.equals(field, "presadj") ? .presadj : .unknown
+        default: self = .unknown
+        }
     }
 }

@@ -26,19 +26,33 @@ package enum EventTextParser {
         guard count <= 256 else { throw EventTextError(offset: 256, reason: "event longer than 256 characters") }
         let result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) {
             buffer -> Result<Play, EventTextError> in
+            // Upper-case the text and note, in the same pass, where `SBH`, `CSH`, `FCSH` and `/GDP`
+            // occur: `SBH` and `CSH` are read as `SB4` and `CS4` (unless the text has a fielder's
+            // choice at home, `FCSH`), and `/GDP` decides who is charged with runners.
+            var stealHome = -1
+            var caughtHome = -1
+            var fieldersChoiceHome = false
             var hasGDP = false
             for index in 0..<count {
                 var byte = text[index]
                 if byte >= 0x61 && byte <= 0x7A { byte -= 0x20 }
                 buffer[index] = byte
+                guard byte == UInt8(ascii: "H") || byte == UInt8(ascii: "P"), index >= 2 else { continue }
+                let previous = buffer[index - 1]
+                let beforeThat = buffer[index - 2]
+                if byte == UInt8(ascii: "H") && previous == UInt8(ascii: "B") && beforeThat == UInt8(ascii: "S") {
+                    if stealHome < 0 { stealHome = index }
+                } else if byte == UInt8(ascii: "H") && previous == UInt8(ascii: "S") && beforeThat == UInt8(ascii: "C") {
+                    if caughtHome < 0 { caughtHome = index }
+                    if index >= 3 && buffer[index - 3] == UInt8(ascii: "F") { fieldersChoiceHome = true }
+                } else if byte == UInt8(ascii: "P") && previous == UInt8(ascii: "D") && beforeThat == UInt8(ascii: "G")
+                    && index >= 3 && buffer[index - 3] == UInt8(ascii: "/")
+                {
+                    hasGDP = true
+                }
             }
-            // `SBH` and `CSH` are read as `SB4` and `CS4` (but a fielder's choice at home on a
-            // sacrifice, `FCSH`, is left alone).
-            if let at = find(buffer, count, "SBH") { buffer[at + 2] = UInt8(ascii: "4") }
-            if let at = find(buffer, count, "CSH"), find(buffer, count, "FCSH") == nil {
-                buffer[at + 2] = UInt8(ascii: "4")
-            }
-            hasGDP = find(buffer, count, "/GDP") != nil
+            if stealHome >= 0 { buffer[stealHome] = UInt8(ascii: "4") }
+            if caughtHome >= 0 && !fieldersChoiceHome { buffer[caughtHome] = UInt8(ascii: "4") }
             var scanner = EventTextScanner(UnsafeBufferPointer(buffer), count: count, hasGDP: hasGDP)
             do throws(EventTextError) {
                 return .success(try scanner.parseEvent())
@@ -60,21 +74,6 @@ package enum EventTextParser {
             }
         }
         return try result.get()
-    }
-
-    private static func find(_ buffer: UnsafeMutableBufferPointer<UInt8>, _ count: Int, _ needle: StaticString)
-        -> Int?
-    {
-        let length = needle.utf8CodeUnitCount
-        guard count >= length else { return nil }
-        let base = needle.utf8Start
-        outer: for start in 0...(count - length) {
-            for offset in 0..<length where buffer[start + offset] != base[offset] {
-                continue outer
-            }
-            return start
-        }
-        return nil
     }
 }
 

@@ -16,6 +16,12 @@ package struct GameRecord: Sendable {
     package var info: [InfoEntry] = []
     package var starters: [LineupRecord] = []
     package var events: [EventRecord] = []
+    /// `sub` records after plays, in file order; each event names its share.
+    package var substitutions: [LineupRecord] = []
+    /// `com` records after plays, in file order; each event names its share.
+    package var eventComments: [ByteRange] = []
+    /// Adjustments that precede plays; an event names its entry, if any.
+    package var adjustments: [EventAdjustments] = []
     /// Comments before the first play.
     package var comments: [ByteRange] = []
     /// `data` records (earned runs by pitcher): the fields after the record type.
@@ -42,6 +48,23 @@ package struct GameRecord: Sendable {
 
     /// The starting lineups as the engine takes them.
     package var startingAppearances: [Appearance] { starters.map(\.appearance) }
+
+    /// The substitutions that follow `event`.
+    package func substitutions(after event: EventRecord) -> ArraySlice<LineupRecord> {
+        let start = Int(event.substitutionStart)
+        return substitutions[start..<start + Int(event.substitutionCount)]
+    }
+
+    /// The comments that follow `event`.
+    package func comments(after event: EventRecord) -> ArraySlice<ByteRange> {
+        let start = Int(event.commentStart)
+        return eventComments[start..<start + Int(event.commentCount)]
+    }
+
+    /// The adjustments in force from `event` on (empty when none).
+    package func adjustments(before event: EventRecord) -> EventAdjustments {
+        event.adjustmentIndex >= 0 ? adjustments[Int(event.adjustmentIndex)] : EventAdjustments()
+    }
 }
 
 /// An `info` record.
@@ -57,8 +80,9 @@ package struct LineupRecord: Sendable, Hashable {
     package var line: Int32
 }
 
-/// A `play` record with the records that follow it up to the next play: substitutions and
-/// comments, and the adjustments (`badj`, `padj`, `ladj`, `radj`, `presadj`) that precede it.
+/// A `play` record with the records that follow it up to the next play (substitutions and
+/// comments) and the adjustments (`badj`, `padj`, `ladj`, `radj`, `presadj`) that precede it.
+/// Those live in side tables of the game, so an event is plain data and cheap to copy.
 package struct EventRecord: Sendable {
     package var line: Int32
     package var inning: Int32
@@ -70,9 +94,14 @@ package struct EventRecord: Sendable {
     package var text: ByteRange
     /// `NP`: a placeholder for substitutions, not a play.
     package var isNoPlay: Bool
-    package var substitutions: [LineupRecord] = []
-    package var comments: [ByteRange] = []
-    package var adjustments = EventAdjustments()
+    /// Where this event's substitutions start in `GameRecord.substitutions`, and how many.
+    package var substitutionStart: UInt32 = 0
+    package var substitutionCount: UInt16 = 0
+    /// Where this event's comments start in `GameRecord.eventComments`, and how many.
+    package var commentStart: UInt32 = 0
+    package var commentCount: UInt16 = 0
+    /// Index into `GameRecord.adjustments`, -1 when none.
+    package var adjustmentIndex: Int32 = -1
 }
 
 /// Adjustments that apply from one play record on.
@@ -87,9 +116,15 @@ package struct EventAdjustments: Sendable, Hashable {
     /// `radj`: a runner placed on base (the automatic runner of extra innings).
     package var placedRunner = PlayerID.none
     package var placedRunnerBase: UInt8 = 0
+    /// Line number and text of the `radj` record, for errors.
+    package var placedRunnerLine: Int32 = 0
+    package var placedRunnerRecord = ByteRange.empty
     /// `presadj`: the pitcher charged with the runner on a base.
     package var responsiblePitcher = PlayerID.none
     package var responsiblePitcherBase: UInt8 = 0
 
-    package var isEmpty: Bool { self == EventAdjustments() }
+    package var isEmpty: Bool {
+        batterHand == 0 && pitcherHand == 0 && nextBattingSlot == 0 && placedRunner.isNone
+            && responsiblePitcher.isNone
+    }
 }

@@ -18,66 +18,80 @@ package enum GameReplay {
     /// throws an error naming the file, line and text.
     @discardableResult
     package static func run(
-        _ game: GameRecord, _ body: (ReplayedPlay, GameState) -> Void = { _, _ in }
+        _ game: GameRecord, _ body: (ReplayedPlay) -> Void = { _ in }
     ) throws(RetrosheetError) -> GameState {
         try validateStarters(game)
+        let outcome = game.source.withUnsafeBufferPointer { buffer in
+            game.events.withUnsafeBufferPointer { events in
+                replay(game, buffer: buffer, events: events, body)
+            }
+        }
+        return try outcome.get()
+    }
+
+    private static func replay(
+        _ game: GameRecord, buffer: UnsafeBufferPointer<UInt8>, events: UnsafeBufferPointer<EventRecord>,
+        _ body: (ReplayedPlay) -> Void
+    ) -> Result<GameState, RetrosheetError> {
         var state = GameState(starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst)
-        let lastPlay = game.events.lastIndex(where: { !$0.isNoPlay }) ?? -1
+        var lastPlay = events.count - 1
+        while lastPlay >= 0 && events[lastPlay].isNoPlay { lastPlay -= 1 }
         var seenPlay = false
-        let failure: RetrosheetError? = game.source.withUnsafeBufferPointer { buffer -> RetrosheetError? in
-            for index in game.events.indices {
-                let event = game.events[index]
-                if Int(event.inning) != state.inning || event.battingSide != state.battingSide {
-                    state.startHalfInning(Int(event.inning), battingSide: event.battingSide)
-                }
-                let adjustments = event.adjustments
+        for index in events.indices {
+            let event = events.baseAddress! + index
+            let inning = Int(event.pointee.inning)
+            let side = event.pointee.battingSide
+            if inning != state.inning || side != state.battingSide {
+                state.startHalfInning(inning, battingSide: side)
+            }
+            if event.pointee.adjustmentIndex >= 0 {
+                let adjustments = game.adjustments[Int(event.pointee.adjustmentIndex)]
                 if adjustments.nextBattingSlot != 0 {
                     state.setNextBattingSlot(Int(adjustments.nextBattingSlot))
                 }
                 if !adjustments.placedRunner.isNone {
-                    do throws(GameStateError) {
-                        try state.placeRunner(adjustments.placedRunner, on: Int(adjustments.placedRunnerBase))
-                    } catch {
-                        return Self.error(game, buffer, line: Int(event.line) - 1, at: event.text, "\(error)")
-                    }
+                do throws(GameStateError) {
+                    try state.placeRunner(adjustments.placedRunner, on: Int(adjustments.placedRunnerBase))
+                } catch {
+                    return .failure(Self.error(game, buffer, line: Int(adjustments.placedRunnerLine), at: adjustments.placedRunnerRecord, "\(error)"))
+                }
                 }
                 if !adjustments.responsiblePitcher.isNone {
-                    state.setResponsiblePitcher(
-                        adjustments.responsiblePitcher, on: Int(adjustments.responsiblePitcherBase))
+                    state.setResponsiblePitcher(adjustments.responsiblePitcher, on: Int(adjustments.responsiblePitcherBase))
                 }
-                state.setCount(event.count)
-                if !event.isNoPlay {
-                    let play: Play
-                    do throws(EventTextError) {
-                        play = try EventTextParser.parse(buffer.slice(event.text))
-                    } catch {
-                        return Self.error(game, buffer, line: Int(event.line), at: event.text, "malformed event: \(error)")
-                    }
-                    let result: PlayResult
-                    do throws(GameStateError) {
-                        result = try state.apply(play, batter: event.batter)
-                    } catch {
-                        return Self.error(game, buffer, line: Int(event.line), at: event.text, "\(error)")
-                    }
-                    let replayed = ReplayedPlay(
-                        eventIndex: index, number: state.playCount, isFirstPlay: !seenPlay,
-                        isLastPlay: index == lastPlay, result: result)
-                    seenPlay = true
-                    body(replayed, state)
+            }
+            state.setCount(event.pointee.count)
+            if !event.pointee.isNoPlay {
+                let play: Play
+                do throws(EventTextError) {
+                    play = try EventTextParser.parse(buffer.slice(event.pointee.text))
+                } catch {
+                    return .failure(
+                        Self.error(game, buffer, line: Int(event.pointee.line), at: event.pointee.text, "malformed event: \(error)"))
                 }
-                for substitution in event.substitutions {
+                let result: PlayResult
+                do throws(GameStateError) {
+                    result = try state.apply(play, batter: event.pointee.batter)
+                } catch {
+                    return .failure(Self.error(game, buffer, line: Int(event.pointee.line), at: event.pointee.text, "\(error)"))
+                }
+                let replayed = ReplayedPlay(
+                    eventIndex: index, number: state.playCount, isFirstPlay: !seenPlay, isLastPlay: index == lastPlay,
+                    result: result)
+                seenPlay = true
+                body(replayed)
+            }
+            if event.pointee.substitutionCount > 0 {
+                for substitution in game.substitutions(after: event.pointee) {
                     do throws(GameStateError) {
-                        try state.substitute(substitution.appearance, batter: event.batter, count: event.count)
+                        try state.substitute(substitution.appearance, batter: event.pointee.batter, count: event.pointee.count)
                     } catch {
-                        return Self.error(
-                            game, buffer, line: Int(substitution.line), at: substitution.name, "\(error)")
+                        return .failure(Self.error(game, buffer, line: Int(substitution.line), at: substitution.name, "\(error)"))
                     }
                 }
             }
-            return nil
         }
-        if let failure { throw failure }
-        return state
+        return .success(state)
     }
 
     /// Both teams need batting slots 1-9 and positions 1-9 filled by `start` records.
