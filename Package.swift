@@ -37,8 +37,10 @@ let package = Package(
             ],
             path: "Benchmarks/NoHitBench"
         ),
-        .testTarget(name: "BaseballTests", dependencies: ["Baseball"]),
-        .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet"]),
-        .testTarget(name: "NoHitCLITests", dependencies: ["nohit"]),
+        // Paths to the shared real data, for tests only.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
+        .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
+        .testTarget(name: "NoHitCLITests", dependencies: ["nohit", "Retrosheet", "TestSupport"]),
     ]
 )

@@ -9,4 +9,3 @@ struct NoHitBench: AsyncParsableCommand {
         subcommands: [ParseBenchmark.self]
     )
 }
-

@@ -28,7 +28,9 @@ struct ParseBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let files = try EventFiles.expand(paths)
-        let bytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
+        let bytes = files.reduce(0) {
+            $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0)
+        }
         let format = !noOutput
 
         func once() async -> (plays: Int, games: Int, problems: Int) {
@@ -56,17 +58,28 @@ struct ParseBenchmark: AsyncParsableCommand {
         let megabytes = Double(bytes) / 1_000_000
         let best = walls[0]
         let median = walls[walls.count / 2]
-        print("workload: \(files.count) files, \(String(format: "%.1f", megabytes)) MB, \(warmUp.games) games, \(warmUp.plays) plays (\(warmUp.problems) games skipped)")
-        print("work: read + parse + replay every play\(format ? " + format the 29 cwevent columns" : ""), \(threads) thread(s), \(iterations) iterations after 1 warm-up")
+        print(
+            "workload: \(files.count) files, \(String(format: "%.1f", megabytes)) MB, \(warmUp.games) games, \(warmUp.plays) plays (\(warmUp.problems) games skipped)"
+        )
+        print(
+            "work: read + parse + replay every play\(format ? " + format the 29 cwevent columns" : ""), \(threads) thread(s), \(iterations) iterations after 1 warm-up"
+        )
         print(String(format: "wall: best %.4f s, median %.4f s", best, median))
-        print(String(format: "cpu:  best %.4f s, median %.4f s (user+system, all threads)", cpus[0], cpus[cpus.count / 2]))
-        print(String(format: "throughput (best wall): %.0f MB/s, %.0f plays/s", megabytes / best, Double(warmUp.plays) / best))
+        print(
+            String(format: "cpu:  best %.4f s, median %.4f s (user+system, all threads)", cpus[0], cpus[cpus.count / 2])
+        )
+        print(
+            String(
+                format: "throughput (best wall): %.0f MB/s, %.0f plays/s", megabytes / best, Double(warmUp.plays) / best
+            ))
         print("peak memory (max RSS of the process): \(ProcessTimes.peakResidentKilobytes() / 1024) MB")
 
         if let reference {
             let referenceWalls = try timeReference(reference, files: files)
-            print(String(format: "reference `%@` on the same files: best %.4f s, median %.4f s wall → %.1fx (best vs best)",
-                         reference, referenceWalls[0], referenceWalls[referenceWalls.count / 2], referenceWalls[0] / best))
+            print(
+                String(
+                    format: "reference `%@` on the same files: best %.4f s, median %.4f s wall → %.1fx (best vs best)",
+                    reference, referenceWalls[0], referenceWalls[referenceWalls.count / 2], referenceWalls[0] / best))
         }
     }
 

@@ -18,16 +18,15 @@ package struct Destination: RawRepresentable, Sendable, Hashable, Codable {
     package static let homeTeamUnearned = Destination(rawValue: 6)
 
     /// The base 1...3 with this destination.
-    
+
     @inlinable
     package static func base(_ base: Int) -> Destination { Destination(rawValue: UInt8(base)) }
 
-    
     @inlinable
     package var scored: Bool { rawValue >= 4 }
 
     /// The base reached (1...3), or nil when out, not involved or scored.
-    
+
     @inlinable
     package var base: Int? { rawValue >= 1 && rawValue <= 3 ? Int(rawValue) : nil }
 }

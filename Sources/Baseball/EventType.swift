@@ -29,24 +29,25 @@ package enum EventType: UInt8, Sendable, Hashable, Codable, CaseIterable {
     case missingPlay = 24
 
     /// A play that ends the batter's plate appearance.
-    
+
     @inlinable
     package var endsPlateAppearance: Bool {
-        self == .genericOut || self == .strikeout || (rawValue >= EventType.walk.rawValue && rawValue <= EventType.homeRun.rawValue)
+        self == .genericOut || self == .strikeout
+            || (rawValue >= EventType.walk.rawValue && rawValue <= EventType.homeRun.rawValue)
     }
 
     /// A base hit.
-    
+
     @inlinable
     package var isHit: Bool { rawValue >= EventType.single.rawValue && rawValue <= EventType.homeRun.rawValue }
 
     /// Bases the hit is worth (1-4), 0 for anything else.
-    
+
     @inlinable
     package var hitValue: Int { isHit ? Int(rawValue - EventType.single.rawValue) + 1 : 0 }
 
     /// Walks, intentional or not.
-    
+
     @inlinable
     package var isWalk: Bool { self == .walk || self == .intentionalWalk }
 }

@@ -77,7 +77,9 @@ package struct GameState: Sendable, Equatable {
     package func lineup(_ side: Side) -> Lineup {
         let base = side.rawValue * 10
         return Lineup(
-            entries: (0..<10).map { Lineup.Entry(player: battingOrder[base + $0], position: battingPositions[base + $0]) },
+            entries: (0..<10).map {
+                Lineup.Entry(player: battingOrder[base + $0], position: battingPositions[base + $0])
+            },
             designatedHitterSlot: designatedHitterSlots[side])
     }
 

@@ -24,7 +24,7 @@ package struct PerBase<Value> {
     }
 
     /// `index` 0 is the batter, 1...3 the runner who started on that base.
-    
+
     @inlinable
     package subscript(index: Int) -> Value {
         get {
@@ -62,11 +62,10 @@ package struct BaseFlags: OptionSet, Sendable, Hashable {
     package static let third = BaseFlags(rawValue: 8)
 
     /// The flag for index 0 (batter) ... 3 (runner on third).
-    
+
     @inlinable
     package static func at(_ index: Int) -> BaseFlags { BaseFlags(rawValue: 1 << UInt8(index)) }
 
-    
     @inlinable
     package subscript(index: Int) -> Bool {
         get { contains(.at(index)) }

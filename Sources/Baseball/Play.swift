@@ -46,18 +46,18 @@ package struct Play: Sendable, Hashable {
     }
 
     /// Outs recorded on the play.
-    
+
     package var outs: Int { putOuts.rawValue.nonzeroBitCount }
 
     /// Runs scored on the play.
-    
+
     package var runs: Int {
         (advances.batter.scored ? 1 : 0) + (advances.first.scored ? 1 : 0) + (advances.second.scored ? 1 : 0)
             + (advances.third.scored ? 1 : 0)
     }
 
     /// Runs batted in.
-    
+
     package var runsBattedIn: Int {
         (rbi.batter != .none ? 1 : 0) + (rbi.first != .none ? 1 : 0) + (rbi.second != .none ? 1 : 0)
             + (rbi.third != .none ? 1 : 0)

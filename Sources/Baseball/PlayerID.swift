@@ -18,7 +18,7 @@ package struct PlayerID: Hashable, Sendable, Comparable {
 
     /// Packs `bytes`; returns nil when they are empty, longer than eight, or not printable ASCII
     /// without commas and quotes.
-    
+
     package init?(ascii bytes: UnsafeBufferPointer<UInt8>) {
         guard !bytes.isEmpty, bytes.count <= 8 else { return nil }
         var value: UInt64 = 0
@@ -47,7 +47,7 @@ package struct PlayerID: Hashable, Sendable, Comparable {
     package var length: Int { (64 - rawValue.leadingZeroBitCount + 7) / 8 }
 
     /// Appends the characters to `buffer`.
-    
+
     package func write(to buffer: inout [UInt8]) {
         var value = rawValue
         while value != 0 {

@@ -5,7 +5,7 @@ package enum Side: Int, Sendable, Hashable, Codable, CaseIterable {
     case home = 1
 
     /// The other team.
-    
+
     @inlinable
     package var opponent: Side { self == .away ? .home : .away }
 }
@@ -28,7 +28,6 @@ package struct PerSide<Value> {
         self.home = value
     }
 
-    
     @inlinable
     package subscript(side: Side) -> Value {
         get { side == .away ? away : home }

@@ -25,7 +25,7 @@ extension UInt8 {
 
 extension UnsafeBufferPointer<UInt8> {
     /// The bytes of `range`.
-    
+
     func slice(_ range: ByteRange) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: self[Int(range.start)..<Int(range.end)])
     }
@@ -36,7 +36,7 @@ extension UnsafeBufferPointer<UInt8> {
     }
 
     /// Whether `range` holds exactly `literal`.
-    
+
     func equals(_ range: ByteRange, _ literal: StaticString) -> Bool {
         guard range.count == literal.utf8CodeUnitCount else { return false }
         let base = literal.utf8Start
@@ -49,7 +49,7 @@ extension UnsafeBufferPointer<UInt8> {
     }
 
     /// Parses `range` as a non-negative decimal integer.
-    
+
     func integer(_ range: ByteRange) -> Int? {
         guard !range.isEmpty, range.count <= 9 else { return nil }
         var value = 0

@@ -59,8 +59,10 @@ package enum CWEventCSV {
     ) {
         let (inning, side, count, text, batter) = game.events.withUnsafeBufferPointer { events in
             let event = events.baseAddress! + replayed.eventIndex
-            return (event.pointee.inning, event.pointee.battingSide, event.pointee.count, event.pointee.text,
-                event.pointee.batter)
+            return (
+                event.pointee.inning, event.pointee.battingSide, event.pointee.count, event.pointee.text,
+                event.pointee.batter
+            )
         }
         let eventText = buffer.slice(text)
         writer.write(reserving: maximumRowLength + gameID.count + visitors.count) { out in

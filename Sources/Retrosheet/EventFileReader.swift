@@ -135,7 +135,8 @@ struct GameBuilder {
         case .sub, .start:
             let isStart = kind == .start
             guard fields.count == 6 else {
-                return "a \(isStart ? "start" : "sub") record needs 5 fields (player, name, team, batting slot, position), found \(fields.count - 1)"
+                return
+                    "a \(isStart ? "start" : "sub") record needs 5 fields (player, name, team, batting slot, position), found \(fields.count - 1)"
             }
             guard let player = PlayerID(ascii: buffer.slice(fields[1])) else {
                 return "'\(buffer.string(fields[1]))' is not a player id"

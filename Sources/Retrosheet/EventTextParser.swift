@@ -42,7 +42,8 @@ package enum EventTextParser {
                 let beforeThat = buffer[index - 2]
                 if byte == UInt8(ascii: "H") && previous == UInt8(ascii: "B") && beforeThat == UInt8(ascii: "S") {
                     if stealHome < 0 { stealHome = index }
-                } else if byte == UInt8(ascii: "H") && previous == UInt8(ascii: "S") && beforeThat == UInt8(ascii: "C") {
+                } else if byte == UInt8(ascii: "H") && previous == UInt8(ascii: "S") && beforeThat == UInt8(ascii: "C")
+                {
                     if caughtHome < 0 { caughtHome = index }
                     if index >= 3 && buffer[index - 3] == UInt8(ascii: "F") { fieldersChoiceHome = true }
                 } else if byte == UInt8(ascii: "P") && previous == UInt8(ascii: "D") && beforeThat == UInt8(ascii: "G")
@@ -174,7 +175,9 @@ private struct EventTextScanner {
                 next()
                 try runnerAdvance()
             } while symbol == UInt8(ascii: ";")
-            guard symbol == 0 else { throw invalid("expected ';' or the end after a runner advance, found \(symbolText)") }
+            guard symbol == 0 else {
+                throw invalid("expected ';' or the end after a runner advance, found \(symbolText)")
+            }
         }
         if symbol == UInt8(ascii: "+") || symbol == UInt8(ascii: "-") || symbol == UInt8(ascii: "#") {
             next()
@@ -837,7 +840,8 @@ private struct EventTextScanner {
         }
         play.fieldersChoiceOuts = forcedOrChosen
         if play.eventType == .genericOut && play.battedBall == nil && !play.credits.batter.isEmpty {
-            let single = play.credits.batter.count == 1
+            let single =
+                play.credits.batter.count == 1
                 && play.modifiers.isDisjoint(with: [.doublePlay, .triplePlay, .bunt])
             play.battedBall = single ? .flyBall : .groundBall
         }

@@ -50,14 +50,18 @@ package enum GameReplay {
                     state.setNextBattingSlot(Int(adjustments.nextBattingSlot))
                 }
                 if !adjustments.placedRunner.isNone {
-                do throws(GameStateError) {
-                    try state.placeRunner(adjustments.placedRunner, on: Int(adjustments.placedRunnerBase))
-                } catch {
-                    return .failure(Self.error(game, buffer, line: Int(adjustments.placedRunnerLine), at: adjustments.placedRunnerRecord, "\(error)"))
-                }
+                    do throws(GameStateError) {
+                        try state.placeRunner(adjustments.placedRunner, on: Int(adjustments.placedRunnerBase))
+                    } catch {
+                        return .failure(
+                            Self.error(
+                                game, buffer, line: Int(adjustments.placedRunnerLine),
+                                at: adjustments.placedRunnerRecord, "\(error)"))
+                    }
                 }
                 if !adjustments.responsiblePitcher.isNone {
-                    state.setResponsiblePitcher(adjustments.responsiblePitcher, on: Int(adjustments.responsiblePitcherBase))
+                    state.setResponsiblePitcher(
+                        adjustments.responsiblePitcher, on: Int(adjustments.responsiblePitcherBase))
                 }
             }
             state.setCount(event.pointee.count)
@@ -67,13 +71,16 @@ package enum GameReplay {
                     play = try EventTextParser.parse(buffer.slice(event.pointee.text))
                 } catch {
                     return .failure(
-                        Self.error(game, buffer, line: Int(event.pointee.line), at: event.pointee.text, "malformed event: \(error)"))
+                        Self.error(
+                            game, buffer, line: Int(event.pointee.line), at: event.pointee.text,
+                            "malformed event: \(error)"))
                 }
                 let result: PlayResult
                 do throws(GameStateError) {
                     result = try state.apply(play, batter: event.pointee.batter)
                 } catch {
-                    return .failure(Self.error(game, buffer, line: Int(event.pointee.line), at: event.pointee.text, "\(error)"))
+                    return .failure(
+                        Self.error(game, buffer, line: Int(event.pointee.line), at: event.pointee.text, "\(error)"))
                 }
                 let replayed = ReplayedPlay(
                     eventIndex: index, number: state.playCount, isFirstPlay: !seenPlay, isLastPlay: index == lastPlay,
@@ -84,9 +91,11 @@ package enum GameReplay {
             if event.pointee.substitutionCount > 0 {
                 for substitution in game.substitutions(after: event.pointee) {
                     do throws(GameStateError) {
-                        try state.substitute(substitution.appearance, batter: event.pointee.batter, count: event.pointee.count)
+                        try state.substitute(
+                            substitution.appearance, batter: event.pointee.batter, count: event.pointee.count)
                     } catch {
-                        return .failure(Self.error(game, buffer, line: Int(substitution.line), at: substitution.name, "\(error)"))
+                        return .failure(
+                            Self.error(game, buffer, line: Int(substitution.line), at: substitution.name, "\(error)"))
                     }
                 }
             }

@@ -1,0 +1,52 @@
+import Foundation
+import Retrosheet
+import TestSupport
+import Testing
+
+/// `nohit events` as a user runs it.
+@Suite struct EventsCommandTests {
+    static func temporaryFile(_ name: String, _ contents: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "nohit-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let url = directory.appendingPathComponent(name)
+        try contents.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test func printsCwevents2020RowsForARealFile() throws {
+        let file = SharedData.path("retrosheet/2020/2020CHA.EVA")
+        let result = try Executable.run("nohit", ["events", file])
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.first.map { String($0) + "\n" } == CWEventCSV.header)
+        let oracle = try SharedData.lines("oracle/cwevent-2020.csv").filter { $0.hasPrefix("\"CHA2020") }
+        #expect(Array(lines.dropFirst()) == oracle)
+    }
+
+    @Test func damagedGameIsReportedSkippedAndCounted() throws {
+        let lines = try SharedData.lines("retrosheet/2020/2020CHA.EVA").map(String.init)
+        let ids = lines.indices.filter { lines[$0].hasPrefix("id,") }
+        var firstGame = Array(lines[ids[0]..<ids[1]])
+        let secondGame = Array(lines[ids[1]..<ids[2]])
+        let damaged = firstGame.firstIndex { $0.hasPrefix("play,") && !$0.hasSuffix(",NP") }!
+        firstGame[damaged] = "play,1,0,keplm001,12"
+        let path = try Self.temporaryFile("2020CHA.EVA", (firstGame + secondGame).joined(separator: "\n") + "\n")
+
+        let result = try Executable.run("nohit", ["events", path])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("\(path):\(damaged + 1): a play record needs 6 fields"))
+        #expect(result.standardError.contains("play,1,0,keplm001,12"))
+        #expect(result.standardError.contains("skipped 1 game"))
+        let rows = result.standardOutput.split(separator: "\n").dropFirst()
+        #expect(!rows.isEmpty)
+        #expect(rows.allSatisfy { $0.hasPrefix("\"CHA202007250\"") })
+    }
+
+    @Test func missingFileIsAClearError() throws {
+        let result = try Executable.run("nohit", ["events", "/nonexistent/2020XXX.EVA"])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("/nonexistent/2020XXX.EVA:0: no such file or directory"))
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Retrosheet
+import TestSupport
+import Testing
+
+/// Real games from `2020CHA.EVA` with one line damaged in each way a file goes wrong: the damaged
+/// game fails with an error naming the file, line and text, and the game after it reads exactly
+/// as if nothing had happened.
+@Suite struct DamagedFileTests {
+    struct Damage: Sendable, CustomTestStringConvertible {
+        var name: String
+        /// Picks the line to damage in the first game's lines and returns its index and new text
+        /// (nil text: the line is cut off with the end of the file after it).
+        var apply: @Sendable ([String]) -> (index: Int, text: String)
+        var reason: String
+        var testDescription: String { name }
+    }
+
+    static func firstLine(_ lines: [String], where predicate: (String) -> Bool) -> Int {
+        lines.firstIndex(where: predicate)!
+    }
+
+    static func isRealPlay(_ line: String) -> Bool {
+        line.hasPrefix("play,") && !line.hasSuffix(",NP") && line.split(separator: ",").count == 7
+    }
+
+    static let damages: [Damage] = [
+        Damage(
+            name: "truncated play line",
+            apply: { lines in
+                let index = firstLine(lines, where: isRealPlay)
+                return (index, lines[index].split(separator: ",").prefix(5).joined(separator: ","))
+            }, reason: "a play record needs 6 fields"),
+        Damage(
+            name: "unknown record type",
+            apply: { lines in
+                let index = firstLine(lines) { $0.hasPrefix("com,") }
+                return (index, "comment" + lines[index].dropFirst(3))
+            }, reason: "unknown record type 'comment'"),
+        Damage(
+            name: "malformed event",
+            apply: { lines in
+                let index = firstLine(lines) { isRealPlay($0) && $0.hasSuffix(",K") }
+                return (index, String(lines[index].dropLast()) + "Q(7")
+            }, reason: "malformed event"),
+        Damage(
+            name: "event with an advance to nowhere",
+            apply: { lines in
+                let index = firstLine(lines) { isRealPlay($0) && $0.contains(".1-2") }
+                return (index, lines[index].replacingOccurrences(of: ".1-2", with: ".1-5"))
+            }, reason: "expected a base (1, 2, 3 or H)"),
+        Damage(
+            name: "play for a player not in the game",
+            apply: { lines in
+                let index = firstLine(lines, where: isRealPlay)
+                var fields = lines[index].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                fields[3] = "nobod001"
+                return (index, fields.joined(separator: ","))
+            }, reason: "batter nobod001 is not in the lineup"),
+        Damage(
+            name: "truncated substitution",
+            apply: { lines in
+                let index = firstLine(lines) { $0.hasPrefix("sub,") }
+                return (index, lines[index].split(separator: ",").prefix(3).joined(separator: ","))
+            }, reason: "a sub record needs 5 fields"),
+        Damage(
+            name: "unterminated quote",
+            apply: { lines in
+                let index = firstLine(lines) { $0.hasPrefix("start,") }
+                return (index, String(lines[index].prefix(while: { $0 != "," })) + ",keplm001,\"Max Kepler")
+            }, reason: "a quoted field has no closing quote"),
+        Damage(
+            name: "count that is not a count",
+            apply: { lines in
+                let index = firstLine(lines, where: isRealPlay)
+                var fields = lines[index].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                fields[4] = "1x"
+                return (index, fields.joined(separator: ","))
+            }, reason: "count must be two digits or ??"),
+        Damage(
+            name: "inning that is not a number",
+            apply: { lines in
+                let index = firstLine(lines, where: isRealPlay)
+                var fields = lines[index].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                fields[1] = "first"
+                return (index, fields.joined(separator: ","))
+            }, reason: "inning must be a number"),
+    ]
+
+    /// The lines of the first two games of the file.
+    static func twoGames() throws -> (first: [String], second: [String]) {
+        let lines = try SharedData.lines("retrosheet/2020/2020CHA.EVA").map(String.init)
+        let ids = lines.indices.filter { lines[$0].hasPrefix("id,") }
+        return (Array(lines[ids[0]..<ids[1]]), Array(lines[ids[1]..<ids[2]]))
+    }
+
+    static func read(_ lines: [String], file: String) -> [Result<GameRecord, RetrosheetError>] {
+        EventFileReader(file: file, bytes: Array((lines.joined(separator: "\n") + "\n").utf8)).games()
+    }
+
+    static func replay(_ result: Result<GameRecord, RetrosheetError>) -> Result<[UInt8], RetrosheetError> {
+        result.flatMap { game in Result { () throws(RetrosheetError) in try CWEventCSV.rows(of: game) } }
+    }
+
+    @Test(arguments: damages)
+    func damagedGameIsSkippedAndTheNextIsRead(damage: Damage) throws {
+        let (first, second) = try Self.twoGames()
+        let pristine = Self.read(first + second, file: "2020CHA.EVA").map(Self.replay)
+        let expectedSecond = try pristine[1].get()
+
+        var damaged = first
+        let (index, text) = damage.apply(first)
+        damaged[index] = text
+        let results = Self.read(damaged + second, file: "2020CHA.EVA").map(Self.replay)
+
+        #expect(results.count == 2)
+        guard case .failure(let error) = results[0] else {
+            Issue.record("the damaged game was read without an error")
+            return
+        }
+        #expect(error.file == "2020CHA.EVA")
+        #expect(error.line == index + 1)
+        #expect(error.text == text)
+        #expect(error.gameID == "CHA202007240")
+        #expect(error.reason.contains(damage.reason), "reason was: \(error.reason)")
+        #expect(error.description.hasPrefix("2020CHA.EVA:\(index + 1): "))
+        #expect(try results[1].get() == expectedSecond)
+    }
+
+    @Test func fileCutOffInTheMiddleOfAGame() throws {
+        let (first, second) = try Self.twoGames()
+        let cut = Array(second.prefix(120))
+        let lastLine = cut[cut.count - 1]
+        let truncated = cut.dropLast() + [String(lastLine.prefix(12))]
+        let results = Self.read(first + truncated, file: "2020CHA.EVA")
+        #expect(results.count == 2)
+        #expect((try? Self.replay(results[0]).get()) != nil)
+        guard case .failure(let error) = results[1] else {
+            Issue.record("a game cut off mid-line was read without an error")
+            return
+        }
+        #expect(error.line == first.count + cut.count)
+        #expect(error.text == String(lastLine.prefix(12)))
+    }
+
+    @Test func recordsBeforeTheFirstGameAreReported() {
+        let results = Self.read(["info,visteam,MIN"], file: "stray.EVA")
+        #expect(results.count == 1)
+        guard case .failure(let error) = results[0] else {
+            Issue.record("expected an error")
+            return
+        }
+        #expect(error.reason == "record before the first id record")
+        #expect(error.line == 1)
+    }
+}

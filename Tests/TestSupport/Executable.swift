@@ -1,0 +1,50 @@
+import Foundation
+
+/// Runs a product built next to the tests (`.build/<config>/nohit`).
+package enum Executable {
+    /// The directory of the built products.
+    package static let productsDirectory: URL = {
+        let candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0])]
+        for candidate in candidates {
+            var directory = candidate
+            for _ in 0..<4 {
+                directory = directory.deletingLastPathComponent()
+                if FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("nohit").path) {
+                    return directory
+                }
+            }
+        }
+        return Bundle.main.bundleURL.deletingLastPathComponent()
+    }()
+
+    package struct Output: Sendable {
+        package var status: Int32
+        package var standardOutput: String
+        package var standardError: String
+    }
+
+    /// Runs `name arguments...` and waits for it. Output goes through temporary files, so a
+    /// chatty process never blocks on a full pipe.
+    package static func run(_ name: String, _ arguments: [String]) throws -> Output {
+        let directory = FileManager.default.temporaryDirectory
+        let outURL = directory.appendingPathComponent("nohit-out-\(UUID().uuidString)")
+        let errURL = directory.appendingPathComponent("nohit-err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent(name)
+        process.arguments = arguments
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        try process.run()
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}
