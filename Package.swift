@@ -1,10 +1,6 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-/// The engine's small generic value types (`PerBase`, `PerSide`) are used across modules on the
-/// replay hot path; full cross-module optimisation lets callers specialise and inline them.
-let hotPath: [SwiftSetting] = []
-
 let package = Package(
     name: "NoHitterAlerts",
     platforms: [.macOS(.v15)],
@@ -17,9 +13,11 @@ let package = Package(
     ],
     targets: [
         // Pure game engine: plays, game state, bids. Foundation only.
-        .target(name: "Baseball", swiftSettings: hotPath),
+        .target(name: "Baseball"),
         // Retrosheet event, team and roster files → plays and games.
-        .target(name: "Retrosheet", dependencies: ["Baseball"], swiftSettings: hotPath),
+        .target(name: "Retrosheet", dependencies: ["Baseball", "CAllocator"]),
+        // One C call: allocator tuning for batch reading (glibc's mallopt is not in the Swift overlay).
+        .target(name: "CAllocator"),
         .executableTarget(
             name: "nohit",
             dependencies: [

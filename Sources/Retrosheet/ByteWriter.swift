@@ -1,41 +1,42 @@
 /// An append-only byte buffer for writing output on the hot path without the per-append
-/// bookkeeping of `Array`.
-package struct ByteWriter: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+/// bookkeeping of `Array`: space is reserved once per row and written through a raw cursor.
+/// The bytes live in an array whose count runs ahead of what is written, so `takeBytes()` hands
+/// them over without copying.
+package struct ByteWriter: Sendable {
+    private var storage: [UInt8]
     package private(set) var count = 0
 
     package init(capacity: Int = 1 << 16) {
-        self.capacity = max(capacity, 64)
-        self.base = UnsafeMutablePointer<UInt8>.allocate(capacity: self.capacity)
+        let capacity = max(capacity, 64)
+        storage = [UInt8](unsafeUninitializedCapacity: capacity) { _, initialized in initialized = capacity }
     }
 
-    deinit { base.deallocate() }
-
-    private mutating func grow(toHold extra: Int) {
-        var newCapacity = capacity * 2
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > storage.count else { return }
+        var newCapacity = storage.count * 2
         while newCapacity < count + extra { newCapacity *= 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
-        base.deallocate()
-        base = newBase
-        capacity = newCapacity
+        storage.append(contentsOf: repeatElement(0, count: newCapacity - storage.count))
+    }
+
+    /// Reserves `maximum` bytes and lets `body` write up to that many through a cursor; the
+    /// cursor's position when `body` returns becomes the new end.
+    package mutating func write(reserving maximum: Int, _ body: (inout ByteCursor) -> Void) {
+        reserve(maximum)
+        let start = count
+        count += storage.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress! + start
+            var cursor = ByteCursor(base, end: base + maximum)
+            body(&cursor)
+            return cursor.pointer - base
+        }
     }
 
     package mutating func append(_ byte: UInt8) {
-        if count == capacity { grow(toHold: 1) }
-        base[count] = byte
-        count += 1
+        write(reserving: 1) { $0.put(byte) }
     }
 
     package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if count + bytes.count > capacity { grow(toHold: bytes.count) }
-        if let source = bytes.baseAddress { (base + count).update(from: source, count: bytes.count) }
-        count += bytes.count
-    }
-
-    package mutating func append(_ bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { append($0) }
+        write(reserving: bytes.count) { $0.put(bytes) }
     }
 
     package mutating func append(_ string: String) {
@@ -43,54 +44,22 @@ package struct ByteWriter: ~Copyable {
         string.withUTF8 { append($0) }
     }
 
-    /// Appends `value` in decimal.
-    package mutating func append(decimal value: Int) {
-        if value >= 0 && value < 10 {
-            append(UInt8(truncatingIfNeeded: value) &+ 0x30)
-            return
-        }
-        if count + 21 > capacity { grow(toHold: 21) }
-        var magnitude = value.magnitude
-        if value < 0 {
-            base[count] = UInt8(ascii: "-")
-            count += 1
-        }
-        var digits = 0
-        var probe = magnitude
-        repeat {
-            digits += 1
-            probe /= 10
-        } while probe > 0
-        var index = count + digits - 1
-        repeat {
-            base[index] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
-            magnitude /= 10
-            index -= 1
-        } while magnitude > 0
-        count += digits
-    }
-
-    /// Reserves `maximum` bytes and lets `body` write up to that many through a cursor; the
-    /// cursor's position when `body` returns becomes the new end.
-    package mutating func write(reserving maximum: Int, _ body: (inout ByteCursor) -> Void) {
-        if count + maximum > capacity { grow(toHold: maximum) }
-        var cursor = ByteCursor(base + count, end: base + count + maximum)
-        body(&cursor)
-        count = cursor.pointer - base
-    }
-
     /// Drops everything written after the first `count` bytes.
     package mutating func truncate(to count: Int) {
         self.count = min(self.count, max(0, count))
     }
 
-    /// The bytes written so far.
-    package func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
-        try body(UnsafeBufferPointer(start: base, count: count))
+    /// The bytes written, handed over without a copy; the writer is left empty.
+    package mutating func takeBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        swap(&bytes, &storage)
+        bytes.removeSubrange(count...)
+        count = 0
+        return bytes
     }
 
-    /// The bytes written, as an array.
-    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    /// The bytes written so far, copied.
+    package var bytes: [UInt8] { Array(storage[..<count]) }
 }
 
 /// A write position inside space reserved by `ByteWriter.write(reserving:_:)`. Writes are not
@@ -114,7 +83,13 @@ package struct ByteCursor {
     @inline(__always)
     package mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
         assert(pointer + bytes.count <= end)
-        if let source = bytes.baseAddress { pointer.update(from: source, count: bytes.count) }
+        guard let source = bytes.baseAddress else { return }
+        if bytes.count <= 16 {
+            // Ids, codes and most event texts: a short loop beats a call to memmove.
+            for index in 0..<bytes.count { pointer[index] = source[index] }
+        } else {
+            pointer.update(from: source, count: bytes.count)
+        }
         pointer += bytes.count
     }
 

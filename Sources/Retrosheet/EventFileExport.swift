@@ -17,7 +17,8 @@ package struct EventFileExport: Sendable {
             export.problems.append(error)
             return export
         }
-        var writer = ByteWriter(capacity: reader.bytes.count * 2)
+        // Rows run about 2.3 times the size of the event file; sized so the buffer never grows.
+        var writer = ByteWriter(capacity: reader.bytes.count * 5 / 2 + (64 << 10))
         reader.forEachGame { result in
             switch result {
             case .success(let game):
@@ -31,7 +32,7 @@ package struct EventFileExport: Sendable {
                 export.problems.append(error)
             }
         }
-        export.rows = writer.bytes
+        export.rows = writer.takeBytes()
         return export
     }
 }

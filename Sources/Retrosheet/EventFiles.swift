@@ -32,6 +32,37 @@ package enum EventFiles {
         return [".EVA", ".EVN", ".EVE", ".EVF", ".EVR"].contains { upper.hasSuffix($0) }
     }
 
+    /// Applies `transform` to every file, up to `concurrency` at a time, and hands each result to
+    /// `deliver` in the order of `files` as soon as its turn comes, so results can be written out
+    /// and freed while later files are still being read.
+    package static func forEach<Output: Sendable>(
+        _ files: [String], concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        _ transform: @escaping @Sendable (String) -> Output, deliver: (Output) throws -> Void
+    ) async rethrows {
+        try await withThrowingTaskGroup(of: (Int, Output).self) { group in
+            var waiting: [Int: Output] = [:]
+            var next = 0
+            var due = 0
+            for _ in 0..<max(1, min(concurrency, files.count)) {
+                let index = next
+                group.addTask { (index, transform(files[index])) }
+                next += 1
+            }
+            while let (index, output) = try await group.next() {
+                waiting[index] = output
+                while let ready = waiting.removeValue(forKey: due) {
+                    try deliver(ready)
+                    due += 1
+                }
+                if next < files.count {
+                    let index = next
+                    group.addTask { (index, transform(files[index])) }
+                    next += 1
+                }
+            }
+        }
+    }
+
     /// Applies `transform` to every file, up to `concurrency` at a time, and returns the results
     /// in the order of `files`.
     package static func map<Output: Sendable>(

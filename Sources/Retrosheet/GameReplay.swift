@@ -75,16 +75,16 @@ package enum GameReplay {
                             game, buffer, line: Int(event.pointee.line), at: event.pointee.text,
                             "malformed event: \(error)"))
                 }
-                let result: PlayResult
+                let replayed: ReplayedPlay
                 do throws(GameStateError) {
-                    result = try state.apply(play, batter: event.pointee.batter)
+                    // Built in place around the result, which saves copying it per play.
+                    replayed = ReplayedPlay(
+                        eventIndex: index, number: state.playCount + 1, isFirstPlay: !seenPlay,
+                        isLastPlay: index == lastPlay, result: try state.apply(play, batter: event.pointee.batter))
                 } catch {
                     return .failure(
                         Self.error(game, buffer, line: Int(event.pointee.line), at: event.pointee.text, "\(error)"))
                 }
-                let replayed = ReplayedPlay(
-                    eventIndex: index, number: state.playCount, isFirstPlay: !seenPlay, isLastPlay: index == lastPlay,
-                    result: result)
                 seenPlay = true
                 body(replayed)
             }

@@ -19,27 +19,27 @@ struct EventsCommand: AsyncParsableCommand {
     var paths: [String]
 
     func run() async throws {
+        AllocatorTuning.keepFreedMemoryForReuse()
         let files: [String]
         do {
             files = try EventFiles.expand(paths)
         } catch {
-            FileHandle.standardError.write(Data("nohit: \(error)\n".utf8))
+            StandardStreams.writeError("nohit: \(error)\n")
             throw ExitCode(2)
         }
-        let exports = await EventFiles.map(files) { EventFileExport.export($0) }
         let output = FileHandle.standardOutput
         output.write(Data(CWEventCSV.header.utf8))
         var skipped = 0
-        for export in exports {
-            output.write(Data(export.rows))
+        try await EventFiles.forEach(files, { EventFileExport.export($0) }) { export in
+            try StandardStreams.writeOutput(export.rows)
             for problem in export.problems {
-                FileHandle.standardError.write(Data("nohit: \(problem)\n".utf8))
+                StandardStreams.writeError("nohit: \(problem)\n")
             }
             skipped += export.problems.count
         }
         if skipped > 0 {
-            FileHandle.standardError.write(
-                Data("nohit: skipped \(skipped) game\(skipped == 1 ? "" : "s") that could not be read\n".utf8))
+            StandardStreams.writeError(
+                "nohit: skipped \(skipped) game\(skipped == 1 ? "" : "s") that could not be read\n")
             throw ExitCode(1)
         }
     }

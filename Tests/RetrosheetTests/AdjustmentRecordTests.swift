@@ -8,7 +8,7 @@ import Testing
 @Suite struct AdjustmentRecordTests {
     static func game(_ file: String, _ id: String) throws -> GameRecord {
         let games = try EventFileReader(path: SharedData.path("retrosheet/2020/\(file)")).games()
-        return try games.lazy.compactMap { try? $0.get() }.first { $0.id == id }!
+        return games.lazy.compactMap { try? $0.get() }.first { $0.id == id }!
     }
 
     @Test func extraInningRunnerStartsOnSecond() throws {

@@ -29,8 +29,8 @@ package enum Executable {
         let directory = FileManager.default.temporaryDirectory
         let outURL = directory.appendingPathComponent("nohit-out-\(UUID().uuidString)")
         let errURL = directory.appendingPathComponent("nohit-err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
