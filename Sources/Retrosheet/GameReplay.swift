@@ -17,13 +17,16 @@ package enum GameReplay {
     /// Returns the final state. Any play, substitution or adjustment that does not fit the game
     /// throws an error naming the file, line and text.
     @discardableResult
+    ///
+    /// `onSubstitution` sees each player entering, with the number of plays made before he came in.
     package static func run(
-        _ game: GameRecord, _ body: (ReplayedPlay) -> Void = { _ in }
+        _ game: GameRecord, _ body: (ReplayedPlay) -> Void = { _ in },
+        onSubstitution: (Appearance, _ playsBefore: Int) -> Void = { _, _ in }
     ) throws(RetrosheetError) -> GameState {
         try validateStarters(game)
         let outcome = game.source.withUnsafeBufferPointer { buffer in
             game.events.withUnsafeBufferPointer { events in
-                replay(game, buffer: buffer, events: events, body)
+                replay(game, buffer: buffer, events: events, onSubstitution, body)
             }
         }
         return try outcome.get()
@@ -31,7 +34,7 @@ package enum GameReplay {
 
     private static func replay(
         _ game: GameRecord, buffer: UnsafeBufferPointer<UInt8>, events: UnsafeBufferPointer<EventRecord>,
-        _ body: (ReplayedPlay) -> Void
+        _ onSubstitution: (Appearance, Int) -> Void, _ body: (ReplayedPlay) -> Void
     ) -> Result<GameState, RetrosheetError> {
         var state = GameState(starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst)
         var lastPlay = events.count - 1
@@ -93,6 +96,7 @@ package enum GameReplay {
                     do throws(GameStateError) {
                         try state.substitute(
                             substitution.appearance, batter: event.pointee.batter, count: event.pointee.count)
+                        onSubstitution(substitution.appearance, state.playCount)
                     } catch {
                         return .failure(
                             Self.error(game, buffer, line: Int(substitution.line), at: substitution.name, "\(error)"))

@@ -44,6 +44,6 @@ package enum SharedData {
     /// The lines of a shared text file (decompressed if needed), without line terminators.
     package static func lines(_ relative: String) throws -> [Substring] {
         let text = String(decoding: try bytes(relative), as: UTF8.self)
-        return text.split(separator: "\n", omittingEmptySubsequences: true)
+        return text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)
     }
 }

@@ -1,0 +1,61 @@
+import Baseball
+
+/// A game replayed with both no-hit bids followed to the end.
+package struct GameBids: Sendable {
+    package var game: GameRecord
+    package var final: GameState
+    package var tracker: BidTracker
+    /// For each play number (1-based, index 0 unused), the index of its record in `game.events`.
+    package var eventIndexOfPlay: [Int32]
+    /// Every pitcher on the mound for a play of each side, in order.
+    package var pitchersOfPlays: PerSide<[PlayerID]>
+    /// The last inning with a play.
+    package var lastInning: Int
+
+    /// Replays `game`, following both bids; the game is taken as complete at its last record.
+    package static func replay(_ game: GameRecord) throws(RetrosheetError) -> GameBids {
+        var indices: [Int32] = [0]
+        indices.reserveCapacity(game.events.count + 1)
+        var pitchers = PerSide<[PlayerID]>(repeating: [])
+        var lastInning = 0
+        var tracker = BidTracker(
+            startingFrom: GameState(starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst))
+        let final = try GameReplay.run(game) { replayed in
+            tracker.record(replayed.result, number: replayed.number)
+            indices.append(Int32(replayed.eventIndex))
+            let side = replayed.result.pitchingSide
+            if pitchers[side].last != replayed.result.pitcher && !pitchers[side].contains(replayed.result.pitcher) {
+                pitchers[side].append(replayed.result.pitcher)
+            }
+            lastInning = max(lastInning, replayed.result.inning)
+        } onSubstitution: { appearance, _ in
+            if appearance.position == Position.pitcher {
+                tracker.recordPitcher(appearance.player, side: appearance.side)
+            }
+        }
+        tracker.finish(final, scheduledInnings: game.scheduledInnings)
+        return GameBids(
+            game: game, final: final, tracker: tracker, eventIndexOfPlay: indices, pitchersOfPlays: pitchers,
+            lastInning: lastInning)
+    }
+
+    /// The event text of play `number`.
+    package func eventText(ofPlay number: Int) -> String {
+        game.text(game.events[Int(eventIndexOfPlay[number])].text)
+    }
+
+    /// The date as `yyyy-mm-dd`.
+    package var date: String { (game.date ?? "").replacingOccurrences(of: "/", with: "-") }
+
+    /// The name written in the game's lineup records for `player`, or his id.
+    package func name(of player: PlayerID) -> String {
+        let records = game.starters + game.substitutions
+        guard let record = records.first(where: { $0.appearance.player == player }) else { return "\(player)" }
+        return game.text(record.name)
+    }
+
+    /// The team code of `side`.
+    package func team(_ side: Side) -> String {
+        (side == .away ? game.visitingTeam : game.homeTeam) ?? "?"
+    }
+}

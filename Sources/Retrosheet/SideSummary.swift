@@ -1,0 +1,168 @@
+import Baseball
+
+/// One team's pitching in one game, told as a no-hit bid: how long it stayed hitless, who broke
+/// it up and how, and whether it ended as an official no-hitter. The columns follow
+/// `shared/data/groundtruth/sides_YYYY.csv`.
+package struct SideSummary: Sendable, Hashable, Codable {
+    package struct Play: Sendable, Hashable, Codable {
+        package var inning: Int
+        /// Outs in the inning before the play.
+        package var outs: Int
+        package var batter: String
+        package var batterName: String
+        package var pitcher: String
+        package var pitcherName: String
+        /// The event as written in the file, e.g. `S8/G`.
+        package var event: String
+    }
+
+    package var gameID: String
+    /// `yyyy-mm-dd`.
+    package var date: String
+    package var homeTeam: String
+    package var awayTeam: String
+    package var pitchingTeam: String
+    package var battingTeam: String
+    package var pitchingSide: Side
+    /// The last inning played.
+    package var maxInning: Int
+    /// All outs the pitching team recorded.
+    package var outs: Int
+    package var hitsAllowed: Int
+    /// Outs recorded before the first hit (all outs when there was none).
+    package var outsBeforeFirstHit: Int
+    /// Batters who reached base before the first hit.
+    package var battersReachedWhileHitless: Int
+    package var firstHit: Play?
+    /// Outs recorded before the first batter reached base (all outs when none did).
+    package var outsBeforeFirstBaserunner: Int
+    /// The event that put the first batter on base.
+    package var firstBaserunnerEvent: String?
+    /// Every pitcher who pitched for the team, in order.
+    package var pitchers: [String]
+    /// The pitchers who took part in the bid (to the one who gave up the first hit).
+    package var bidPitchers: [String]
+    package var pitcherNames: [String]
+    package var official: Bool
+    package var perfect: Bool
+    /// Why a hitless (or hitless-through-nine) game is not official.
+    package var unofficialReason: UnofficialReason?
+    package var finalAway: Int
+    package var finalHome: Int
+
+    package var combined: Bool { bidPitchers.count > 1 }
+
+    /// Both sides of a replayed game, visitors' pitching first.
+    package static func sides(of bids: GameBids) -> [SideSummary] {
+        [Side.away, .home].map { summary(of: bids, pitchingSide: $0) }
+    }
+
+    static func summary(of bids: GameBids, pitchingSide side: Side) -> SideSummary {
+        let bid = bids.tracker[side]
+        let line = bids.final.pitching(side)
+        func play(_ mark: BidPlay) -> Play {
+            Play(
+                inning: mark.inning, outs: mark.outsInInning, batter: "\(mark.batter)",
+                batterName: bids.name(of: mark.batter), pitcher: "\(mark.pitcher)",
+                pitcherName: bids.name(of: mark.pitcher), event: bids.eventText(ofPlay: mark.playNumber))
+        }
+        var reason: UnofficialReason?
+        if case .notOfficial(let why) = bid.status { reason = why }
+        let official = bid.status == .official
+        return SideSummary(
+            gameID: bids.game.id, date: bids.date, homeTeam: bids.team(.home), awayTeam: bids.team(.away),
+            pitchingTeam: bids.team(side), battingTeam: bids.team(side.opponent), pitchingSide: side,
+            maxInning: bids.lastInning, outs: line.outs, hitsAllowed: line.hits,
+            outsBeforeFirstHit: bid.firstHit?.outsBefore ?? line.outs, battersReachedWhileHitless: bid.battersReached,
+            firstHit: bid.firstHit.map(play),
+            outsBeforeFirstBaserunner: bid.firstBaserunner?.outsBefore ?? line.outs,
+            firstBaserunnerEvent: bid.firstBaserunner.map { bids.eventText(ofPlay: $0.playNumber) },
+            pitchers: bids.pitchersOfPlays[side].map(\.description), bidPitchers: bid.pitchers.map(\.description),
+            pitcherNames: bids.pitchersOfPlays[side].map { bids.name(of: $0) }, official: official,
+            perfect: official && bid.isPerfect, unofficialReason: reason, finalAway: bids.final.score.away,
+            finalHome: bids.final.score.home)
+    }
+
+    /// How the bid ended, in words: "broken up by a single (S8/G) from harrj002 off verlj001 with
+    /// 1 out in the 9th".
+    package var ending: String {
+        if official { return perfect ? "perfect game" : combined ? "combined no-hitter" : "no-hitter" }
+        if let hit = firstHit {
+            let extra = unofficialReason == .brokenInExtraInnings ? " (hitless through 9, not official)" : ""
+            return
+                "broken up by \(hit.event) from \(hit.batterName) off \(hit.pitcherName) with \(hit.outs) out\(hit.outs == 1 ? "" : "s") in the \(Self.ordinal(hit.inning))\(extra)"
+        }
+        return "hitless, not official: \(unofficialReason?.rawValue ?? "game not over")"
+    }
+
+    static func ordinal(_ number: Int) -> String {
+        let suffix: String
+        switch (number % 10, number % 100) {
+        case (_, 11...13): suffix = "th"
+        case (1, _): suffix = "st"
+        case (2, _): suffix = "nd"
+        case (3, _): suffix = "rd"
+        default: suffix = "th"
+        }
+        return "\(number)\(suffix)"
+    }
+}
+
+/// The season views built from side summaries.
+package enum SeasonBids {
+    /// Every side of every game in `files`, with the games that could not be read.
+    package static func summaries(of files: [String]) async -> (sides: [SideSummary], problems: [RetrosheetError]) {
+        var sides: [SideSummary] = []
+        var problems: [RetrosheetError] = []
+        await EventFiles.forEach(
+            files,
+            { file -> ([SideSummary], [RetrosheetError]) in
+                var sides: [SideSummary] = []
+                var problems: [RetrosheetError] = []
+                let reader: EventFileReader
+                do throws(RetrosheetError) {
+                    reader = try EventFileReader(path: file)
+                } catch {
+                    return ([], [error])
+                }
+                reader.forEachGame { result in
+                    do throws(RetrosheetError) {
+                        sides += SideSummary.sides(of: try GameBids.replay(try result.get()))
+                    } catch {
+                        problems.append(error)
+                    }
+                }
+                return (sides, problems)
+            }
+        ) { file in
+            sides += file.0
+            problems += file.1
+        }
+        return (sides, problems)
+    }
+
+    /// Official no-hitters, by date.
+    package static func official(_ sides: [SideSummary]) -> [SideSummary] {
+        sides.filter(\.official).sorted { ($0.date, $0.gameID) < ($1.date, $1.gameID) }
+    }
+
+    /// Hitless games, or games hitless through nine innings, that are not official no-hitters.
+    package static func unofficial(_ sides: [SideSummary]) -> [SideSummary] {
+        sides.filter {
+            !$0.official && $0.unofficialReason != nil && ($0.hitsAllowed == 0 || $0.outsBeforeFirstHit >= 27)
+        }
+        .sorted { ($0.date, $0.gameID) < ($1.date, $1.gameID) }
+    }
+
+    /// Every side ranked by outs recorded before the first hit, then fewest batters reached
+    /// before it, then date.
+    package static func hallOfFame(_ sides: [SideSummary]) -> [SideSummary] {
+        sides.sorted {
+            if $0.outsBeforeFirstHit != $1.outsBeforeFirstHit { return $0.outsBeforeFirstHit > $1.outsBeforeFirstHit }
+            if $0.battersReachedWhileHitless != $1.battersReachedWhileHitless {
+                return $0.battersReachedWhileHitless < $1.battersReachedWhileHitless
+            }
+            return ($0.date, $0.gameID, $0.pitchingSide.rawValue) < ($1.date, $1.gameID, $1.pitchingSide.rawValue)
+        }
+    }
+}
