@@ -18,9 +18,12 @@ let package = Package(
         .target(name: "Retrosheet", dependencies: ["Baseball", "CAllocator"]),
         // One C call: allocator tuning for batch reading (glibc's mallopt is not in the Swift overlay).
         .target(name: "CAllocator"),
+        // Moments, preferences, the planner and message text. Pure.
+        .target(name: "Alerts", dependencies: ["Baseball"]),
         .executableTarget(
             name: "nohit",
             dependencies: [
+                "Alerts",
                 "Baseball",
                 "Retrosheet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -39,6 +42,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
+        .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "NoHitCLITests", dependencies: ["nohit", "Retrosheet", "TestSupport"]),
     ]
 )

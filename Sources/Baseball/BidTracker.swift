@@ -41,7 +41,10 @@ package struct BidTracker: Sendable, Hashable {
             bid.pitchers.append(result.pitcher)
         }
         bid.currentPitcher = result.pitcher
-        if result.play.batterReachedBase && !result.eventType.isHit { bid.battersReached += 1 }
+        if result.play.batterReachedBase && !result.eventType.isHit {
+            bid.battersReached += 1
+            if bid.perfectGameLostOn == nil { bid.perfectGameLostOn = mark }
+        }
         if result.eventType.isHit {
             bid.firstHit = mark
         } else {
@@ -109,6 +112,7 @@ extension NoHitBid {
                 eventType: result.eventType)
         }
         bid.firstHit = hitIndex.map(mark)
+        bid.perfectGameLostOn = whileHitless.firstIndex { $0.result.play.batterReachedBase }.map(mark)
         bid.firstBaserunner = against.firstIndex { $0.result.play.advances.batter != .none }.map(mark)
 
         // The pitchers of the bid's plays, to the hit; the one on the mound is whoever came last,

@@ -22,6 +22,8 @@ package struct GameState: Sendable, Equatable {
     package internal(set) var playCount = 0
     /// The batting slot (1-9) due up next for each team.
     package internal(set) var nextBattingSlot = PerSide(repeating: 1)
+    /// The batter of the latest play record (the plate appearance a substitution happens in).
+    package internal(set) var currentBatter = PlayerID.none
 
     /// Batting orders: `side * 10 + slot`, slot 0 the pitcher who does not bat.
     var battingOrder = [PlayerID](repeating: .none, count: 20)

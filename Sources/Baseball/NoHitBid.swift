@@ -19,6 +19,9 @@ package struct NoHitBid: Sendable, Hashable {
     /// The first batter to end a play on base (or score): the first baserunner of the game, which
     /// may come after the bid was broken (a hit on which the batter is thrown out).
     package internal(set) var firstBaserunner: BidPlay?
+    /// The play on which the first batter reached base while the bid was hitless: the end of the
+    /// perfect game.
+    package internal(set) var perfectGameLostOn: BidPlay?
     /// The first hit, when there has been one.
     package internal(set) var firstHit: BidPlay?
     /// How the game ended for the bid; nil while the game is on.

@@ -42,32 +42,30 @@ package enum GameReplay {
         var seenPlay = false
         for index in events.indices {
             let event = events.baseAddress! + index
-            let inning = Int(event.pointee.inning)
-            let side = event.pointee.battingSide
-            if inning != state.inning || side != state.battingSide {
-                state.startHalfInning(inning, battingSide: side)
-            }
+            var record = PlayUpdate(
+                inning: Int(event.pointee.inning), battingSide: event.pointee.battingSide, batter: event.pointee.batter,
+                count: event.pointee.count, play: nil)
+            var placedRunnerLine = 0
+            var placedRunnerRecord = ByteRange.empty
             if event.pointee.adjustmentIndex >= 0 {
                 let adjustments = game.adjustments[Int(event.pointee.adjustmentIndex)]
-                if adjustments.nextBattingSlot != 0 {
-                    state.setNextBattingSlot(Int(adjustments.nextBattingSlot))
-                }
+                record.nextBattingSlot = adjustments.nextBattingSlot
                 if !adjustments.placedRunner.isNone {
-                    do throws(GameStateError) {
-                        try state.placeRunner(adjustments.placedRunner, on: Int(adjustments.placedRunnerBase))
-                    } catch {
-                        return .failure(
-                            Self.error(
-                                game, buffer, line: Int(adjustments.placedRunnerLine),
-                                at: adjustments.placedRunnerRecord, "\(error)"))
-                    }
+                    record.placedRunner = (adjustments.placedRunner, Int(adjustments.placedRunnerBase))
+                    placedRunnerLine = Int(adjustments.placedRunnerLine)
+                    placedRunnerRecord = adjustments.placedRunnerRecord
                 }
                 if !adjustments.responsiblePitcher.isNone {
-                    state.setResponsiblePitcher(
-                        adjustments.responsiblePitcher, on: Int(adjustments.responsiblePitcherBase))
+                    record.responsiblePitcher = (
+                        adjustments.responsiblePitcher, Int(adjustments.responsiblePitcherBase)
+                    )
                 }
             }
-            state.setCount(event.pointee.count)
+            do throws(GameStateError) {
+                try state.begin(record)
+            } catch {
+                return .failure(Self.error(game, buffer, line: placedRunnerLine, at: placedRunnerRecord, "\(error)"))
+            }
             if !event.pointee.isNoPlay {
                 let play: Play
                 do throws(EventTextError) {
@@ -78,24 +76,22 @@ package enum GameReplay {
                             game, buffer, line: Int(event.pointee.line), at: event.pointee.text,
                             "malformed event: \(error)"))
                 }
-                let replayed: ReplayedPlay
                 do throws(GameStateError) {
                     // Built in place around the result, which saves copying it per play.
-                    replayed = ReplayedPlay(
-                        eventIndex: index, number: state.playCount + 1, isFirstPlay: !seenPlay,
-                        isLastPlay: index == lastPlay, result: try state.apply(play, batter: event.pointee.batter))
+                    body(
+                        ReplayedPlay(
+                            eventIndex: index, number: state.playCount + 1, isFirstPlay: !seenPlay,
+                            isLastPlay: index == lastPlay, result: try state.apply(play, batter: event.pointee.batter)))
+                    seenPlay = true
                 } catch {
                     return .failure(
                         Self.error(game, buffer, line: Int(event.pointee.line), at: event.pointee.text, "\(error)"))
                 }
-                seenPlay = true
-                body(replayed)
             }
             if event.pointee.substitutionCount > 0 {
                 for substitution in game.substitutions(after: event.pointee) {
                     do throws(GameStateError) {
-                        try state.substitute(
-                            substitution.appearance, batter: event.pointee.batter, count: event.pointee.count)
+                        try state.apply(substitution.appearance)
                         onSubstitution(substitution.appearance, state.playCount)
                     } catch {
                         return .failure(

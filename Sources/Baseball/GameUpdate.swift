@@ -1,0 +1,94 @@
+/// One normalised update of a game, as every source (Retrosheet replay, the Stats API) produces
+/// them, so that the engine and everything after it do not care where a game came from.
+package enum GameUpdate: Sendable, Hashable {
+    /// A plate appearance record: a play, or a placeholder before substitutions (`play == nil`).
+    case play(PlayUpdate)
+    /// A player entering the game; the plate appearance in progress is the last `.play`'s.
+    case substitution(Appearance)
+}
+
+/// A play record with what the scorer noted before it.
+package struct PlayUpdate: Sendable, Hashable {
+    package var inning: Int
+    package var battingSide: Side
+    package var batter: PlayerID
+    /// The count when the play happened (or the substitution that follows a placeholder).
+    package var count: PitchCount?
+    /// nil for a placeholder: nothing happened on the field.
+    package var play: Play?
+    /// A runner put on base before the play (the extra-inning runner), and the base.
+    package var placedRunner: (runner: PlayerID, base: Int)? {
+        get { placedRunnerBase > 0 ? (placedRunnerID, Int(placedRunnerBase)) : nil }
+        set {
+            placedRunnerID = newValue?.runner ?? .none
+            placedRunnerBase = UInt8(newValue?.base ?? 0)
+        }
+    }
+    /// A correction of the pitcher charged with the runner on a base.
+    package var responsiblePitcher: (pitcher: PlayerID, base: Int)? {
+        get { responsiblePitcherBase > 0 ? (responsiblePitcherID, Int(responsiblePitcherBase)) : nil }
+        set {
+            responsiblePitcherID = newValue?.pitcher ?? .none
+            responsiblePitcherBase = UInt8(newValue?.base ?? 0)
+        }
+    }
+    /// The batting slot due up (a batting-out-of-order correction), 0 when none.
+    package var nextBattingSlot: UInt8 = 0
+
+    private var placedRunnerID = PlayerID.none
+    private var placedRunnerBase: UInt8 = 0
+    private var responsiblePitcherID = PlayerID.none
+    private var responsiblePitcherBase: UInt8 = 0
+
+    package init(inning: Int, battingSide: Side, batter: PlayerID, count: PitchCount?, play: Play?) {
+        self.inning = inning
+        self.battingSide = battingSide
+        self.batter = batter
+        self.count = count
+        self.play = play
+    }
+}
+
+extension GameState {
+    /// Applies one update and returns the play's result, if it was a play.
+    ///
+    /// A play record from a new half-inning starts it; then the adjustments noted before the play
+    /// (batting slot, placed runner, responsibility) apply; then the play. A substitution applies
+    /// in the context of the last play record (its batter and count).
+    @discardableResult
+    package mutating func apply(_ update: GameUpdate) throws(GameStateError) -> PlayResult? {
+        switch update {
+        case .play(let record): return try apply(record)
+        case .substitution(let appearance):
+            try apply(appearance)
+            return nil
+        }
+    }
+
+    /// Applies a play record (see `apply(_:)`).
+    @discardableResult
+    package mutating func apply(_ record: PlayUpdate) throws(GameStateError) -> PlayResult? {
+        try begin(record)
+        guard let play = record.play else { return nil }
+        return try apply(play, batter: record.batter)
+    }
+
+    /// Everything of a play record but the play: a new half-inning, the adjustments noted before
+    /// the play, the count. The hot replay path calls this and then `apply(_:batter:)`, which
+    /// saves wrapping each result in an optional.
+    package mutating func begin(_ record: PlayUpdate) throws(GameStateError) {
+        if record.inning != inning || record.battingSide != battingSide {
+            startHalfInning(record.inning, battingSide: record.battingSide)
+        }
+        if record.nextBattingSlot != 0 { setNextBattingSlot(Int(record.nextBattingSlot)) }
+        if let placed = record.placedRunner { try placeRunner(placed.runner, on: placed.base) }
+        if let charge = record.responsiblePitcher { setResponsiblePitcher(charge.pitcher, on: charge.base) }
+        setCount(record.count)
+        currentBatter = record.batter
+    }
+
+    /// Applies a substitution in the plate appearance of the latest play record.
+    package mutating func apply(_ appearance: Appearance) throws(GameStateError) {
+        try substitute(appearance, batter: currentBatter, count: count)
+    }
+}
