@@ -49,9 +49,10 @@ package struct GameBids: Sendable {
 
     /// The name written in the game's lineup records for `player`, or his id.
     package func name(of player: PlayerID) -> String {
-        let records = game.starters + game.substitutions
-        guard let record = records.first(where: { $0.appearance.player == player }) else { return "\(player)" }
-        return game.text(record.name)
+        let record =
+            game.starters.first { $0.appearance.player == player }
+            ?? game.substitutions.first { $0.appearance.player == player }
+        return record.map { game.text($0.name) } ?? "\(player)"
     }
 
     /// The team code of `side`.

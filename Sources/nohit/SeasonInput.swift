@@ -1,0 +1,31 @@
+import ArgumentParser
+import Retrosheet
+
+/// Reads the sides of every game of the given files, reporting unreadable games on standard
+/// error (and exiting 1 after the output when there were any).
+struct SeasonInput {
+    var sides: [SideSummary]
+    var problems: [RetrosheetError]
+
+    static func read(_ paths: [String]) async throws -> SeasonInput {
+        AllocatorTuning.keepFreedMemoryForReuse()
+        let files: [String]
+        do {
+            files = try EventFiles.expand(paths)
+        } catch {
+            StandardStreams.writeError("nohit: \(error)\n")
+            throw ExitCode(2)
+        }
+        let (sides, problems) = await SeasonBids.summaries(of: files)
+        return SeasonInput(sides: sides, problems: problems)
+    }
+
+    /// Reports the games that could not be read; exit status 1 when there were any.
+    func finish() throws {
+        guard !problems.isEmpty else { return }
+        for problem in problems { StandardStreams.writeError("nohit: \(problem)\n") }
+        StandardStreams.writeError(
+            "nohit: skipped \(problems.count) game\(problems.count == 1 ? "" : "s") that could not be read\n")
+        throw ExitCode(1)
+    }
+}

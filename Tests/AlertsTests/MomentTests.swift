@@ -1,0 +1,112 @@
+import Alerts
+import Baseball
+import Retrosheet
+import TestSupport
+import Testing
+
+/// Moments derived from real games replayed as normalised updates.
+@Suite struct MomentTests {
+    static func game(_ file: String, _ id: String) throws -> GameRecord {
+        let games = try EventFileReader(path: SharedData.path(file)).games()
+        return try games.lazy.compactMap { try? $0.get() }.first { $0.id == id }!
+    }
+
+    static func moments(of game: GameRecord, updates: [GameUpdate]? = nil) throws -> (GameMonitor, [Moment]) {
+        try GameMonitor.replay(
+            gameID: game.id, starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst,
+            updates: updates ?? game.updates(), finalInnings: game.scheduledInnings)
+    }
+
+    static func describe(_ moments: [Moment]) -> [String] {
+        moments.map { "\($0.pitchingSide == .home ? "home" : "away") \($0.kind.rawValue) \($0.outs)" }
+    }
+
+    @Test func noHitterBuildsInningByInningAndCompletes() throws {
+        let giolito = try Self.game("retrosheet/2020/2020CHA.EVA", "CHA202008250")
+        let (monitor, moments) = try Self.moments(of: giolito)
+        #expect(
+            Self.describe(moments) == [
+                "home hitless-innings 12", "home hitless-innings 15", "home hitless-innings 18",
+                "home hitless-innings 21", "home hitless-innings 24", "home ninth-inning-out 25",
+                "home ninth-inning-out 26", "home hitless-innings 27", "home completed 27",
+            ])
+        #expect(monitor.tracker[.home].status == .official)
+        #expect(moments.last?.pitchers == [PlayerID("gioll001")!])
+        #expect(moments.last?.score == PerSide(away: 0, home: 4))
+        #expect(moments.first?.id == "CHA202008250-home-hitless-innings-12")
+    }
+
+    @Test func perfectGameStaysPerfectToTheEnd() throws {
+        let humber = try Self.game("retrosheet/2012/2012SEA.EVA", "SEA201204210")
+        let (_, moments) = try Self.moments(of: humber)
+        #expect(moments.allSatisfy { $0.pitchingSide == .away && $0.perfect })
+        #expect(moments.last?.kind == .completed)
+    }
+
+    @Test func nearNoHitterIsBrokenUpWithOneOutInTheNinth() throws {
+        let verlander = try Self.game("retrosheet/2012/2012DET.EVA", "DET201205180")
+        let (_, moments) = try Self.moments(of: verlander)
+        let home = moments.filter { $0.pitchingSide == .home }
+        #expect(
+            Self.describe(home).suffix(3) == [
+                "home hitless-innings 24", "home ninth-inning-out 25", "home broken-up 25",
+            ])
+        let broken = try #require(home.last)
+        #expect(broken.batter == PlayerID("harrj002"))
+        #expect(broken.eventType == .single)
+        #expect(broken.inning == 9)
+        #expect(!moments.contains { $0.kind == .completed })
+    }
+
+    @Test func combinedNoHitterAnnouncesEachPitcherAfterTheFourth() throws {
+        let seattle = try Self.game("retrosheet/2012/2012SEA.EVA", "SEA201206080")
+        let (monitor, moments) = try Self.moments(of: seattle)
+        let changes = moments.filter { $0.kind == .pitchingChange }
+        #expect(monitor.tracker[.home].pitchers.count == 6)
+        #expect(monitor.tracker[.home].isCombined)
+        #expect(changes.count == 5)
+        #expect(changes.allSatisfy { $0.outs >= Moment.notableOuts })
+        #expect(moments.last?.kind == .completed)
+        #expect(moments.last?.pitchers.count == 6)
+    }
+
+    @Test func derivingAgainGivesTheSameMomentsWithUniqueIDs() throws {
+        for (file, id) in [
+            ("retrosheet/2020/2020CHA.EVA", "CHA202008250"), ("retrosheet/2012/2012SEA.EVA", "SEA201206080"),
+            ("retrosheet/2012/2012DET.EVA", "DET201205180"),
+        ] {
+            let game = try Self.game(file, id)
+            let first = try Self.moments(of: game).1
+            let second = try Self.moments(of: game).1
+            #expect(first == second)
+            #expect(Set(first.map(\.id)).count == first.count)
+        }
+    }
+
+    @Test func rescoredHitRevivesTheBid() throws {
+        let verlander = try Self.game("retrosheet/2012/2012DET.EVA", "DET201205180")
+        let original = try verlander.updates()
+        let (brokenMonitor, brokenMoments) = try Self.moments(of: verlander, updates: original)
+        // The scorer changes the ninth-inning single to an error.
+        let corrected = original.map { update -> GameUpdate in
+            guard case .play(var record) = update, record.batter == PlayerID("harrj002"),
+                record.play?.eventType == .single, record.inning == 9
+            else { return update }
+            record.play = try! EventTextParser.parse("E8/G")
+            return .play(record)
+        }
+        let (revivedMonitor, revivedMoments) = try Self.moments(of: verlander, updates: corrected)
+        let context = MomentContext(gameID: verlander.id, after: revivedMonitor.state)
+        let change = MomentDetector.moments(
+            from: brokenMonitor.tracker[.home], to: revivedMonitor.tracker[.home], in: context)
+        #expect(Self.describe(change).first == "home revived 27")
+        #expect(change.contains { $0.kind == .completed })
+        // Moments derived before the change keep their ids; the new ones are what is new.
+        let new = Set(revivedMoments.map(\.id)).subtracting(brokenMoments.map(\.id))
+        #expect(
+            new == [
+                "DET201205180-home-ninth-inning-out-26", "DET201205180-home-hitless-innings-27",
+                "DET201205180-home-completed-27",
+            ])
+    }
+}
