@@ -8,7 +8,7 @@ import Testing
 @Suite struct MomentTests {
     static func game(_ file: String, _ id: String) throws -> GameRecord {
         let games = try EventFileReader(path: SharedData.path(file)).games()
-        return try games.lazy.compactMap { try? $0.get() }.first { $0.id == id }!
+        return games.lazy.compactMap { try? $0.get() }.first { $0.id == id }!
     }
 
     static func moments(of game: GameRecord, updates: [GameUpdate]? = nil) throws -> (GameMonitor, [Moment]) {
