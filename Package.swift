@@ -9,7 +9,15 @@ let package = Package(
         .executable(name: "nohit-bench", targets: ["NoHitBench"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Pure game engine: plays, game state, bids. Foundation only.
@@ -20,6 +28,16 @@ let package = Package(
         .target(name: "CAllocator"),
         // Moments, preferences, the planner and message text. Pure.
         .target(name: "Alerts", dependencies: ["Baseball"]),
+        // Channels (APNs, Web Push, webhooks, console), their cryptography, and the retry policy.
+        .target(
+            name: "Delivery",
+            dependencies: [
+                "Alerts",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "nohit",
             dependencies: [
@@ -43,6 +61,7 @@ let package = Package(
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),
+        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Alerts", "TestSupport"]),
         .testTarget(name: "NoHitCLITests", dependencies: ["nohit", "Retrosheet", "TestSupport"]),
     ]
 )

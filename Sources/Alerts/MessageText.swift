@@ -1,0 +1,206 @@
+import Baseball
+
+/// An alert as a person reads it.
+package struct AlertMessage: Sendable, Hashable, Codable {
+    package var title: String
+    package var body: String
+    /// Groups a bid's alerts together (notification thread, collapse id, Web Push topic).
+    package var bidKey: String
+}
+
+/// Every user-facing string, in one place, per language. `{name}` placeholders are filled by
+/// `MessageText`.
+package struct MessageStrings: Sendable {
+    package var noHitter: String
+    package var perfectGame: String
+    package var combinedNoHitter: String
+    package var titleProgress: String
+    package var bodyProgress: String
+    package var titleNinthOut: String
+    /// "One out", "Two outs".
+    package var ninthOuts: [Int: String]
+    package var titlePerfectLost: String
+    package var bodyPerfectLost: String
+    package var titlePitchingChange: String
+    package var bodyPitchingChange: String
+    package var titleBrokenUp: String
+    package var bodyBrokenUp: String
+    package var titleCompleted: String
+    package var bodyCompleted: String
+    package var titleNotOfficial: String
+    package var bodyNotOfficial: String
+    package var titleRevived: String
+    package var bodyRevived: String
+    package var score: String
+    package var top: String
+    package var bottom: String
+    package var endOf: String
+    /// By outs in the inning (0-2).
+    package var outsIn: [Int: String]
+    package var watch: String
+    package var listen: String
+    package var events: [EventType: String]
+    package var reasons: [UnofficialReason: String]
+    package var jinxWord: String
+    package var jinxPerfect: String
+
+    package static let english = MessageStrings(
+        noHitter: "no-hitter", perfectGame: "perfect game", combinedNoHitter: "combined no-hitter",
+        titleProgress: "{pitcher}: {kind} through {innings}",
+        bodyProgress: "The {pitchingTeam} have held the {battingTeam} hitless through {innings} innings. {score}, {situation}.",
+        titleNinthOut: "{ninthOuts} in the 9th: {pitcher}'s {kind}",
+        ninthOuts: [1: "One out", 2: "Two outs"],
+        titlePerfectLost: "Perfect game over, {kind} alive",
+        bodyPerfectLost: "{batter} reached ({event}), {situation}. Still no hits for the {battingTeam}. {score}.",
+        titlePitchingChange: "{newPitcher} takes over the {kind}",
+        bodyPitchingChange: "The {pitchingTeam} are still working on a {kind} after {outsSoFar} outs. {score}, {situation}.",
+        titleBrokenUp: "{kind} broken up",
+        bodyBrokenUp: "{batter} broke it up with {event} off {pitcher}, {situation}. {score}.",
+        titleCompleted: "{Kind}! {pitchers}",
+        bodyCompleted: "The {pitchingTeam} no-hit the {battingTeam}. Final: {score}.",
+        titleNotOfficial: "Hitless, but not an official {kind}",
+        bodyNotOfficial: "The {pitchingTeam} held the {battingTeam} without a hit, but it does not count: {reason}. Final: {score}.",
+        titleRevived: "Scoring change: the {kind} is alive again",
+        bodyRevived: "The hit was changed to an error. The {pitchingTeam} are hitless through {outsSoFar} outs. {score}.",
+        score: "{away} {awayRuns}, {home} {homeRuns}", top: "top", bottom: "bottom", endOf: "end of the {half} of the {inning}",
+        outsIn: [
+            0: "nobody out in the {half} of the {inning}", 1: "1 out in the {half} of the {inning}",
+            2: "2 outs in the {half} of the {inning}",
+        ], watch: "Watch: {list}.", listen: "Listen: {list}.",
+        events: [
+            .single: "a single", .double: "a double", .triple: "a triple", .homeRun: "a home run", .walk: "a walk",
+            .intentionalWalk: "an intentional walk", .hitByPitch: "a hit by pitch", .error: "an error",
+            .interference: "catcher's interference", .fieldersChoice: "a fielder's choice",
+            .strikeout: "a dropped third strike",
+        ],
+        reasons: [
+            .shortenedGame: "the game was called before nine innings",
+            .sevenInningDoubleheader: "it was a 7-inning doubleheader game",
+            .brokenInExtraInnings: "the first hit came in extra innings",
+            .roadTeamLostInEightInnings: "the road team lost, so it pitched only 8 innings",
+        ],
+        jinxWord: "No-H****r", jinxPerfect: "P*****t game")
+
+    /// Strings by language; English is the fallback.
+    package static func forLanguage(_ language: String) -> MessageStrings {
+        english
+    }
+}
+
+/// Writes the alert for a moment.
+package enum MessageText {
+    /// Alerts must fit an APNs payload (4096 bytes) with room for the rest of the JSON.
+    package static let maximumTextBytes = 3000
+
+    package static func render(
+        _ moment: Moment, game: GameInfo, jinxSafe: Bool = false, strings: MessageStrings = .english
+    ) -> AlertMessage {
+        let pitching = game.team(moment.pitchingSide)
+        let batting = game.team(moment.pitchingSide.opponent)
+        let pitchers = moment.pitchers.map { game.name(of: $0) }
+        let combined = moment.pitchers.count > 1
+        var kind = moment.perfect ? strings.perfectGame : combined ? strings.combinedNoHitter : strings.noHitter
+        if jinxSafe { kind = moment.perfect ? strings.jinxPerfect : strings.jinxWord }
+        let innings = moment.outs / 3
+        let half = moment.battingSide == .away ? strings.top : strings.bottom
+        let situation: String
+        if moment.outsInInning >= 3 {
+            situation = fill(strings.endOf, ["half": half, "inning": ordinal(moment.inning)])
+        } else {
+            situation = fill(strings.outsIn[moment.outsInInning] ?? "", ["half": half, "inning": ordinal(moment.inning)])
+        }
+        let score = fill(
+            strings.score,
+            [
+                "away": game.away.code, "awayRuns": "\(moment.score.away)", "home": game.home.code,
+                "homeRuns": "\(moment.score.home)",
+            ])
+        var values: [String: String] = [
+            "pitcher": pitchers.last ?? pitching.nickname, "pitchers": pitchers.joined(separator: ", "),
+            "kind": kind, "Kind": kind.prefix(1).uppercased() + kind.dropFirst(),
+            "innings": "\(innings)", "ninthOuts": strings.ninthOuts[moment.outs - 24] ?? "\(moment.outs - 24) outs",
+            "outsSoFar": "\(moment.outs)",
+            "pitchingTeam": pitching.nickname, "battingTeam": batting.nickname, "score": score, "situation": situation,
+            "newPitcher": pitchers.last ?? "",
+        ]
+        if let batter = moment.batter { values["batter"] = game.name(of: batter) }
+        if let event = moment.eventType { values["event"] = strings.events[event] ?? "\(event)" }
+        if let reason = moment.reason { values["reason"] = strings.reasons[reason] ?? reason.rawValue }
+
+        let (titleTemplate, bodyTemplate): (String, String)
+        switch moment.kind {
+        case .hitlessInnings: (titleTemplate, bodyTemplate) = (strings.titleProgress, strings.bodyProgress)
+        case .ninthInningOut: (titleTemplate, bodyTemplate) = (strings.titleNinthOut, strings.bodyProgress)
+        case .perfectGameLost: (titleTemplate, bodyTemplate) = (strings.titlePerfectLost, strings.bodyPerfectLost)
+        case .pitchingChange: (titleTemplate, bodyTemplate) = (strings.titlePitchingChange, strings.bodyPitchingChange)
+        case .brokenUp: (titleTemplate, bodyTemplate) = (strings.titleBrokenUp, strings.bodyBrokenUp)
+        case .completed: (titleTemplate, bodyTemplate) = (strings.titleCompleted, strings.bodyCompleted)
+        case .endedNotOfficial: (titleTemplate, bodyTemplate) = (strings.titleNotOfficial, strings.bodyNotOfficial)
+        case .revived: (titleTemplate, bodyTemplate) = (strings.titleRevived, strings.bodyRevived)
+        }
+        var title = fill(titleTemplate, values)
+        title = title.prefix(1).uppercased() + title.dropFirst()
+        var body = fill(bodyTemplate, values)
+        if moment.kind.bidStillAlive, let listing = listing(game.broadcasts, strings: strings) {
+            body += " " + listing
+        }
+        return AlertMessage(
+            title: truncated(title, to: 200), body: truncated(body, to: maximumTextBytes),
+            bidKey: "\(game.id)-\(moment.pitchingSide == .away ? "away" : "home")")
+    }
+
+    /// "Watch: NBC Sports Chicago, MLB.TV. Listen: WGN 720." National carriers first, each
+    /// named once.
+    package static func listing(_ broadcasts: [Broadcast], strings: MessageStrings) -> String? {
+        func names(_ kinds: Set<Broadcast.Kind>) -> [String] {
+            var seen: Set<String> = []
+            return broadcasts.filter { kinds.contains($0.kind) }
+                .sorted { ($0.isNational ? 0 : 1) < ($1.isNational ? 0 : 1) }
+                .compactMap { broadcast in
+                    let name = broadcast.callSign.map { "\($0) (\(broadcast.name))" } ?? broadcast.name
+                    return seen.insert(broadcast.name).inserted ? name : nil
+                }
+        }
+        let watch = names([.tv, .streaming])
+        let listen = names([.radio])
+        var parts: [String] = []
+        if !watch.isEmpty { parts.append(fill(strings.watch, ["list": watch.joined(separator: ", ")])) }
+        if !listen.isEmpty { parts.append(fill(strings.listen, ["list": listen.joined(separator: ", ")])) }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+
+    static func fill(_ template: String, _ values: [String: String]) -> String {
+        var result = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += rest[..<open]
+            let key = String(rest[rest.index(after: open)..<close])
+            result += values[key] ?? "{\(key)}"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    static func ordinal(_ number: Int) -> String {
+        let suffix: String
+        switch (number % 10, number % 100) {
+        case (_, 11...13): suffix = "th"
+        case (1, _): suffix = "st"
+        case (2, _): suffix = "nd"
+        case (3, _): suffix = "rd"
+        default: suffix = "th"
+        }
+        return "\(number)\(suffix)"
+    }
+
+    /// Cuts `text` to at most `bytes` UTF-8 bytes on a character boundary, with an ellipsis.
+    static func truncated(_ text: String, to bytes: Int) -> String {
+        guard text.utf8.count > bytes else { return text }
+        var result = ""
+        for character in text {
+            if result.utf8.count + character.utf8.count + 3 > bytes { break }
+            result.append(character)
+        }
+        return result + "…"
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a device has already been sent about one bid.
+package struct DeviceBidHistory: Sendable, Hashable {
+    /// An in-progress alert (an inning, an out in the 9th, a revival) has been planned.
+    package var progressSent = false
+    /// Ids of the moments planned for this device and bid.
+    package var momentIDs: Set<String> = []
+
+    package init(progressSent: Bool = false, momentIDs: Set<String> = []) {
+        self.progressSent = progressSent
+        self.momentIDs = momentIDs
+    }
+}
+
+/// Whether and when a device gets a moment.
+package enum PlanDecision: Sendable, Hashable {
+    /// Send, not before this time (the moment's time plus the spoiler delay, or the end of quiet
+    /// hours for a completed no-hitter).
+    case send(notBefore: Date)
+    case skip(SkipReason)
+}
+
+package enum SkipReason: String, Sendable, Hashable, Codable {
+    case deviceDisabled = "device disabled"
+    case alreadyPlanned = "already planned"
+    case kindNotWanted = "kind not wanted"
+    case belowThreshold = "below the device's threshold"
+    case frequency = "frequency"
+    case notFollowingBid = "device was not told about this bid"
+    case quietHours = "quiet hours"
+}
+
+/// Decides, for one moment and one device, whether to send and when. Pure, and table-tested.
+package enum Planner {
+    package static func decide(
+        _ moment: Moment, teams: [String], at momentTime: Date, device: Device, history: DeviceBidHistory
+    ) -> PlanDecision {
+        guard device.isActive else { return .skip(.deviceDisabled) }
+        guard !history.momentIDs.contains(moment.id) else { return .skip(.alreadyPlanned) }
+        let preferences = device.preferences
+        let threshold = preferences.thresholdOuts(teams: teams)
+        let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
+
+        // A Live Activity shows the state of every bid past the threshold: no frequency, no
+        // quiet hours (it updates silently).
+        if device.channel.kind == .liveActivity {
+            return moment.outs >= threshold || history.progressSent ? .send(notBefore: notBefore) : .skip(.belowThreshold)
+        }
+
+        guard preferences.kinds.contains(moment.kind) else { return .skip(.kindNotWanted) }
+        switch moment.kind {
+        case .hitlessInnings:
+            guard moment.outs >= threshold else { return .skip(.belowThreshold) }
+            if preferences.frequency == .oncePerBid && history.progressSent { return .skip(.frequency) }
+        case .ninthInningOut:
+            guard moment.outs >= threshold else { return .skip(.belowThreshold) }
+            guard preferences.frequency == .everyOutInNinth else { return .skip(.frequency) }
+        case .revived:
+            guard history.progressSent || moment.outs >= threshold else { return .skip(.belowThreshold) }
+        case .perfectGameLost, .pitchingChange:
+            guard history.progressSent else { return .skip(.notFollowingBid) }
+            if preferences.frequency == .oncePerBid { return .skip(.frequency) }
+        case .brokenUp, .endedNotOfficial:
+            guard history.progressSent else { return .skip(.notFollowingBid) }
+        case .completed:
+            guard history.progressSent || moment.outs >= threshold else { return .skip(.notFollowingBid) }
+        }
+
+        if let quiet = preferences.quietHours, let end = quiet.end(after: notBefore) {
+            // The game is over: tell them in the morning. Anything in progress is stale by then.
+            return moment.kind == .completed ? .send(notBefore: max(end, notBefore)) : .skip(.quietHours)
+        }
+        return .send(notBefore: notBefore)
+    }
+}
+
+extension Moment.Kind {
+    /// Kinds that tell a device a bid is on (they make later follow-ups relevant).
+    package var isProgress: Bool { self == .hitlessInnings || self == .ninthInningOut || self == .revived }
+}

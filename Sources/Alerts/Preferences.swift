@@ -1,0 +1,122 @@
+import Foundation
+
+/// What a device wants to hear about, and when.
+package struct Preferences: Sendable, Hashable, Codable {
+    /// Alert once a bid is hitless through this many complete innings (4-9).
+    package var thresholdInnings = 6
+    /// Teams (codes) whose games get the earlier threshold, whether they pitch or bat.
+    package var favouriteTeams: [String] = []
+    /// The threshold for favourite teams' games (4-9).
+    package var favouriteThresholdInnings = 4
+    package var frequency = Frequency.everyInning
+    /// The kinds of moment wanted. Unusual kinds are opt-in (see `Moment.Kind.isOptIn`).
+    package var kinds: Set<Moment.Kind> = Moment.Kind.defaultKinds
+    package var quietHours: QuietHours?
+    /// Hold each alert this long (0-180 seconds), for people watching a stream that runs behind.
+    package var spoilerDelaySeconds = 0
+    /// Never write the word: "No-H****r".
+    package var jinxSafe = false
+
+    package init() {}
+
+    package enum Frequency: String, Sendable, Hashable, Codable, CaseIterable {
+        /// One alert when the bid reaches the threshold, then how it ends.
+        case oncePerBid = "once-per-bid"
+        /// Every complete inning past the threshold, and how it ends.
+        case everyInning = "every-inning"
+        /// Every inning, and also every out in the 9th.
+        case everyOutInNinth = "every-out-in-ninth"
+    }
+
+    /// Quiet hours in a time zone: in-progress alerts are not sent; a completed no-hitter waits
+    /// until they end.
+    package struct QuietHours: Sendable, Hashable, Codable {
+        /// Minutes after midnight, local time.
+        package var start: Int
+        package var end: Int
+        /// An IANA time zone, e.g. `America/Chicago`.
+        package var timeZone: String
+
+        package init(start: Int, end: Int, timeZone: String) {
+            self.start = start
+            self.end = end
+            self.timeZone = timeZone
+        }
+    }
+
+    /// Outs a bid must reach before it is worth an alert, for a game between these teams.
+    package func thresholdOuts(teams: [String]) -> Int {
+        let favourite = teams.contains { team in favouriteTeams.contains { $0.caseInsensitiveCompare(team) == .orderedSame } }
+        return (favourite ? min(favouriteThresholdInnings, thresholdInnings) : thresholdInnings) * 3
+    }
+
+    /// Checks every field; the error names the field and why.
+    package func validated() throws(PreferencesError) -> Preferences {
+        guard (4...9).contains(thresholdInnings) else {
+            throw PreferencesError(field: "threshold_innings", reason: "must be 4 to 9, not \(thresholdInnings)")
+        }
+        guard (4...9).contains(favouriteThresholdInnings) else {
+            throw PreferencesError(
+                field: "favourite_threshold_innings", reason: "must be 4 to 9, not \(favouriteThresholdInnings)")
+        }
+        guard favouriteTeams.count <= 30 else {
+            throw PreferencesError(field: "favourite_teams", reason: "at most 30 teams, not \(favouriteTeams.count)")
+        }
+        for team in favouriteTeams {
+            guard (2...3).contains(team.count), team.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+                throw PreferencesError(field: "favourite_teams", reason: "'\(team)' is not a 2-3 letter team code")
+            }
+        }
+        guard (0...180).contains(spoilerDelaySeconds) else {
+            throw PreferencesError(
+                field: "spoiler_delay_seconds", reason: "must be 0 to 180, not \(spoilerDelaySeconds)")
+        }
+        if let quiet = quietHours {
+            guard (0..<1440).contains(quiet.start), (0..<1440).contains(quiet.end) else {
+                throw PreferencesError(field: "quiet_hours", reason: "start and end must be minutes 0-1439")
+            }
+            guard quiet.start != quiet.end else {
+                throw PreferencesError(field: "quiet_hours", reason: "start and end are the same time")
+            }
+            guard TimeZone(identifier: quiet.timeZone) != nil else {
+                throw PreferencesError(field: "quiet_hours.time_zone", reason: "'\(quiet.timeZone)' is not a time zone")
+            }
+        }
+        guard !kinds.isEmpty else { throw PreferencesError(field: "kinds", reason: "choose at least one kind") }
+        var normalised = self
+        normalised.favouriteTeams = Array(Set(favouriteTeams.map { $0.uppercased() })).sorted()
+        return normalised
+    }
+}
+
+extension Preferences.QuietHours {
+    /// Whether `date` falls in the quiet hours, and if so when they end.
+    package func end(after date: Date) -> Date? {
+        guard let zone = TimeZone(identifier: timeZone) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        let inside = start < end ? (minute >= start && minute < end) : (minute >= start || minute < end)
+        guard inside else { return nil }
+        let minutesLeft = (end - minute + 1440) % 1440
+        let seconds = TimeInterval(calendar.component(.second, from: date))
+        let fraction = date.timeIntervalSinceReferenceDate - date.timeIntervalSinceReferenceDate.rounded(.down)
+        return date.addingTimeInterval(TimeInterval(minutesLeft * 60) - seconds - fraction)
+    }
+}
+
+/// A preference that does not validate: the field and why.
+package struct PreferencesError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var field: String
+    package var reason: String
+    package var description: String { "\(field): \(reason)" }
+}
+
+extension Moment.Kind {
+    /// Kinds sent unless turned off. Endings that do not count are opt-in.
+    package static let defaultKinds: Set<Moment.Kind> = Set(allCases.filter { !$0.isOptIn })
+
+    /// Unusual categories are opt-in, never opt-out.
+    package var isOptIn: Bool { self == .endedNotOfficial }
+}

@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+
+/// Voluntary Application Server Identification for Web Push (RFC 8292).
+package struct VAPID: Sendable {
+    package let key: P256.Signing.PrivateKey
+    /// `mailto:` or `https:` contact (Apple's push service requires one).
+    package let subject: String
+
+    package init(key: P256.Signing.PrivateKey, subject: String) {
+        self.key = key
+        self.subject = subject
+    }
+
+    /// The public key as the browser's `applicationServerKey` and the `k` parameter: base64url of
+    /// the uncompressed point.
+    package var publicKeyBase64URL: String { Base64URL.encode(key.publicKey.x963Representation) }
+
+    /// `Authorization: vapid t=<JWT>, k=<key>` for `endpoint`, expiring `lifetime` after `now` (at
+    /// most 24 hours).
+    package func authorization(endpoint: URL, now: Date, lifetime: TimeInterval = 12 * 3600) throws -> String {
+        guard let scheme = endpoint.scheme, let host = endpoint.host else { throw URLError(.badURL) }
+        let audience = endpoint.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
+        let expiry = Int(now.timeIntervalSince1970 + min(lifetime, 24 * 3600))
+        let claims = "{\"aud\":\(ES256JWT.quote(audience)),\"exp\":\(expiry),\"sub\":\(ES256JWT.quote(subject))}"
+        let token = try ES256JWT.sign(header: "{\"typ\":\"JWT\",\"alg\":\"ES256\"}", claims: claims, key: key)
+        return "vapid t=\(token), k=\(publicKeyBase64URL)"
+    }
+
+    package struct ParsedAuthorization: Sendable {
+        package var token: String
+        package var key: String
+    }
+
+    /// Splits a `vapid t=..., k=...` header.
+    package static func parse(authorization: String) -> ParsedAuthorization? {
+        guard authorization.hasPrefix("vapid ") else { return nil }
+        var token: String?
+        var key: String?
+        for part in authorization.dropFirst(6).split(separator: ",") {
+            let trimmed = part.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("t=") { token = String(trimmed.dropFirst(2)) }
+            if trimmed.hasPrefix("k=") { key = String(trimmed.dropFirst(2)) }
+        }
+        guard let token, let key else { return nil }
+        return ParsedAuthorization(token: token, key: key)
+    }
+
+    /// Verifies a VAPID token against its `k` and returns the claims: the check a push service
+    /// makes (and `nohit fake-apns`'s Web Push endpoint).
+    package static func verify(token: String, key: String) throws -> [String: any Sendable] {
+        guard let raw = Base64URL.decode(key) else { throw ES256JWT.VerificationError.malformed }
+        let publicKey = try P256.Signing.PublicKey(x963Representation: raw)
+        return try ES256JWT.verify(token, key: publicKey).claims
+    }
+}

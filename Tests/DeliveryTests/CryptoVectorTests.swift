@@ -1,0 +1,94 @@
+import Crypto
+import Delivery
+import Foundation
+import TestSupport
+import Testing
+
+/// Published test vectors: RFC 8291 Appendix A, RFC 8292's example, Standard Webhooks.
+@Suite struct CryptoVectorTests {
+    static func vector(_ name: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(try SharedData.bytes("vectors/\(name)"))) as! [String: Any]
+    }
+
+    static func bytes(_ vector: [String: Any], _ key: String) throws -> Data {
+        try #require(Base64URL.decode(vector[key] as! String))
+    }
+
+    @Test func webPushEncryptionReproducesRFC8291AppendixA() throws {
+        let v = try Self.vector("webpush-rfc8291-appendix-a.json")
+        let sender = try P256.KeyAgreement.PrivateKey(rawRepresentation: Self.bytes(v, "as_private"))
+        #expect(sender.publicKey.x963Representation == (try Self.bytes(v, "as_public")))
+        let body = try WebPushEncryption.encrypt(
+            Self.bytes(v, "plaintext"), p256dh: Self.bytes(v, "ua_public"), auth: Self.bytes(v, "auth_secret"),
+            senderKey: sender, salt: Self.bytes(v, "salt"))
+        #expect(body == (try Self.bytes(v, "body")))
+        #expect(body.count == 144)
+        #expect(body.prefix(86) == (try Self.bytes(v, "header")))
+    }
+
+    @Test func webPushDecryptionRecoversTheRFCPlaintext() throws {
+        let v = try Self.vector("webpush-rfc8291-appendix-a.json")
+        let receiver = try P256.KeyAgreement.PrivateKey(rawRepresentation: Self.bytes(v, "ua_private"))
+        let plaintext = try WebPushEncryption.decrypt(
+            Self.bytes(v, "body"), receiverKey: receiver, auth: Self.bytes(v, "auth_secret"))
+        #expect(String(decoding: plaintext, as: UTF8.self) == "When I grow up, I want to be a watermelon")
+        var tampered = try Self.bytes(v, "body")
+        tampered[100] ^= 1
+        #expect(throws: WebPushEncryption.Failure.decryptionFailed) {
+            try WebPushEncryption.decrypt(tampered, receiverKey: receiver, auth: Self.bytes(v, "auth_secret"))
+        }
+    }
+
+    @Test func webPushRejectsBadKeysAndOversizePayloads() throws {
+        let receiver = P256.KeyAgreement.PrivateKey()
+        let p256dh = receiver.publicKey.x963Representation
+        #expect(throws: WebPushEncryption.Failure.badSubscriptionKey) {
+            try WebPushEncryption.encrypt(Data("x".utf8), p256dh: Data(repeating: 4, count: 65), auth: Data(count: 16))
+        }
+        #expect(throws: WebPushEncryption.Failure.badAuthSecret) {
+            try WebPushEncryption.encrypt(Data("x".utf8), p256dh: p256dh, auth: Data(count: 15))
+        }
+        #expect(throws: WebPushEncryption.Failure.tooLarge(3994)) {
+            try WebPushEncryption.encrypt(Data(count: 3994), p256dh: p256dh, auth: Data(count: 16))
+        }
+        let auth = Data((0..<16).map { UInt8($0) })
+        let body = try WebPushEncryption.encrypt(Data(count: 3993), p256dh: p256dh, auth: auth)
+        #expect(body.count == 4096)  // header 86 + plaintext 3993 + delimiter 1 + tag 16
+        #expect(try WebPushEncryption.decrypt(body, receiverKey: receiver, auth: auth) == Data(count: 3993))
+    }
+
+    @Test func vapidExampleOfRFC8292Verifies() throws {
+        let v = try Self.vector("vapid-rfc8292-example.json")
+        let claims = try VAPID.verify(token: v["t"] as! String, key: v["k"] as! String)
+        #expect(claims["aud"] as? String == "https://push.example.net")
+        #expect(claims["sub"] as? String == "mailto:push@example.com")
+        #expect(claims["exp"] as? Int == 1_453_523_768)
+        // Another key does not verify it.
+        let other = Base64URL.encode(P256.Signing.PrivateKey().publicKey.x963Representation)
+        #expect(throws: ES256JWT.VerificationError.badSignature) { try VAPID.verify(token: v["t"] as! String, key: other) }
+    }
+
+    @Test func vapidAuthorizationWeSignVerifies() throws {
+        let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
+        let header = try vapid.authorization(
+            endpoint: URL(string: "https://push.example.net:8443/p/abc")!, now: Date(timeIntervalSince1970: 1_700_000_000))
+        let parsed = try #require(VAPID.parse(authorization: header))
+        #expect(parsed.key == vapid.publicKeyBase64URL)
+        let claims = try VAPID.verify(token: parsed.token, key: parsed.key)
+        #expect(claims["aud"] as? String == "https://push.example.net:8443")
+        #expect(claims["exp"] as? Int == 1_700_000_000 + 12 * 3600)
+        #expect(claims["sub"] as? String == "mailto:ops@example.org")
+    }
+
+    @Test func standardWebhooksSignatureMatchesThePublishedExample() throws {
+        let v = try Self.vector("standard-webhooks.json")
+        let key = try StandardWebhooks.key(fromSecret: v["secret"] as! String)
+        let body = Data((v["body"] as! String).utf8)
+        let signature = StandardWebhooks.signature(
+            id: v["id"] as! String, timestamp: v["timestamp"] as! Int, body: body, key: key)
+        #expect(signature == v["signature"] as! String)
+        #expect(StandardWebhooks.verify(header: "v1,bad " + signature, id: v["id"] as! String, timestamp: v["timestamp"] as! Int, body: body, key: key))
+        #expect(!StandardWebhooks.verify(header: signature, id: v["id"] as! String, timestamp: 1, body: body, key: key))
+        #expect(throws: StandardWebhooks.SecretError.self) { try StandardWebhooks.key(fromSecret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") }
+    }
+}
