@@ -35,8 +35,15 @@ let package = Package(
                 "Alerts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // Store protocols and their SQLite implementation (migrations, WAL).
+        .target(
+            name: "Storage",
+            dependencies: ["Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "nohit",
@@ -62,6 +69,7 @@ let package = Package(
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Alerts", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Alerts", "Baseball"]),
         .testTarget(name: "NoHitCLITests", dependencies: ["nohit", "Retrosheet", "TestSupport"]),
     ]
 )

@@ -49,6 +49,27 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
     /// Why the no-hitter does not count (`endedNotOfficial`).
     package var reason: UnofficialReason?
 
+    package init(
+        id: String, gameID: String, pitchingSide: Side, kind: Kind, outs: Int, inning: Int, battingSide: Side,
+        outsInInning: Int, score: PerSide<Int>, perfect: Bool, pitchers: [PlayerID], batter: PlayerID? = nil,
+        eventType: EventType? = nil, reason: UnofficialReason? = nil
+    ) {
+        self.id = id
+        self.gameID = gameID
+        self.pitchingSide = pitchingSide
+        self.kind = kind
+        self.outs = outs
+        self.inning = inning
+        self.battingSide = battingSide
+        self.outsInInning = outsInInning
+        self.score = score
+        self.perfect = perfect
+        self.pitchers = pitchers
+        self.batter = batter
+        self.eventType = eventType
+        self.reason = reason
+    }
+
     /// Bids become notable once they are hitless through four innings (12 outs), the earliest
     /// threshold a user can choose; moments before that are not derived.
     package static let notableOuts = 12

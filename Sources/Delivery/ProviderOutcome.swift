@@ -1,0 +1,100 @@
+import Foundation
+
+/// What a provider said about one delivery attempt, already classified.
+package enum ProviderOutcome: Sendable, Hashable {
+    /// Accepted (APNs 200, Web Push 201, webhook 2xx).
+    case accepted
+    /// The token, subscription or endpoint is gone: stop sending to it. `since` is when the
+    /// provider learned it (APNs 410 `timestamp`); a device registered after that is not pruned.
+    case gone(reason: String, since: Date?)
+    /// Will never succeed as sent (bad request, forbidden, too large): record and stop.
+    case rejected(status: Int, reason: String)
+    /// Try again later (429, 5xx, timeout), after `retryAfter` when the provider said.
+    case transient(reason: String, retryAfter: TimeInterval?)
+    /// APNs 403 ExpiredProviderToken: the JWT must be refreshed.
+    case expiredProviderToken
+    /// The connection went away under the request (GOAWAY, reset): send again on a new one.
+    case connectionLost(reason: String)
+}
+
+/// The delivery's next step.
+package enum DeliveryAction: Sendable, Hashable {
+    case markDelivered
+    /// Put back in the queue for `at`.
+    case retry(at: Date, reason: String)
+    /// Refresh the provider token, then send again at once.
+    case refreshTokenAndRetry
+    /// Disable the device and stop.
+    case pruneDevice(reason: String)
+    /// Stop with this reason.
+    case fail(reason: String)
+}
+
+/// The retry policy of one delivery: exponential backoff with full jitter, Retry-After honoured,
+/// one token refresh, immediate resend after a lost connection, and a deadline after which an
+/// alert is stale. A value: the dispatcher feeds it outcomes and performs the actions.
+package struct RetryPolicy: Sendable, Hashable {
+    package var baseDelay: TimeInterval = 1
+    package var maximumDelay: TimeInterval = 60
+    package var maximumAttempts = 10
+    /// After this long since the moment an alert is no longer worth sending.
+    package var staleAfter: TimeInterval = 30 * 60
+
+    package init() {}
+}
+
+/// Where one delivery stands in its retries.
+package struct DeliveryRetryState: Sendable, Hashable {
+    package var attempts: Int
+    package var tokenRefreshed: Bool
+    package var createdAt: Date
+    package var registeredAt: Date
+
+    package init(attempts: Int, tokenRefreshed: Bool = false, createdAt: Date, registeredAt: Date) {
+        self.attempts = attempts
+        self.tokenRefreshed = tokenRefreshed
+        self.createdAt = createdAt
+        self.registeredAt = registeredAt
+    }
+
+    /// The next step after `outcome`, at `now`; `random` in [0, 1) picks the jitter.
+    package mutating func next(
+        after outcome: ProviderOutcome, policy: RetryPolicy, now: Date, random: Double
+    ) -> DeliveryAction {
+        let stale = now.timeIntervalSince(createdAt) > policy.staleAfter
+        switch outcome {
+        case .accepted:
+            return .markDelivered
+        case .gone(let reason, let since):
+            if let since, registeredAt > since {
+                // Re-registered after the provider noticed: the device is fine, this send is not.
+                return .fail(reason: "\(reason) (older than the device's registration; device kept)")
+            }
+            return .pruneDevice(reason: reason)
+        case .rejected(let status, let reason):
+            return .fail(reason: "\(status) \(reason)")
+        case .expiredProviderToken:
+            if tokenRefreshed {
+                return backoff(reason: "ExpiredProviderToken after a refresh", retryAfter: nil, policy: policy, now: now, random: random, stale: stale)
+            }
+            tokenRefreshed = true
+            return .refreshTokenAndRetry
+        case .connectionLost(let reason):
+            guard attempts < policy.maximumAttempts, !stale else { return .fail(reason: "gave up: \(reason)") }
+            return .retry(at: now, reason: reason)
+        case .transient(let reason, let retryAfter):
+            return backoff(reason: reason, retryAfter: retryAfter, policy: policy, now: now, random: random, stale: stale)
+        }
+    }
+
+    private func backoff(
+        reason: String, retryAfter: TimeInterval?, policy: RetryPolicy, now: Date, random: Double, stale: Bool
+    ) -> DeliveryAction {
+        guard attempts < policy.maximumAttempts, !stale else {
+            return .fail(reason: "gave up after \(attempts) attempts: \(reason)")
+        }
+        let ceiling = min(policy.maximumDelay, policy.baseDelay * pow(2, Double(max(attempts - 1, 0))))
+        let delay = max(retryAfter ?? 0, ceiling * min(max(random, 0), 1))
+        return .retry(at: now.addingTimeInterval(delay), reason: reason)
+    }
+}

@@ -1,0 +1,532 @@
+import Alerts
+import Foundation
+import GRDB
+
+/// Every store on one SQLite file (WAL), the default: nothing to install, `nohit serve` just
+/// works. Writes that belong together (a moment and all its deliveries) are one transaction.
+package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, OutboxStore {
+    private let database: any DatabaseWriter
+
+    /// Opens (creating and migrating if needed) the database at `path`.
+    package init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // A committed transaction survives the process being killed (it is in the OS's
+            // cache); fsync per commit would only guard against power loss.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        database = pool
+        try Self.migrator.migrate(pool)
+    }
+
+    /// An in-memory database, for tests.
+    package init(inMemory: Void) throws {
+        let queue = try DatabaseQueue()
+        database = queue
+        try Self.migrator.migrate(queue)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("1 devices, moments, outbox") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE devices (
+                        id TEXT PRIMARY KEY,
+                        channel TEXT NOT NULL,
+                        address TEXT NOT NULL,
+                        environment TEXT,
+                        topic TEXT,
+                        key1 TEXT,
+                        key2 TEXT,
+                        preferences TEXT NOT NULL,
+                        secret_hash TEXT NOT NULL,
+                        registered_at REAL NOT NULL,
+                        active INTEGER NOT NULL,
+                        status_reason TEXT,
+                        status_at REAL
+                    );
+                    CREATE TABLE favourite_teams (
+                        device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                        team TEXT NOT NULL,
+                        PRIMARY KEY (device_id, team)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX favourite_teams_team ON favourite_teams(team);
+                    CREATE TABLE moments (
+                        id TEXT PRIMARY KEY,
+                        game_id TEXT NOT NULL,
+                        occurred_at REAL NOT NULL,
+                        body TEXT NOT NULL
+                    );
+                    CREATE INDEX moments_game ON moments(game_id, occurred_at);
+                    CREATE INDEX moments_time ON moments(occurred_at);
+                    CREATE TABLE payloads (
+                        id INTEGER PRIMARY KEY,
+                        key TEXT NOT NULL UNIQUE,
+                        body BLOB NOT NULL
+                    );
+                    CREATE TABLE outbox (
+                        id INTEGER PRIMARY KEY,
+                        delivery_id TEXT NOT NULL UNIQUE,
+                        moment_id TEXT NOT NULL REFERENCES moments(id),
+                        device_id TEXT NOT NULL,
+                        channel TEXT NOT NULL,
+                        payload_id INTEGER NOT NULL REFERENCES payloads(id),
+                        bid_key TEXT NOT NULL,
+                        moment_kind TEXT NOT NULL,
+                        moment_outs INTEGER NOT NULL,
+                        created_at REAL NOT NULL,
+                        expires_at REAL NOT NULL,
+                        due_at REAL NOT NULL,
+                        state INTEGER NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        token_refreshed INTEGER NOT NULL DEFAULT 0,
+                        attempt_started_at REAL,
+                        finished_at REAL,
+                        last_error TEXT,
+                        resent_in_doubt INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX outbox_due ON outbox(channel, state, due_at);
+                    CREATE INDEX outbox_bid ON outbox(bid_key, device_id);
+                    """)
+        }
+        return migrator
+    }
+
+    /// Outbox row states.
+    enum State: Int {
+        case pending = 0
+        case sending = 1
+        case delivered = 2
+        case failed = 3
+        case superseded = 4
+    }
+
+    // MARK: Devices
+
+    package func register(_ device: Device) async throws {
+        let preferences = try Self.encode(device.preferences)
+        try await database.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [device.id.uuidString]) == true {
+                throw StoreError.duplicate("device \(device.id)")
+            }
+            let address = Self.address(of: device.channel)
+            var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)
+            if case .disabled(let why, let when) = device.status { (active, reason, at) = (false, why, when.timeIntervalSince1970) }
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (id, channel, address, environment, topic, key1, key2, preferences, secret_hash,
+                        registered_at, active, status_reason, status_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    device.id.uuidString, device.channel.kind.rawValue, address.address, address.environment,
+                    address.topic, address.key1, address.key2, preferences, device.secretHash,
+                    device.registeredAt.timeIntervalSince1970, active, reason, at,
+                ])
+            try Self.replaceFavourites(db, deviceID: device.id, teams: device.preferences.favouriteTeams)
+        }
+    }
+
+    package func device(id: UUID) async throws -> Device? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id.uuidString]).map(Self.device)
+        }
+    }
+
+    package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
+        let address = Self.address(of: channel)
+        return try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE devices SET channel = ?, address = ?, environment = ?, topic = ?, key1 = ?, key2 = ?,
+                        registered_at = ?, active = 1, status_reason = NULL, status_at = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    channel.kind.rawValue, address.address, address.environment, address.topic, address.key1,
+                    address.key2, date.timeIntervalSince1970, id.uuidString,
+                ])
+            return db.changesCount > 0
+        }
+    }
+
+    package func disable(id: UUID, reason: String, at date: Date) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
+                arguments: [reason, date.timeIntervalSince1970, id.uuidString])
+            return db.changesCount > 0
+        }
+    }
+
+    package func delete(id: UUID) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [id.uuidString])
+            try db.execute(sql: "DELETE FROM devices WHERE id = ?", arguments: [id.uuidString])
+            return db.changesCount > 0
+        }
+    }
+
+    package func activeDevices() async throws -> [Device] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id").map(Self.device)
+        }
+    }
+
+    package func deviceCount() async throws -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") ?? 0 }
+    }
+
+    // MARK: Subscriptions
+
+    package func preferences(deviceID: UUID) async throws -> Preferences? {
+        try await database.read { db in
+            guard let text = try String.fetchOne(db, sql: "SELECT preferences FROM devices WHERE id = ?", arguments: [deviceID.uuidString])
+            else { return nil }
+            return try Self.decode(Preferences.self, text)
+        }
+    }
+
+    package func updatePreferences(deviceID: UUID, to preferences: Preferences) async throws -> Bool {
+        let text = try Self.encode(preferences)
+        return try await database.write { db in
+            try db.execute(sql: "UPDATE devices SET preferences = ? WHERE id = ?", arguments: [text, deviceID.uuidString])
+            guard db.changesCount > 0 else { return false }
+            try Self.replaceFavourites(db, deviceID: deviceID, teams: preferences.favouriteTeams)
+            return true
+        }
+    }
+
+    package func deviceIDs(favouring team: String) async throws -> [UUID] {
+        try await database.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT f.device_id FROM favourite_teams f JOIN devices d ON d.id = f.device_id
+                    WHERE f.team = ? AND d.active = 1 ORDER BY f.device_id
+                    """, arguments: [team.uppercased()]
+            ).compactMap(UUID.init(uuidString:))
+        }
+    }
+
+    private static func replaceFavourites(_ db: Database, deviceID: UUID, teams: [String]) throws {
+        try db.execute(sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [deviceID.uuidString])
+        for team in Set(teams.map { $0.uppercased() }) {
+            try db.execute(
+                sql: "INSERT INTO favourite_teams (device_id, team) VALUES (?, ?)", arguments: [deviceID.uuidString, team])
+        }
+    }
+
+    // MARK: Moments
+
+    package func moment(id: String) async throws -> StoredMoment? {
+        try await database.read { db in
+            try String.fetchOne(db, sql: "SELECT body FROM moments WHERE id = ?", arguments: [id])
+                .map { try Self.decode(StoredMoment.self, $0) }
+        }
+    }
+
+    package func recentMoments(limit: Int) async throws -> [StoredMoment] {
+        try await database.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT body FROM moments ORDER BY occurred_at DESC, rowid DESC LIMIT ?", arguments: [max(0, limit)]
+            ).map { try Self.decode(StoredMoment.self, $0) }
+        }
+    }
+
+    package func moments(gameID: String) async throws -> [StoredMoment] {
+        try await database.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT body FROM moments WHERE game_id = ? ORDER BY occurred_at, rowid", arguments: [gameID]
+            ).map { try Self.decode(StoredMoment.self, $0) }
+        }
+    }
+
+    // MARK: Outbox
+
+    @discardableResult
+    package func record(_ moment: StoredMoment, payloads: [StoredPayload], deliveries: [NewDelivery]) async throws
+        -> Bool
+    {
+        let body = try Self.encode(moment)
+        return try await database.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO moments (id, game_id, occurred_at, body) VALUES (?, ?, ?, ?)",
+                arguments: [moment.moment.id, moment.moment.gameID, moment.occurredAt.timeIntervalSince1970, body])
+            guard db.changesCount > 0 else { return false }
+            var payloadIDs: [String: Int64] = [:]
+            for payload in payloads {
+                try db.execute(
+                    sql: "INSERT INTO payloads (key, body) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET body = excluded.body",
+                    arguments: [payload.key, payload.body])
+                payloadIDs[payload.key] = try Int64.fetchOne(db, sql: "SELECT id FROM payloads WHERE key = ?", arguments: [payload.key])
+            }
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO outbox (delivery_id, moment_id, device_id, channel, payload_id, bid_key, moment_kind,
+                        moment_outs, created_at, expires_at, due_at, state)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+                    ON CONFLICT(delivery_id) DO NOTHING
+                    """)
+            let created = moment.occurredAt.timeIntervalSince1970
+            for delivery in deliveries {
+                guard let payloadID = payloadIDs[delivery.payloadKey] else {
+                    throw StoreError.corrupt("delivery \(delivery.id) names payload \(delivery.payloadKey), not given")
+                }
+                try insert.execute(arguments: [
+                    delivery.id.uuidString, moment.moment.id, delivery.deviceID.uuidString, delivery.channel.rawValue,
+                    payloadID, delivery.bidKey, delivery.momentKind.rawValue, delivery.momentOuts, created,
+                    delivery.expiresAt.timeIntervalSince1970, delivery.notBefore.timeIntervalSince1970,
+                ])
+            }
+            return true
+        }
+    }
+
+    package func history(bidKey: String) async throws -> [UUID: DeviceBidHistory] {
+        try await database.read { db in
+            var histories: [UUID: DeviceBidHistory] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT device_id, moment_id, moment_kind FROM outbox WHERE bid_key = ?", arguments: [bidKey])
+            while let row = try rows.next() {
+                guard let device = UUID(uuidString: row[0]) else { continue }
+                var history = histories[device] ?? DeviceBidHistory()
+                history.momentIDs.insert(row[1])
+                if let kind = Moment.Kind(rawValue: row[2]), kind.isProgress { history.progressSent = true }
+                histories[device] = history
+            }
+            return histories
+        }
+    }
+
+    private final class PayloadCache: @unchecked Sendable {
+        // Accessed only inside `database.write` closures, which GRDB runs one at a time.
+        var bodies: [Int64: Data] = [:]
+    }
+    private let payloadCache = PayloadCache()
+
+    package func claim(channel: ChannelKind, now: Date, limit: Int) async throws -> [ClaimedDelivery] {
+        let cache = payloadCache
+        return try await database.write { db in
+            let rowIDs = try Int64.fetchAll(
+                db,
+                sql: """
+                    UPDATE outbox SET state = 1, attempts = attempts + 1, attempt_started_at = ?
+                    WHERE id IN (SELECT id FROM outbox WHERE channel = ? AND state = 0 AND due_at <= ?
+                                 ORDER BY due_at, id LIMIT ?)
+                    RETURNING id
+                    """, arguments: [now.timeIntervalSince1970, channel.rawValue, now.timeIntervalSince1970, limit])
+            guard !rowIDs.isEmpty else { return [] }
+            var claimed: [ClaimedDelivery] = []
+            claimed.reserveCapacity(rowIDs.count)
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT o.delivery_id, o.device_id, o.payload_id, o.bid_key, o.created_at, o.expires_at, o.attempts,
+                        o.token_refreshed, d.channel, d.address, d.environment, d.topic, d.key1, d.key2, d.registered_at
+                    FROM outbox o JOIN devices d ON d.id = o.device_id
+                    WHERE o.id IN (\(rowIDs.map(String.init).joined(separator: ",")))
+                    ORDER BY o.due_at, o.id
+                    """)
+            while let row = try rows.next() {
+                let payloadID: Int64 = row[2]
+                let payload: Data
+                if let cached = cache.bodies[payloadID] {
+                    payload = cached
+                } else {
+                    payload = try Data.fetchOne(db, sql: "SELECT body FROM payloads WHERE id = ?", arguments: [payloadID]) ?? Data()
+                    if cache.bodies.count > 1024 { cache.bodies.removeAll() }
+                    cache.bodies[payloadID] = payload
+                }
+                guard let id = UUID(uuidString: row[0]), let device = UUID(uuidString: row[1]),
+                    let channel = Self.channel(
+                        kind: row[8], address: row[9], environment: row[10], topic: row[11], key1: row[12], key2: row[13])
+                else { throw StoreError.corrupt("outbox row \(row[0] as String)") }
+                claimed.append(
+                    ClaimedDelivery(
+                        id: id, deviceID: device, channel: channel, payload: payload, bidKey: row[3],
+                        createdAt: Date(timeIntervalSince1970: row[4]), expiresAt: Date(timeIntervalSince1970: row[5]),
+                        deviceRegisteredAt: Date(timeIntervalSince1970: row[14]), attempts: row[6],
+                        tokenRefreshed: row[7]))
+            }
+            return claimed
+        }
+    }
+
+    package func complete(_ results: [DeliveryResult]) async throws {
+        guard !results.isEmpty else { return }
+        try await database.write { db in
+            let finish = try db.cachedStatement(
+                sql: "UPDATE outbox SET state = ?, finished_at = ?, last_error = ? WHERE delivery_id = ?")
+            let retry = try db.cachedStatement(
+                sql: "UPDATE outbox SET state = 0, due_at = ?, last_error = ?, token_refreshed = ? WHERE delivery_id = ?")
+            for result in results {
+                switch result {
+                case .delivered(let id, let at):
+                    try finish.execute(arguments: [State.delivered.rawValue, at.timeIntervalSince1970, nil, id.uuidString])
+                case .retry(let id, let at, let reason, let refreshed):
+                    try retry.execute(arguments: [at.timeIntervalSince1970, reason, refreshed, id.uuidString])
+                case .failed(let id, let reason, let at):
+                    try finish.execute(arguments: [State.failed.rawValue, at.timeIntervalSince1970, reason, id.uuidString])
+                case .pruned(let id, let device, let reason, let at):
+                    try finish.execute(arguments: [State.failed.rawValue, at.timeIntervalSince1970, reason, id.uuidString])
+                    try db.execute(
+                        sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
+                        arguments: [reason, at.timeIntervalSince1970, device.uuidString])
+                    // Nothing more goes to a pruned device.
+                    try db.execute(
+                        sql: "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE device_id = ? AND state = 0",
+                        arguments: [at.timeIntervalSince1970, "device pruned: \(reason)", device.uuidString])
+                }
+            }
+        }
+    }
+
+    package func recoverInDoubt(now: Date) async throws -> RecoveryReport {
+        try await database.write { db in
+            var report = RecoveryReport()
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT o.delivery_id,
+                        EXISTS (SELECT 1 FROM outbox later WHERE later.device_id = o.device_id
+                                AND later.bid_key = o.bid_key AND later.state = 2 AND later.created_at > o.created_at)
+                    FROM outbox o WHERE o.state = 1
+                    """)
+            for row in rows {
+                guard let id = UUID(uuidString: row[0]) else { continue }
+                if row[1] as Bool {
+                    report.superseded.append(id)
+                    try db.execute(
+                        sql: "UPDATE outbox SET state = 4, finished_at = ?, last_error = ? WHERE delivery_id = ?",
+                        arguments: [now.timeIntervalSince1970, "in doubt after a restart; a later alert of the bid was delivered", id.uuidString])
+                } else {
+                    report.requeued.append(id)
+                    try db.execute(
+                        sql: "UPDATE outbox SET state = 0, due_at = ?, resent_in_doubt = resent_in_doubt + 1 WHERE delivery_id = ?",
+                        arguments: [now.timeIntervalSince1970, id.uuidString])
+                }
+            }
+            return report
+        }
+    }
+
+    package func outboxCounts() async throws -> OutboxCounts {
+        try await database.read { db in
+            var counts = OutboxCounts()
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM outbox GROUP BY state") {
+                let count: Int = row[1]
+                switch State(rawValue: row[0]) {
+                case .pending: counts.pending = count
+                case .sending: counts.sending = count
+                case .delivered: counts.delivered = count
+                case .failed: counts.failed = count
+                case .superseded: counts.superseded = count
+                case nil: break
+                }
+            }
+            return counts
+        }
+    }
+
+    package func nextDue(channel: ChannelKind) async throws -> Date? {
+        try await database.read { db in
+            try Double.fetchOne(
+                db, sql: "SELECT MIN(due_at) FROM outbox WHERE channel = ? AND state = 0", arguments: [channel.rawValue]
+            ).map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    /// Rows in the outbox, for reports and tests: delivery id, state, attempts, in-doubt resends.
+    package func outboxRows() async throws -> [(id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?)] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT delivery_id, state, attempts, resent_in_doubt, last_error FROM outbox ORDER BY id")
+                .compactMap { row in
+                    UUID(uuidString: row[0]).map { ($0, row[1], row[2], row[3], row[4]) }
+                }
+        }
+    }
+
+    // MARK: Coding
+
+    private struct Address {
+        var address: String
+        var environment: String?
+        var topic: String?
+        var key1: String?
+        var key2: String?
+    }
+
+    private static func address(of channel: DeviceChannel) -> Address {
+        switch channel {
+        case .apns(let token, let environment, let topic), .liveActivity(let token, let environment, let topic):
+            Address(address: token, environment: environment.rawValue, topic: topic)
+        case .webPush(let endpoint, let p256dh, let auth):
+            Address(address: endpoint, key1: p256dh, key2: auth)
+        case .webhook(let url, let secret):
+            Address(address: url, key1: secret)
+        case .console(let label):
+            Address(address: label)
+        }
+    }
+
+    private static func channel(
+        kind: String, address: String, environment: String?, topic: String?, key1: String?, key2: String?
+    ) -> DeviceChannel? {
+        switch ChannelKind(rawValue: kind) {
+        case .apns:
+            guard let environment = environment.flatMap(APNsEnvironment.init(rawValue:)), let topic else { return nil }
+            return .apns(token: address, environment: environment, topic: topic)
+        case .liveActivity:
+            guard let environment = environment.flatMap(APNsEnvironment.init(rawValue:)), let topic else { return nil }
+            return .liveActivity(token: address, environment: environment, topic: topic)
+        case .webPush:
+            guard let key1, let key2 else { return nil }
+            return .webPush(endpoint: address, p256dh: key1, auth: key2)
+        case .webhook:
+            guard let key1 else { return nil }
+            return .webhook(url: address, secret: key1)
+        case .console:
+            return .console(label: address)
+        case nil:
+            return nil
+        }
+    }
+
+    private static func device(_ row: Row) throws -> Device {
+        guard let id = UUID(uuidString: row["id"]),
+            let channel = channel(
+                kind: row["channel"], address: row["address"], environment: row["environment"], topic: row["topic"],
+                key1: row["key1"], key2: row["key2"])
+        else { throw StoreError.corrupt("device \(row["id"] as String)") }
+        let active: Bool = row["active"]
+        let status: Device.Status =
+            active
+            ? .active
+            : .disabled(reason: row["status_reason"] ?? "", at: Date(timeIntervalSince1970: row["status_at"] ?? 0))
+        return Device(
+            id: id, channel: channel, preferences: try decode(Preferences.self, row["preferences"]),
+            registeredAt: Date(timeIntervalSince1970: row["registered_at"]), secretHash: row["secret_hash"],
+            status: status)
+    }
+
+    private static func encode<Value: Encodable>(_ value: Value) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private static func decode<Value: Decodable>(_ type: Value.Type, _ text: String) throws -> Value {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        do {
+            return try decoder.decode(type, from: Data(text.utf8))
+        } catch {
+            throw StoreError.corrupt("\(type): \(error)")
+        }
+    }
+}

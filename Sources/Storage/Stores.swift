@@ -1,0 +1,171 @@
+import Alerts
+import Foundation
+
+/// Registered devices.
+package protocol DeviceStore: Sendable {
+    /// Stores a new device. Throws `StoreError.duplicate` when the id exists.
+    func register(_ device: Device) async throws
+    func device(id: UUID) async throws -> Device?
+    /// Replaces the device's channel address (an APNs or Live Activity token rotated, a
+    /// subscription renewed) and re-activates it; false when there is no such device.
+    func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool
+    /// Stops sending to the device; false when there is no such device.
+    func disable(id: UUID, reason: String, at date: Date) async throws -> Bool
+    func delete(id: UUID) async throws -> Bool
+    /// Every active device.
+    func activeDevices() async throws -> [Device]
+    func deviceCount() async throws -> Int
+}
+
+/// What each device subscribes to: its preferences.
+package protocol SubscriptionStore: Sendable {
+    func preferences(deviceID: UUID) async throws -> Preferences?
+    /// Replaces the preferences (already validated); false when there is no such device.
+    func updatePreferences(deviceID: UUID, to preferences: Preferences) async throws -> Bool
+    /// Active devices with `team` among their favourites.
+    func deviceIDs(favouring team: String) async throws -> [UUID]
+}
+
+/// Moments, stored once each.
+package protocol MomentStore: Sendable {
+    func moment(id: String) async throws -> StoredMoment?
+    /// The most recent moments, newest first.
+    func recentMoments(limit: Int) async throws -> [StoredMoment]
+    func moments(gameID: String) async throws -> [StoredMoment]
+}
+
+/// The outbox: one row per (moment, device) to deliver, written with its moment in one
+/// transaction, and worked through by the dispatchers.
+package protocol OutboxStore: Sendable {
+    /// Stores `moment` with its payloads and deliveries in one transaction. When the moment was
+    /// already stored (derived again after a restart), nothing is written and false is returned.
+    @discardableResult
+    func record(_ moment: StoredMoment, payloads: [StoredPayload], deliveries: [NewDelivery]) async throws -> Bool
+    /// What each of `deviceIDs` has already been planned about the bid.
+    func history(bidKey: String) async throws -> [UUID: DeviceBidHistory]
+    /// Claims up to `limit` due deliveries of `channel`, recording each attempt as started (so a
+    /// crash from here leaves it in doubt, not forgotten).
+    func claim(channel: ChannelKind, now: Date, limit: Int) async throws -> [ClaimedDelivery]
+    /// Records the outcomes of attempts.
+    func complete(_ results: [DeliveryResult]) async throws
+    /// After a restart: attempts started and never finished are in doubt. Those superseded by a
+    /// later delivered alert of the same bid to the same device are dropped; the rest are queued
+    /// again under the same delivery id.
+    func recoverInDoubt(now: Date) async throws -> RecoveryReport
+    func outboxCounts() async throws -> OutboxCounts
+    /// When the next pending delivery of `channel` is due, if any.
+    func nextDue(channel: ChannelKind) async throws -> Date?
+}
+
+/// A moment as stored, with the game it belongs to and when it happened.
+package struct StoredMoment: Sendable, Hashable, Codable {
+    package var moment: Moment
+    package var game: GameInfo
+    package var occurredAt: Date
+
+    package init(moment: Moment, game: GameInfo, occurredAt: Date) {
+        self.moment = moment
+        self.game = game
+        self.occurredAt = occurredAt
+    }
+}
+
+/// A channel's bytes for a moment, shared by all its deliveries on that channel.
+package struct StoredPayload: Sendable, Hashable {
+    /// e.g. `<moment id>/apns/jinx-safe`.
+    package var key: String
+    package var body: Data
+
+    package init(key: String, body: Data) {
+        self.key = key
+        self.body = body
+    }
+}
+
+/// A delivery to write.
+package struct NewDelivery: Sendable, Hashable {
+    package var id: UUID
+    package var deviceID: UUID
+    package var channel: ChannelKind
+    package var payloadKey: String
+    package var notBefore: Date
+    package var expiresAt: Date
+    package var bidKey: String
+    package var momentKind: Moment.Kind
+    package var momentOuts: Int
+
+    package init(
+        id: UUID, deviceID: UUID, channel: ChannelKind, payloadKey: String, notBefore: Date, expiresAt: Date,
+        bidKey: String, momentKind: Moment.Kind, momentOuts: Int
+    ) {
+        self.id = id
+        self.deviceID = deviceID
+        self.channel = channel
+        self.payloadKey = payloadKey
+        self.notBefore = notBefore
+        self.expiresAt = expiresAt
+        self.bidKey = bidKey
+        self.momentKind = momentKind
+        self.momentOuts = momentOuts
+    }
+}
+
+/// A delivery claimed for an attempt.
+package struct ClaimedDelivery: Sendable, Hashable {
+    package var id: UUID
+    package var deviceID: UUID
+    package var channel: DeviceChannel
+    package var payload: Data
+    package var bidKey: String
+    package var createdAt: Date
+    package var expiresAt: Date
+    package var deviceRegisteredAt: Date
+    /// Attempts including this one.
+    package var attempts: Int
+    package var tokenRefreshed: Bool
+}
+
+/// The outcome of an attempt, to record.
+package enum DeliveryResult: Sendable, Hashable {
+    case delivered(id: UUID, at: Date)
+    case retry(id: UUID, at: Date, reason: String, tokenRefreshed: Bool)
+    case failed(id: UUID, reason: String, at: Date)
+    /// Failed, and the device is disabled.
+    case pruned(id: UUID, deviceID: UUID, reason: String, at: Date)
+}
+
+package struct RecoveryReport: Sendable, Hashable {
+    /// In doubt and queued again under the same id.
+    package var requeued: [UUID] = []
+    /// In doubt but superseded by a later delivered alert of the same bid: dropped.
+    package var superseded: [UUID] = []
+
+    package init(requeued: [UUID] = [], superseded: [UUID] = []) {
+        self.requeued = requeued
+        self.superseded = superseded
+    }
+}
+
+package struct OutboxCounts: Sendable, Hashable {
+    package var pending = 0
+    package var sending = 0
+    package var delivered = 0
+    package var failed = 0
+    package var superseded = 0
+
+    package init() {}
+    package var total: Int { pending + sending + delivered + failed + superseded }
+}
+
+/// A store operation that cannot be done.
+package enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    case duplicate(String)
+    case corrupt(String)
+
+    package var description: String {
+        switch self {
+        case .duplicate(let what): "already exists: \(what)"
+        case .corrupt(let what): "stored data cannot be read: \(what)"
+        }
+    }
+}

@@ -1,0 +1,260 @@
+import Alerts
+import Baseball
+import Foundation
+import Storage
+import Testing
+
+/// The store implementations every contract suite runs against.
+enum StoreFactory: String, CaseIterable, CustomTestStringConvertible {
+    case sqliteFile = "SQLite file"
+    case sqliteMemory = "SQLite in memory"
+
+    var testDescription: String { rawValue }
+
+    func make() throws -> SQLiteStore {
+        switch self {
+        case .sqliteFile:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+            return try SQLiteStore(path: path)
+        case .sqliteMemory:
+            return try SQLiteStore(inMemory: ())
+        }
+    }
+}
+
+enum Fixtures {
+    static let start = Date(timeIntervalSince1970: 1_598_400_000)
+
+    static func device(_ channel: DeviceChannel, at date: Date = start, teams: [String] = []) -> Device {
+        var preferences = Preferences()
+        preferences.favouriteTeams = teams
+        return Device(id: UUID(), channel: channel, preferences: preferences, registeredAt: date, secretHash: "hash")
+    }
+
+    static let apns = DeviceChannel.apns(token: String(repeating: "ab", count: 32), environment: .sandbox, topic: "com.example.nohit")
+
+    static func moment(_ kind: Moment.Kind = .hitlessInnings, outs: Int = 18, game: String = "CHA202008250") -> StoredMoment {
+        let moment = Moment(
+            id: Moment.id(gameID: game, side: .home, kind: kind, outs: outs), gameID: game, pitchingSide: .home,
+            kind: kind, outs: outs, inning: outs / 3, battingSide: .away, outsInInning: 3,
+            score: PerSide(away: 0, home: 4), perfect: false, pitchers: [PlayerID("gioll001")!], batter: nil,
+            eventType: nil, reason: nil)
+        let info = GameInfo(
+            id: game, date: "2020-08-25", away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
+            home: .init(code: "CHA", name: "Chicago White Sox", nickname: "White Sox"))
+        return StoredMoment(moment: moment, game: info, occurredAt: start.addingTimeInterval(TimeInterval(outs * 60)))
+    }
+
+    static func deliveries(_ moment: StoredMoment, to devices: [Device], due: Date? = nil) -> [NewDelivery] {
+        devices.map {
+            NewDelivery(
+                id: .delivery(momentID: moment.moment.id, deviceID: $0.id), deviceID: $0.id, channel: $0.channel.kind,
+                payloadKey: "\(moment.moment.id)/\($0.channel.kind.rawValue)", notBefore: due ?? moment.occurredAt,
+                expiresAt: moment.occurredAt.addingTimeInterval(1800), bidKey: "\(moment.moment.gameID)-home",
+                momentKind: moment.moment.kind, momentOuts: moment.moment.outs)
+        }
+    }
+
+    static func payloads(_ moment: StoredMoment) -> [StoredPayload] {
+        ChannelKind.allCases.map { StoredPayload(key: "\(moment.moment.id)/\($0.rawValue)", body: Data("\($0)".utf8)) }
+    }
+}
+
+@Suite struct DeviceStoreContractTests {
+    @Test(arguments: StoreFactory.allCases)
+    func everyChannelRoundTrips(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let channels: [DeviceChannel] = [
+            Fixtures.apns, .liveActivity(token: "cd", environment: .production, topic: "com.example.nohit"),
+            .webPush(endpoint: "https://push.example.net/x", p256dh: "BKey", auth: "auth"),
+            .webhook(url: "https://hooks.example.org/n", secret: "whsec_abc"), .console(label: "demo"),
+        ]
+        for channel in channels {
+            var device = Fixtures.device(channel, teams: ["cha", "NYA"])
+            device.preferences.jinxSafe = true
+            try await store.register(device)
+            var expected = device
+            expected.preferences.favouriteTeams = ["cha", "NYA"]
+            #expect(try await store.device(id: device.id) == expected)
+        }
+        #expect(try await store.deviceCount() == channels.count)
+        #expect(try await store.device(id: UUID()) == nil)
+    }
+
+    @Test(arguments: StoreFactory.allCases)
+    func duplicateRegistrationIsRefusedAndChangesNothing(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let device = Fixtures.device(Fixtures.apns)
+        try await store.register(device)
+        var other = device
+        other.channel = .console(label: "x")
+        await #expect(throws: StoreError.duplicate("device \(device.id)")) { try await store.register(other) }
+        #expect(try await store.device(id: device.id)?.channel == Fixtures.apns)
+    }
+
+    @Test(arguments: StoreFactory.allCases)
+    func disablingAndNewTokens(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let device = Fixtures.device(Fixtures.apns)
+        try await store.register(device)
+        #expect(try await store.disable(id: device.id, reason: "Unregistered", at: Fixtures.start))
+        #expect(try await store.activeDevices().isEmpty)
+        #expect(try await store.device(id: device.id)?.status == .disabled(reason: "Unregistered", at: Fixtures.start))
+        let rotated = DeviceChannel.apns(token: "ef01", environment: .sandbox, topic: "com.example.nohit")
+        let later = Fixtures.start.addingTimeInterval(60)
+        #expect(try await store.updateChannel(id: device.id, to: rotated, at: later))
+        let updated = try await store.device(id: device.id)
+        #expect(updated?.channel == rotated)
+        #expect(updated?.isActive == true)
+        #expect(updated?.registeredAt == later)
+        #expect(try await store.disable(id: UUID(), reason: "x", at: later) == false)
+        #expect(try await store.delete(id: device.id))
+        #expect(try await store.device(id: device.id) == nil)
+    }
+}
+
+@Suite struct SubscriptionStoreContractTests {
+    @Test(arguments: StoreFactory.allCases)
+    func preferencesAndFavourites(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let fan = Fixtures.device(Fixtures.apns, teams: ["CHA"])
+        let other = Fixtures.device(.console(label: "x"), teams: ["PIT"])
+        try await store.register(fan)
+        try await store.register(other)
+        #expect(try await store.deviceIDs(favouring: "cha") == [fan.id])
+        var preferences = Preferences()
+        preferences.favouriteTeams = ["PIT", "MIL"]
+        preferences.thresholdInnings = 7
+        #expect(try await store.updatePreferences(deviceID: fan.id, to: preferences))
+        #expect(try await store.preferences(deviceID: fan.id) == preferences)
+        #expect(try await store.deviceIDs(favouring: "CHA").isEmpty)
+        #expect(Set(try await store.deviceIDs(favouring: "PIT")) == [fan.id, other.id])
+        _ = try await store.disable(id: other.id, reason: "x", at: Fixtures.start)
+        #expect(try await store.deviceIDs(favouring: "PIT") == [fan.id])
+        #expect(try await store.updatePreferences(deviceID: UUID(), to: preferences) == false)
+        #expect(try await store.preferences(deviceID: UUID()) == nil)
+    }
+}
+
+@Suite struct MomentStoreContractTests {
+    @Test(arguments: StoreFactory.allCases)
+    func momentsAreStoredOnceAndListed(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let early = Fixtures.moment(outs: 15)
+        let late = Fixtures.moment(outs: 18)
+        let elsewhere = Fixtures.moment(outs: 12, game: "MIL202009130")
+        for moment in [early, late, elsewhere] {
+            #expect(try await store.record(moment, payloads: [], deliveries: []))
+        }
+        #expect(try await store.record(late, payloads: [], deliveries: []) == false)
+        #expect(try await store.moment(id: late.moment.id) == late)
+        #expect(try await store.moments(gameID: "CHA202008250").map(\.moment.outs) == [15, 18])
+        #expect(try await store.recentMoments(limit: 2).map(\.moment.id) == [late.moment.id, early.moment.id])
+        #expect(try await store.moment(id: "nope") == nil)
+    }
+}
+
+@Suite struct OutboxStoreContractTests {
+    @Test(arguments: StoreFactory.allCases)
+    func momentAndDeliveriesAreWrittenTogetherOnce(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let devices = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
+        for device in devices { try await store.register(device) }
+        let moment = Fixtures.moment()
+        #expect(try await store.record(moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices)))
+        // Derived again (a restart): nothing new.
+        #expect(try await store.record(moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices)) == false)
+        #expect(try await store.outboxCounts().pending == 3)
+        // A delivery naming a payload that is not there: the whole write is refused.
+        let bad = Fixtures.moment(outs: 21)
+        var deliveries = Fixtures.deliveries(bad, to: devices)
+        deliveries[1].payloadKey = "missing"
+        await #expect(throws: StoreError.self) { try await store.record(bad, payloads: Fixtures.payloads(bad), deliveries: deliveries) }
+        #expect(try await store.moment(id: bad.moment.id) == nil)
+        #expect(try await store.outboxCounts().total == 3)
+    }
+
+    @Test(arguments: StoreFactory.allCases)
+    func claimsAreDueAndPerChannelAndCountAttempts(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let phone = Fixtures.device(Fixtures.apns)
+        let hook = Fixtures.device(.webhook(url: "https://hooks.example.org/n", secret: "whsec_x"))
+        try await store.register(phone)
+        try await store.register(hook)
+        let moment = Fixtures.moment()
+        let due = moment.occurredAt.addingTimeInterval(30)
+        try await store.record(moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: [phone, hook], due: due))
+        #expect(try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10).isEmpty)
+        #expect(try await store.nextDue(channel: .apns) == due)
+        let claimed = try await store.claim(channel: .apns, now: due, limit: 10)
+        #expect(claimed.map(\.deviceID) == [phone.id])
+        #expect(claimed.first?.attempts == 1)
+        #expect(claimed.first?.channel == Fixtures.apns)
+        #expect(claimed.first?.payload == Data("apns".utf8))
+        #expect(claimed.first?.id == .delivery(momentID: moment.moment.id, deviceID: phone.id))
+        #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)
+        #expect(try await store.outboxCounts().sending == 1)
+        try await store.complete([.retry(id: claimed[0].id, at: due.addingTimeInterval(5), reason: "503", tokenRefreshed: true)])
+        #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)
+        let again = try await store.claim(channel: .apns, now: due.addingTimeInterval(5), limit: 10)
+        #expect(again.first?.attempts == 2)
+        #expect(again.first?.tokenRefreshed == true)
+        try await store.complete([.delivered(id: again[0].id, at: due.addingTimeInterval(6))])
+        #expect(try await store.outboxCounts().delivered == 1)
+    }
+
+    @Test(arguments: StoreFactory.allCases)
+    func pruningDisablesTheDeviceAndDropsItsQueue(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let phone = Fixtures.device(Fixtures.apns)
+        try await store.register(phone)
+        let first = Fixtures.moment(outs: 18)
+        let second = Fixtures.moment(outs: 21)
+        try await store.record(first, payloads: Fixtures.payloads(first), deliveries: Fixtures.deliveries(first, to: [phone]))
+        try await store.record(second, payloads: Fixtures.payloads(second), deliveries: Fixtures.deliveries(second, to: [phone]))
+        let claimed = try await store.claim(channel: .apns, now: first.occurredAt, limit: 1)
+        try await store.complete([.pruned(id: claimed[0].id, deviceID: phone.id, reason: "410 Unregistered", at: first.occurredAt)])
+        #expect(try await store.device(id: phone.id)?.isActive == false)
+        let counts = try await store.outboxCounts()
+        #expect(counts.failed == 2)
+        #expect(counts.pending == 0)
+    }
+
+    @Test(arguments: StoreFactory.allCases)
+    func inDoubtAttemptsAreRequeuedUnlessSuperseded(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let phones = (0..<2).map { _ in Fixtures.device(Fixtures.apns) }
+        for phone in phones { try await store.register(phone) }
+        let seventh = Fixtures.moment(outs: 21)
+        let eighth = Fixtures.moment(outs: 24)
+        try await store.record(seventh, payloads: Fixtures.payloads(seventh), deliveries: Fixtures.deliveries(seventh, to: phones))
+        // Both attempts start; the process dies before either outcome is recorded.
+        let inFlight = try await store.claim(channel: .apns, now: seventh.occurredAt, limit: 10)
+        #expect(inFlight.count == 2)
+        // The 8th-inning alert reaches phone 0 (recorded before the crash).
+        try await store.record(eighth, payloads: Fixtures.payloads(eighth), deliveries: Fixtures.deliveries(eighth, to: [phones[0]]))
+        let eighthClaim = try await store.claim(channel: .apns, now: eighth.occurredAt, limit: 10)
+        try await store.complete([.delivered(id: eighthClaim[0].id, at: eighth.occurredAt)])
+
+        let report = try await store.recoverInDoubt(now: eighth.occurredAt)
+        #expect(report.superseded == [.delivery(momentID: seventh.moment.id, deviceID: phones[0].id)])
+        #expect(report.requeued == [.delivery(momentID: seventh.moment.id, deviceID: phones[1].id)])
+        let resent = try await store.claim(channel: .apns, now: eighth.occurredAt, limit: 10)
+        #expect(resent.map(\.id) == report.requeued)
+        #expect(resent.first?.attempts == 2)
+    }
+
+    @Test(arguments: StoreFactory.allCases)
+    func historyTellsWhatEachDeviceWasPlanned(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let phones = (0..<2).map { _ in Fixtures.device(Fixtures.apns) }
+        for phone in phones { try await store.register(phone) }
+        let innings = Fixtures.moment(.hitlessInnings, outs: 18)
+        let change = Fixtures.moment(.pitchingChange, outs: 19)
+        try await store.record(innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: [phones[0]]))
+        try await store.record(change, payloads: Fixtures.payloads(change), deliveries: Fixtures.deliveries(change, to: [phones[1]]))
+        let history = try await store.history(bidKey: "CHA202008250-home")
+        #expect(history[phones[0].id] == DeviceBidHistory(progressSent: true, momentIDs: [innings.moment.id]))
+        #expect(history[phones[1].id] == DeviceBidHistory(progressSent: false, momentIDs: [change.moment.id]))
+    }
+}
