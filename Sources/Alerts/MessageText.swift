@@ -42,6 +42,9 @@ package struct MessageStrings: Sendable {
     package var events: [EventType: String]
     package var reasons: [UnofficialReason: String]
     package var jinxWord: String
+    /// "no-hit" as a verb, and how jinx-safe wording says it.
+    package var noHitVerb: String
+    package var jinxNoHitVerb: String
     package var jinxPerfect: String
 
     package static let english = MessageStrings(
@@ -57,7 +60,7 @@ package struct MessageStrings: Sendable {
         titleBrokenUp: "{kind} broken up",
         bodyBrokenUp: "{batter} broke it up with {event} off {pitcher}, {situation}. {score}.",
         titleCompleted: "{Kind}! {pitchers}",
-        bodyCompleted: "The {pitchingTeam} no-hit the {battingTeam}. Final: {score}.",
+        bodyCompleted: "The {pitchingTeam} {noHit} the {battingTeam}. Final: {score}.",
         titleNotOfficial: "Hitless, but not an official {kind}",
         bodyNotOfficial: "The {pitchingTeam} held the {battingTeam} without a hit, but it does not count: {reason}. Final: {score}.",
         titleRevived: "Scoring change: the {kind} is alive again",
@@ -79,7 +82,7 @@ package struct MessageStrings: Sendable {
             .brokenInExtraInnings: "the first hit came in extra innings",
             .roadTeamLostInEightInnings: "the road team lost, so it pitched only 8 innings",
         ],
-        jinxWord: "No-H****r", jinxPerfect: "P*****t game")
+        jinxWord: "No-H****r", noHitVerb: "no-hit", jinxNoHitVerb: "did not allow a hit to", jinxPerfect: "P*****t game")
 
     /// Strings by language; English is the fallback.
     package static func forLanguage(_ language: String) -> MessageStrings {
@@ -121,7 +124,7 @@ package enum MessageText {
             "innings": "\(innings)", "ninthOuts": strings.ninthOuts[moment.outs - 24] ?? "\(moment.outs - 24) outs",
             "outsSoFar": "\(moment.outs)",
             "pitchingTeam": pitching.nickname, "battingTeam": batting.nickname, "score": score, "situation": situation,
-            "newPitcher": pitchers.last ?? "",
+            "newPitcher": pitchers.last ?? "", "noHit": jinxSafe ? strings.jinxNoHitVerb : strings.noHitVerb,
         ]
         if let batter = moment.batter { values["batter"] = game.name(of: batter) }
         if let event = moment.eventType { values["event"] = strings.events[event] ?? "\(event)" }

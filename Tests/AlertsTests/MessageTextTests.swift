@@ -1,0 +1,75 @@
+import Alerts
+import Baseball
+import Retrosheet
+import TestSupport
+import Testing
+
+/// Alert wording on the moments of a real no-hitter.
+@Suite struct MessageTextTests {
+    static let game = GameInfo(
+        id: "CHA202008250", date: "2020-08-25",
+        away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
+        home: .init(code: "CHA", name: "Chicago White Sox", nickname: "White Sox"),
+        broadcasts: [
+            Broadcast(kind: .tv, name: "NBC Sports Chicago", side: .home),
+            Broadcast(kind: .tv, name: "ESPN", isNational: true, side: .home),
+            Broadcast(kind: .tv, name: "ESPN", isNational: true, side: .away),
+            Broadcast(kind: .radio, name: "WGN Radio 720", callSign: "WGN", side: .home),
+        ],
+        players: ["gioll001": "Lucas Giolito"])
+
+    static func giolitoMoments() throws -> [Moment] {
+        let record = try MomentTests.game("retrosheet/2020/2020CHA.EVA", "CHA202008250")
+        return try MomentTests.moments(of: record).1
+    }
+
+    @Test func progressAlertNamesPitcherScoreSituationAndWhereToWatch() throws {
+        let seventh = try #require(try Self.giolitoMoments().first { $0.kind == .hitlessInnings && $0.outs == 21 })
+        let message = MessageText.render(seventh, game: Self.game)
+        #expect(message.title == "Lucas Giolito: no-hitter through 7")
+        #expect(
+            message.body
+                == "The White Sox have held the Pirates hitless through 7 innings. PIT 0, CHA 4, end of the top of the 7th. Watch: ESPN, NBC Sports Chicago. Listen: WGN (WGN Radio 720).")
+        #expect(message.bidKey == "CHA202008250-home")
+    }
+
+    @Test func ninthInningOutsAndCompletion() throws {
+        let moments = try Self.giolitoMoments()
+        let twoOuts = try #require(moments.first { $0.kind == .ninthInningOut && $0.outs == 26 })
+        #expect(MessageText.render(twoOuts, game: Self.game).title == "Two outs in the 9th: Lucas Giolito's no-hitter")
+        let completed = try #require(moments.last)
+        let message = MessageText.render(completed, game: Self.game)
+        #expect(message.title == "No-hitter! Lucas Giolito")
+        #expect(message.body == "The White Sox no-hit the Pirates. Final: PIT 0, CHA 4.")
+    }
+
+    @Test func jinxSafeWordingNeverSaysIt() throws {
+        for moment in try Self.giolitoMoments() {
+            let message = MessageText.render(moment, game: Self.game, jinxSafe: true)
+            let text = (message.title + " " + message.body).lowercased()
+            #expect(!text.contains("no-hitter"))
+            #expect(!text.contains("no-hit "))
+        }
+    }
+
+    @Test func brokenUpSaysByWhomHowAndWhen() throws {
+        let record = try MomentTests.game("retrosheet/2012/2012DET.EVA", "DET201205180")
+        let broken = try #require(try MomentTests.moments(of: record).1.last { $0.kind == .brokenUp })
+        let game = GameInfo(
+            id: record.id, date: "2012-05-18", away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
+            home: .init(code: "DET", name: "Detroit Tigers", nickname: "Tigers"),
+            players: ["harrj002": "Josh Harrison", "verlj001": "Justin Verlander"])
+        let message = MessageText.render(broken, game: game)
+        #expect(message.title == "No-hitter broken up")
+        #expect(message.body == "Josh Harrison broke it up with a single off Justin Verlander, 1 out in the top of the 9th. PIT 0, DET 6.")
+    }
+
+    @Test func longTextIsCutToFitAPayload() throws {
+        var game = Self.game
+        game.broadcasts = (0..<400).map { Broadcast(kind: .tv, name: "Channel number \($0) of many") }
+        let moment = try #require(try Self.giolitoMoments().first)
+        let message = MessageText.render(moment, game: game)
+        #expect(message.body.utf8.count <= MessageText.maximumTextBytes)
+        #expect(message.body.hasSuffix("…"))
+    }
+}

@@ -1,0 +1,130 @@
+import Alerts
+import Baseball
+import Foundation
+import Testing
+
+/// The planner, case by case.
+@Suite struct PlannerTests {
+    static let time = Date(timeIntervalSince1970: 1_598_403_600)  // 2020-08-26 01:00 UTC (20:00 in Chicago)
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var kind: Moment.Kind
+        var outs: Int
+        var teams = ["CHA", "PIT"]
+        var setup: @Sendable (inout Preferences) -> Void = { _ in }
+        var history = DeviceBidHistory()
+        var channel = DeviceChannel.console(label: "x")
+        var expected: PlanDecision
+        var testDescription: String { name }
+    }
+
+    static let progressed = DeviceBidHistory(progressSent: true, momentIDs: ["earlier"])
+
+    static let cases: [Case] = [
+        Case(name: "default threshold reached", kind: .hitlessInnings, outs: 18, expected: .send(notBefore: time)),
+        Case(name: "below the default threshold", kind: .hitlessInnings, outs: 15, expected: .skip(.belowThreshold)),
+        Case(
+            name: "favourite team's earlier threshold", kind: .hitlessInnings, outs: 12,
+            setup: { $0.favouriteTeams = ["PIT"] }, expected: .send(notBefore: time)),
+        Case(
+            name: "own threshold of 8", kind: .hitlessInnings, outs: 21, setup: { $0.thresholdInnings = 8 },
+            expected: .skip(.belowThreshold)),
+        Case(
+            name: "once per bid: only the first", kind: .hitlessInnings, outs: 21, setup: { $0.frequency = .oncePerBid },
+            history: progressed, expected: .skip(.frequency)),
+        Case(name: "every inning: the next one too", kind: .hitlessInnings, outs: 21, history: progressed, expected: .send(notBefore: time)),
+        Case(name: "ninth-inning outs need the every-out setting", kind: .ninthInningOut, outs: 25, history: progressed, expected: .skip(.frequency)),
+        Case(
+            name: "ninth-inning outs when asked for", kind: .ninthInningOut, outs: 26,
+            setup: { $0.frequency = .everyOutInNinth }, history: progressed, expected: .send(notBefore: time)),
+        Case(name: "broken up after being told", kind: .brokenUp, outs: 25, history: progressed, expected: .send(notBefore: time)),
+        Case(name: "broken up, never told of the bid", kind: .brokenUp, outs: 25, expected: .skip(.notFollowingBid)),
+        Case(
+            name: "perfect game lost, once per bid", kind: .perfectGameLost, outs: 19, setup: { $0.frequency = .oncePerBid },
+            history: progressed, expected: .skip(.frequency)),
+        Case(name: "pitching change while following", kind: .pitchingChange, outs: 21, history: progressed, expected: .send(notBefore: time)),
+        Case(name: "completed, even with a threshold of 9", kind: .completed, outs: 27, setup: { $0.thresholdInnings = 9 }, expected: .send(notBefore: time)),
+        Case(name: "ended not official is opt-in", kind: .endedNotOfficial, outs: 24, history: progressed, expected: .skip(.kindNotWanted)),
+        Case(
+            name: "ended not official when opted in", kind: .endedNotOfficial, outs: 24,
+            setup: { $0.kinds.insert(.endedNotOfficial) }, history: progressed, expected: .send(notBefore: time)),
+        Case(name: "revived past the threshold", kind: .revived, outs: 21, expected: .send(notBefore: time)),
+        Case(
+            name: "kind turned off", kind: .pitchingChange, outs: 21, setup: { $0.kinds.remove(.pitchingChange) },
+            history: progressed, expected: .skip(.kindNotWanted)),
+        Case(
+            name: "spoiler delay", kind: .hitlessInnings, outs: 18, setup: { $0.spoilerDelaySeconds = 90 },
+            expected: .send(notBefore: time.addingTimeInterval(90))),
+        Case(
+            name: "quiet hours skip in-progress alerts", kind: .hitlessInnings, outs: 18,
+            setup: { $0.quietHours = .init(start: 19 * 60, end: 7 * 60, timeZone: "America/Chicago") },
+            expected: .skip(.quietHours)),
+        Case(
+            name: "quiet hours hold a completed no-hitter until morning", kind: .completed, outs: 27,
+            setup: { $0.quietHours = .init(start: 19 * 60, end: 7 * 60, timeZone: "America/Chicago") },
+            history: progressed, expected: .send(notBefore: Date(timeIntervalSince1970: 1_598_443_200))),  // 07:00 CDT
+        Case(
+            name: "quiet hours elsewhere do not apply", kind: .hitlessInnings, outs: 18,
+            setup: { $0.quietHours = .init(start: 22 * 60, end: 7 * 60, timeZone: "America/Chicago") },
+            expected: .send(notBefore: time)),
+        Case(
+            name: "live activity ignores frequency", kind: .ninthInningOut, outs: 25, history: progressed,
+            channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), expected: .send(notBefore: time)),
+        Case(
+            name: "live activity below threshold", kind: .hitlessInnings, outs: 12,
+            channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), expected: .skip(.belowThreshold)),
+    ]
+
+    @Test(arguments: cases)
+    func decides(_ testCase: Case) {
+        var preferences = Preferences()
+        testCase.setup(&preferences)
+        let device = Device(id: UUID(), channel: testCase.channel, preferences: preferences, registeredAt: Self.time, secretHash: "")
+        let moment = Moment(
+            id: "m", gameID: "CHA202008250", pitchingSide: .home, kind: testCase.kind, outs: testCase.outs,
+            inning: 7, battingSide: .away, outsInInning: 3, score: PerSide(away: 0, home: 4), perfect: false,
+            pitchers: [PlayerID("gioll001")!])
+        #expect(Planner.decide(moment, teams: testCase.teams, at: Self.time, device: device, history: testCase.history) == testCase.expected)
+    }
+
+    @Test func disabledDevicesAndRepeatsAreSkipped() {
+        var device = Device(id: UUID(), channel: .console(label: "x"), registeredAt: Self.time, secretHash: "")
+        let moment = Moment(
+            id: "m", gameID: "g", pitchingSide: .home, kind: .hitlessInnings, outs: 18, inning: 6, battingSide: .away,
+            outsInInning: 3, score: PerSide(repeating: 0), perfect: true, pitchers: [])
+        #expect(Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init(momentIDs: ["m"])) == .skip(.alreadyPlanned))
+        device.status = .disabled(reason: "410", at: Self.time)
+        #expect(Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init()) == .skip(.deviceDisabled))
+    }
+
+    @Test(arguments: [
+        ({ @Sendable (p: inout Preferences) in p.thresholdInnings = 3 }, "threshold_innings"),
+        ({ @Sendable (p: inout Preferences) in p.favouriteThresholdInnings = 10 }, "favourite_threshold_innings"),
+        ({ @Sendable (p: inout Preferences) in p.spoilerDelaySeconds = 181 }, "spoiler_delay_seconds"),
+        ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["CHICAGO"] }, "favourite_teams"),
+        ({ @Sendable (p: inout Preferences) in p.quietHours = .init(start: 0, end: 1500, timeZone: "UTC") }, "quiet_hours"),
+        ({ @Sendable (p: inout Preferences) in p.quietHours = .init(start: 0, end: 60, timeZone: "Mars/Olympus") }, "quiet_hours.time_zone"),
+        ({ @Sendable (p: inout Preferences) in p.kinds = [] }, "kinds"),
+    ] as [(@Sendable (inout Preferences) -> Void, String)])
+    func invalidPreferencesNameTheField(change: @Sendable (inout Preferences) -> Void, field: String) {
+        var preferences = Preferences()
+        change(&preferences)
+        #expect { try preferences.validated() } throws: { ($0 as? PreferencesError)?.field == field }
+    }
+
+    @Test func validationNormalisesTeams() throws {
+        var preferences = Preferences()
+        preferences.favouriteTeams = ["pit", "CHA", "PIT"]
+        #expect(try preferences.validated().favouriteTeams == ["CHA", "PIT"])
+    }
+
+    @Test func deliveryIDsAreVersion5UUIDs() {
+        // RFC 9562, appendix A.4: the DNS namespace and "www.example.com".
+        let dns = UUID(uuidString: "6ba7b810-9dad-11d1-80b4-00c04fd430c8")!
+        #expect(UUID.version5(namespace: dns, name: "www.example.com").uuidString.lowercased() == "2ed6657d-e927-568b-95e1-2665a8aea6a2")
+        let device = UUID()
+        #expect(UUID.delivery(momentID: "m", deviceID: device) == UUID.delivery(momentID: "m", deviceID: device))
+        #expect(UUID.delivery(momentID: "m", deviceID: device) != UUID.delivery(momentID: "n", deviceID: device))
+    }
+}
