@@ -40,6 +40,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `nohit fake-apns`: a local APNs and Web Push provider for tests, benchmarks and the demo.
+        .target(
+            name: "FakeProviders",
+            dependencies: [
+                "Delivery",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // Store protocols and their SQLite implementation (migrations, WAL).
         .target(
             name: "Storage",
@@ -68,7 +82,14 @@ let package = Package(
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),
-        .testTarget(name: "DeliveryTests", dependencies: ["Delivery", "Alerts", "TestSupport"]),
+        .testTarget(
+            name: "DeliveryTests",
+            dependencies: [
+                "Delivery", "Alerts", "FakeProviders", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Alerts", "Baseball"]),
         .testTarget(name: "NoHitCLITests", dependencies: ["nohit", "Retrosheet", "TestSupport"]),
     ]

@@ -1,0 +1,255 @@
+import Alerts
+import AsyncHTTPClient
+import Crypto
+import Delivery
+import FakeProviders
+import Foundation
+import NIOCore
+import NIOSSL
+import Testing
+
+/// The real channels, over TLS and HTTP/2, against `nohit fake-apns` running in process.
+@Suite(.serialized) struct ChannelIntegrationTests {
+    /// A fake provider and clients that trust it.
+    struct Harness {
+        let server: FakeProviderServer
+        let client: HTTPClient
+        let key = P256.Signing.PrivateKey()
+        let token: APNsProviderToken
+
+        init(timeout: Int64 = 10) async throws {
+            var configuration = FakeProviderConfiguration(verificationKey: key.publicKey, keyID: "KEY123", teamID: "TEAM45")
+            configuration.failuresBeforeSuccess = 1
+            server = try await FakeProviderServer.start(configuration: configuration)
+            client = try Self.client(trusting: server.authority.caCertificatePEM)
+            token = APNsProviderToken(key: key, keyID: "KEY123", teamID: "TEAM45", clock: SystemWallClock())
+        }
+
+        static func client(trusting pem: String) throws -> HTTPClient {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8)))
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            configuration.httpVersion = .automatic
+            return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        }
+
+        func apns(timeout: TimeAmount = .seconds(10), kind: ChannelKind = .apns) -> APNsChannel {
+            APNsChannel(
+                kind: kind, client: client,
+                configuration: APNsConfiguration(productionURL: server.baseURL, sandboxURL: server.baseURL, timeout: timeout),
+                token: token)
+        }
+
+        func shutdown() async throws {
+            try await client.shutdown()
+            try await server.shutdown()
+        }
+    }
+
+    static let payload = Data(#"{"aps":{"alert":{"title":"No-hitter alert","body":"through 7"}}}"#.utf8)
+
+    static func delivery(token: String, channel: ((String) -> DeviceChannel)? = nil, registered: Date = Date()) -> OutboundDelivery {
+        OutboundDelivery(
+            id: UUID(), deviceID: UUID(),
+            channel: channel?(token) ?? .apns(token: token, environment: .sandbox, topic: "com.example.nohit"),
+            payload: payload, collapseKey: "CHA202008250-home", createdAt: Date(), expiresAt: Date().addingTimeInterval(1800))
+    }
+
+    /// Sends until the retry policy says stop, as the dispatcher does (without waiting).
+    static func drive(_ delivery: OutboundDelivery, on channel: any DeliveryChannel, registeredAt: Date = Date().addingTimeInterval(-86_400))
+        async -> (outcomes: [ProviderOutcome], action: DeliveryAction)
+    {
+        var state = DeliveryRetryState(attempts: 0, createdAt: delivery.createdAt, registeredAt: registeredAt)
+        var outcomes: [ProviderOutcome] = []
+        while true {
+            state.attempts += 1
+            let outcome = await channel.deliver(delivery)
+            outcomes.append(outcome)
+            let action = state.next(after: outcome, policy: RetryPolicy(), now: Date(), random: 0.5)
+            switch action {
+            case .retry, .refreshTokenAndRetry:
+                if action == .refreshTokenAndRetry { await channel.refreshCredentials() }
+                continue
+            default:
+                return (outcomes, action)
+            }
+        }
+    }
+
+    static func token(_ prefix: String) -> String {
+        let hex = (UUID().uuidString + UUID().uuidString).lowercased().replacingOccurrences(of: "-", with: "")
+        return prefix + String(hex.prefix(64 - prefix.count))
+    }
+
+    @Test func acceptedAlertCarriesEveryHeader() async throws {
+        let harness = try await Harness()
+        let delivery = Self.delivery(token: Self.token("ab"))
+        let result = await Self.drive(delivery, on: harness.apns())
+        #expect(result.outcomes == [.accepted])
+        #expect(result.action == .markDelivered)
+        let id = delivery.id.uuidString.lowercased()
+        #expect(harness.server.state.accepted.map(\.apnsID) == [id])
+        let notification = try #require(harness.server.state.notification(apnsID: id))
+        #expect(notification.topic == "com.example.nohit")
+        #expect(notification.pushType == "alert")
+        #expect(notification.collapseID == "CHA202008250-home")
+        #expect(notification.payload == Self.payload)
+        try await harness.shutdown()
+    }
+
+    @Test func liveActivityUpdateUsesItsTopicAndPushType() async throws {
+        let harness = try await Harness()
+        let delivery = Self.delivery(token: Self.token("cd")) { .liveActivity(token: $0, environment: .production, topic: "com.example.nohit") }
+        let result = await Self.drive(delivery, on: harness.apns(kind: .liveActivity))
+        #expect(result.action == .markDelivered)
+        let notification = try #require(harness.server.state.notification(apnsID: delivery.id.uuidString.lowercased()))
+        #expect(notification.topic == "com.example.nohit.push-type.liveactivity")
+        #expect(notification.pushType == "liveactivity")
+        try await harness.shutdown()
+    }
+
+    @Test(arguments: [
+        ("400", [ProviderOutcome.gone(reason: "BadDeviceToken", since: nil)], DeliveryAction.pruneDevice(reason: "BadDeviceToken")),
+        ("403", [.rejected(status: 403, reason: "Forbidden")], .fail(reason: "403 Forbidden")),
+        ("413", [.rejected(status: 413, reason: "PayloadTooLarge")], .fail(reason: "413 PayloadTooLarge")),
+    ])
+    func permanentFailuresAreNotRetried(prefix: String, outcomes: [ProviderOutcome], action: DeliveryAction) async throws {
+        let harness = try await Harness()
+        let result = await Self.drive(Self.delivery(token: Self.token(prefix)), on: harness.apns())
+        #expect(result.outcomes == outcomes)
+        #expect(result.action == action)
+        #expect(harness.server.state.accepted.isEmpty)
+        try await harness.shutdown()
+    }
+
+    @Test func unregisteredIsPrunedOnlyIfRegisteredBeforeTheTimestamp() async throws {
+        let harness = try await Harness()
+        let pruned = await Self.drive(Self.delivery(token: Self.token("410")), on: harness.apns())
+        #expect(pruned.action == .pruneDevice(reason: "Unregistered"))
+        guard case .gone(_, let since?) = pruned.outcomes.first else {
+            Issue.record("410 without a timestamp")
+            return
+        }
+        #expect(abs(since.timeIntervalSinceNow) < 60)
+        // The 410's timestamp (the epoch) predates the registration: the device stays.
+        let kept = await Self.drive(Self.delivery(token: Self.token("4100")), on: harness.apns())
+        guard case .fail(let reason) = kept.action else {
+            Issue.record("expected a failed delivery, got \(kept.action)")
+            return
+        }
+        #expect(reason.contains("device kept"))
+        try await harness.shutdown()
+    }
+
+    @Test(arguments: ["429", "500", "503"])
+    func transientFailuresAreRetriedAndDelivered(prefix: String) async throws {
+        let harness = try await Harness()
+        let delivery = Self.delivery(token: Self.token(prefix))
+        let result = await Self.drive(delivery, on: harness.apns())
+        #expect(result.outcomes.count == 2)
+        guard case .transient(_, let retryAfter) = result.outcomes[0] else {
+            Issue.record("expected a transient failure first, got \(result.outcomes[0])")
+            return
+        }
+        if prefix == "429" { #expect(retryAfter == 1) }
+        #expect(result.outcomes[1] == .accepted)
+        #expect(harness.server.state.accepted.map(\.count) == [1])
+        try await harness.shutdown()
+    }
+
+    @Test func stallTripsTheDeadlineAndIsRetried() async throws {
+        let harness = try await Harness()
+        let delivery = Self.delivery(token: Self.token("57a11"))
+        let started = ContinuousClock.now
+        let result = await Self.drive(delivery, on: harness.apns(timeout: .milliseconds(500)))
+        guard case .transient(let reason, _) = result.outcomes.first else {
+            Issue.record("expected a timeout, got \(result.outcomes)")
+            return
+        }
+        #expect(reason.contains("timed out"))
+        #expect(result.outcomes.last == .accepted)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        try await harness.shutdown()
+    }
+
+    @Test func goAwayIsResentOnANewConnection() async throws {
+        let harness = try await Harness()
+        let delivery = Self.delivery(token: Self.token("60a"))
+        let result = await Self.drive(delivery, on: harness.apns())
+        guard case .connectionLost = result.outcomes.first else {
+            Issue.record("expected the connection to go away, got \(result.outcomes)")
+            return
+        }
+        #expect(result.outcomes.last == .accepted)
+        #expect(harness.server.state.accepted.map(\.count) == [1])
+        try await harness.shutdown()
+    }
+
+    @Test func expiredProviderTokenIsRefreshedOnce() async throws {
+        let harness = try await Harness()
+        let result = await Self.drive(Self.delivery(token: Self.token("e0")), on: harness.apns())
+        #expect(result.outcomes == [.expiredProviderToken, .accepted])
+        #expect(await harness.token.generated == 2)
+        // Later requests use the new token without another refresh.
+        _ = await Self.drive(Self.delivery(token: Self.token("ab")), on: harness.apns())
+        #expect(await harness.token.generated == 2)
+        try await harness.shutdown()
+    }
+
+    @Test func aTokenSignedWithAnotherKeyIsRejected() async throws {
+        let harness = try await Harness()
+        let stranger = APNsProviderToken(key: P256.Signing.PrivateKey(), keyID: "KEY123", teamID: "TEAM45", clock: SystemWallClock())
+        let channel = APNsChannel(
+            client: harness.client, configuration: APNsConfiguration(productionURL: harness.server.baseURL, sandboxURL: harness.server.baseURL),
+            token: stranger)
+        let result = await Self.drive(Self.delivery(token: Self.token("ab")), on: channel)
+        #expect(result.outcomes == [.rejected(status: 403, reason: "InvalidProviderToken")])
+        try await harness.shutdown()
+    }
+
+    @Test func webPushIsEncryptedForTheSubscriberAndSignedWithVAPID() async throws {
+        let harness = try await Harness()
+        let subscription = harness.server.state.subscribe(baseURL: harness.server.baseURL)
+        let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
+        let channel = WebPushChannel(client: harness.client, vapid: vapid, clock: SystemWallClock())
+        let delivery = Self.delivery(token: "") { _ in
+            .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
+        }
+        let result = await Self.drive(delivery, on: channel)
+        #expect(result.outcomes == [.accepted])
+        let id = String(subscription.endpoint.split(separator: "/").last!)
+        #expect(harness.server.state.webPushMessages(id: id) == [Self.payload])
+        try await harness.shutdown()
+    }
+
+    @Test func webPushGoneAndRetriedSubscriptions() async throws {
+        let harness = try await Harness()
+        let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
+        let channel = WebPushChannel(client: harness.client, vapid: vapid, clock: SystemWallClock())
+        for (prefix, expected) in [("410-", DeliveryAction.pruneDevice(reason: "subscription gone (410)")), ("429-", .markDelivered)] {
+            let subscription = harness.server.state.subscribe(id: prefix + UUID().uuidString, baseURL: harness.server.baseURL)
+            let delivery = Self.delivery(token: "") { _ in
+                .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
+            }
+            #expect(await Self.drive(delivery, on: channel).action == expected)
+        }
+        try await harness.shutdown()
+    }
+
+    @Test func webhooksAreSignedPerStandardWebhooks() async throws {
+        let harness = try await Harness()
+        let channel = WebhookChannel(client: harness.client, clock: SystemWallClock())
+        let endpoint = harness.server.state.webhookEndpoint(id: "503-hook", baseURL: harness.server.baseURL)
+        let delivery = Self.delivery(token: "") { _ in .webhook(url: endpoint.url, secret: endpoint.secret) }
+        let result = await Self.drive(delivery, on: channel)
+        #expect(result.outcomes.count == 2)
+        #expect(result.outcomes.last == .accepted)
+        let received = try #require(harness.server.state.webhookMessages(id: "503-hook"))
+        #expect(received.map(\.id) == ["msg_" + delivery.id.uuidString.lowercased()])
+        #expect(received.first?.body == Self.payload)
+        // A wrong secret is refused by the receiver.
+        let wrong = Self.delivery(token: "") { _ in .webhook(url: endpoint.url, secret: StandardWebhooks.newSecret()) }
+        #expect(await channel.deliver(wrong) == .rejected(status: 401, reason: "HTTP 401"))
+        try await harness.shutdown()
+    }
+}
