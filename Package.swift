@@ -54,6 +54,14 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The alert pipeline: publisher (planner fan-out into the outbox), dispatchers, replay.
+        .target(
+            name: "Pipeline",
+            dependencies: [
+                "Alerts", "Baseball", "Delivery", "Retrosheet", "Storage",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Store protocols and their SQLite implementation (migrations, WAL).
         .target(
             name: "Storage",
@@ -91,6 +99,14 @@ let package = Package(
             ]
         ),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Alerts", "Baseball"]),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: [
+                "Pipeline", "Alerts", "Baseball", "Delivery", "FakeProviders", "Storage", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .testTarget(name: "NoHitCLITests", dependencies: ["nohit", "Retrosheet", "TestSupport"]),
     ]
 )

@@ -28,16 +28,21 @@ extension UUID {
 /// SHA-1 (FIPS 180-4), only for name-based UUIDs; not for anything that needs security.
 enum SHA1 {
     static func digest(_ message: [UInt8]) -> [UInt8] {
-        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
+        )
         var padded = message
         padded.append(0x80)
         while padded.count % 64 != 56 { padded.append(0) }
         let bits = UInt64(message.count) * 8
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            padded.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        }
         var w = [UInt32](repeating: 0, count: 80)
         for chunk in stride(from: 0, to: padded.count, by: 64) {
             for i in 0..<16 {
-                w[i] = UInt32(padded[chunk + 4 * i]) << 24 | UInt32(padded[chunk + 4 * i + 1]) << 16
+                w[i] =
+                    UInt32(padded[chunk + 4 * i]) << 24 | UInt32(padded[chunk + 4 * i + 1]) << 16
                     | UInt32(padded[chunk + 4 * i + 2]) << 8 | UInt32(padded[chunk + 4 * i + 3])
             }
             for i in 16..<80 {
@@ -58,6 +63,8 @@ enum SHA1 {
             }
             h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
         }
-        return [h.0, h.1, h.2, h.3, h.4].flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) } }
+        return [h.0, h.1, h.2, h.3, h.4].flatMap { word in
+            (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * $0)) }
+        }
     }
 }

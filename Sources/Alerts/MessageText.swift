@@ -50,22 +50,27 @@ package struct MessageStrings: Sendable {
     package static let english = MessageStrings(
         noHitter: "no-hitter", perfectGame: "perfect game", combinedNoHitter: "combined no-hitter",
         titleProgress: "{pitcher}: {kind} through {innings}",
-        bodyProgress: "The {pitchingTeam} have held the {battingTeam} hitless through {innings} innings. {score}, {situation}.",
+        bodyProgress:
+            "The {pitchingTeam} have held the {battingTeam} hitless through {innings} innings. {score}, {situation}.",
         titleNinthOut: "{ninthOuts} in the 9th: {pitcher}'s {kind}",
         ninthOuts: [1: "One out", 2: "Two outs"],
         titlePerfectLost: "Perfect game over, {kind} alive",
         bodyPerfectLost: "{batter} reached ({event}), {situation}. Still no hits for the {battingTeam}. {score}.",
         titlePitchingChange: "{newPitcher} takes over the {kind}",
-        bodyPitchingChange: "The {pitchingTeam} are still working on a {kind} after {outsSoFar} outs. {score}, {situation}.",
+        bodyPitchingChange:
+            "The {pitchingTeam} are still working on a {kind} after {outsSoFar} outs. {score}, {situation}.",
         titleBrokenUp: "{kind} broken up",
         bodyBrokenUp: "{batter} broke it up with {event} off {pitcher}, {situation}. {score}.",
         titleCompleted: "{Kind}! {pitchers}",
         bodyCompleted: "The {pitchingTeam} {noHit} the {battingTeam}. Final: {score}.",
         titleNotOfficial: "Hitless, but not an official {kind}",
-        bodyNotOfficial: "The {pitchingTeam} held the {battingTeam} without a hit, but it does not count: {reason}. Final: {score}.",
+        bodyNotOfficial:
+            "The {pitchingTeam} held the {battingTeam} without a hit, but it does not count: {reason}. Final: {score}.",
         titleRevived: "Scoring change: the {kind} is alive again",
-        bodyRevived: "The hit was changed to an error. The {pitchingTeam} are hitless through {outsSoFar} outs. {score}.",
-        score: "{away} {awayRuns}, {home} {homeRuns}", top: "top", bottom: "bottom", endOf: "end of the {half} of the {inning}",
+        bodyRevived:
+            "The hit was changed to an error. The {pitchingTeam} are hitless through {outsSoFar} outs. {score}.",
+        score: "{away} {awayRuns}, {home} {homeRuns}", top: "top", bottom: "bottom",
+        endOf: "end of the {half} of the {inning}",
         outsIn: [
             0: "nobody out in the {half} of the {inning}", 1: "1 out in the {half} of the {inning}",
             2: "2 outs in the {half} of the {inning}",
@@ -82,7 +87,8 @@ package struct MessageStrings: Sendable {
             .brokenInExtraInnings: "the first hit came in extra innings",
             .roadTeamLostInEightInnings: "the road team lost, so it pitched only 8 innings",
         ],
-        jinxWord: "No-H****r", noHitVerb: "no-hit", jinxNoHitVerb: "did not allow a hit to", jinxPerfect: "P*****t game")
+        jinxWord: "No-H****r", noHitVerb: "no-hit", jinxNoHitVerb: "did not allow a hit to", jinxPerfect: "P*****t game"
+    )
 
     /// Strings by language; English is the fallback.
     package static func forLanguage(_ language: String) -> MessageStrings {
@@ -110,7 +116,8 @@ package enum MessageText {
         if moment.outsInInning >= 3 {
             situation = fill(strings.endOf, ["half": half, "inning": ordinal(moment.inning)])
         } else {
-            situation = fill(strings.outsIn[moment.outsInInning] ?? "", ["half": half, "inning": ordinal(moment.inning)])
+            situation = fill(
+                strings.outsIn[moment.outsInInning] ?? "", ["half": half, "inning": ordinal(moment.inning)])
         }
         let score = fill(
             strings.score,

@@ -45,7 +45,8 @@ package enum Planner {
         // A Live Activity shows the state of every bid past the threshold: no frequency, no
         // quiet hours (it updates silently).
         if device.channel.kind == .liveActivity {
-            return moment.outs >= threshold || history.progressSent ? .send(notBefore: notBefore) : .skip(.belowThreshold)
+            return moment.outs >= threshold || history.progressSent
+                ? .send(notBefore: notBefore) : .skip(.belowThreshold)
         }
 
         guard preferences.kinds.contains(moment.kind) else { return .skip(.kindNotWanted) }

@@ -46,7 +46,9 @@ package struct Preferences: Sendable, Hashable, Codable {
 
     /// Outs a bid must reach before it is worth an alert, for a game between these teams.
     package func thresholdOuts(teams: [String]) -> Int {
-        let favourite = teams.contains { team in favouriteTeams.contains { $0.caseInsensitiveCompare(team) == .orderedSame } }
+        let favourite = teams.contains { team in
+            favouriteTeams.contains { $0.caseInsensitiveCompare(team) == .orderedSame }
+        }
         return (favourite ? min(favouriteThresholdInnings, thresholdInnings) : thresholdInnings) * 3
     }
 

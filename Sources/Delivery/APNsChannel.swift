@@ -32,7 +32,9 @@ package struct APNsChannel: DeliveryChannel {
     let token: APNsProviderToken
 
     /// `kind` is `.apns` for alerts or `.liveActivity` for Live Activity updates.
-    package init(kind: ChannelKind = .apns, client: HTTPClient, configuration: APNsConfiguration, token: APNsProviderToken) {
+    package init(
+        kind: ChannelKind = .apns, client: HTTPClient, configuration: APNsConfiguration, token: APNsProviderToken
+    ) {
         self.kind = kind
         self.client = client
         self.configuration = configuration
@@ -98,7 +100,9 @@ package struct APNsChannel: DeliveryChannel {
         case 403 where reason == "ExpiredProviderToken":
             return .expiredProviderToken
         case 429, 500...599:
-            return .transient(reason: "\(status) \(reason)", retryAfter: headers.first(name: "retry-after").flatMap(TimeInterval.init))
+            return .transient(
+                reason: "\(status) \(reason)", retryAfter: headers.first(name: "retry-after").flatMap(TimeInterval.init)
+            )
         default:
             return .rejected(status: status, reason: reason)
         }
@@ -107,8 +111,9 @@ package struct APNsChannel: DeliveryChannel {
     /// Transport failures: a deadline is a stall (retry later); a connection that went away
     /// (GOAWAY, reset) is resent at once on a new one.
     package static func classify(_ error: any Error) -> ProviderOutcome {
-        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .readTimeout
-            || error == .connectTimeout
+        if let error = error as? HTTPClientError,
+            error == .deadlineExceeded || error == .readTimeout
+                || error == .connectTimeout
         {
             return .transient(reason: "timed out (\(error))", retryAfter: nil)
         }

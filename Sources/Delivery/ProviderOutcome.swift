@@ -75,7 +75,9 @@ package struct DeliveryRetryState: Sendable, Hashable {
             return .fail(reason: "\(status) \(reason)")
         case .expiredProviderToken:
             if tokenRefreshed {
-                return backoff(reason: "ExpiredProviderToken after a refresh", retryAfter: nil, policy: policy, now: now, random: random, stale: stale)
+                return backoff(
+                    reason: "ExpiredProviderToken after a refresh", retryAfter: nil, policy: policy, now: now,
+                    random: random, stale: stale)
             }
             tokenRefreshed = true
             return .refreshTokenAndRetry
@@ -83,7 +85,8 @@ package struct DeliveryRetryState: Sendable, Hashable {
             guard attempts < policy.maximumAttempts, !stale else { return .fail(reason: "gave up: \(reason)") }
             return .retry(at: now, reason: reason)
         case .transient(let reason, let retryAfter):
-            return backoff(reason: reason, retryAfter: retryAfter, policy: policy, now: now, random: random, stale: stale)
+            return backoff(
+                reason: reason, retryAfter: retryAfter, policy: policy, now: now, random: random, stale: stale)
         }
     }
 

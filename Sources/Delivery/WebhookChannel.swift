@@ -41,7 +41,8 @@ package struct WebhookChannel: DeliveryChannel {
             case 410: return .gone(reason: "endpoint answered 410 Gone", since: nil)
             case 429, 500...599:
                 return .transient(
-                    reason: "HTTP \(status)", retryAfter: response.headers.first(name: "retry-after").flatMap(TimeInterval.init))
+                    reason: "HTTP \(status)",
+                    retryAfter: response.headers.first(name: "retry-after").flatMap(TimeInterval.init))
             default: return .rejected(status: status, reason: "HTTP \(status)")
             }
         } catch {

@@ -34,7 +34,9 @@ package final class FakeProviderServer: Sendable {
         let authority = try TestCertificateAuthority()
         let state = FakeProviderState(configuration: configuration)
         var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(authority.serverCertificatePEM.utf8)).map { .certificate($0) },
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(authority.serverCertificatePEM.utf8)).map {
+                .certificate($0)
+            },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(authority.serverKeyPEM.utf8), format: .pem)))
         tls.applicationProtocols = ["h2", "http/1.1"]
         let context = try NIOSSLContext(configuration: tls)
@@ -147,11 +149,18 @@ final class FakeProviderHandler: ChannelInboundHandler {
             let subscription =
                 (requested?["id"] as? String).map { state.subscribe(id: $0, baseURL: origin) }
                 ?? state.subscribe(baseURL: origin)
-            return .json(201, ["endpoint": subscription.endpoint, "keys": ["p256dh": subscription.p256dh, "auth": subscription.auth]])
+            return .json(
+                201,
+                [
+                    "endpoint": subscription.endpoint,
+                    "keys": ["p256dh": subscription.p256dh, "auth": subscription.auth],
+                ])
         case (.POST, 2, "webpush"):
             return state.webPush(id: parts[1], origin: origin, headers: headers, body: body, now: now)
         case (.GET, 3, "webpush") where parts[2] == "messages":
-            guard let messages = state.webPushMessages(id: parts[1]) else { return .json(404, ["reason": "no such subscription"]) }
+            guard let messages = state.webPushMessages(id: parts[1]) else {
+                return .json(404, ["reason": "no such subscription"])
+            }
             return .json(200, ["messages": messages.map { String(decoding: $0, as: UTF8.self) }])
         case (.POST, 2, "webhooks") where parts[1] == "endpoints":
             let endpoint = state.webhookEndpoint(baseURL: origin)
@@ -167,18 +176,24 @@ final class FakeProviderHandler: ChannelInboundHandler {
                     "accepted": accepted.map { ["apns_id": $0.apnsID, "count": $0.count] },
                 ])
         case (.GET, 2, "notifications"):
-            guard let notification = state.notification(apnsID: parts[1]) else { return .json(404, ["reason": "not accepted"]) }
+            guard let notification = state.notification(apnsID: parts[1]) else {
+                return .json(404, ["reason": "not accepted"])
+            }
             return .json(
                 200,
                 [
-                    "apns_id": notification.apnsID, "device_token": notification.deviceToken, "topic": notification.topic,
+                    "apns_id": notification.apnsID, "device_token": notification.deviceToken,
+                    "topic": notification.topic,
                     "push_type": notification.pushType, "collapse_id": notification.collapseID ?? NSNull(),
                     "payload": String(decoding: notification.payload, as: UTF8.self),
                 ])
         case (.GET, 1, "stats"):
             return .json(
                 200,
-                ["requests": state.requestCount, "statuses": Dictionary(uniqueKeysWithValues: state.statusCounts.map { ("\($0)", $1) })])
+                [
+                    "requests": state.requestCount,
+                    "statuses": Dictionary(uniqueKeysWithValues: state.statusCounts.map { ("\($0)", $1) }),
+                ])
         case (.POST, 1, "reset"):
             state.reset()
             return .json(200, ["reset": true])
@@ -196,18 +211,25 @@ final class FakeProviderHandler: ChannelInboundHandler {
                 context.close(promise: nil)
                 return
             }
-            let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
+            let streamID =
+                (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
             let last = Int(Int32(streamID)) > 2 ? HTTP2StreamID(Int32(streamID) - 2) : HTTP2StreamID.rootStream
-            let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
+            let frame = HTTP2Frame(
+                streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
             parent.writeAndFlush(frame).whenComplete { _ in parent.close(promise: nil) }
         case .respond(let status, let extra, let body):
             var headers = HTTPHeaders(extra)
             headers.replaceOrAdd(name: "content-length", value: "\(body.count)")
             if !http2 && !keepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
             context.write(
-                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))),
+                wrapOutboundOut(
+                    .head(
+                        HTTPResponseHead(
+                            version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))),
                 promise: nil)
-            if !body.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
+            if !body.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            }
             let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
             if !http2 && !keepAlive { done.whenComplete { _ in context.close(promise: nil) } }
         }

@@ -137,18 +137,28 @@ package final class FakeProviderState: Sendable {
         }
         guard let topic = header("apns-topic"), !topic.isEmpty else { return .apnsError(400, "MissingTopic") }
         let pushType = header("apns-push-type") ?? "alert"
-        guard ["alert", "background", "liveactivity", "voip", "complication", "fileprovider", "mdm", "location", "pushtotalk", "widgets"].contains(pushType)
+        guard
+            [
+                "alert", "background", "liveactivity", "voip", "complication", "fileprovider", "mdm", "location",
+                "pushtotalk", "widgets",
+            ].contains(pushType)
         else { return .apnsError(400, "InvalidPushType") }
         if pushType == "liveactivity" && !topic.hasSuffix(".push-type.liveactivity") {
             return .apnsError(400, "TopicDisallowed")
         }
         let apnsID = header("apns-id") ?? UUID().uuidString.lowercased()
-        guard UUID(uuidString: apnsID) != nil, apnsID == apnsID.lowercased() else { return .apnsError(400, "BadMessageId") }
-        if let collapse = header("apns-collapse-id"), collapse.utf8.count > 64 { return .apnsError(400, "BadCollapseId") }
+        guard UUID(uuidString: apnsID) != nil, apnsID == apnsID.lowercased() else {
+            return .apnsError(400, "BadMessageId")
+        }
+        if let collapse = header("apns-collapse-id"), collapse.utf8.count > 64 {
+            return .apnsError(400, "BadCollapseId")
+        }
         if let priority = header("apns-priority"), !["1", "5", "10"].contains(priority) {
             return .apnsError(400, "BadPriority")
         }
-        if let expiration = header("apns-expiration"), Int(expiration) == nil { return .apnsError(400, "BadExpirationDate") }
+        if let expiration = header("apns-expiration"), Int(expiration) == nil {
+            return .apnsError(400, "BadExpirationDate")
+        }
         guard !body.isEmpty else { return .apnsError(400, "PayloadEmpty") }
         guard body.count <= 4096 else { return .apnsError(413, "PayloadTooLarge") }
         guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], json["aps"] is [String: Any]
@@ -164,9 +174,13 @@ package final class FakeProviderState: Sendable {
         if lower.hasPrefix("4100") { return .apnsError(410, "Unregistered", timestamp: 0) }
         if lower.hasPrefix("400") { return .apnsError(400, "BadDeviceToken") }
         if lower.hasPrefix("403") { return .apnsError(403, "Forbidden") }
-        if lower.hasPrefix("410") { return .apnsError(410, "Unregistered", timestamp: Int(now.timeIntervalSince1970 * 1000)) }
+        if lower.hasPrefix("410") {
+            return .apnsError(410, "Unregistered", timestamp: Int(now.timeIntervalSince1970 * 1000))
+        }
         if lower.hasPrefix("413") { return .apnsError(413, "PayloadTooLarge") }
-        if lower.hasPrefix("429") && failing { return .json(429, ["reason": "TooManyRequests"], headers: [("retry-after", "1")]) }
+        if lower.hasPrefix("429") && failing {
+            return .json(429, ["reason": "TooManyRequests"], headers: [("retry-after", "1")])
+        }
         if lower.hasPrefix("500") && failing { return .apnsError(500, "InternalServerError") }
         if lower.hasPrefix("503") && failing { return .apnsError(503, "ServiceUnavailable") }
         if lower.hasPrefix("60a") && failing { return .goAway }
@@ -243,7 +257,9 @@ package final class FakeProviderState: Sendable {
             guard let authorization = header("authorization"), let vapid = VAPID.parse(authorization: authorization),
                 let claims = try? VAPID.verify(token: vapid.token, key: vapid.key)
             else { return .json(401, ["reason": "VAPID authorization missing or invalid"]) }
-            guard claims["aud"] as? String == origin else { return .json(403, ["reason": "VAPID audience is not \(origin)"]) }
+            guard claims["aud"] as? String == origin else {
+                return .json(403, ["reason": "VAPID audience is not \(origin)"])
+            }
             guard let expiry = claims["exp"] as? Int, Double(expiry) > now.timeIntervalSince1970,
                 Double(expiry) <= now.timeIntervalSince1970 + 86_400
             else { return .json(403, ["reason": "VAPID token expired or too far ahead"]) }
@@ -260,7 +276,9 @@ package final class FakeProviderState: Sendable {
             if id.hasPrefix("503-") && attempt <= configuration.failuresBeforeSuccess {
                 return .json(503, ["reason": "unavailable"])
             }
-            guard let plaintext = try? WebPushEncryption.decrypt(body, receiverKey: subscription.key, auth: subscription.auth)
+            guard
+                let plaintext = try? WebPushEncryption.decrypt(
+                    body, receiverKey: subscription.key, auth: subscription.auth)
             else { return .json(400, ["reason": "cannot decrypt with the subscription's keys"]) }
             ledger.withLock { $0.subscriptions[id]?.messages.append(plaintext) }
             return .respond(status: 201, headers: [("location", "\(origin)/webpush/\(id)/messages")], body: Data())
@@ -280,7 +298,9 @@ package final class FakeProviderState: Sendable {
 
     /// A new webhook endpoint with its signing secret (prefix `410-` answers 410, `503-` fails then
     /// succeeds).
-    package func webhookEndpoint(id: String = UUID().uuidString.lowercased(), baseURL: String) -> (url: String, secret: String) {
+    package func webhookEndpoint(id: String = UUID().uuidString.lowercased(), baseURL: String) -> (
+        url: String, secret: String
+    ) {
         let secret = StandardWebhooks.newSecret()
         ledger.withLock { $0.webhooks[id] = (secret, []) }
         return ("\(baseURL)/webhooks/\(id)", secret)
@@ -291,18 +311,25 @@ package final class FakeProviderState: Sendable {
     package func webhook(id: String, headers: [(String, String)], body: Data, now: Date) -> FakeReply {
         func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
         ledger.withLock { $0.requests += 1 }
-        guard let endpoint = ledger.withLock({ $0.webhooks[id] }) else { return .json(404, ["reason": "no such endpoint"]) }
+        guard let endpoint = ledger.withLock({ $0.webhooks[id] }) else {
+            return .json(404, ["reason": "no such endpoint"])
+        }
         guard let messageID = header("webhook-id"), let stamp = header("webhook-timestamp").flatMap(Int.init),
-            let signature = header("webhook-signature"), let key = try? StandardWebhooks.key(fromSecret: endpoint.secret),
+            let signature = header("webhook-signature"),
+            let key = try? StandardWebhooks.key(fromSecret: endpoint.secret),
             StandardWebhooks.verify(header: signature, id: messageID, timestamp: stamp, body: body, key: key)
         else { return .json(401, ["reason": "bad signature"]) }
-        guard abs(Double(stamp) - now.timeIntervalSince1970) < 300 else { return .json(400, ["reason": "stale timestamp"]) }
+        guard abs(Double(stamp) - now.timeIntervalSince1970) < 300 else {
+            return .json(400, ["reason": "stale timestamp"])
+        }
         if id.hasPrefix("410-") { return .json(410, ["reason": "gone"]) }
         let attempt = ledger.withLock { ledger -> Int in
             ledger.attempts["webhook:" + messageID, default: 0] += 1
             return ledger.attempts["webhook:" + messageID]!
         }
-        if id.hasPrefix("503-") && attempt <= configuration.failuresBeforeSuccess { return .json(503, ["reason": "unavailable"]) }
+        if id.hasPrefix("503-") && attempt <= configuration.failuresBeforeSuccess {
+            return .json(503, ["reason": "unavailable"])
+        }
         ledger.withLock { $0.webhooks[id]?.received.append((messageID, body)) }
         return .respond(status: 204, headers: [], body: Data())
     }

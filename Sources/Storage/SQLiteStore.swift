@@ -109,12 +109,16 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     package func register(_ device: Device) async throws {
         let preferences = try Self.encode(device.preferences)
         try await database.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [device.id.uuidString]) == true {
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [device.id.uuidString])
+                == true
+            {
                 throw StoreError.duplicate("device \(device.id)")
             }
             let address = Self.address(of: device.channel)
             var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)
-            if case .disabled(let why, let when) = device.status { (active, reason, at) = (false, why, when.timeIntervalSince1970) }
+            if case .disabled(let why, let when) = device.status {
+                (active, reason, at) = (false, why, when.timeIntervalSince1970)
+            }
             try db.execute(
                 sql: """
                     INSERT INTO devices (id, channel, address, environment, topic, key1, key2, preferences, secret_hash,
@@ -172,7 +176,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
 
     package func activeDevices() async throws -> [Device] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id").map(Self.device)
+            try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id").map(
+                Self.device)
         }
     }
 
@@ -184,7 +189,9 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
 
     package func preferences(deviceID: UUID) async throws -> Preferences? {
         try await database.read { db in
-            guard let text = try String.fetchOne(db, sql: "SELECT preferences FROM devices WHERE id = ?", arguments: [deviceID.uuidString])
+            guard
+                let text = try String.fetchOne(
+                    db, sql: "SELECT preferences FROM devices WHERE id = ?", arguments: [deviceID.uuidString])
             else { return nil }
             return try Self.decode(Preferences.self, text)
         }
@@ -193,7 +200,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     package func updatePreferences(deviceID: UUID, to preferences: Preferences) async throws -> Bool {
         let text = try Self.encode(preferences)
         return try await database.write { db in
-            try db.execute(sql: "UPDATE devices SET preferences = ? WHERE id = ?", arguments: [text, deviceID.uuidString])
+            try db.execute(
+                sql: "UPDATE devices SET preferences = ? WHERE id = ?", arguments: [text, deviceID.uuidString])
             guard db.changesCount > 0 else { return false }
             try Self.replaceFavourites(db, deviceID: deviceID, teams: preferences.favouriteTeams)
             return true
@@ -216,7 +224,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         try db.execute(sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [deviceID.uuidString])
         for team in Set(teams.map { $0.uppercased() }) {
             try db.execute(
-                sql: "INSERT INTO favourite_teams (device_id, team) VALUES (?, ?)", arguments: [deviceID.uuidString, team])
+                sql: "INSERT INTO favourite_teams (device_id, team) VALUES (?, ?)",
+                arguments: [deviceID.uuidString, team])
         }
     }
 
@@ -232,7 +241,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     package func recentMoments(limit: Int) async throws -> [StoredMoment] {
         try await database.read { db in
             try String.fetchAll(
-                db, sql: "SELECT body FROM moments ORDER BY occurred_at DESC, rowid DESC LIMIT ?", arguments: [max(0, limit)]
+                db, sql: "SELECT body FROM moments ORDER BY occurred_at DESC, rowid DESC LIMIT ?",
+                arguments: [max(0, limit)]
             ).map { try Self.decode(StoredMoment.self, $0) }
         }
     }
@@ -260,9 +270,11 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
             var payloadIDs: [String: Int64] = [:]
             for payload in payloads {
                 try db.execute(
-                    sql: "INSERT INTO payloads (key, body) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET body = excluded.body",
+                    sql:
+                        "INSERT INTO payloads (key, body) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET body = excluded.body",
                     arguments: [payload.key, payload.body])
-                payloadIDs[payload.key] = try Int64.fetchOne(db, sql: "SELECT id FROM payloads WHERE key = ?", arguments: [payload.key])
+                payloadIDs[payload.key] = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM payloads WHERE key = ?", arguments: [payload.key])
             }
             let insert = try db.cachedStatement(
                 sql: """
@@ -337,13 +349,16 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                 if let cached = cache.bodies[payloadID] {
                     payload = cached
                 } else {
-                    payload = try Data.fetchOne(db, sql: "SELECT body FROM payloads WHERE id = ?", arguments: [payloadID]) ?? Data()
+                    payload =
+                        try Data.fetchOne(db, sql: "SELECT body FROM payloads WHERE id = ?", arguments: [payloadID])
+                        ?? Data()
                     if cache.bodies.count > 1024 { cache.bodies.removeAll() }
                     cache.bodies[payloadID] = payload
                 }
                 guard let id = UUID(uuidString: row[0]), let device = UUID(uuidString: row[1]),
                     let channel = Self.channel(
-                        kind: row[8], address: row[9], environment: row[10], topic: row[11], key1: row[12], key2: row[13])
+                        kind: row[8], address: row[9], environment: row[10], topic: row[11], key1: row[12],
+                        key2: row[13])
                 else { throw StoreError.corrupt("outbox row \(row[0] as String)") }
                 claimed.append(
                     ClaimedDelivery(
@@ -362,23 +377,32 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
             let finish = try db.cachedStatement(
                 sql: "UPDATE outbox SET state = ?, finished_at = ?, last_error = ? WHERE delivery_id = ?")
             let retry = try db.cachedStatement(
-                sql: "UPDATE outbox SET state = 0, due_at = ?, last_error = ?, token_refreshed = ? WHERE delivery_id = ?")
+                sql:
+                    "UPDATE outbox SET state = 0, due_at = ?, last_error = ?, token_refreshed = ? WHERE delivery_id = ?"
+            )
             for result in results {
                 switch result {
                 case .delivered(let id, let at):
-                    try finish.execute(arguments: [State.delivered.rawValue, at.timeIntervalSince1970, nil, id.uuidString])
+                    try finish.execute(arguments: [
+                        State.delivered.rawValue, at.timeIntervalSince1970, nil, id.uuidString,
+                    ])
                 case .retry(let id, let at, let reason, let refreshed):
                     try retry.execute(arguments: [at.timeIntervalSince1970, reason, refreshed, id.uuidString])
                 case .failed(let id, let reason, let at):
-                    try finish.execute(arguments: [State.failed.rawValue, at.timeIntervalSince1970, reason, id.uuidString])
+                    try finish.execute(arguments: [
+                        State.failed.rawValue, at.timeIntervalSince1970, reason, id.uuidString,
+                    ])
                 case .pruned(let id, let device, let reason, let at):
-                    try finish.execute(arguments: [State.failed.rawValue, at.timeIntervalSince1970, reason, id.uuidString])
+                    try finish.execute(arguments: [
+                        State.failed.rawValue, at.timeIntervalSince1970, reason, id.uuidString,
+                    ])
                     try db.execute(
                         sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
                         arguments: [reason, at.timeIntervalSince1970, device.uuidString])
                     // Nothing more goes to a pruned device.
                     try db.execute(
-                        sql: "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE device_id = ? AND state = 0",
+                        sql:
+                            "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE device_id = ? AND state = 0",
                         arguments: [at.timeIntervalSince1970, "device pruned: \(reason)", device.uuidString])
                 }
             }
@@ -402,11 +426,15 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     report.superseded.append(id)
                     try db.execute(
                         sql: "UPDATE outbox SET state = 4, finished_at = ?, last_error = ? WHERE delivery_id = ?",
-                        arguments: [now.timeIntervalSince1970, "in doubt after a restart; a later alert of the bid was delivered", id.uuidString])
+                        arguments: [
+                            now.timeIntervalSince1970,
+                            "in doubt after a restart; a later alert of the bid was delivered", id.uuidString,
+                        ])
                 } else {
                     report.requeued.append(id)
                     try db.execute(
-                        sql: "UPDATE outbox SET state = 0, due_at = ?, resent_in_doubt = resent_in_doubt + 1 WHERE delivery_id = ?",
+                        sql:
+                            "UPDATE outbox SET state = 0, due_at = ?, resent_in_doubt = resent_in_doubt + 1 WHERE delivery_id = ?",
                         arguments: [now.timeIntervalSince1970, id.uuidString])
                 }
             }
@@ -441,12 +469,16 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     }
 
     /// Rows in the outbox, for reports and tests: delivery id, state, attempts, in-doubt resends.
-    package func outboxRows() async throws -> [(id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?)] {
+    package func outboxRows() async throws -> [(
+        id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?
+    )] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT delivery_id, state, attempts, resent_in_doubt, last_error FROM outbox ORDER BY id")
-                .compactMap { row in
-                    UUID(uuidString: row[0]).map { ($0, row[1], row[2], row[3], row[4]) }
-                }
+            try Row.fetchAll(
+                db, sql: "SELECT delivery_id, state, attempts, resent_in_doubt, last_error FROM outbox ORDER BY id"
+            )
+            .compactMap { row in
+                UUID(uuidString: row[0]).map { ($0, row[1], row[2], row[3], row[4]) }
+            }
         }
     }
 

@@ -29,7 +29,8 @@ import Testing
         #expect(message.title == "Lucas Giolito: no-hitter through 7")
         #expect(
             message.body
-                == "The White Sox have held the Pirates hitless through 7 innings. PIT 0, CHA 4, end of the top of the 7th. Watch: ESPN, NBC Sports Chicago. Listen: WGN (WGN Radio 720).")
+                == "The White Sox have held the Pirates hitless through 7 innings. PIT 0, CHA 4, end of the top of the 7th. Watch: ESPN, NBC Sports Chicago. Listen: WGN (WGN Radio 720)."
+        )
         #expect(message.bidKey == "CHA202008250-home")
     }
 
@@ -56,12 +57,16 @@ import Testing
         let record = try MomentTests.game("retrosheet/2012/2012DET.EVA", "DET201205180")
         let broken = try #require(try MomentTests.moments(of: record).1.last { $0.kind == .brokenUp })
         let game = GameInfo(
-            id: record.id, date: "2012-05-18", away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
+            id: record.id, date: "2012-05-18",
+            away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
             home: .init(code: "DET", name: "Detroit Tigers", nickname: "Tigers"),
             players: ["harrj002": "Josh Harrison", "verlj001": "Justin Verlander"])
         let message = MessageText.render(broken, game: game)
         #expect(message.title == "No-hitter broken up")
-        #expect(message.body == "Josh Harrison broke it up with a single off Justin Verlander, 1 out in the top of the 9th. PIT 0, DET 6.")
+        #expect(
+            message.body
+                == "Josh Harrison broke it up with a single off Justin Verlander, 1 out in the top of the 9th. PIT 0, DET 6."
+        )
     }
 
     @Test func longTextIsCutToFitAPayload() throws {

@@ -31,21 +31,35 @@ import Testing
             name: "own threshold of 8", kind: .hitlessInnings, outs: 21, setup: { $0.thresholdInnings = 8 },
             expected: .skip(.belowThreshold)),
         Case(
-            name: "once per bid: only the first", kind: .hitlessInnings, outs: 21, setup: { $0.frequency = .oncePerBid },
+            name: "once per bid: only the first", kind: .hitlessInnings, outs: 21,
+            setup: { $0.frequency = .oncePerBid },
             history: progressed, expected: .skip(.frequency)),
-        Case(name: "every inning: the next one too", kind: .hitlessInnings, outs: 21, history: progressed, expected: .send(notBefore: time)),
-        Case(name: "ninth-inning outs need the every-out setting", kind: .ninthInningOut, outs: 25, history: progressed, expected: .skip(.frequency)),
+        Case(
+            name: "every inning: the next one too", kind: .hitlessInnings, outs: 21, history: progressed,
+            expected: .send(notBefore: time)),
+        Case(
+            name: "ninth-inning outs need the every-out setting", kind: .ninthInningOut, outs: 25, history: progressed,
+            expected: .skip(.frequency)),
         Case(
             name: "ninth-inning outs when asked for", kind: .ninthInningOut, outs: 26,
             setup: { $0.frequency = .everyOutInNinth }, history: progressed, expected: .send(notBefore: time)),
-        Case(name: "broken up after being told", kind: .brokenUp, outs: 25, history: progressed, expected: .send(notBefore: time)),
+        Case(
+            name: "broken up after being told", kind: .brokenUp, outs: 25, history: progressed,
+            expected: .send(notBefore: time)),
         Case(name: "broken up, never told of the bid", kind: .brokenUp, outs: 25, expected: .skip(.notFollowingBid)),
         Case(
-            name: "perfect game lost, once per bid", kind: .perfectGameLost, outs: 19, setup: { $0.frequency = .oncePerBid },
+            name: "perfect game lost, once per bid", kind: .perfectGameLost, outs: 19,
+            setup: { $0.frequency = .oncePerBid },
             history: progressed, expected: .skip(.frequency)),
-        Case(name: "pitching change while following", kind: .pitchingChange, outs: 21, history: progressed, expected: .send(notBefore: time)),
-        Case(name: "completed, even with a threshold of 9", kind: .completed, outs: 27, setup: { $0.thresholdInnings = 9 }, expected: .send(notBefore: time)),
-        Case(name: "ended not official is opt-in", kind: .endedNotOfficial, outs: 24, history: progressed, expected: .skip(.kindNotWanted)),
+        Case(
+            name: "pitching change while following", kind: .pitchingChange, outs: 21, history: progressed,
+            expected: .send(notBefore: time)),
+        Case(
+            name: "completed, even with a threshold of 9", kind: .completed, outs: 27,
+            setup: { $0.thresholdInnings = 9 }, expected: .send(notBefore: time)),
+        Case(
+            name: "ended not official is opt-in", kind: .endedNotOfficial, outs: 24, history: progressed,
+            expected: .skip(.kindNotWanted)),
         Case(
             name: "ended not official when opted in", kind: .endedNotOfficial, outs: 24,
             setup: { $0.kinds.insert(.endedNotOfficial) }, history: progressed, expected: .send(notBefore: time)),
@@ -80,12 +94,15 @@ import Testing
     func decides(_ testCase: Case) {
         var preferences = Preferences()
         testCase.setup(&preferences)
-        let device = Device(id: UUID(), channel: testCase.channel, preferences: preferences, registeredAt: Self.time, secretHash: "")
+        let device = Device(
+            id: UUID(), channel: testCase.channel, preferences: preferences, registeredAt: Self.time, secretHash: "")
         let moment = Moment(
             id: "m", gameID: "CHA202008250", pitchingSide: .home, kind: testCase.kind, outs: testCase.outs,
             inning: 7, battingSide: .away, outsInInning: 3, score: PerSide(away: 0, home: 4), perfect: false,
             pitchers: [PlayerID("gioll001")!])
-        #expect(Planner.decide(moment, teams: testCase.teams, at: Self.time, device: device, history: testCase.history) == testCase.expected)
+        #expect(
+            Planner.decide(moment, teams: testCase.teams, at: Self.time, device: device, history: testCase.history)
+                == testCase.expected)
     }
 
     @Test func disabledDevicesAndRepeatsAreSkipped() {
@@ -93,20 +110,31 @@ import Testing
         let moment = Moment(
             id: "m", gameID: "g", pitchingSide: .home, kind: .hitlessInnings, outs: 18, inning: 6, battingSide: .away,
             outsInInning: 3, score: PerSide(repeating: 0), perfect: true, pitchers: [])
-        #expect(Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init(momentIDs: ["m"])) == .skip(.alreadyPlanned))
+        #expect(
+            Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init(momentIDs: ["m"]))
+                == .skip(.alreadyPlanned))
         device.status = .disabled(reason: "410", at: Self.time)
-        #expect(Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init()) == .skip(.deviceDisabled))
+        #expect(
+            Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init()) == .skip(.deviceDisabled)
+        )
     }
 
-    @Test(arguments: [
-        ({ @Sendable (p: inout Preferences) in p.thresholdInnings = 3 }, "threshold_innings"),
-        ({ @Sendable (p: inout Preferences) in p.favouriteThresholdInnings = 10 }, "favourite_threshold_innings"),
-        ({ @Sendable (p: inout Preferences) in p.spoilerDelaySeconds = 181 }, "spoiler_delay_seconds"),
-        ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["CHICAGO"] }, "favourite_teams"),
-        ({ @Sendable (p: inout Preferences) in p.quietHours = .init(start: 0, end: 1500, timeZone: "UTC") }, "quiet_hours"),
-        ({ @Sendable (p: inout Preferences) in p.quietHours = .init(start: 0, end: 60, timeZone: "Mars/Olympus") }, "quiet_hours.time_zone"),
-        ({ @Sendable (p: inout Preferences) in p.kinds = [] }, "kinds"),
-    ] as [(@Sendable (inout Preferences) -> Void, String)])
+    @Test(
+        arguments: [
+            ({ @Sendable (p: inout Preferences) in p.thresholdInnings = 3 }, "threshold_innings"),
+            ({ @Sendable (p: inout Preferences) in p.favouriteThresholdInnings = 10 }, "favourite_threshold_innings"),
+            ({ @Sendable (p: inout Preferences) in p.spoilerDelaySeconds = 181 }, "spoiler_delay_seconds"),
+            ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["CHICAGO"] }, "favourite_teams"),
+            (
+                { @Sendable (p: inout Preferences) in p.quietHours = .init(start: 0, end: 1500, timeZone: "UTC") },
+                "quiet_hours"
+            ),
+            (
+                { @Sendable (p: inout Preferences) in p.quietHours = .init(start: 0, end: 60, timeZone: "Mars/Olympus")
+                }, "quiet_hours.time_zone"
+            ),
+            ({ @Sendable (p: inout Preferences) in p.kinds = [] }, "kinds"),
+        ] as [(@Sendable (inout Preferences) -> Void, String)])
     func invalidPreferencesNameTheField(change: @Sendable (inout Preferences) -> Void, field: String) {
         var preferences = Preferences()
         change(&preferences)
@@ -122,7 +150,9 @@ import Testing
     @Test func deliveryIDsAreVersion5UUIDs() {
         // RFC 9562, appendix A.4: the DNS namespace and "www.example.com".
         let dns = UUID(uuidString: "6ba7b810-9dad-11d1-80b4-00c04fd430c8")!
-        #expect(UUID.version5(namespace: dns, name: "www.example.com").uuidString.lowercased() == "2ed6657d-e927-568b-95e1-2665a8aea6a2")
+        #expect(
+            UUID.version5(namespace: dns, name: "www.example.com").uuidString.lowercased()
+                == "2ed6657d-e927-568b-95e1-2665a8aea6a2")
         let device = UUID()
         #expect(UUID.delivery(momentID: "m", deviceID: device) == UUID.delivery(momentID: "m", deviceID: device))
         #expect(UUID.delivery(momentID: "m", deviceID: device) != UUID.delivery(momentID: "n", deviceID: device))

@@ -18,7 +18,8 @@ import Testing
         let token: APNsProviderToken
 
         init(timeout: Int64 = 10) async throws {
-            var configuration = FakeProviderConfiguration(verificationKey: key.publicKey, keyID: "KEY123", teamID: "TEAM45")
+            var configuration = FakeProviderConfiguration(
+                verificationKey: key.publicKey, keyID: "KEY123", teamID: "TEAM45")
             configuration.failuresBeforeSuccess = 1
             server = try await FakeProviderServer.start(configuration: configuration)
             client = try Self.client(trusting: server.authority.caCertificatePEM)
@@ -36,7 +37,8 @@ import Testing
         func apns(timeout: TimeAmount = .seconds(10), kind: ChannelKind = .apns) -> APNsChannel {
             APNsChannel(
                 kind: kind, client: client,
-                configuration: APNsConfiguration(productionURL: server.baseURL, sandboxURL: server.baseURL, timeout: timeout),
+                configuration: APNsConfiguration(
+                    productionURL: server.baseURL, sandboxURL: server.baseURL, timeout: timeout),
                 token: token)
         }
 
@@ -48,15 +50,21 @@ import Testing
 
     static let payload = Data(#"{"aps":{"alert":{"title":"No-hitter alert","body":"through 7"}}}"#.utf8)
 
-    static func delivery(token: String, channel: ((String) -> DeviceChannel)? = nil, registered: Date = Date()) -> OutboundDelivery {
+    static func delivery(token: String, channel: ((String) -> DeviceChannel)? = nil, registered: Date = Date())
+        -> OutboundDelivery
+    {
         OutboundDelivery(
             id: UUID(), deviceID: UUID(),
             channel: channel?(token) ?? .apns(token: token, environment: .sandbox, topic: "com.example.nohit"),
-            payload: payload, collapseKey: "CHA202008250-home", createdAt: Date(), expiresAt: Date().addingTimeInterval(1800))
+            payload: payload, collapseKey: "CHA202008250-home", createdAt: Date(),
+            expiresAt: Date().addingTimeInterval(1800))
     }
 
     /// Sends until the retry policy says stop, as the dispatcher does (without waiting).
-    static func drive(_ delivery: OutboundDelivery, on channel: any DeliveryChannel, registeredAt: Date = Date().addingTimeInterval(-86_400))
+    static func drive(
+        _ delivery: OutboundDelivery, on channel: any DeliveryChannel,
+        registeredAt: Date = Date().addingTimeInterval(-86_400)
+    )
         async -> (outcomes: [ProviderOutcome], action: DeliveryAction)
     {
         var state = DeliveryRetryState(attempts: 0, createdAt: delivery.createdAt, registeredAt: registeredAt)
@@ -99,7 +107,9 @@ import Testing
 
     @Test func liveActivityUpdateUsesItsTopicAndPushType() async throws {
         let harness = try await Harness()
-        let delivery = Self.delivery(token: Self.token("cd")) { .liveActivity(token: $0, environment: .production, topic: "com.example.nohit") }
+        let delivery = Self.delivery(token: Self.token("cd")) {
+            .liveActivity(token: $0, environment: .production, topic: "com.example.nohit")
+        }
         let result = await Self.drive(delivery, on: harness.apns(kind: .liveActivity))
         #expect(result.action == .markDelivered)
         let notification = try #require(harness.server.state.notification(apnsID: delivery.id.uuidString.lowercased()))
@@ -109,11 +119,16 @@ import Testing
     }
 
     @Test(arguments: [
-        ("400", [ProviderOutcome.gone(reason: "BadDeviceToken", since: nil)], DeliveryAction.pruneDevice(reason: "BadDeviceToken")),
+        (
+            "400", [ProviderOutcome.gone(reason: "BadDeviceToken", since: nil)],
+            DeliveryAction.pruneDevice(reason: "BadDeviceToken")
+        ),
         ("403", [.rejected(status: 403, reason: "Forbidden")], .fail(reason: "403 Forbidden")),
         ("413", [.rejected(status: 413, reason: "PayloadTooLarge")], .fail(reason: "413 PayloadTooLarge")),
     ])
-    func permanentFailuresAreNotRetried(prefix: String, outcomes: [ProviderOutcome], action: DeliveryAction) async throws {
+    func permanentFailuresAreNotRetried(prefix: String, outcomes: [ProviderOutcome], action: DeliveryAction)
+        async throws
+    {
         let harness = try await Harness()
         let result = await Self.drive(Self.delivery(token: Self.token(prefix)), on: harness.apns())
         #expect(result.outcomes == outcomes)
@@ -198,9 +213,11 @@ import Testing
 
     @Test func aTokenSignedWithAnotherKeyIsRejected() async throws {
         let harness = try await Harness()
-        let stranger = APNsProviderToken(key: P256.Signing.PrivateKey(), keyID: "KEY123", teamID: "TEAM45", clock: SystemWallClock())
+        let stranger = APNsProviderToken(
+            key: P256.Signing.PrivateKey(), keyID: "KEY123", teamID: "TEAM45", clock: SystemWallClock())
         let channel = APNsChannel(
-            client: harness.client, configuration: APNsConfiguration(productionURL: harness.server.baseURL, sandboxURL: harness.server.baseURL),
+            client: harness.client,
+            configuration: APNsConfiguration(productionURL: harness.server.baseURL, sandboxURL: harness.server.baseURL),
             token: stranger)
         let result = await Self.drive(Self.delivery(token: Self.token("ab")), on: channel)
         #expect(result.outcomes == [.rejected(status: 403, reason: "InvalidProviderToken")])
@@ -226,8 +243,11 @@ import Testing
         let harness = try await Harness()
         let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
         let channel = WebPushChannel(client: harness.client, vapid: vapid, clock: SystemWallClock())
-        for (prefix, expected) in [("410-", DeliveryAction.pruneDevice(reason: "subscription gone (410)")), ("429-", .markDelivered)] {
-            let subscription = harness.server.state.subscribe(id: prefix + UUID().uuidString, baseURL: harness.server.baseURL)
+        for (prefix, expected) in [
+            ("410-", DeliveryAction.pruneDevice(reason: "subscription gone (410)")), ("429-", .markDelivered),
+        ] {
+            let subscription = harness.server.state.subscribe(
+                id: prefix + UUID().uuidString, baseURL: harness.server.baseURL)
             let delivery = Self.delivery(token: "") { _ in
                 .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
             }

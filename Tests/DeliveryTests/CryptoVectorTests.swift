@@ -65,13 +65,16 @@ import Testing
         #expect(claims["exp"] as? Int == 1_453_523_768)
         // Another key does not verify it.
         let other = Base64URL.encode(P256.Signing.PrivateKey().publicKey.x963Representation)
-        #expect(throws: ES256JWT.VerificationError.badSignature) { try VAPID.verify(token: v["t"] as! String, key: other) }
+        #expect(throws: ES256JWT.VerificationError.badSignature) {
+            try VAPID.verify(token: v["t"] as! String, key: other)
+        }
     }
 
     @Test func vapidAuthorizationWeSignVerifies() throws {
         let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
         let header = try vapid.authorization(
-            endpoint: URL(string: "https://push.example.net:8443/p/abc")!, now: Date(timeIntervalSince1970: 1_700_000_000))
+            endpoint: URL(string: "https://push.example.net:8443/p/abc")!,
+            now: Date(timeIntervalSince1970: 1_700_000_000))
         let parsed = try #require(VAPID.parse(authorization: header))
         #expect(parsed.key == vapid.publicKeyBase64URL)
         let claims = try VAPID.verify(token: parsed.token, key: parsed.key)
@@ -87,8 +90,13 @@ import Testing
         let signature = StandardWebhooks.signature(
             id: v["id"] as! String, timestamp: v["timestamp"] as! Int, body: body, key: key)
         #expect(signature == v["signature"] as! String)
-        #expect(StandardWebhooks.verify(header: "v1,bad " + signature, id: v["id"] as! String, timestamp: v["timestamp"] as! Int, body: body, key: key))
+        #expect(
+            StandardWebhooks.verify(
+                header: "v1,bad " + signature, id: v["id"] as! String, timestamp: v["timestamp"] as! Int, body: body,
+                key: key))
         #expect(!StandardWebhooks.verify(header: signature, id: v["id"] as! String, timestamp: 1, body: body, key: key))
-        #expect(throws: StandardWebhooks.SecretError.self) { try StandardWebhooks.key(fromSecret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") }
+        #expect(throws: StandardWebhooks.SecretError.self) {
+            try StandardWebhooks.key(fromSecret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+        }
     }
 }

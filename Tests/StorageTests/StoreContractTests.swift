@@ -14,7 +14,9 @@ enum StoreFactory: String, CaseIterable, CustomTestStringConvertible {
     func make() throws -> SQLiteStore {
         switch self {
         case .sqliteFile:
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "store-\(UUID().uuidString).sqlite"
+            ).path
             return try SQLiteStore(path: path)
         case .sqliteMemory:
             return try SQLiteStore(inMemory: ())
@@ -31,9 +33,12 @@ enum Fixtures {
         return Device(id: UUID(), channel: channel, preferences: preferences, registeredAt: date, secretHash: "hash")
     }
 
-    static let apns = DeviceChannel.apns(token: String(repeating: "ab", count: 32), environment: .sandbox, topic: "com.example.nohit")
+    static let apns = DeviceChannel.apns(
+        token: String(repeating: "ab", count: 32), environment: .sandbox, topic: "com.example.nohit")
 
-    static func moment(_ kind: Moment.Kind = .hitlessInnings, outs: Int = 18, game: String = "CHA202008250") -> StoredMoment {
+    static func moment(_ kind: Moment.Kind = .hitlessInnings, outs: Int = 18, game: String = "CHA202008250")
+        -> StoredMoment
+    {
         let moment = Moment(
             id: Moment.id(gameID: game, side: .home, kind: kind, outs: outs), gameID: game, pitchingSide: .home,
             kind: kind, outs: outs, inning: outs / 3, battingSide: .away, outsInInning: 3,
@@ -161,15 +166,22 @@ enum Fixtures {
         let devices = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
         for device in devices { try await store.register(device) }
         let moment = Fixtures.moment()
-        #expect(try await store.record(moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices)))
+        #expect(
+            try await store.record(
+                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices)))
         // Derived again (a restart): nothing new.
-        #expect(try await store.record(moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices)) == false)
+        #expect(
+            try await store.record(
+                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices))
+                == false)
         #expect(try await store.outboxCounts().pending == 3)
         // A delivery naming a payload that is not there: the whole write is refused.
         let bad = Fixtures.moment(outs: 21)
         var deliveries = Fixtures.deliveries(bad, to: devices)
         deliveries[1].payloadKey = "missing"
-        await #expect(throws: StoreError.self) { try await store.record(bad, payloads: Fixtures.payloads(bad), deliveries: deliveries) }
+        await #expect(throws: StoreError.self) {
+            try await store.record(bad, payloads: Fixtures.payloads(bad), deliveries: deliveries)
+        }
         #expect(try await store.moment(id: bad.moment.id) == nil)
         #expect(try await store.outboxCounts().total == 3)
     }
@@ -183,7 +195,9 @@ enum Fixtures {
         try await store.register(hook)
         let moment = Fixtures.moment()
         let due = moment.occurredAt.addingTimeInterval(30)
-        try await store.record(moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: [phone, hook], due: due))
+        try await store.record(
+            moment, payloads: Fixtures.payloads(moment),
+            deliveries: Fixtures.deliveries(moment, to: [phone, hook], due: due))
         #expect(try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10).isEmpty)
         #expect(try await store.nextDue(channel: .apns) == due)
         let claimed = try await store.claim(channel: .apns, now: due, limit: 10)
@@ -194,7 +208,9 @@ enum Fixtures {
         #expect(claimed.first?.id == .delivery(momentID: moment.moment.id, deviceID: phone.id))
         #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)
         #expect(try await store.outboxCounts().sending == 1)
-        try await store.complete([.retry(id: claimed[0].id, at: due.addingTimeInterval(5), reason: "503", tokenRefreshed: true)])
+        try await store.complete([
+            .retry(id: claimed[0].id, at: due.addingTimeInterval(5), reason: "503", tokenRefreshed: true)
+        ])
         #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)
         let again = try await store.claim(channel: .apns, now: due.addingTimeInterval(5), limit: 10)
         #expect(again.first?.attempts == 2)
@@ -210,10 +226,14 @@ enum Fixtures {
         try await store.register(phone)
         let first = Fixtures.moment(outs: 18)
         let second = Fixtures.moment(outs: 21)
-        try await store.record(first, payloads: Fixtures.payloads(first), deliveries: Fixtures.deliveries(first, to: [phone]))
-        try await store.record(second, payloads: Fixtures.payloads(second), deliveries: Fixtures.deliveries(second, to: [phone]))
+        try await store.record(
+            first, payloads: Fixtures.payloads(first), deliveries: Fixtures.deliveries(first, to: [phone]))
+        try await store.record(
+            second, payloads: Fixtures.payloads(second), deliveries: Fixtures.deliveries(second, to: [phone]))
         let claimed = try await store.claim(channel: .apns, now: first.occurredAt, limit: 1)
-        try await store.complete([.pruned(id: claimed[0].id, deviceID: phone.id, reason: "410 Unregistered", at: first.occurredAt)])
+        try await store.complete([
+            .pruned(id: claimed[0].id, deviceID: phone.id, reason: "410 Unregistered", at: first.occurredAt)
+        ])
         #expect(try await store.device(id: phone.id)?.isActive == false)
         let counts = try await store.outboxCounts()
         #expect(counts.failed == 2)
@@ -227,12 +247,14 @@ enum Fixtures {
         for phone in phones { try await store.register(phone) }
         let seventh = Fixtures.moment(outs: 21)
         let eighth = Fixtures.moment(outs: 24)
-        try await store.record(seventh, payloads: Fixtures.payloads(seventh), deliveries: Fixtures.deliveries(seventh, to: phones))
+        try await store.record(
+            seventh, payloads: Fixtures.payloads(seventh), deliveries: Fixtures.deliveries(seventh, to: phones))
         // Both attempts start; the process dies before either outcome is recorded.
         let inFlight = try await store.claim(channel: .apns, now: seventh.occurredAt, limit: 10)
         #expect(inFlight.count == 2)
         // The 8th-inning alert reaches phone 0 (recorded before the crash).
-        try await store.record(eighth, payloads: Fixtures.payloads(eighth), deliveries: Fixtures.deliveries(eighth, to: [phones[0]]))
+        try await store.record(
+            eighth, payloads: Fixtures.payloads(eighth), deliveries: Fixtures.deliveries(eighth, to: [phones[0]]))
         let eighthClaim = try await store.claim(channel: .apns, now: eighth.occurredAt, limit: 10)
         try await store.complete([.delivered(id: eighthClaim[0].id, at: eighth.occurredAt)])
 
@@ -251,8 +273,10 @@ enum Fixtures {
         for phone in phones { try await store.register(phone) }
         let innings = Fixtures.moment(.hitlessInnings, outs: 18)
         let change = Fixtures.moment(.pitchingChange, outs: 19)
-        try await store.record(innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: [phones[0]]))
-        try await store.record(change, payloads: Fixtures.payloads(change), deliveries: Fixtures.deliveries(change, to: [phones[1]]))
+        try await store.record(
+            innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: [phones[0]]))
+        try await store.record(
+            change, payloads: Fixtures.payloads(change), deliveries: Fixtures.deliveries(change, to: [phones[1]]))
         let history = try await store.history(bidKey: "CHA202008250-home")
         #expect(history[phones[0].id] == DeviceBidHistory(progressSent: true, momentIDs: [innings.moment.id]))
         #expect(history[phones[1].id] == DeviceBidHistory(progressSent: false, momentIDs: [change.moment.id]))

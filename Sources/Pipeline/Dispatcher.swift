@@ -1,0 +1,160 @@
+import Alerts
+import Delivery
+import Foundation
+import Logging
+import Storage
+import Synchronization
+
+/// What the dispatchers have done, for reports, metrics and benchmarks.
+package final class DeliveryStatistics: Sendable {
+    package struct Snapshot: Sendable {
+        package var delivered = 0
+        package var retried = 0
+        package var failed = 0
+        package var pruned = 0
+        package var tokenRefreshes = 0
+        /// Seconds from the moment (plus any chosen delay) to the provider's acknowledgement.
+        package var latencies: [Double] = []
+
+        package func percentile(_ p: Double) -> Double? {
+            guard !latencies.isEmpty else { return nil }
+            let sorted = latencies.sorted()
+            return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+        }
+    }
+
+    private let state = Mutex(Snapshot())
+
+    package init() {}
+
+    package var snapshot: Snapshot { state.withLock { $0 } }
+
+    func record(_ change: (inout Snapshot) -> Void) {
+        state.withLock { change(&$0) }
+    }
+
+    package func reset() {
+        state.withLock { $0 = Snapshot() }
+    }
+}
+
+/// Drains the outbox for one channel: claims due deliveries, sends up to `concurrency` at once
+/// (each with the channel's deadline), lets the retry policy decide what each outcome means,
+/// and records outcomes in small batches. Runs until cancelled.
+package struct Dispatcher: Sendable {
+    package let channel: any DeliveryChannel
+    package let outbox: any OutboxStore
+    package let clock: any WallClock
+    package let wake: WakeSignal
+    package let statistics: DeliveryStatistics
+    package var policy = RetryPolicy()
+    package var concurrency = 256
+    /// Outcomes are written after this many, after `flushInterval`, or when nothing else is in
+    /// flight: the bound on acknowledgements a crash can leave unrecorded.
+    package var flushEvery = 256
+    package var flushInterval = Duration.milliseconds(5)
+    package var logger = Logger(label: "nohit.dispatcher")
+    /// When the latency of an acknowledgement is measured: wall time (the benchmark) or the
+    /// pipeline's clock (replays).
+    package var acknowledgementClock: any WallClock
+
+    package init(
+        channel: any DeliveryChannel, outbox: any OutboxStore, clock: any WallClock, wake: WakeSignal,
+        statistics: DeliveryStatistics
+    ) {
+        self.channel = channel
+        self.outbox = outbox
+        self.clock = clock
+        self.wake = wake
+        self.statistics = statistics
+        self.acknowledgementClock = clock
+    }
+
+    package func run() async throws {
+        let kind = channel.kind
+        try await withThrowingTaskGroup(of: (DeliveryResult, Double?).self) { group in
+            var queue: [ClaimedDelivery] = []
+            var head = 0
+            var inFlight = 0
+            var results: [DeliveryResult] = []
+            var exhausted = false
+            var lastFlush = ContinuousClock.now
+            func flush() async throws {
+                try await outbox.complete(results)
+                results.removeAll(keepingCapacity: true)
+                lastFlush = .now
+                exhausted = false
+            }
+            while !Task.isCancelled {
+                if queue.count - head < concurrency && !exhausted {
+                    let claimed = try await outbox.claim(channel: kind, now: clock.now(), limit: concurrency * 2)
+                    if head > 0 {
+                        queue.removeFirst(head)
+                        head = 0
+                    }
+                    queue += claimed
+                    exhausted = claimed.isEmpty
+                }
+                while inFlight < concurrency && head < queue.count {
+                    let delivery = queue[head]
+                    head += 1
+                    inFlight += 1
+                    group.addTask { await attempt(delivery) }
+                }
+                if inFlight == 0 {
+                    try await flush()
+                    let due = try await outbox.nextDue(channel: kind)
+                    if let due, due <= clock.now() { continue }
+                    await wake.wait(until: due, clock: clock)
+                    continue
+                }
+                guard let (result, latency) = try await group.next() else { continue }
+                inFlight -= 1
+                results.append(result)
+                if let latency { statistics.record { $0.latencies.append(latency) } }
+                if results.count >= flushEvery || inFlight == 0 || ContinuousClock.now - lastFlush > flushInterval {
+                    try await flush()
+                }
+            }
+            try await outbox.complete(results)
+        }
+    }
+
+    /// One delivery: send, and send again at once after a token refresh; returns what to record
+    /// and, when delivered, the seconds from the moment to the acknowledgement.
+    private func attempt(_ claimed: ClaimedDelivery) async -> (DeliveryResult, Double?) {
+        var state = DeliveryRetryState(
+            attempts: claimed.attempts, tokenRefreshed: claimed.tokenRefreshed, createdAt: claimed.createdAt,
+            registeredAt: claimed.deviceRegisteredAt)
+        let delivery = OutboundDelivery(
+            id: claimed.id, deviceID: claimed.deviceID, channel: claimed.channel, payload: claimed.payload,
+            collapseKey: claimed.bidKey, createdAt: claimed.createdAt, expiresAt: claimed.expiresAt)
+        while true {
+            let outcome = await channel.deliver(delivery)
+            let now = clock.now()
+            let action = state.next(after: outcome, policy: policy, now: now, random: Double.random(in: 0..<1))
+            switch action {
+            case .markDelivered:
+                statistics.record { $0.delivered += 1 }
+                let latency = acknowledgementClock.now().timeIntervalSince(claimed.createdAt)
+                return (.delivered(id: claimed.id, at: now), latency)
+            case .refreshTokenAndRetry:
+                statistics.record { $0.tokenRefreshes += 1 }
+                await channel.refreshCredentials()
+                continue
+            case .retry(let at, let reason):
+                statistics.record { $0.retried += 1 }
+                logger.debug("retrying", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
+                return (.retry(id: claimed.id, at: at, reason: reason, tokenRefreshed: state.tokenRefreshed), nil)
+            case .pruneDevice(let reason):
+                statistics.record { $0.pruned += 1 }
+                logger.info("pruning device", metadata: ["device.id": "\(claimed.deviceID)", "reason": "\(reason)"])
+                return (.pruned(id: claimed.id, deviceID: claimed.deviceID, reason: reason, at: now), nil)
+            case .fail(let reason):
+                statistics.record { $0.failed += 1 }
+                logger.info("delivery failed", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
+                return (.failed(id: claimed.id, reason: reason, at: now), nil)
+            }
+        }
+    }
+}

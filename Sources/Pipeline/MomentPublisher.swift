@@ -1,0 +1,97 @@
+import Alerts
+import Delivery
+import Foundation
+import Storage
+
+/// The active devices, held in memory so a moment fans out without reading every device from
+/// the database; reloaded when registrations change.
+package actor DeviceDirectory {
+    private let store: any DeviceStore
+    private var devices: [Device]?
+
+    package init(store: any DeviceStore) {
+        self.store = store
+    }
+
+    package func active() async throws -> [Device] {
+        if let devices { return devices }
+        let loaded = try await store.activeDevices()
+        devices = loaded
+        return loaded
+    }
+
+    /// Forget the cache; the next fan-out reads the store again.
+    package func invalidate() {
+        devices = nil
+    }
+}
+
+/// Turns a moment into outbox rows: asks the planner about every device, writes the moment, its
+/// payloads and its deliveries in one transaction, and wakes the dispatchers.
+package struct MomentPublisher: Sendable {
+    package let outbox: any OutboxStore
+    package let directory: DeviceDirectory
+    package let wake: [ChannelKind: WakeSignal]
+    /// After this long a moment's alerts are stale (`apns-expiration`, Web Push `TTL`).
+    package var lifetime: TimeInterval = 30 * 60
+
+    package init(outbox: any OutboxStore, directory: DeviceDirectory, wake: [ChannelKind: WakeSignal]) {
+        self.outbox = outbox
+        self.directory = directory
+        self.wake = wake
+    }
+
+    package struct Published: Sendable, Hashable {
+        /// False when the moment was already stored (derived again): nothing was written.
+        package var isNew: Bool
+        package var deliveries: Int
+    }
+
+    /// Publishes `moment`, which happened at `time`.
+    @discardableResult
+    package func publish(_ moment: Moment, game: GameInfo, at time: Date) async throws -> Published {
+        let bidKey = "\(game.id)-\(moment.pitchingSide == .away ? "away" : "home")"
+        let teams = [game.away.code, game.home.code]
+        let devices = try await directory.active()
+        let history = try await outbox.history(bidKey: bidKey)
+        let expires = time.addingTimeInterval(lifetime)
+
+        var deliveries: [NewDelivery] = []
+        deliveries.reserveCapacity(devices.count)
+        var variants: Set<String> = []
+        for device in devices {
+            guard
+                case .send(let notBefore) = Planner.decide(
+                    moment, teams: teams, at: time, device: device, history: history[device.id] ?? DeviceBidHistory())
+            else { continue }
+            let kind = device.channel.kind
+            let variant = "\(moment.id)/\(kind.rawValue)/\(device.preferences.jinxSafe ? "jinx-safe" : "plain")"
+            variants.insert(variant)
+            deliveries.append(
+                NewDelivery(
+                    id: .delivery(momentID: moment.id, deviceID: device.id), deviceID: device.id, channel: kind,
+                    payloadKey: variant, notBefore: notBefore, expiresAt: expires, bidKey: bidKey,
+                    momentKind: moment.kind, momentOuts: moment.outs))
+        }
+        let payloads = variants.sorted().map { variant -> StoredPayload in
+            let parts = variant.split(separator: "/")
+            let kind = ChannelKind(rawValue: String(parts[parts.count - 2])) ?? .console
+            let message = MessageText.render(moment, game: game, jinxSafe: parts.last == "jinx-safe")
+            let body: Data =
+                switch kind {
+                case .apns: Payloads.apnsAlert(message, moment: moment, game: game)
+                case .liveActivity: Payloads.liveActivity(message, moment: moment, game: game, at: time)
+                case .webPush: Payloads.webPush(message, moment: moment, game: game)
+                case .webhook: Payloads.webhook(message, moment: moment, game: game)
+                case .console: Payloads.console(message)
+                }
+            return StoredPayload(key: variant, body: body)
+        }
+        let isNew = try await outbox.record(
+            StoredMoment(moment: moment, game: game, occurredAt: time), payloads: payloads, deliveries: deliveries)
+        if isNew {
+            for kind in Set(deliveries.map(\.channel)) { wake[kind]?.signal() }
+        }
+        return Published(isNew: isNew, deliveries: isNew ? deliveries.count : 0)
+    }
+}

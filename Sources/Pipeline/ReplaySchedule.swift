@@ -1,0 +1,136 @@
+import Alerts
+import Baseball
+import Foundation
+import Retrosheet
+
+/// One game of a replayed day: its updates with the (virtual) time each happens.
+package struct ReplayGame: Sendable {
+    package var record: GameRecord
+    package var info: GameInfo
+    package var start: Date
+    package var end: Date
+    package var updates: [(time: Date, update: GameUpdate)]
+}
+
+/// A past day's Retrosheet games as a live feed: every game starts at its real first pitch
+/// (`info,starttime` in the ballpark's time zone) and its plays are spread evenly over its real
+/// length (`info,timeofgame`).
+package enum ReplaySchedule {
+    package enum Failure: Error, CustomStringConvertible {
+        case badDate(String)
+        case noGames(String, [String])
+        case unreadable(RetrosheetError)
+
+        package var description: String {
+            switch self {
+            case .badDate(let date): "'\(date)' is not a date (YYYY-MM-DD)"
+            case .noGames(let date, let places): "no Retrosheet games on \(date) in \(places.joined(separator: ", "))"
+            case .unreadable(let error): "\(error)"
+            }
+        }
+    }
+
+    /// The games on `date` (YYYY-MM-DD) in `data`: a directory of season folders (`2020/`), a
+    /// season folder, or event files.
+    package static func games(on date: String, data: [String]) throws -> [ReplayGame] {
+        let parts = date.split(separator: "-")
+        guard parts.count == 3, parts[0].count == 4, let year = Int(parts[0]), let month = Int(parts[1]),
+            let day = Int(parts[2]), (1...12).contains(month), (1...31).contains(day)
+        else { throw Failure.badDate(date) }
+        let retrosheetDate = String(format: "%04d/%02d/%02d", year, month, day)
+        var places: [String] = []
+        for path in data {
+            let season = (path as NSString).appendingPathComponent(String(year))
+            var isDirectory: ObjCBool = false
+            places.append(
+                FileManager.default.fileExists(atPath: season, isDirectory: &isDirectory) && isDirectory.boolValue
+                    ? season : path)
+        }
+        let files: [String]
+        do {
+            files = try EventFiles.expand(places)
+        } catch {
+            throw Failure.unreadable(error)
+        }
+        let teams = teamTable(near: files, year: year)
+        var games: [ReplayGame] = []
+        for file in files {
+            let reader: EventFileReader
+            do {
+                reader = try EventFileReader(path: file)
+            } catch {
+                throw Failure.unreadable(error)
+            }
+            for result in reader.games() {
+                guard case .success(let record) = result, record.date == retrosheetDate else { continue }
+                // A game that does not replay cleanly is left out, as `nohit events` would skip it.
+                guard (try? GameReplay.run(record)) != nil, let updates = try? record.updates() else { continue }
+                games.append(schedule(record, updates: updates, teams: teams, year: year, month: month, day: day))
+            }
+        }
+        guard !games.isEmpty else { throw Failure.noGames(date, places) }
+        return games.sorted { ($0.start, $0.record.id) < ($1.start, $1.record.id) }
+    }
+
+    static func schedule(
+        _ record: GameRecord, updates: [GameUpdate], teams: [String: TeamRecord], year: Int, month: Int, day: Int
+    ) -> ReplayGame {
+        let home = record.homeTeam ?? "?"
+        let away = record.visitingTeam ?? "?"
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: timeZone(ofHome: home)) ?? .gmt
+        let (hour, minute) = startTime(record.info("starttime"))
+        let start =
+            calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))
+            ?? Date(timeIntervalSince1970: 0)
+        let minutes = Double(record.info("timeofgame").flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 180)
+        let end = start.addingTimeInterval(minutes * 60)
+        let step = minutes * 60 / Double(max(updates.count, 1))
+        let timed = updates.enumerated().map { (start.addingTimeInterval(Double($0.offset) * step), $0.element) }
+        var players: [String: String] = [:]
+        for lineup in record.starters + record.substitutions {
+            players["\(lineup.appearance.player)"] = record.text(lineup.name)
+        }
+        func team(_ code: String) -> GameInfo.Team {
+            teams[code].map { GameInfo.Team(code: code, name: $0.name, nickname: $0.nickname) }
+                ?? GameInfo.Team(code: code, name: code, nickname: code)
+        }
+        let info = GameInfo(
+            id: record.id, date: String(format: "%04d-%02d-%02d", year, month, day), away: team(away), home: team(home),
+            players: players)
+        return ReplayGame(record: record, info: info, start: start, end: end, updates: timed)
+    }
+
+    /// `7:10PM` → (19, 10); noon when absent or unreadable.
+    static func startTime(_ text: String?) -> (Int, Int) {
+        guard let text = text?.uppercased(), let colon = text.firstIndex(of: ":"),
+            var hour = Int(text[..<colon]), let minute = Int(text[text.index(after: colon)...].prefix(2))
+        else { return (12, 0) }
+        if text.hasSuffix("PM") && hour < 12 { hour += 12 }
+        if text.hasSuffix("AM") && hour == 12 { hour = 0 }
+        return (hour, minute)
+    }
+
+    /// The ballpark's time zone, by home team (Retrosheet codes).
+    static func timeZone(ofHome team: String) -> String {
+        switch team {
+        case "ANA", "LAN", "SDN", "SFN", "OAK", "SEA": "America/Los_Angeles"
+        case "ARI": "America/Phoenix"
+        case "COL": "America/Denver"
+        case "CHA", "CHN", "MIL", "MIN", "KCA", "SLN", "HOU", "TEX": "America/Chicago"
+        case "TOR": "America/Toronto"
+        default: "America/New_York"
+        }
+    }
+
+    /// Team names from the `TEAMyyyy` file beside the event files.
+    static func teamTable(near files: [String], year: Int) -> [String: TeamRecord] {
+        for directory in Set(files.map { ($0 as NSString).deletingLastPathComponent }) {
+            let path = (directory as NSString).appendingPathComponent("TEAM\(year)")
+            guard let bytes = try? FileBytes.read(path) else { continue }
+            return Dictionary(
+                TeamFile.teams(file: path, bytes: bytes).teams.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        return [:]
+    }
+}

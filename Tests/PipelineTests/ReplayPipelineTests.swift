@@ -1,0 +1,158 @@
+import Alerts
+import AsyncHTTPClient
+import Crypto
+import Delivery
+import FakeProviders
+import Foundation
+import NIOSSL
+import Pipeline
+import Storage
+import TestSupport
+import Testing
+
+/// A past day through the whole pipeline — engine, planner, outbox, dispatchers, real channels —
+/// against the fake providers.
+@Suite(.serialized) struct ReplayPipelineTests {
+    static let day = "2020-08-25"
+
+    struct Setup {
+        let server: FakeProviderServer
+        let client: HTTPClient
+        let key = P256.Signing.PrivateKey()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-\(UUID().uuidString).sqlite")
+            .path
+
+        init() async throws {
+            server = try await FakeProviderServer.start(
+                configuration: FakeProviderConfiguration(verificationKey: key.publicKey))
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(
+                try NIOSSLCertificate.fromPEMBytes(Array(server.authority.caCertificatePEM.utf8)))
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            configuration.httpVersion = .automatic
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        }
+
+        func channels(console: @escaping @Sendable (String) -> Void) -> [any DeliveryChannel] {
+            let apns = APNsConfiguration(
+                productionURL: server.baseURL, sandboxURL: server.baseURL, timeout: .seconds(5))
+            let token = APNsProviderToken(key: key, keyID: "K", teamID: "T", clock: SystemWallClock())
+            return [
+                APNsChannel(client: client, configuration: apns, token: token),
+                APNsChannel(kind: .liveActivity, client: client, configuration: apns, token: token),
+                WebPushChannel(
+                    client: client, vapid: VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org"),
+                    clock: SystemWallClock()),
+                WebhookChannel(client: client, clock: SystemWallClock()),
+                ConsoleChannel(write: console),
+            ]
+        }
+
+        /// Replays the day once, as one run of the process would.
+        func run(console: @escaping @Sendable (String) -> Void = { _ in }) async throws -> DayReplay.Summary {
+            let store = try SQLiteStore(path: path)
+            _ = try await store.recoverInDoubt(now: Date())
+            let games = try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [SharedData.path("retrosheet")])
+            let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
+            let pipeline = AlertPipeline(store: store, channels: channels(console: console), clock: clock)
+            let dispatchers = Task { try await pipeline.runDispatchers() }
+            let summary = try await DayReplay(games: games).run(clock: clock, publisher: pipeline.publisher)
+            try await pipeline.waitUntilDrained(manual: clock)
+            dispatchers.cancel()
+            _ = try? await dispatchers.value
+            return summary
+        }
+
+        func shutdown() async throws {
+            try await client.shutdown()
+            try await server.shutdown()
+        }
+    }
+
+    @Test func giolitosNoHitterReachesEveryKindOfDeviceOnce() async throws {
+        let setup = try await Setup()
+        let store = try SQLiteStore(path: setup.path)
+        let start = Date(timeIntervalSince1970: 1_598_000_000)
+        let phone = Device(
+            id: UUID(),
+            channel: .apns(
+                token: String(repeating: "a1", count: 32), environment: .sandbox, topic: "com.example.nohit"),
+            registeredAt: start, secretHash: "")
+        var fanPreferences = Preferences()
+        fanPreferences.favouriteTeams = ["CHA"]
+        fanPreferences.frequency = .everyOutInNinth
+        let fan = Device(
+            id: UUID(),
+            channel: .apns(
+                token: String(repeating: "b2", count: 32), environment: .production, topic: "com.example.nohit"),
+            preferences: fanPreferences, registeredAt: start, secretHash: "")
+        let subscription = setup.server.state.subscribe(baseURL: setup.server.baseURL)
+        let browser = Device(
+            id: UUID(),
+            channel: .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth),
+            registeredAt: start, secretHash: "")
+        let hook = setup.server.state.webhookEndpoint(id: "hook", baseURL: setup.server.baseURL)
+        let server = Device(
+            id: UUID(), channel: .webhook(url: hook.url, secret: hook.secret), registeredAt: start, secretHash: "")
+        let activity = Device(
+            id: UUID(),
+            channel: .liveActivity(
+                token: String(repeating: "c3", count: 32), environment: .sandbox, topic: "com.example.nohit"),
+            registeredAt: start, secretHash: "")
+        var quiet = Preferences()
+        quiet.jinxSafe = true
+        let console = Device(
+            id: UUID(), channel: .console(label: "demo"), preferences: quiet, registeredAt: start, secretHash: "")
+        let gone = Device(
+            id: UUID(),
+            channel: .apns(
+                token: "410" + String(repeating: "f", count: 61), environment: .sandbox, topic: "com.example.nohit"),
+            registeredAt: start, secretHash: "")
+        for device in [phone, fan, browser, server, activity, console, gone] { try await store.register(device) }
+
+        let printed = Printed()
+        let summary = try await setup.run { printed.append($0) }
+        let giolito = summary.moments.filter { $0.gameID == "CHA202008250" && $0.pitchingSide == .home }
+        #expect(giolito.map(\.kind).last == .completed)
+
+        // The default device: 6, 7, 8 and 9 hitless innings, then completed.
+        let accepted = Dictionary(uniqueKeysWithValues: setup.server.state.accepted.map { ($0.apnsID, $0.count) })
+        #expect(accepted.values.allSatisfy { $0 == 1 })
+        let phoneIDs = Set(
+            giolito.filter { [18, 21, 24, 27].contains($0.outs) && [.hitlessInnings, .completed].contains($0.kind) }
+                .map { UUID.delivery(momentID: $0.id, deviceID: phone.id).uuidString.lowercased() })
+        #expect(phoneIDs.count == 5)
+        #expect(phoneIDs.isSubset(of: Set(accepted.keys)))
+        // The White Sox fan: from 4 innings, every out of the 9th.
+        let fanIDs = Set(accepted.keys).intersection(
+            giolito.map { UUID.delivery(momentID: $0.id, deviceID: fan.id).uuidString.lowercased() })
+        #expect(fanIDs.count == giolito.filter { $0.outs >= 12 }.count)
+        // The browser decrypted five alerts; the webhook received five signed ones.
+        let webPushID = String(subscription.endpoint.split(separator: "/").last!)
+        #expect(setup.server.state.webPushMessages(id: webPushID)?.count == 5)
+        #expect(setup.server.state.webhookMessages(id: "hook")?.count == 5)
+        // The console printed jinx-safe text.
+        #expect(printed.lines.count == 5)
+        #expect(printed.lines.allSatisfy { !$0.lowercased().contains("no-hitter") })
+        // The 410 device was pruned after its first alert.
+        #expect(try await store.device(id: gone.id)?.isActive == false)
+        let counts = try await store.outboxCounts()
+        #expect(counts.pending == 0 && counts.sending == 0)
+
+        // Run again, as after a restart: every moment is derived again, nothing new is sent.
+        let before = setup.server.state.requestCount
+        let again = try await setup.run()
+        #expect(again.newMoments == 0)
+        #expect(again.deliveries == 0)
+        #expect(setup.server.state.requestCount == before)
+        try await setup.shutdown()
+    }
+}
+
+final class Printed: @unchecked Sendable {
+    // Guarded by the lock; the console channel writes from dispatcher tasks.
+    private let lock = NSLock()
+    private var storage: [String] = []
+    func append(_ line: String) { lock.withLock { storage.append(line) } }
+    var lines: [String] { lock.withLock { storage } }
+}
