@@ -59,7 +59,11 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "Alerts", "Baseball", "Delivery", "Retrosheet", "Storage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // Store protocols and their SQLite implementation (migrations, WAL).
@@ -72,16 +76,28 @@ let package = Package(
             dependencies: [
                 "Alerts",
                 "Baseball",
+                "Delivery",
+                "FakeProviders",
+                "Pipeline",
                 "Retrosheet",
+                "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "NoHitBench",
             dependencies: [
+                "Alerts",
                 "Baseball",
+                "Delivery",
+                "Pipeline",
                 "Retrosheet",
+                "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/NoHitBench"
         ),
@@ -107,6 +123,12 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "NoHitCLITests", dependencies: ["nohit", "Retrosheet", "TestSupport"]),
+        .testTarget(
+            name: "NoHitCLITests",
+            dependencies: [
+                "nohit", "Alerts", "FakeProviders", "Pipeline", "Retrosheet", "Storage", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
     ]
 )

@@ -213,6 +213,9 @@ package final class FakeProviderState: Sendable {
         ledger.withLock { ledger in ledger.order.map { ($0, ledger.accepted[$0]!) } }
     }
 
+    /// How many distinct `apns-id`s were accepted.
+    package var uniqueAcceptedCount: Int { ledger.withLock { $0.accepted.count } }
+
     package func notification(apnsID: String) -> AcceptedNotification? {
         ledger.withLock { $0.last[apnsID] }
     }

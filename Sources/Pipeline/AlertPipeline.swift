@@ -13,6 +13,8 @@ package struct AlertPipeline: Sendable {
     package let dispatchers: [Dispatcher]
     package let statistics: DeliveryStatistics
     package let clock: any WallClock
+    /// Each channel's wake signal (what the publisher signals when it queues deliveries).
+    package let wakes: [ChannelKind: WakeSignal]
 
     package init(
         store: SQLiteStore, channels: [any DeliveryChannel], clock: any WallClock, concurrency: Int = 256,
@@ -35,27 +37,46 @@ package struct AlertPipeline: Sendable {
             dispatchers.append(dispatcher)
         }
         self.dispatchers = dispatchers
+        self.wakes = wakes
         publisher = MomentPublisher(outbox: store, directory: directory, wake: wakes)
     }
 
-    /// Runs every dispatcher until cancelled.
-    package func runDispatchers() async throws {
+    /// Runs every dispatcher until `stop` is requested (they finish and record what is in
+    /// flight) or the task is cancelled.
+    package func runDispatchers(stop: StopSignal = StopSignal()) async throws {
+        stop.wakes(Array(wakes.values))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for dispatcher in dispatchers {
-                group.addTask { try await dispatcher.run() }
+                group.addTask { try await dispatcher.run(stop: stop) }
             }
             try await group.waitForAll()
         }
     }
 
+    /// Returns once nothing due by now is pending or being sent. A replay at full speed waits for
+    /// this after each play with alerts, so its clock never runs ahead of the deliveries.
+    package func waitUntilIdle(stop: StopSignal? = nil) async throws {
+        let kinds = dispatchers.map(\.channel.kind)
+        while stop?.isRequested != true {
+            try Task.checkCancellation()
+            if try await store.unfinished(channels: kinds, dueBy: clock.now()) == 0 { return }
+            // A dispatcher asleep until a due time that the clock has reached only to within the
+            // precision of a stored time would never wake: nudge them all.
+            for wake in wakes.values { wake.signal() }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     /// Returns once nothing is pending or being sent. With a manual clock, moves it to the next
     /// retry or delayed alert whenever the dispatchers are idle.
-    package func waitUntilDrained(manual: ManualWallClock?) async throws {
-        while true {
+    /// Deliveries for channels without a dispatcher (e.g. APNs with no key) are not waited for.
+    /// Returns early when `stop` is requested.
+    package func waitUntilDrained(manual: ManualWallClock?, stop: StopSignal? = nil) async throws {
+        let kinds = dispatchers.map(\.channel.kind)
+        while stop?.isRequested != true {
             try Task.checkCancellation()
-            let counts = try await store.outboxCounts()
-            if counts.pending == 0 && counts.sending == 0 { return }
-            if let manual, counts.sending == 0 {
+            if try await store.unfinished(channels: kinds, dueBy: nil) == 0 { return }
+            if let manual, try await store.outboxCounts().sending == 0 {
                 var next: Date?
                 for dispatcher in dispatchers {
                     if let due = try await store.nextDue(channel: dispatcher.channel.kind) {

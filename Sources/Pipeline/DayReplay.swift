@@ -21,62 +21,125 @@ package struct DayReplay: Sendable {
         package var skippedGames: [String] = []
     }
 
-    private enum Step {
-        case update(GameUpdate)
-        case end
+    /// One step of the day: a game's play (or its end) at its time, and the moments it made.
+    package struct Step: Sendable {
+        package var time: Date
+        package var game: ReplayGame
+        package var moments: [Moment]
+    }
+
+    /// Walks the day's plays in time order through one monitor per game. Pure: no clock, no I/O.
+    package struct Steps: Sendable {
+        private enum Kind: Sendable {
+            case update(GameUpdate)
+            case end
+        }
+
+        private let games: [ReplayGame]
+        private let timeline: [(time: Date, game: Int, kind: Kind)]
+        private var monitors: [GameMonitor]
+        private var broken = Set<Int>()
+        private var position = 0
+        /// Games that stopped replaying (a play the engine refused), by id.
+        package private(set) var skippedGames: [String] = []
+        package private(set) var updates = 0
+
+        init(games: [ReplayGame]) {
+            self.games = games
+            var timeline: [(time: Date, game: Int, order: Int, kind: Kind)] = []
+            for (index, game) in games.enumerated() {
+                for (order, item) in game.updates.enumerated() {
+                    timeline.append((item.time, index, order, .update(item.update)))
+                }
+                timeline.append((game.end, index, game.updates.count, .end))
+            }
+            timeline.sort { ($0.time, $0.game, $0.order) < ($1.time, $1.game, $1.order) }
+            self.timeline = timeline.map { ($0.time, $0.game, $0.kind) }
+            monitors = games.map {
+                GameMonitor(
+                    gameID: $0.record.id, starters: $0.record.startingAppearances,
+                    homeBatsFirst: $0.record.homeBatsFirst)
+            }
+        }
+
+        /// When the next step happens, if any is left.
+        package var nextTime: Date? {
+            var index = position
+            while index < timeline.count && broken.contains(timeline[index].game) { index += 1 }
+            return index < timeline.count ? timeline[index].time : nil
+        }
+
+        /// Applies the next play; nil when the day is over.
+        package mutating func next() -> Step? {
+            while position < timeline.count {
+                let item = timeline[position]
+                position += 1
+                guard !broken.contains(item.game) else { continue }
+                let game = games[item.game]
+                switch item.kind {
+                case .update(let update):
+                    updates += 1
+                    do {
+                        return Step(time: item.time, game: game, moments: try monitors[item.game].apply(update))
+                    } catch {
+                        broken.insert(item.game)
+                        skippedGames.append(game.record.id)
+                        continue
+                    }
+                case .end:
+                    return Step(
+                        time: item.time, game: game,
+                        moments: monitors[item.game].finish(scheduledInnings: game.record.scheduledInnings))
+                }
+            }
+            return nil
+        }
+    }
+
+    package func steps() -> Steps {
+        Steps(games: games)
+    }
+
+    /// Every moment of the day in order, with its game and time (no clock, nothing published).
+    package func moments() -> [(moment: Moment, game: GameInfo, time: Date)] {
+        var steps = steps()
+        var all: [(moment: Moment, game: GameInfo, time: Date)] = []
+        while let step = steps.next() {
+            for moment in step.moments { all.append((moment, step.game.info, step.time)) }
+        }
+        return all
     }
 
     /// Runs the day. With a manual clock the day runs as fast as possible (the clock jumps to
-    /// each play); otherwise each play waits for its time on `clock`.
+    /// each play, after `settle` returns for the play before); otherwise
+    /// each play waits for its time on `clock`.
     package func run(
-        clock: any WallClock, publisher: MomentPublisher, onMoment: @Sendable (Moment, GameInfo) -> Void = { _, _ in }
+        clock: any WallClock, publisher: MomentPublisher, settle: () async throws -> Void = {},
+        onMoment: @Sendable (Moment, GameInfo) -> Void = { _, _ in }
     ) async throws -> Summary {
-        var timeline: [(time: Date, game: Int, order: Int, step: Step)] = []
-        for (index, game) in games.enumerated() {
-            for (order, item) in game.updates.enumerated() {
-                timeline.append((item.time, index, order, .update(item.update)))
-            }
-            timeline.append((game.end, index, game.updates.count, .end))
-        }
-        timeline.sort { ($0.time, $0.game, $0.order) < ($1.time, $1.game, $1.order) }
-
-        var monitors = games.map {
-            GameMonitor(
-                gameID: $0.record.id, starters: $0.record.startingAppearances, homeBatsFirst: $0.record.homeBatsFirst)
-        }
-        var broken = Set<Int>()
+        var steps = steps()
         var summary = Summary()
-        for item in timeline {
+        while let time = steps.nextTime {
             try Task.checkCancellation()
             if let manual = clock as? ManualWallClock {
-                manual.advance(to: item.time)
+                manual.advance(to: time)
             } else {
-                try await clock.sleep(until: item.time)
+                try await clock.sleep(until: time)
             }
-            guard !broken.contains(item.game) else { continue }
-            let game = games[item.game]
-            let moments: [Moment]
-            switch item.step {
-            case .update(let update):
-                summary.updates += 1
-                do {
-                    moments = try monitors[item.game].apply(update)
-                } catch {
-                    logger.error("game left out", metadata: ["game.pk": "\(game.record.id)", "error": "\(error)"])
-                    broken.insert(item.game)
-                    summary.skippedGames.append(game.record.id)
-                    continue
-                }
-            case .end:
-                moments = monitors[item.game].finish(scheduledInnings: game.record.scheduledInnings)
-            }
-            for moment in moments {
-                let published = try await publisher.publish(moment, game: game.info, at: item.time)
+            guard let step = steps.next() else { break }
+            for moment in step.moments {
+                let published = try await publisher.publish(moment, game: step.game.info, at: step.time)
                 summary.moments.append(moment)
                 if published.isNew { summary.newMoments += 1 }
                 summary.deliveries += published.deliveries
-                onMoment(moment, game.info)
+                onMoment(moment, step.game.info)
             }
+            if clock is ManualWallClock { try await settle() }
+        }
+        summary.updates = steps.updates
+        summary.skippedGames = steps.skippedGames
+        for game in summary.skippedGames {
+            logger.error("game left out: a play could not be applied", metadata: ["game.id": "\(game)"])
         }
         return summary
     }

@@ -70,7 +70,10 @@ package struct Dispatcher: Sendable {
         self.acknowledgementClock = clock
     }
 
-    package func run() async throws {
+    /// Delivers until `stop` is requested (then finishes what is in flight, records it, and
+    /// returns) or the task is cancelled (then returns at once; what was in flight is left in
+    /// doubt for the next start).
+    package func run(stop: StopSignal = StopSignal()) async throws {
         let kind = channel.kind
         try await withThrowingTaskGroup(of: (DeliveryResult, Double?).self) { group in
             var queue: [ClaimedDelivery] = []
@@ -85,7 +88,7 @@ package struct Dispatcher: Sendable {
                 lastFlush = .now
                 exhausted = false
             }
-            while !Task.isCancelled {
+            while !Task.isCancelled && !stop.isRequested {
                 if queue.count - head < concurrency && !exhausted {
                     let claimed = try await outbox.claim(channel: kind, now: clock.now(), limit: concurrency * 2)
                     if head > 0 {
@@ -105,6 +108,10 @@ package struct Dispatcher: Sendable {
                     try await flush()
                     let due = try await outbox.nextDue(channel: kind)
                     if let due, due <= clock.now() { continue }
+                    if stop.isRequested { break }
+                    logger.debug(
+                        "idle",
+                        metadata: ["channel": "\(kind.rawValue)", "next.due": "\(due.map { "\($0)" } ?? "none")"])
                     await wake.wait(until: due, clock: clock)
                     continue
                 }
@@ -116,7 +123,14 @@ package struct Dispatcher: Sendable {
                     try await flush()
                 }
             }
+            guard !Task.isCancelled else { return }
+            // Stopping: claimed but unsent deliveries go back untouched; in-flight ones finish.
+            while let (result, latency) = try await group.next() {
+                results.append(result)
+                if let latency { statistics.record { $0.latencies.append(latency) } }
+            }
             try await outbox.complete(results)
+            try await outbox.release(queue[head...].map(\.id))
         }
     }
 

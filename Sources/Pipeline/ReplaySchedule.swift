@@ -78,7 +78,7 @@ package enum ReplaySchedule {
         let home = record.homeTeam ?? "?"
         let away = record.visitingTeam ?? "?"
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: timeZone(ofHome: home)) ?? .gmt
+        calendar.timeZone = TimeZone(identifier: timeZoneIdentifier(ofHome: home)) ?? .gmt
         let (hour, minute) = startTime(record.info("starttime"))
         let start =
             calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))
@@ -112,7 +112,7 @@ package enum ReplaySchedule {
     }
 
     /// The ballpark's time zone, by home team (Retrosheet codes).
-    static func timeZone(ofHome team: String) -> String {
+    package static func timeZoneIdentifier(ofHome team: String) -> String {
         switch team {
         case "ANA", "LAN", "SDN", "SFN", "OAK", "SEA": "America/Los_Angeles"
         case "ARI": "America/Phoenix"

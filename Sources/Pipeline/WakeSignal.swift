@@ -64,3 +64,25 @@ package final class WakeSignal: Sendable {
         }
     }
 }
+
+/// Asks dispatchers to stop taking new work, finish what is in flight and record it: a graceful
+/// shutdown.
+package final class StopSignal: Sendable {
+    private let requested = Atomic<Bool>(false)
+    private let wakes = Mutex<[WakeSignal]>([])
+
+    package init() {}
+
+    package var isRequested: Bool { requested.load(ordering: .acquiring) }
+
+    /// Also wakes these signals' waiters when stop is requested.
+    package func wakes(_ signals: [WakeSignal]) {
+        wakes.withLock { $0 += signals }
+        if isRequested { for signal in signals { signal.signal() } }
+    }
+
+    package func request() {
+        requested.store(true, ordering: .releasing)
+        for signal in wakes.withLock({ $0 }) { signal.signal() }
+    }
+}

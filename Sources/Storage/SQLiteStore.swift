@@ -107,30 +107,36 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     // MARK: Devices
 
     package func register(_ device: Device) async throws {
-        let preferences = try Self.encode(device.preferences)
+        try await register(contentsOf: [device])
+    }
+
+    package func register(contentsOf devices: [Device]) async throws {
+        guard !devices.isEmpty else { return }
         try await database.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [device.id.uuidString])
-                == true
-            {
-                throw StoreError.duplicate("device \(device.id)")
-            }
-            let address = Self.address(of: device.channel)
-            var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)
-            if case .disabled(let why, let when) = device.status {
-                (active, reason, at) = (false, why, when.timeIntervalSince1970)
-            }
-            try db.execute(
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM devices WHERE id = ?")
+            let insert = try db.cachedStatement(
                 sql: """
                     INSERT INTO devices (id, channel, address, environment, topic, key1, key2, preferences, secret_hash,
                         registered_at, active, status_reason, status_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+                    """)
+            for device in devices {
+                if try Bool.fetchOne(exists, arguments: [device.id.uuidString]) == true {
+                    throw StoreError.duplicate("device \(device.id)")
+                }
+                let preferences = try Self.encode(device.preferences)
+                let address = Self.address(of: device.channel)
+                var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)
+                if case .disabled(let why, let when) = device.status {
+                    (active, reason, at) = (false, why, when.timeIntervalSince1970)
+                }
+                try insert.execute(arguments: [
                     device.id.uuidString, device.channel.kind.rawValue, address.address, address.environment,
                     address.topic, address.key1, address.key2, preferences, device.secretHash,
                     device.registeredAt.timeIntervalSince1970, active, reason, at,
                 ])
-            try Self.replaceFavourites(db, deviceID: device.id, teams: device.preferences.favouriteTeams)
+                try Self.replaceFavourites(db, deviceID: device.id, teams: device.preferences.favouriteTeams)
+            }
         }
     }
 
@@ -371,6 +377,15 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         }
     }
 
+    package func release(_ ids: [UUID]) async throws {
+        guard !ids.isEmpty else { return }
+        try await database.write { db in
+            let release = try db.cachedStatement(
+                sql: "UPDATE outbox SET state = 0, attempts = attempts - 1 WHERE delivery_id = ? AND state = 1")
+            for id in ids { try release.execute(arguments: [id.uuidString]) }
+        }
+    }
+
     package func complete(_ results: [DeliveryResult]) async throws {
         guard !results.isEmpty else { return }
         try await database.write { db in
@@ -457,6 +472,19 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                 }
             }
             return counts
+        }
+    }
+
+    package func unfinished(channels: [ChannelKind], dueBy: Date? = nil) async throws -> Int {
+        guard !channels.isEmpty else { return 0 }
+        let due = dueBy?.timeIntervalSince1970 ?? .infinity
+        return try await database.read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) FROM outbox WHERE (state = 1 OR (state = 0 AND due_at <= ?))
+                    AND channel IN (\(channels.map { _ in "?" }.joined(separator: ",")))
+                    """, arguments: StatementArguments([due] + channels.map(\.rawValue))) ?? 0
         }
     }
 

@@ -5,6 +5,8 @@ import Foundation
 package protocol DeviceStore: Sendable {
     /// Stores a new device. Throws `StoreError.duplicate` when the id exists.
     func register(_ device: Device) async throws
+    /// Stores many new devices in one transaction: all or none (a duplicate id refuses them all).
+    func register(contentsOf devices: [Device]) async throws
     func device(id: UUID) async throws -> Device?
     /// Replaces the device's channel address (an APNs or Live Activity token rotated, a
     /// subscription renewed) and re-activates it; false when there is no such device.
@@ -48,11 +50,16 @@ package protocol OutboxStore: Sendable {
     func claim(channel: ChannelKind, now: Date, limit: Int) async throws -> [ClaimedDelivery]
     /// Records the outcomes of attempts.
     func complete(_ results: [DeliveryResult]) async throws
+    /// Gives back claimed deliveries that were never sent (a graceful stop): pending again, the
+    /// attempt not counted.
+    func release(_ ids: [UUID]) async throws
     /// After a restart: attempts started and never finished are in doubt. Those superseded by a
     /// later delivered alert of the same bid to the same device are dropped; the rest are queued
     /// again under the same delivery id.
     func recoverInDoubt(now: Date) async throws -> RecoveryReport
     func outboxCounts() async throws -> OutboxCounts
+    /// Deliveries of these channels being sent, or pending (and due by `dueBy`, when given).
+    func unfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Int
     /// When the next pending delivery of `channel` is due, if any.
     func nextDue(channel: ChannelKind) async throws -> Date?
 }

@@ -5,6 +5,9 @@ struct NoHit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nohit",
         abstract: "No-Hitter Alerts: live no-hit bid alerts, replays and Retrosheet tools.",
-        subcommands: [EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self]
+        subcommands: [
+            EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, ReplayCommand.self,
+            DevicesCommand.self, FakeAPNsCommand.self,
+        ]
     )
 }

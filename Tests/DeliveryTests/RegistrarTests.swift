@@ -73,21 +73,29 @@ struct RegistrarTests {
     @Test func malformedSubscriptionsAreRefused() throws {
         let subscriber = try Self.rfcSubscriber()
         let endpoint = "https://push.example.net/send/abc"
-        #expect(refusal(.webPush(endpoint: "http://push.example.net/x", p256dh: subscriber.p256dh, auth: subscriber.auth))?.field == "endpoint")
-        #expect(refusal(.webPush(endpoint: "not a url", p256dh: subscriber.p256dh, auth: subscriber.auth))?.field == "endpoint")
-        #expect(refusal(.webPush(endpoint: endpoint, p256dh: "!!", auth: subscriber.auth))?.reason == "is not base64url")
+        #expect(
+            refusal(.webPush(endpoint: "http://push.example.net/x", p256dh: subscriber.p256dh, auth: subscriber.auth))?
+                .field == "endpoint")
+        #expect(
+            refusal(.webPush(endpoint: "not a url", p256dh: subscriber.p256dh, auth: subscriber.auth))?.field
+                == "endpoint")
+        #expect(
+            refusal(.webPush(endpoint: endpoint, p256dh: "!!", auth: subscriber.auth))?.reason == "is not base64url")
         // 65 bytes starting 0x04 but not a point on the curve.
         let offCurve = Base64URL.encode([4] + [UInt8](repeating: 1, count: 64))
         #expect(refusal(.webPush(endpoint: endpoint, p256dh: offCurve, auth: subscriber.auth))?.field == "p256dh")
         let short = Base64URL.encode([UInt8](repeating: 1, count: 15))
-        #expect(refusal(.webPush(endpoint: endpoint, p256dh: subscriber.p256dh, auth: short))?.reason == "must be 16 bytes, not 15")
+        #expect(
+            refusal(.webPush(endpoint: endpoint, p256dh: subscriber.p256dh, auth: short))?.reason
+                == "must be 16 bytes, not 15")
     }
 
     @Test func webhooksIntoInternalNetworksNeedTheOperatorsPermission() {
         let internalURLs = [
             "https://localhost/hook", "https://127.0.0.1:8443/hook", "https://10.1.2.3/hook", "https://172.20.0.1/hook",
             "https://192.168.1.10/hook", "https://169.254.169.254/latest/meta-data", "https://[::1]/hook",
-            "https://[fd00::1]/hook", "https://[fe80::1]/hook", "https://[::ffff:10.0.0.1]/hook", "https://0.0.0.0/hook",
+            "https://[fd00::1]/hook", "https://[fe80::1]/hook", "https://[::ffff:10.0.0.1]/hook",
+            "https://0.0.0.0/hook",
             "https://printer.local/hook", "https://intranet/hook", "https://100.64.0.1/hook",
         ]
         for url in internalURLs {
@@ -96,7 +104,9 @@ struct RegistrarTests {
             #expect(error?.reason.contains("operator has not allowed") == true, "\(url): \(String(describing: error))")
             #expect(refusal(.webhook(url: url, secret: ""), allowPrivate: true) == nil, "\(url)")
         }
-        for url in ["https://hooks.example.org/x", "https://8.8.8.8/x", "https://172.32.0.1/x", "https://[2001:db8::1]/x"] {
+        for url in [
+            "https://hooks.example.org/x", "https://8.8.8.8/x", "https://172.32.0.1/x", "https://[2001:db8::1]/x",
+        ] {
             #expect(refusal(.webhook(url: url, secret: "")) == nil, "\(url)")
         }
         #expect(refusal(.webhook(url: "https://user:pw@hooks.example.org/x", secret: ""))?.field == "url")

@@ -56,7 +56,8 @@ import Testing
             let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
             let pipeline = AlertPipeline(store: store, channels: channels(console: console), clock: clock)
             let dispatchers = Task { try await pipeline.runDispatchers() }
-            let summary = try await DayReplay(games: games).run(clock: clock, publisher: pipeline.publisher)
+            let summary = try await DayReplay(games: games).run(
+                clock: clock, publisher: pipeline.publisher, settle: { try await pipeline.waitUntilIdle() })
             try await pipeline.waitUntilDrained(manual: clock)
             dispatchers.cancel()
             _ = try? await dispatchers.value

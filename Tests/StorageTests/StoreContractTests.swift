@@ -67,6 +67,18 @@ enum Fixtures {
 
 @Suite struct DeviceStoreContractTests {
     @Test(arguments: StoreFactory.allCases)
+    func manyDevicesRegisterAllOrNone(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let devices = (0..<50).map { _ in Fixtures.device(Fixtures.apns) }
+        try await store.register(contentsOf: devices)
+        #expect(try await store.deviceCount() == 50)
+        let more = (0..<3).map { _ in Fixtures.device(Fixtures.apns) } + [devices[7]]
+        await #expect(throws: StoreError.self) { try await store.register(contentsOf: more) }
+        #expect(try await store.deviceCount() == 50)
+        #expect(try await store.device(id: more[0].id) == nil)
+    }
+
+    @Test(arguments: StoreFactory.allCases)
     func everyChannelRoundTrips(factory: StoreFactory) async throws {
         let store = try factory.make()
         let channels: [DeviceChannel] = [
@@ -200,6 +212,11 @@ enum Fixtures {
             deliveries: Fixtures.deliveries(moment, to: [phone, hook], due: due))
         #expect(try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10).isEmpty)
         #expect(try await store.nextDue(channel: .apns) == due)
+        #expect(try await store.unfinished(channels: [.apns], dueBy: nil) == 1)
+        #expect(try await store.unfinished(channels: [.apns, .webhook], dueBy: nil) == 2)
+        #expect(try await store.unfinished(channels: [.webPush], dueBy: nil) == 0)
+        #expect(try await store.unfinished(channels: [.apns], dueBy: moment.occurredAt) == 0)
+        #expect(try await store.unfinished(channels: [.apns], dueBy: due) == 1)
         let claimed = try await store.claim(channel: .apns, now: due, limit: 10)
         #expect(claimed.map(\.deviceID) == [phone.id])
         #expect(claimed.first?.attempts == 1)
@@ -215,8 +232,28 @@ enum Fixtures {
         let again = try await store.claim(channel: .apns, now: due.addingTimeInterval(5), limit: 10)
         #expect(again.first?.attempts == 2)
         #expect(again.first?.tokenRefreshed == true)
+        #expect(try await store.unfinished(channels: [.apns], dueBy: nil) == 1)
         try await store.complete([.delivered(id: again[0].id, at: due.addingTimeInterval(6))])
         #expect(try await store.outboxCounts().delivered == 1)
+        #expect(try await store.unfinished(channels: [.apns], dueBy: nil) == 0)
+    }
+
+    @Test(arguments: StoreFactory.allCases)
+    func releasedClaimsArePendingAgainWithoutAnAttempt(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let phone = Fixtures.device(Fixtures.apns)
+        try await store.register(phone)
+        let moment = Fixtures.moment()
+        try await store.record(
+            moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: [phone]))
+        let claimed = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
+        try await store.release(claimed.map(\.id))
+        #expect(try await store.outboxCounts().pending == 1)
+        // Releasing twice, or a delivery no longer claimed, changes nothing.
+        try await store.release(claimed.map(\.id))
+        let again = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
+        #expect(again.first?.attempts == 1)
+        #expect(try await store.recoverInDoubt(now: moment.occurredAt).requeued == again.map(\.id))
     }
 
     @Test(arguments: StoreFactory.allCases)

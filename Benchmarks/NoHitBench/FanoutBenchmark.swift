@@ -1,0 +1,226 @@
+import Alerts
+import ArgumentParser
+import AsyncHTTPClient
+import Baseball
+import Delivery
+import Foundation
+import NIOCore
+import Pipeline
+import Storage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `nohit-bench fanout`: one moment fanned out to many devices through the whole pipeline
+/// (planner, outbox in SQLite, dispatcher, real channel over HTTP/2 and TLS) to `nohit fake-apns`
+/// running as its own process.
+struct FanoutBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fanout",
+        abstract: "Fan one moment out to many APNs or Web Push devices through nohit fake-apns; print pushes/s, "
+            + "latency from moment to acknowledgement, CPU and memory."
+    )
+
+    @Option(help: "Devices to alert.")
+    var devices = 100_000
+
+    @Option(help: "apns or web-push.")
+    var channel = "apns"
+
+    @Option(help: "Requests in flight.")
+    var concurrency = 1000
+
+    @Option(help: "The nohit executable (runs the fake provider); default: beside this benchmark.")
+    var nohit: String?
+
+    @Option(help: "Retrosheet 2020 season (the moment is Giolito's no-hitter, 2020-08-25).")
+    var data = "../shared/data/retrosheet"
+
+    func run() async throws {
+        guard let kind = ChannelKind(rawValue: channel), [.apns, .webPush].contains(kind) else {
+            throw ValidationError("--channel must be apns or web-push")
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-fanout-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+
+        // The fake provider, as its own process.
+        let executable =
+            nohit
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("nohit").path
+        let fake = try FakeProcess(executable: executable, directory: (work as NSString).appendingPathComponent("fake"))
+        defer { fake.stop() }
+
+        // The moment: the last out of Giolito's no-hitter.
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [data])
+        guard let game = games.first(where: { $0.record.id == "CHA202008250" }) else {
+            throw ValidationError("CHA202008250 is not in \(data)")
+        }
+        var monitor = GameMonitor(
+            gameID: game.record.id, starters: game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst)
+        for item in game.updates { _ = try monitor.apply(item.update) }
+        guard let completed = monitor.finish(scheduledInnings: 9).first(where: { $0.kind == .completed }) else {
+            throw ValidationError("no completed moment in CHA202008250")
+        }
+
+        // The devices.
+        let store = try SQLiteStore(path: (work as NSString).appendingPathComponent("bench.sqlite"))
+        var settings = ProviderSettings(vapidKey: .init())
+        settings.apnsProductionURL = fake.description.url
+        settings.apnsSandboxURL = fake.description.url
+        settings.apnsKey = try KeyFiles.readSigningKey(fake.description.key)
+        settings.apnsKeyID = fake.description.keyID
+        settings.apnsTeamID = fake.description.teamID
+        settings.extraCertificateAuthorities = [try KeyFiles.readText(fake.description.ca)]
+        let providers = try ProviderChannels(settings)
+        let setupStart = ContinuousClock.now
+        let registered = try await register(
+            kind: kind, count: devices, store: store, client: providers.client, fake: fake)
+        let setupSeconds = (ContinuousClock.now - setupStart).seconds
+
+        let clock = SystemWallClock()
+        let channels = providers.channels.filter { $0.kind == kind }
+        let pipeline = AlertPipeline(store: store, channels: channels, clock: clock, concurrency: concurrency)
+        // Warm up: the connection, TLS and the provider token, as in a running service.
+        try await warmUp(kind: kind, channel: channels[0], fake: fake, client: providers.client)
+
+        let stop = StopSignal()
+        let dispatchers = Task { try await pipeline.runDispatchers(stop: stop) }
+        let fakeCPUBefore = fake.cpuSeconds()
+        let cpuBefore = ProcessTimes.cpuSeconds()
+        let momentTime = Date()
+        let start = ContinuousClock.now
+        Self.mark("start")
+        let published = try await pipeline.publisher.publish(completed, game: game.info, at: momentTime)
+        let recorded = ContinuousClock.now
+        try await pipeline.waitUntilDrained(manual: nil)
+        let drained = ContinuousClock.now
+        Self.mark("end")
+        let cpu = ProcessTimes.cpuSeconds() - cpuBefore
+        let fakeCPU = fake.cpuSeconds() - fakeCPUBefore
+        stop.request()
+        try await dispatchers.value
+
+        let statistics = pipeline.statistics.snapshot
+        let accepted = try await fake.acceptedCount(kind: kind.rawValue, client: providers.client)
+        try await providers.shutdown()
+        let wall = (drained - start).seconds
+        let latencies = statistics.latencies.sorted()
+        func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+
+        print(
+            "workload: 1 moment (\(completed.id)) to \(registered) \(kind.rawValue) devices; planner, outbox in SQLite "
+                + "(WAL), dispatcher with \(concurrency) in flight, \(kind == .apns ? "APNs JWT + HTTP/2" : "RFC 8291 encryption + VAPID + HTTP/2") over TLS "
+                + "to `nohit fake-apns` (its own process) on this machine, \(ProcessInfo.processInfo.activeProcessorCount) cores"
+        )
+        print(String(format: "setup (not timed): devices registered in %.1f s", setupSeconds))
+        print(
+            "outcome: \(published.deliveries) planned, \(statistics.delivered) acknowledged, \(statistics.retried) retried, "
+                + "\(statistics.failed) failed; fake provider counted \(accepted)")
+        print(String(format: "moment → outbox committed: %.3f s", (recorded - start).seconds))
+        print(String(format: "moment → all acknowledged: %.3f s", wall))
+        print(String(format: "throughput: %.0f pushes/s", Double(statistics.delivered) / wall))
+        if !latencies.isEmpty {
+            print(
+                String(
+                    format: "moment → acknowledgement: p50 %.3f s, p99 %.3f s, max %.3f s", percentile(0.5),
+                    percentile(0.99), latencies.last!))
+        }
+        print(
+            String(
+                format: "cpu: %.2f s in nohit (%.3f s per 10,000), %.2f s in the fake provider (%.3f s per 10,000)",
+                cpu,
+                cpu / Double(max(1, statistics.delivered)) * 10_000, fakeCPU,
+                fakeCPU / Double(max(1, statistics.delivered)) * 10_000))
+        print(
+            "peak memory (max RSS): \(ProcessTimes.peakResidentKilobytes() / 1024) MB in this process, \(fake.peakResidentKilobytes() / 1024) MB in the fake"
+        )
+        if statistics.delivered != registered || accepted != registered {
+            throw ValidationError("not every device was reached")
+        }
+    }
+
+    /// With NOHIT_BENCH_MARKS set, prints CLOCK_MONOTONIC at the edges of the timed section (to
+    /// line up `perf record -k CLOCK_MONOTONIC` profiles with it).
+    static func mark(_ label: String) {
+        guard ProcessInfo.processInfo.environment["NOHIT_BENCH_MARKS"] != nil else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        print("mark \(label) \(now.tv_sec).\(String(format: "%09d", now.tv_nsec))")
+    }
+
+    private func register(
+        kind: ChannelKind, count: Int, store: SQLiteStore, client: HTTPClient, fake: FakeProcess
+    ) async throws -> Int {
+        let registrar = Registrar(allowPrivateNetworks: true)
+        let now = Date()
+        var batch: [Device] = []
+        batch.reserveCapacity(10_000)
+        var registered = 0
+        if kind == .apns {
+            for _ in 0..<count {
+                var token = "a"
+                while token.count < 64 { token += String(format: "%016llx", UInt64.random(in: 0...UInt64.max)) }
+                let request = RegistrationRequest(
+                    channel: .apns(
+                        token: String(token.prefix(64)), environment: .production, topic: "com.example.nohit"))
+                batch.append(try registrar.register(request, at: now).device)
+                if batch.count == 10_000 {
+                    try await store.register(contentsOf: batch)
+                    registered += batch.count
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+        } else {
+            // Subscriptions come from the fake push service, as browsers get theirs.
+            try await withThrowingTaskGroup(of: [Device].self) { group in
+                let perTask = 1000
+                for start in stride(from: 0, to: count, by: perTask) {
+                    group.addTask {
+                        var devices: [Device] = []
+                        for _ in start..<min(start + perTask, count) {
+                            let subscription = try await fake.subscribe(client: client)
+                            devices.append(
+                                try registrar.register(
+                                    RegistrationRequest(
+                                        channel: .webPush(
+                                            endpoint: subscription.endpoint, p256dh: subscription.p256dh,
+                                            auth: subscription.auth)), at: now
+                                ).device)
+                        }
+                        return devices
+                    }
+                }
+                for try await devices in group {
+                    try await store.register(contentsOf: devices)
+                    registered += devices.count
+                }
+            }
+        }
+        if !batch.isEmpty {
+            try await store.register(contentsOf: batch)
+            registered += batch.count
+        }
+        return registered
+    }
+
+    private func warmUp(kind: ChannelKind, channel: any DeliveryChannel, fake: FakeProcess, client: HTTPClient)
+        async throws
+    {
+        // Web Push: registering the subscriptions already opened the connection.
+        guard kind == .apns else { return }
+        let device = DeviceChannel.apns(
+            token: "a" + String(repeating: "0", count: 63), environment: .production, topic: "com.example.nohit")
+        for _ in 0..<10 {
+            let outcome = await channel.deliver(
+                OutboundDelivery(
+                    id: UUID(), deviceID: UUID(), channel: device, payload: Data(#"{"aps":{"alert":"warm-up"}}"#.utf8),
+                    collapseKey: "warm-up", createdAt: Date(), expiresAt: Date().addingTimeInterval(60)))
+            guard case .accepted = outcome else { throw ValidationError("warm-up push failed: \(outcome)") }
+        }
+        try await fake.reset(client: client)
+    }
+}

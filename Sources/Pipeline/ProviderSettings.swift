@@ -1,0 +1,136 @@
+import Alerts
+import AsyncHTTPClient
+import Crypto
+import Delivery
+import Foundation
+import NIOCore
+import NIOSSL
+
+/// How to reach the push providers: APNs (URL and provider key), Web Push (the VAPID key), any
+/// extra certificate authority to trust (the fake provider's), and each request's deadline.
+package struct ProviderSettings: Sendable {
+    package var apnsProductionURL = "https://api.push.apple.com"
+    package var apnsSandboxURL = "https://api.sandbox.push.apple.com"
+    /// The `.p8` provider key with its key id and team id; without them there is no APNs channel
+    /// (APNs deliveries wait in the outbox).
+    package var apnsKey: P256.Signing.PrivateKey?
+    package var apnsKeyID = ""
+    package var apnsTeamID = ""
+    package var vapidKey: P256.Signing.PrivateKey
+    package var vapidSubject = "mailto:operator@localhost"
+    /// Certificate authorities (PEM) trusted besides the system's.
+    package var extraCertificateAuthorities: [String] = []
+    package var requestTimeout = TimeAmount.seconds(10)
+    package var writeConsole: @Sendable (String) -> Void = { print($0) }
+
+    package init(vapidKey: P256.Signing.PrivateKey) {
+        self.vapidKey = vapidKey
+    }
+}
+
+/// The delivery channels built from settings, over one HTTP client.
+package struct ProviderChannels: Sendable {
+    package let client: HTTPClient
+    package let channels: [any DeliveryChannel]
+    /// Channels that could not be built, and why (e.g. no APNs key).
+    package let unavailable: [ChannelKind: String]
+
+    package init(_ settings: ProviderSettings, clock: any WallClock = SystemWallClock()) throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if !settings.extraCertificateAuthorities.isEmpty {
+            let certificates = try settings.extraCertificateAuthorities.flatMap {
+                try NIOSSLCertificate.fromPEMBytes(Array($0.utf8))
+            }
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.timeout = .init(connect: .seconds(5))
+        configuration.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+
+        var channels: [any DeliveryChannel] = []
+        var unavailable: [ChannelKind: String] = [:]
+        if let key = settings.apnsKey, !settings.apnsKeyID.isEmpty, !settings.apnsTeamID.isEmpty {
+            let apns = APNsConfiguration(
+                productionURL: settings.apnsProductionURL, sandboxURL: settings.apnsSandboxURL,
+                timeout: settings.requestTimeout)
+            // One provider token for both channels: refreshed once per key, not per channel.
+            let token = APNsProviderToken(
+                key: key, keyID: settings.apnsKeyID, teamID: settings.apnsTeamID, clock: SystemWallClock())
+            channels.append(APNsChannel(kind: .apns, client: client, configuration: apns, token: token))
+            channels.append(APNsChannel(kind: .liveActivity, client: client, configuration: apns, token: token))
+        } else {
+            let reason = "no APNs provider key (with key id and team id) configured"
+            unavailable[.apns] = reason
+            unavailable[.liveActivity] = reason
+        }
+        channels.append(
+            WebPushChannel(
+                client: client, vapid: VAPID(key: settings.vapidKey, subject: settings.vapidSubject),
+                clock: SystemWallClock(), timeout: settings.requestTimeout))
+        channels.append(WebhookChannel(client: client, clock: SystemWallClock(), timeout: settings.requestTimeout))
+        channels.append(ConsoleChannel(write: settings.writeConsole))
+        self.channels = channels
+        self.unavailable = unavailable
+    }
+
+    package func shutdown() async throws {
+        try await client.shutdown()
+    }
+}
+
+/// Reading and keeping the keys the service signs with.
+package enum KeyFiles {
+    package struct Failure: Error, CustomStringConvertible {
+        package var path: String
+        package var reason: String
+        package var description: String { "\(path): \(reason)" }
+
+        package init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
+    }
+
+    /// An ES256 private key from a PEM file (an APNs `.p8`, PKCS#8, or SEC1).
+    package static func readSigningKey(_ path: String) throws(Failure) -> P256.Signing.PrivateKey {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure(path: path, reason: "cannot be read")
+        }
+        do {
+            return try P256.Signing.PrivateKey(pemRepresentation: String(decoding: data, as: UTF8.self))
+        } catch {
+            throw Failure(path: path, reason: "is not a PEM P-256 private key (an APNs .p8 key is one)")
+        }
+    }
+
+    /// The key in `path`, or a new one written there (mode 0600) when the file does not exist.
+    package static func signingKey(at path: String) throws(Failure) -> (key: P256.Signing.PrivateKey, created: Bool) {
+        if FileManager.default.fileExists(atPath: path) { return (try readSigningKey(path), false) }
+        let key = P256.Signing.PrivateKey()
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            if !directory.isEmpty {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            }
+            guard
+                FileManager.default.createFile(
+                    atPath: path, contents: Data(key.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+            else { throw Failure(path: path, reason: "cannot be written") }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(path: path, reason: "cannot be written: \(error.localizedDescription)")
+        }
+        return (key, true)
+    }
+
+    /// A text file, or a clear error.
+    package static func readText(_ path: String) throws(Failure) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure(path: path, reason: "cannot be read")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

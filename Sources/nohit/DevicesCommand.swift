@@ -1,0 +1,252 @@
+import Alerts
+import ArgumentParser
+import Delivery
+import Foundation
+import Storage
+
+/// `nohit devices`: register devices from the command line (the demo, tests, benchmarks).
+struct DevicesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "Register and count devices.",
+        subcommands: [Add.self, Seed.self, List.self]
+    )
+
+    /// The preference flags shared by `add` and `seed`.
+    struct PreferenceOptions: ParsableArguments {
+        @Option(help: "Alert once a bid is hitless through this many complete innings (4-9).")
+        var threshold = 6
+
+        @Option(help: "A favourite team (Retrosheet code, e.g. CHA); repeat for more.")
+        var favourite: [String] = []
+
+        @Option(help: "The threshold for favourite teams' games (4-9).")
+        var favouriteThreshold = 4
+
+        @Option(help: "once-per-bid, every-inning or every-out-in-ninth.")
+        var frequency = Preferences.Frequency.everyInning.rawValue
+
+        @Option(help: ArgumentHelp("Quiet hours, e.g. 23:00-08:00@America/Chicago.", valueName: "hh:mm-hh:mm@zone"))
+        var quietHours: String?
+
+        @Option(help: "Hold each alert this many seconds (0-180).")
+        var spoilerDelay = 0
+
+        @Flag(help: "Never spell out the word.")
+        var jinxSafe = false
+
+        func preferences() throws -> Preferences {
+            var preferences = Preferences()
+            preferences.thresholdInnings = threshold
+            preferences.favouriteTeams = favourite.map { $0.uppercased() }
+            preferences.favouriteThresholdInnings = favouriteThreshold
+            guard let frequency = Preferences.Frequency(rawValue: frequency) else {
+                throw ValidationError("--frequency must be once-per-bid, every-inning or every-out-in-ninth")
+            }
+            preferences.frequency = frequency
+            preferences.spoilerDelaySeconds = spoilerDelay
+            preferences.jinxSafe = jinxSafe
+            if let quietHours { preferences.quietHours = try Self.quietHours(quietHours) }
+            return preferences
+        }
+
+        static func quietHours(_ text: String) throws -> Preferences.QuietHours {
+            let parts = text.split(separator: "@", maxSplits: 1)
+            let times = parts.first?.split(separator: "-") ?? []
+            func minutes(_ clock: Substring) -> Int? {
+                let hm = clock.split(separator: ":")
+                guard hm.count == 2, let h = Int(hm[0]), let m = Int(hm[1]), (0..<24).contains(h), (0..<60).contains(m)
+                else { return nil }
+                return h * 60 + m
+            }
+            guard parts.count == 2, times.count == 2, let start = minutes(times[0]), let end = minutes(times[1]) else {
+                throw ValidationError("--quiet-hours '\(text)' is not hh:mm-hh:mm@Time/Zone")
+            }
+            return Preferences.QuietHours(start: start, end: end, timeZone: String(parts[1]))
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register one device and print its id and secret.")
+
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var preferenceOptions: PreferenceOptions
+
+        @Option(help: "An APNs device token (hex).") var apns: String?
+        @Option(help: "A Live Activity push token (hex).") var liveActivity: String?
+        @Option(help: "The app's bundle id (APNs topic).") var topic = "com.example.nohit"
+        @Option(help: "sandbox or production.") var environment = APNsEnvironment.sandbox.rawValue
+        @Option(help: "A Web Push endpoint (with --p256dh and --auth).") var webPush: String?
+        @Option(help: "The subscription's p256dh key (base64url).") var p256dh = ""
+        @Option(help: "The subscription's auth secret (base64url).") var auth = ""
+        @Option(help: "A webhook URL (https).") var webhook: String?
+        @Option(help: "The webhook's signing secret (whsec_...; created when absent).") var webhookSecret = ""
+        @Option(help: "Print alerts on the replay's standard output, under this label.") var console: String?
+        @Flag(help: "Allow webhook and Web Push URLs into loopback and private networks.")
+        var allowPrivateNetworks = false
+
+        func run() async throws {
+            guard let environment = APNsEnvironment(rawValue: environment) else {
+                throw ValidationError("--environment must be sandbox or production")
+            }
+            let channels: [DeviceChannel] = [
+                apns.map { .apns(token: $0, environment: environment, topic: topic) },
+                liveActivity.map { .liveActivity(token: $0, environment: environment, topic: topic) },
+                webPush.map { .webPush(endpoint: $0, p256dh: p256dh, auth: auth) },
+                webhook.map { .webhook(url: $0, secret: webhookSecret) },
+                console.map { .console(label: $0) },
+            ].compactMap { $0 }
+            guard channels.count == 1 else {
+                throw ValidationError("give exactly one of --apns, --live-activity, --web-push, --webhook, --console")
+            }
+            let registration: Registration
+            do {
+                registration = try Registrar(allowPrivateNetworks: allowPrivateNetworks).register(
+                    RegistrationRequest(channel: channels[0], preferences: try preferenceOptions.preferences()),
+                    at: Date())
+            } catch let error as RegistrationError {
+                StandardStreams.writeError("nohit: device refused: \(error)\n")
+                throw ExitCode(1)
+            }
+            let database = try store.open()
+            try await database.register(registration.device)
+            print("id: \(registration.device.id.uuidString.lowercased())")
+            print("secret: \(registration.secret)")
+        }
+    }
+
+    struct Seed: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register many APNs devices with random tokens (tests, benchmarks, the demo).",
+            discussion: """
+                Every device gets the preferences given by the options; with --mix they vary: 7 in 10 keep \
+                them, the others follow a favourite team, want one alert per bid, or every out in the 9th. Tokens and choices come from \
+                --seed, so the same command registers the same devices.
+                """)
+
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var preferenceOptions: PreferenceOptions
+
+        @Option(help: "How many devices.") var count: Int
+        @Option(help: "The app's bundle id (APNs topic).") var topic = "com.example.nohit"
+        @Option(help: "sandbox or production.") var environment = APNsEnvironment.sandbox.rawValue
+        @Option(
+            help: """
+                Start every token with these hex digits: the fake APNs scripts its answers by prefix (see \
+                `nohit fake-apns --help`). Without it tokens start with 'a', which the fake always accepts.
+                """)
+        var tokenPrefix = "a"
+        @Flag(help: "Register Live Activity tokens instead of alert tokens.") var liveActivity = false
+        @Flag(help: "Vary preferences across devices.") var mix = false
+        @Option(help: "Seed for tokens and preferences.") var seed: UInt64 = 1
+
+        static let teams = [
+            "ANA", "ARI", "ATL", "BAL", "BOS", "CHA", "CHN", "CIN", "CLE", "COL", "DET", "HOU", "KCA", "LAN", "MIA",
+            "MIL", "MIN", "NYA", "NYN", "OAK", "PHI", "PIT", "SDN", "SEA", "SFN", "SLN", "TBA", "TEX", "TOR", "WAS",
+        ]
+
+        func run() async throws {
+            guard count > 0 && count <= 10_000_000 else { throw ValidationError("--count must be 1 to 10,000,000") }
+            guard let environment = APNsEnvironment(rawValue: environment) else {
+                throw ValidationError("--environment must be sandbox or production")
+            }
+            let base = try preferenceOptions.preferences()
+            var random = SplitMix64(seed: seed)
+            let registrar = Registrar()
+            let now = Date()
+            var devices: [Device] = []
+            devices.reserveCapacity(count)
+            for index in 0..<count {
+                var token = tokenPrefix.lowercased()
+                while token.count < 64 { token += String(format: "%016llx", random.next()) }
+                token = String(token.prefix(64))
+                var preferences = base
+                if mix {
+                    switch index % 10 {
+                    case 7:
+                        preferences.favouriteTeams = [Self.teams[Int(random.next() % UInt64(Self.teams.count))]]
+                    case 8:
+                        preferences.frequency = .oncePerBid
+                    case 9:
+                        preferences.favouriteTeams = [Self.teams[Int(random.next() % UInt64(Self.teams.count))]]
+                        preferences.frequency = .everyOutInNinth
+                        preferences.thresholdInnings = 7
+                    default:
+                        break
+                    }
+                }
+                let channel: DeviceChannel =
+                    liveActivity
+                    ? .liveActivity(token: token, environment: environment, topic: topic)
+                    : .apns(token: token, environment: environment, topic: topic)
+                do {
+                    devices.append(
+                        try registrar.register(
+                            RegistrationRequest(channel: channel, preferences: preferences),
+                            id: UUID(random: &random), at: now
+                        ).device)
+                } catch {
+                    StandardStreams.writeError("nohit: device refused: \(error)\n")
+                    throw ExitCode(1)
+                }
+            }
+            let database = try store.open()
+            for start in stride(from: 0, to: devices.count, by: 10_000) {
+                try await database.register(contentsOf: Array(devices[start..<min(start + 10_000, devices.count)]))
+            }
+            print("registered \(count) device\(count == 1 ? "" : "s") in \(store.databasePath)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Count registered devices by channel and status.")
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let database = try store.open()
+            let active = try await database.activeDevices()
+            let total = try await database.deviceCount()
+            let byChannel = Dictionary(grouping: active, by: \.channel.kind)
+            for kind in ChannelKind.allCases {
+                print("\(kind.rawValue): \(byChannel[kind]?.count ?? 0) active")
+            }
+            print("disabled: \(total - active.count)")
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64), so seeded devices are the same every time.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension UUID {
+    /// A version 4 UUID from `random`.
+    init(random: inout SplitMix64) {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in stride(from: 0, to: 16, by: 8) {
+            withUnsafeBytes(of: random.next()) { bytes.replaceSubrange(index..<index + 8, with: $0) }
+        }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        self.init(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Crypto
+import FakeProviders
+import Foundation
+import Pipeline
+
+/// `nohit fake-apns`: a local APNs and Web Push provider for tests, benchmarks and the demo.
+struct FakeAPNsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fake-apns",
+        abstract: "Run a local fake APNs (HTTP/2 over TLS) and Web Push service.",
+        discussion: """
+            A certificate authority is generated on every start. The provider key is read from --key, or \
+            created there when missing. The directory gets ca.pem, the key, and fake-apns.json (URL, CA, key, \
+            key id, team id), which `nohit replay --fake-apns DIR` reads; the same JSON is printed on standard \
+            output once listening.
+
+            APNs: POST /3/device/<token> checks the headers, the provider JWT and the payload size, then \
+            answers by token prefix: 400 BadDeviceToken, 403 Forbidden, 410 Unregistered (4100: unregistered \
+            long ago), 413 PayloadTooLarge, 429/500/503 fail then succeed, 60a GOAWAY then succeed, 57a11 \
+            stall then succeed, e0 expired provider token; any other hex token is accepted. GET /accepted \
+            lists every accepted apns-id with how many times; GET /notifications/<apns-id> shows one; \
+            GET /stats counts statuses; POST /reset forgets everything.
+
+            Web Push: POST /webpush/subscriptions creates a subscription (endpoint and keys, as a browser \
+            would get); POST /webpush/<id> checks VAPID and decrypts (aes128gcm); GET /webpush/<id>/messages \
+            shows what it decrypted. Webhooks: POST /webhooks/endpoints, then POST /webhooks/<id> verifies \
+            Standard Webhooks signatures.
+            """
+    )
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 0
+
+    @Option(help: "Directory for ca.pem, the key and fake-apns.json.")
+    var dir = "nohit-data/fake-apns"
+
+    @Option(
+        help: ArgumentHelp("The provider key (.p8) to accept (default: <dir>/AuthKey_<key-id>.p8).", valueName: "file"))
+    var key: String?
+
+    @Option(help: "The key id the JWT must carry.")
+    var keyID = "FAKEKEY001"
+
+    @Option(help: "The team id the JWT must carry.")
+    var teamID = "FAKETEAM01"
+
+    @Option(help: "Attempts of a scripted failure (429, 5xx, GOAWAY, stall) that fail before one succeeds.")
+    var failuresBeforeSuccess = 1
+
+    func run() async throws {
+        let keyPath = key ?? (dir as NSString).appendingPathComponent("AuthKey_\(keyID).p8")
+        let caPath = (dir as NSString).appendingPathComponent("ca.pem")
+        let signingKey: P256.Signing.PrivateKey
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            signingKey = try KeyFiles.signingKey(at: keyPath).key
+        } catch {
+            StandardStreams.writeError("nohit: \(error)\n")
+            throw ExitCode(2)
+        }
+        var configuration = FakeProviderConfiguration(
+            verificationKey: signingKey.publicKey, keyID: keyID, teamID: teamID)
+        configuration.failuresBeforeSuccess = failuresBeforeSuccess
+        let server: FakeProviderServer
+        do {
+            server = try await FakeProviderServer.start(host: host, port: port, configuration: configuration)
+        } catch {
+            StandardStreams.writeError("nohit: cannot listen on \(host):\(port): \(error)\n")
+            throw ExitCode(2)
+        }
+        let description = ProviderOptions.FakeDescription(
+            url: server.baseURL, ca: (caPath as NSString).standardizingPath,
+            key: (keyPath as NSString).standardizingPath, keyID: keyID, teamID: teamID)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let json = try encoder.encode(description)
+        do {
+            try Data(server.authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: caPath), options: .atomic)
+            try json.write(
+                to: URL(fileURLWithPath: (dir as NSString).appendingPathComponent("fake-apns.json")), options: .atomic)
+        } catch {
+            StandardStreams.writeError("nohit: cannot write to \(dir): \(error)\n")
+            try? await server.shutdown()
+            throw ExitCode(2)
+        }
+        try StandardStreams.writeOutput(Array(json) + [0x0A])
+        StandardStreams.writeError("nohit: fake APNs and Web Push listening on \(server.baseURL)\n")
+
+        let signals = TerminationSignals { _ in Task { try? await server.shutdown() } }
+        defer { signals.cancel() }
+        try await server.waitUntilClosed()
+    }
+}

@@ -1,0 +1,185 @@
+import Alerts
+import ArgumentParser
+import Foundation
+import Logging
+import Pipeline
+import Storage
+import Synchronization
+
+/// `nohit replay --date DATE`: a past day's games through the whole alert pipeline (engine,
+/// planner, outbox, dispatchers, providers) without the HTTP server.
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay a past day's games through the alert pipeline, sending alerts to registered devices.",
+        discussion: """
+            Each game starts at its real first pitch and its plays are spread over its real length, on a clock \
+            running --speed times real time; --speed 0 runs as fast as possible. Moments are printed as they \
+            happen; alerts go to the devices in the database through the configured providers.
+
+            Running the same day again sends nothing twice: moments already stored are not planned again, and \
+            alerts whose sending was cut short by a crash are sent again under the same delivery id \
+            (apns-id), unless a later alert of the same bid already reached the device. SIGINT or SIGTERM \
+            stops gracefully: requests in flight finish and are recorded; the rest waits for the next run.
+            """
+    )
+
+    @Option(help: "The day to replay (YYYY-MM-DD).")
+    var date: String
+
+    @Option(help: "Clock speed: 60 plays an hour in a minute; 0 runs as fast as possible.")
+    var speed: Double = 0
+
+    @Option(help: "Retrosheet data: a directory of season folders, a season folder, or event files.")
+    var data: [String] = []
+
+    @Option(help: "Requests in flight per channel.")
+    var concurrency = 256
+
+    @Flag(help: "Print only the summary, not each moment.")
+    var quiet = false
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var providers: ProviderOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more") }
+        guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 10,000") }
+    }
+
+    func run() async throws {
+        try logging.bootstrap()
+        let logger = Logger(label: "nohit.replay")
+        let places = data.isEmpty ? RetrosheetData.defaultPlaces() : data
+        let games: [ReplayGame]
+        do {
+            games = try ReplaySchedule.games(on: date, data: places)
+        } catch {
+            StandardStreams.writeError("nohit: \(error)\n")
+            throw ExitCode(2)
+        }
+        let database = try store.open()
+        let settings = try providers.settings(dataDir: store.dataDir) { line in print("console: \(line)") }
+        let channels = try ProviderChannels(settings)
+        for (kind, reason) in channels.unavailable.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            logger.warning(
+                "channel unavailable; its alerts stay queued",
+                metadata: ["channel": "\(kind.rawValue)", "reason": "\(reason)"])
+        }
+
+        let firstPitch = games.map(\.start).min()!
+        let manual = speed == 0 ? ManualWallClock(firstPitch.addingTimeInterval(-60)) : nil
+        let clock: any WallClock =
+            manual ?? ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
+        let recovery = try await database.recoverInDoubt(now: clock.now())
+        if !recovery.requeued.isEmpty || !recovery.superseded.isEmpty {
+            StandardStreams.writeError(
+                "nohit: recovered after an unclean stop: \(recovery.requeued.count) in-doubt alerts queued again, "
+                    + "\(recovery.superseded.count) superseded by later alerts\n")
+        }
+
+        let pipeline = AlertPipeline(
+            store: database, channels: channels.channels, clock: clock, concurrency: concurrency, logger: logger)
+        let stop = StopSignal()
+        let stoppedBy = Atomic<Int32>(0)
+        let replay = Task {
+            let summary = try await DayReplay(games: games).run(
+                clock: clock, publisher: pipeline.publisher, settle: { try await pipeline.waitUntilIdle(stop: stop) }
+            ) { moment, game in
+                guard !quiet else { return }
+                let text = MessageText.render(moment, game: game, jinxSafe: false)
+                print("\(Self.timestamp(clock.now(), game: game))  \(moment.id)  \(text.title) — \(text.body)")
+            }
+            try await pipeline.waitUntilDrained(manual: manual, stop: stop)
+            return summary
+        }
+        // Should delivery fail (the database, say), the replay stops too.
+        let dispatchers = Task {
+            do {
+                try await pipeline.runDispatchers(stop: stop)
+            } catch {
+                replay.cancel()
+                throw error
+            }
+        }
+        let signals = TerminationSignals { number in
+            stoppedBy.store(number, ordering: .relaxed)
+            replay.cancel()
+            stop.request()
+        }
+        defer { signals.cancel() }
+
+        let started = ContinuousClock.now
+        var summary: DayReplay.Summary?
+        var failure: (any Error)?
+        do {
+            summary = try await replay.value
+        } catch is CancellationError {
+        } catch {
+            failure = error
+        }
+        stop.request()
+        do {
+            try await dispatchers.value
+        } catch {
+            StandardStreams.writeError("nohit: delivery failed: \(error)\n")
+            failure = failure ?? error
+        }
+        try? await channels.shutdown()
+        if let failure {
+            StandardStreams.writeError("nohit: replay failed: \(failure)\n")
+            throw ExitCode(1)
+        }
+        let elapsed = ContinuousClock.now - started
+
+        let statistics = pipeline.statistics.snapshot
+        let counts = try await database.outboxCounts()
+        var lines: [String] = []
+        if let summary {
+            lines.append(
+                "\(date): \(games.count) games, \(summary.updates) plays, \(summary.moments.count) moments "
+                    + "(\(summary.newMoments) new), \(summary.deliveries) alerts planned")
+            if !summary.skippedGames.isEmpty {
+                lines.append("games left out (unreadable): \(summary.skippedGames.joined(separator: ", "))")
+            }
+        }
+        lines.append(
+            "this run: \(statistics.delivered) delivered, \(statistics.retried) retries, \(statistics.failed) failed, "
+                + "\(statistics.pruned) devices pruned, \(statistics.tokenRefreshes) token refreshes in "
+                + String(
+                    format: "%.2f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                ))
+        lines.append(
+            "outbox: \(counts.delivered) delivered, \(counts.pending) pending, \(counts.sending) in doubt, "
+                + "\(counts.failed) failed, \(counts.superseded) superseded")
+        StandardStreams.writeError(lines.map { "nohit: \($0)\n" }.joined())
+        let signal = stoppedBy.load(ordering: .relaxed)
+        if signal != 0 {
+            StandardStreams.writeError("nohit: stopped by signal \(signal); the rest is sent on the next run\n")
+            throw ExitCode(128 + signal)
+        }
+    }
+
+    /// `2020-08-25 19:10 CDT`: the replay clock in the ballpark's time zone.
+    static func timestamp(_ date: Date, game: GameInfo) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: ReplaySchedule.timeZoneIdentifier(ofHome: game.home.code))
+        formatter.dateFormat = "yyyy-MM-dd HH:mm zzz"
+        return formatter.string(from: date)
+    }
+}
+
+/// Where Retrosheet seasons are found when --data is not given.
+enum RetrosheetData {
+    /// The first of `$NOHIT_RETROSHEET`, the seasons bundled with the project
+    /// (`Data/retrosheet`) and `../shared/data/retrosheet` that exists.
+    static func defaultPlaces() -> [String] {
+        let candidates =
+            [ProcessInfo.processInfo.environment["NOHIT_RETROSHEET"]].compactMap { $0 } + [
+                "Data/retrosheet", "../shared/data/retrosheet",
+            ]
+        return [candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "Data/retrosheet"]
+    }
+}
