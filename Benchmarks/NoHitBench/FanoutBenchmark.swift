@@ -31,6 +31,12 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "Requests in flight.")
     var concurrency = 1000
 
+    @Option(help: "APNs transport: http2 (the lean client) or async-http-client.")
+    var transport = APNsTransportChoice.http2.rawValue
+
+    @Option(help: "HTTP/2 connections to the APNs host (http2 transport).")
+    var connections = 1
+
     @Option(help: "The nohit executable (runs the fake provider); default: beside this benchmark.")
     var nohit: String?
 
@@ -75,6 +81,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
         settings.apnsKeyID = fake.description.keyID
         settings.apnsTeamID = fake.description.teamID
         settings.extraCertificateAuthorities = [try KeyFiles.readText(fake.description.ca)]
+        guard let apnsTransport = APNsTransportChoice(rawValue: transport) else {
+            throw ValidationError("--transport must be http2 or async-http-client")
+        }
+        settings.apnsTransport = apnsTransport
+        settings.apnsConnections = connections
         let providers = try ProviderChannels(settings)
         let setupStart = ContinuousClock.now
         let registered = try await register(
@@ -113,7 +124,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
         print(
             "workload: 1 moment (\(completed.id)) to \(registered) \(kind.rawValue) devices; planner, outbox in SQLite "
-                + "(WAL), dispatcher with \(concurrency) in flight, \(kind == .apns ? "APNs JWT + HTTP/2" : "RFC 8291 encryption + VAPID + HTTP/2") over TLS "
+                + "(WAL), dispatcher with \(concurrency) in flight, "
+                + (kind == .apns
+                    ? "APNs JWT + HTTP/2 (\(transport), \(connections) connection\(connections == 1 ? "" : "s"))"
+                    : "RFC 8291 encryption + VAPID + HTTP/2 (AsyncHTTPClient)") + " over TLS "
                 + "to `nohit fake-apns` (its own process) on this machine, \(ProcessInfo.processInfo.activeProcessorCount) cores"
         )
         print(String(format: "setup (not timed): devices registered in %.1f s", setupSeconds))

@@ -23,22 +23,109 @@ package struct APNsConfiguration: Sendable {
     }
 }
 
+/// How APNs requests travel: the HTTP/2 connection(s) to the production and sandbox hosts.
+package protocol APNsTransport: Sendable {
+    /// Sends `POST /3/device/<token>` and classifies the answer.
+    func send(
+        environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer
+    ) async -> ProviderOutcome
+    func shutdown() async
+}
+
+/// APNs over AsyncHTTPClient.
+package struct AsyncHTTPClientAPNsTransport: APNsTransport {
+    let client: HTTPClient
+    let configuration: APNsConfiguration
+
+    package init(client: HTTPClient, configuration: APNsConfiguration) {
+        self.client = client
+        self.configuration = configuration
+    }
+
+    package func send(
+        environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer
+    ) async -> ProviderOutcome {
+        let base = environment == .production ? configuration.productionURL : configuration.sandboxURL
+        var request = HTTPClientRequest(url: "\(base)/3/device/\(deviceToken)")
+        request.method = .POST
+        request.headers.add(contentsOf: headers)
+        request.body = .bytes(body)
+        do {
+            let response = try await client.execute(request, timeout: configuration.timeout)
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            return APNsChannel.classify(
+                status: Int(response.status.code), body: body, retryAfter: response.headers.first(name: "retry-after"))
+        } catch {
+            return APNsChannel.classify(error)
+        }
+    }
+
+    /// The client is shared with other channels; its owner shuts it down.
+    package func shutdown() async {}
+}
+
+/// APNs over this project's lean HTTP/2 client (`HTTP2Client`): frames straight onto a shared
+/// connection per host, writes coalesced. The high-throughput path.
+package struct HTTP2APNsTransport: APNsTransport {
+    let production: HTTP2Client
+    let sandbox: HTTP2Client
+    let timeout: TimeAmount
+
+    package init(configuration: APNsConfiguration, client: HTTP2Client.Configuration = .init()) throws {
+        production = try HTTP2Client(origin: configuration.productionURL, configuration: client)
+        sandbox =
+            configuration.sandboxURL == configuration.productionURL
+            ? production : try HTTP2Client(origin: configuration.sandboxURL, configuration: client)
+        timeout = configuration.timeout
+    }
+
+    package func send(
+        environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer
+    ) async -> ProviderOutcome {
+        let client = environment == .production ? production : sandbox
+        do {
+            let response = try await client.execute(
+                path: "/3/device/\(deviceToken)", headers: headers, body: body, timeout: timeout)
+            return APNsChannel.classify(
+                status: response.status, body: response.body, retryAfter: response.headers.first(name: "retry-after"))
+        } catch {
+            switch error {
+            case .timedOut: return .transient(reason: "timed out", retryAfter: nil)
+            case .notProcessed(let why), .connectionLost(let why): return .connectionLost(reason: why)
+            case .streamReset(let code): return .connectionLost(reason: "stream reset (\(code))")
+            case .cannotConnect(let why): return .transient(reason: "cannot connect: \(why)", retryAfter: nil)
+            case .badURL(let url): return .rejected(status: 0, reason: "bad APNs URL \(url)")
+            }
+        }
+    }
+
+    package func shutdown() async {
+        await production.shutdown()
+        if sandbox !== production { await sandbox.shutdown() }
+    }
+}
+
 /// APNs over HTTP/2: alerts and Live Activity updates, authenticated with the shared provider
 /// token, `apns-id` the delivery id, a collapse id per bid.
 package struct APNsChannel: DeliveryChannel {
     package let kind: ChannelKind
-    let client: HTTPClient
-    let configuration: APNsConfiguration
+    let transport: any APNsTransport
     let token: APNsProviderToken
 
     /// `kind` is `.apns` for alerts or `.liveActivity` for Live Activity updates.
+    package init(kind: ChannelKind = .apns, transport: any APNsTransport, token: APNsProviderToken) {
+        self.kind = kind
+        self.transport = transport
+        self.token = token
+    }
+
+    /// Over AsyncHTTPClient.
     package init(
         kind: ChannelKind = .apns, client: HTTPClient, configuration: APNsConfiguration, token: APNsProviderToken
     ) {
-        self.kind = kind
-        self.client = client
-        self.configuration = configuration
-        self.token = token
+        self.init(
+            kind: kind, transport: AsyncHTTPClientAPNsTransport(client: client, configuration: configuration),
+            token: token)
     }
 
     package func refreshCredentials() async {
@@ -65,29 +152,23 @@ package struct APNsChannel: DeliveryChannel {
         } catch {
             return .transient(reason: "cannot sign the provider token: \(error)", retryAfter: nil)
         }
-        let base = environment == .production ? configuration.productionURL : configuration.sandboxURL
-        var request = HTTPClientRequest(url: "\(base)/3/device/\(deviceToken)")
-        request.method = .POST
-        request.headers.add(name: "authorization", value: "bearer \(bearer)")
-        request.headers.add(name: "apns-topic", value: topic)
-        request.headers.add(name: "apns-push-type", value: pushType)
-        request.headers.add(name: "apns-priority", value: "10")
-        request.headers.add(name: "apns-expiration", value: "\(Int(delivery.expiresAt.timeIntervalSince1970))")
-        request.headers.add(name: "apns-id", value: delivery.id.uuidString.lowercased())
-        request.headers.add(name: "apns-collapse-id", value: String(delivery.collapseKey.utf8.prefix(64))!)
-        request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: delivery.payload))
-        do {
-            let response = try await client.execute(request, timeout: configuration.timeout)
-            let body = try await response.body.collect(upTo: 64 * 1024)
-            return Self.classify(status: Int(response.status.code), body: body, headers: response.headers)
-        } catch {
-            return Self.classify(error)
-        }
+        let headers = [
+            ("authorization", "bearer \(bearer)"),
+            ("apns-topic", topic),
+            ("apns-push-type", pushType),
+            ("apns-priority", "10"),
+            ("apns-expiration", String(Int(delivery.expiresAt.timeIntervalSince1970))),
+            ("apns-id", delivery.id.uuidString.lowercased()),
+            ("apns-collapse-id", String(delivery.collapseKey.utf8.prefix(64))!),
+            ("content-type", "application/json"),
+        ]
+        return await transport.send(
+            environment: environment, deviceToken: deviceToken, headers: headers,
+            body: ByteBuffer(bytes: delivery.payload))
     }
 
     /// APNs statuses and reasons, per Apple's documentation.
-    package static func classify(status: Int, body: ByteBuffer, headers: HTTPHeaders) -> ProviderOutcome {
+    package static func classify(status: Int, body: ByteBuffer, retryAfter: String?) -> ProviderOutcome {
         if status == 200 { return .accepted }
         let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
         let reason = json?["reason"] as? String ?? "HTTP \(status)"
@@ -101,7 +182,7 @@ package struct APNsChannel: DeliveryChannel {
             return .expiredProviderToken
         case 429, 500...599:
             return .transient(
-                reason: "\(status) \(reason)", retryAfter: headers.first(name: "retry-after").flatMap(TimeInterval.init)
+                reason: "\(status) \(reason)", retryAfter: retryAfter.flatMap(TimeInterval.init)
             )
         default:
             return .rejected(status: status, reason: reason)

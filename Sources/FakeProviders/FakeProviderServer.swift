@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
@@ -60,23 +61,19 @@ package final class FakeProviderServer: Sendable {
                                 ]
                                 // A benchmark opens many streams at once; do not mistake that for abuse.
                                 connection.maximumRecentlyResetStreams = 100_000
-                                _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                                    mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
-                                ) { stream in
-                                    stream.eventLoop.makeCompletedFuture {
-                                        try stream.pipeline.syncOperations.addHandlers([
-                                            HTTP2FramePayloadToHTTP1ServerCodec(),
-                                            FakeProviderHandler(state: state, origin: originBox.origin, http2: true),
-                                        ])
-                                    }
-                                }
+                                try channel.pipeline.syncOperations.addHandler(
+                                    NIOHTTP2Handler(
+                                        mode: .server, connectionConfiguration: connection,
+                                        streamConfiguration: .init()))
+                                try channel.pipeline.syncOperations.addHandler(
+                                    FakeProviderHTTP2Handler(state: state, origin: originBox.origin))
                             }
                         },
                         http1ChannelConfigurator: { channel in
                             channel.eventLoop.makeCompletedFuture {
                                 try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                                 try channel.pipeline.syncOperations.addHandler(
-                                    FakeProviderHandler(state: state, origin: originBox.origin, http2: false))
+                                    FakeProviderHandler(state: state, origin: originBox.origin))
                             }
                         })
                 }
@@ -103,21 +100,19 @@ private final class OriginBox: @unchecked Sendable {
     var origin = ""
 }
 
-/// Handles one request stream (HTTP/2) or one connection's requests (HTTP/1.1).
+/// Handles one HTTP/1.1 connection's requests (curl, scripts).
 final class FakeProviderHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let state: FakeProviderState
     private let origin: String
-    private let http2: Bool
     private var head: HTTPRequestHead?
     private var body: ByteBuffer?
 
-    init(state: FakeProviderState, origin: String, http2: Bool) {
+    init(state: FakeProviderState, origin: String) {
         self.state = state
         self.origin = origin
-        self.http2 = http2
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -137,14 +132,49 @@ final class FakeProviderHandler: ChannelInboundHandler {
     }
 
     private func route(_ head: HTTPRequestHead, _ body: Data) -> FakeReply {
-        let path = head.uri.split(separator: "?").first.map(String.init) ?? head.uri
+        FakeRouter.route(
+            state: state, origin: origin, method: head.method.rawValue, uri: head.uri,
+            headers: head.headers.map { ($0.name, $0.value) }, body: body)
+    }
+
+    private func respond(context: ChannelHandlerContext, reply: FakeReply, keepAlive: Bool) {
+        switch reply {
+        case .stall:
+            return
+        case .goAway:
+            // HTTP/1.1 has no GOAWAY: the connection just closes.
+            context.close(promise: nil)
+        case .respond(let status, let extra, let body):
+            var headers = HTTPHeaders(extra)
+            headers.replaceOrAdd(name: "content-length", value: "\(body.count)")
+            if !keepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
+            context.write(
+                wrapOutboundOut(
+                    .head(
+                        HTTPResponseHead(
+                            version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))),
+                promise: nil)
+            if !body.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            }
+            let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+            if !keepAlive { done.whenComplete { _ in context.close(promise: nil) } }
+        }
+    }
+}
+
+/// The fake's routes, shared by its HTTP/1.1 and HTTP/2 handlers.
+enum FakeRouter {
+    static func route(
+        state: FakeProviderState, origin: String, method: String, uri: String, headers: [(String, String)], body: Data
+    ) -> FakeReply {
+        let path = uri.split(separator: "?").first.map(String.init) ?? uri
         let parts = path.split(separator: "/").map(String.init)
-        let headers = head.headers.map { ($0.name, $0.value) }
         let now = Date()
-        switch (head.method, parts.count, parts.first) {
-        case (.POST, 3, "3") where parts[1] == "device":
+        switch (method, parts.count, parts.first) {
+        case ("POST", 3, "3") where parts[1] == "device":
             return state.apns(token: parts[2], headers: headers, body: body, now: now)
-        case (.POST, 2, "webpush") where parts[1] == "subscriptions":
+        case ("POST", 2, "webpush") where parts[1] == "subscriptions":
             let requested = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
             let subscription =
                 (requested?["id"] as? String).map { state.subscribe(id: $0, baseURL: origin) }
@@ -155,19 +185,19 @@ final class FakeProviderHandler: ChannelInboundHandler {
                     "endpoint": subscription.endpoint,
                     "keys": ["p256dh": subscription.p256dh, "auth": subscription.auth],
                 ])
-        case (.POST, 2, "webpush"):
+        case ("POST", 2, "webpush"):
             return state.webPush(id: parts[1], origin: origin, headers: headers, body: body, now: now)
-        case (.GET, 3, "webpush") where parts[2] == "messages":
+        case ("GET", 3, "webpush") where parts[2] == "messages":
             guard let messages = state.webPushMessages(id: parts[1]) else {
                 return .json(404, ["reason": "no such subscription"])
             }
             return .json(200, ["messages": messages.map { String(decoding: $0, as: UTF8.self) }])
-        case (.POST, 2, "webhooks") where parts[1] == "endpoints":
+        case ("POST", 2, "webhooks") where parts[1] == "endpoints":
             let endpoint = state.webhookEndpoint(baseURL: origin)
             return .json(201, ["url": endpoint.url, "secret": endpoint.secret])
-        case (.POST, 2, "webhooks"):
+        case ("POST", 2, "webhooks"):
             return state.webhook(id: parts[1], headers: headers, body: body, now: now)
-        case (.GET, 1, "accepted"):
+        case ("GET", 1, "accepted"):
             let accepted = state.accepted
             return .json(
                 200,
@@ -175,7 +205,7 @@ final class FakeProviderHandler: ChannelInboundHandler {
                     "unique": accepted.count, "total": accepted.reduce(0) { $0 + $1.count },
                     "accepted": accepted.map { ["apns_id": $0.apnsID, "count": $0.count] },
                 ])
-        case (.GET, 2, "notifications"):
+        case ("GET", 2, "notifications"):
             guard let notification = state.notification(apnsID: parts[1]) else {
                 return .json(404, ["reason": "not accepted"])
             }
@@ -187,51 +217,123 @@ final class FakeProviderHandler: ChannelInboundHandler {
                     "push_type": notification.pushType, "collapse_id": notification.collapseID ?? NSNull(),
                     "payload": String(decoding: notification.payload, as: UTF8.self),
                 ])
-        case (.GET, 1, "stats"):
+        case ("GET", 1, "stats"):
             return .json(
                 200,
                 [
                     "requests": state.requestCount,
                     "statuses": Dictionary(uniqueKeysWithValues: state.statusCounts.map { ("\($0)", $1) }),
                 ])
-        case (.POST, 1, "reset"):
+        case ("POST", 1, "reset"):
             state.reset()
             return .json(200, ["reset": true])
         default:
-            return .json(404, ["reason": "no route for \(head.method) \(path)"])
+            return .json(404, ["reason": "no route for \(method) \(path)"])
+        }
+    }
+}
+
+/// The fake's HTTP/2 side, on frames: each stream's HEADERS and DATA are gathered, routed, and
+/// answered with HEADERS (and DATA), flushed once per read burst. No per-stream channels, so the
+/// fake costs little next to the client it measures.
+final class FakeProviderHTTP2Handler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private let state: FakeProviderState
+    private let origin: String
+    private var streams: [Int32: (headers: HPACKHeaders, body: ByteBuffer?)] = [:]
+    private var unacknowledgedBytes = 0
+    private var needsFlush = false
+    private var closing = false
+
+    init(state: FakeProviderState, origin: String) {
+        self.state = state
+        self.origin = origin
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        let streamID = Int32(Int(frame.streamID))
+        switch frame.payload {
+        case .headers(let headers):
+            streams[streamID] = (headers.headers, nil)
+            if headers.endStream { finish(streamID, context: context) }
+        case .data(let data):
+            if case .byteBuffer(var buffer) = data.data {
+                unacknowledgedBytes += buffer.readableBytes
+                if streams[streamID]?.body == nil {
+                    streams[streamID]?.body = buffer
+                } else {
+                    streams[streamID]?.body?.writeBuffer(&buffer)
+                }
+            }
+            if unacknowledgedBytes >= 32 * 1024 {
+                // Give the client its connection window back at half the initial 65,535 bytes, so
+                // it never runs dry (streams' own windows are 1 MiB).
+                context.write(
+                    wrapOutboundOut(
+                        HTTP2Frame(
+                            streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: unacknowledgedBytes))
+                    ), promise: nil)
+                unacknowledgedBytes = 0
+                needsFlush = true
+            }
+            if data.endStream { finish(streamID, context: context) }
+        case .rstStream:
+            streams.removeValue(forKey: streamID)
+        default:
+            break
         }
     }
 
-    private func respond(context: ChannelHandlerContext, reply: FakeReply, keepAlive: Bool) {
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if needsFlush {
+            needsFlush = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    private func finish(_ streamID: Int32, context: ChannelHandlerContext) {
+        guard let request = streams.removeValue(forKey: streamID), !closing else { return }
+        let headers = request.headers
+        let body = request.body.map { Data($0.readableBytesView) } ?? Data()
+        let reply = FakeRouter.route(
+            state: state, origin: origin, method: headers.first(name: ":method") ?? "GET",
+            uri: headers.first(name: ":path") ?? "/",
+            headers: headers.filter { !$0.name.hasPrefix(":") }.map {
+                ($0.name, $0.value)
+            }, body: body)
+        let id = HTTP2StreamID(streamID)
         switch reply {
         case .stall:
             return
         case .goAway:
-            guard http2, let parent = context.channel.parent else {
-                context.close(promise: nil)
-                return
-            }
-            let streamID =
-                (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
-            let last = Int(Int32(streamID)) > 2 ? HTTP2StreamID(Int32(streamID) - 2) : HTTP2StreamID.rootStream
+            // This stream and any later one are not processed; the connection closes.
+            closing = true
+            let last = streamID > 2 ? HTTP2StreamID(streamID - 2) : HTTP2StreamID.rootStream
             let frame = HTTP2Frame(
                 streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
-            parent.writeAndFlush(frame).whenComplete { _ in parent.close(promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
         case .respond(let status, let extra, let body):
-            var headers = HTTPHeaders(extra)
-            headers.replaceOrAdd(name: "content-length", value: "\(body.count)")
-            if !http2 && !keepAlive { headers.replaceOrAdd(name: "connection", value: "close") }
+            var response = HPACKHeaders()
+            response.add(name: ":status", value: String(status))
+            for (name, value) in extra { response.add(name: name, value: value) }
+            response.add(name: "content-length", value: String(body.count))
             context.write(
                 wrapOutboundOut(
-                    .head(
-                        HTTPResponseHead(
-                            version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))),
+                    HTTP2Frame(streamID: id, payload: .headers(.init(headers: response, endStream: body.isEmpty)))),
                 promise: nil)
             if !body.isEmpty {
-                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+                context.write(
+                    wrapOutboundOut(
+                        HTTP2Frame(
+                            streamID: id,
+                            payload: .data(.init(data: .byteBuffer(ByteBuffer(bytes: body)), endStream: true)))),
+                    promise: nil)
             }
-            let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-            if !http2 && !keepAlive { done.whenComplete { _ in context.close(promise: nil) } }
+            needsFlush = true
         }
     }
 }

@@ -21,11 +21,20 @@ package struct ProviderSettings: Sendable {
     /// Certificate authorities (PEM) trusted besides the system's.
     package var extraCertificateAuthorities: [String] = []
     package var requestTimeout = TimeAmount.seconds(10)
+    /// How APNs requests travel: the lean HTTP/2 client (default) or AsyncHTTPClient.
+    package var apnsTransport = APNsTransportChoice.http2
+    /// HTTP/2 connections per APNs host (lean client only).
+    package var apnsConnections = 1
     package var writeConsole: @Sendable (String) -> Void = { print($0) }
 
     package init(vapidKey: P256.Signing.PrivateKey) {
         self.vapidKey = vapidKey
     }
+}
+
+package enum APNsTransportChoice: String, Sendable, CaseIterable {
+    case http2
+    case asyncHTTPClient = "async-http-client"
 }
 
 /// The delivery channels built from settings, over one HTTP client.
@@ -34,6 +43,7 @@ package struct ProviderChannels: Sendable {
     package let channels: [any DeliveryChannel]
     /// Channels that could not be built, and why (e.g. no APNs key).
     package let unavailable: [ChannelKind: String]
+    private let apnsTransport: (any APNsTransport)?
 
     package init(_ settings: ProviderSettings, clock: any WallClock = SystemWallClock()) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -58,9 +68,21 @@ package struct ProviderChannels: Sendable {
             // One provider token for both channels: refreshed once per key, not per channel.
             let token = APNsProviderToken(
                 key: key, keyID: settings.apnsKeyID, teamID: settings.apnsTeamID, clock: SystemWallClock())
-            channels.append(APNsChannel(kind: .apns, client: client, configuration: apns, token: token))
-            channels.append(APNsChannel(kind: .liveActivity, client: client, configuration: apns, token: token))
+            let transport: any APNsTransport
+            switch settings.apnsTransport {
+            case .http2:
+                var options = HTTP2Client.Configuration()
+                options.connections = max(1, settings.apnsConnections)
+                options.extraCertificateAuthorities = settings.extraCertificateAuthorities
+                transport = try HTTP2APNsTransport(configuration: apns, client: options)
+            case .asyncHTTPClient:
+                transport = AsyncHTTPClientAPNsTransport(client: client, configuration: apns)
+            }
+            apnsTransport = transport
+            channels.append(APNsChannel(kind: .apns, transport: transport, token: token))
+            channels.append(APNsChannel(kind: .liveActivity, transport: transport, token: token))
         } else {
+            apnsTransport = nil
             let reason = "no APNs provider key (with key id and team id) configured"
             unavailable[.apns] = reason
             unavailable[.liveActivity] = reason
@@ -76,6 +98,7 @@ package struct ProviderChannels: Sendable {
     }
 
     package func shutdown() async throws {
+        await apnsTransport?.shutdown()
         try await client.shutdown()
     }
 }

@@ -56,6 +56,12 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: "The APNs team id.")
     var apnsTeamID: String?
 
+    @Option(help: "How APNs requests travel: http2 (the lean client) or async-http-client.")
+    var apnsTransport = APNsTransportChoice.http2.rawValue
+
+    @Option(help: "HTTP/2 connections per APNs host (http2 transport).")
+    var apnsConnections = 1
+
     @Option(help: ArgumentHelp("Also trust this certificate authority (PEM).", valueName: "file"))
     var trustCA: [String] = []
 
@@ -90,6 +96,11 @@ struct ProviderOptions: ParsableArguments {
             settings.vapidSubject = vapidSubject
             settings.requestTimeout = .seconds(Int64(max(1, requestTimeout)))
             settings.writeConsole = console
+            guard let transport = APNsTransportChoice(rawValue: apnsTransport) else {
+                throw ValidationError("--apns-transport must be http2 or async-http-client")
+            }
+            settings.apnsTransport = transport
+            settings.apnsConnections = apnsConnections
             if let fakeApns {
                 let path = (fakeApns as NSString).appendingPathComponent("fake-apns.json")
                 let fake: FakeDescription

@@ -34,23 +34,60 @@ import Testing
             return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         }
 
-        func apns(timeout: TimeAmount = .seconds(10), kind: ChannelKind = .apns) -> APNsChannel {
-            APNsChannel(
-                kind: kind, client: client,
-                configuration: APNsConfiguration(
-                    productionURL: server.baseURL, sandboxURL: server.baseURL, timeout: timeout),
-                token: token)
+        let transports = Transports()
+
+        func apns(transport: APNsTransportKind, timeout: TimeAmount = .seconds(10), kind: ChannelKind = .apns)
+            throws -> APNsChannel
+        {
+            try apns(transport: transport, timeout: timeout, kind: kind, token: token)
+        }
+
+        func apns(
+            transport: APNsTransportKind, timeout: TimeAmount = .seconds(10), kind: ChannelKind = .apns,
+            token: APNsProviderToken
+        )
+            throws -> APNsChannel
+        {
+            let configuration = APNsConfiguration(
+                productionURL: server.baseURL, sandboxURL: server.baseURL, timeout: timeout)
+            switch transport {
+            case .asyncHTTPClient:
+                return APNsChannel(kind: kind, client: client, configuration: configuration, token: token)
+            case .http2:
+                var options = HTTP2Client.Configuration()
+                options.extraCertificateAuthorities = [server.authority.caCertificatePEM]
+                let lean = try HTTP2APNsTransport(configuration: configuration, client: options)
+                transports.append(lean)
+                return APNsChannel(kind: kind, transport: lean, token: token)
+            }
         }
 
         func shutdown() async throws {
+            for transport in transports.all { await transport.shutdown() }
             try await client.shutdown()
             try await server.shutdown()
         }
     }
 
+    /// Both ways APNs requests can travel: every APNs test runs on each.
+    enum APNsTransportKind: String, CaseIterable, Sendable {
+        case asyncHTTPClient
+        case http2
+    }
+
+    final class Transports: @unchecked Sendable {
+        // Guarded by the lock.
+        private let lock = NSLock()
+        private var transports: [HTTP2APNsTransport] = []
+        func append(_ transport: HTTP2APNsTransport) { lock.withLock { transports.append(transport) } }
+        var all: [HTTP2APNsTransport] { lock.withLock { transports } }
+    }
+
     static let payload = Data(#"{"aps":{"alert":{"title":"No-hitter alert","body":"through 7"}}}"#.utf8)
 
-    static func delivery(token: String, channel: ((String) -> DeviceChannel)? = nil, registered: Date = Date())
+    static func delivery(
+        token: String, channel: ((String) -> DeviceChannel)? = nil, registered: Date = Date(), payload: Data = payload
+    )
         -> OutboundDelivery
     {
         OutboundDelivery(
@@ -89,10 +126,11 @@ import Testing
         return prefix + String(hex.prefix(64 - prefix.count))
     }
 
-    @Test func acceptedAlertCarriesEveryHeader() async throws {
+    @Test(arguments: APNsTransportKind.allCases)
+    func acceptedAlertCarriesEveryHeader(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
         let delivery = Self.delivery(token: Self.token("ab"))
-        let result = await Self.drive(delivery, on: harness.apns())
+        let result = await Self.drive(delivery, on: try harness.apns(transport: transport))
         #expect(result.outcomes == [.accepted])
         #expect(result.action == .markDelivered)
         let id = delivery.id.uuidString.lowercased()
@@ -105,12 +143,13 @@ import Testing
         try await harness.shutdown()
     }
 
-    @Test func liveActivityUpdateUsesItsTopicAndPushType() async throws {
+    @Test(arguments: APNsTransportKind.allCases)
+    func liveActivityUpdateUsesItsTopicAndPushType(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
         let delivery = Self.delivery(token: Self.token("cd")) {
             .liveActivity(token: $0, environment: .production, topic: "com.example.nohit")
         }
-        let result = await Self.drive(delivery, on: harness.apns(kind: .liveActivity))
+        let result = await Self.drive(delivery, on: try harness.apns(transport: transport, kind: .liveActivity))
         #expect(result.action == .markDelivered)
         let notification = try #require(harness.server.state.notification(apnsID: delivery.id.uuidString.lowercased()))
         #expect(notification.topic == "com.example.nohit.push-type.liveactivity")
@@ -129,17 +168,22 @@ import Testing
     func permanentFailuresAreNotRetried(prefix: String, outcomes: [ProviderOutcome], action: DeliveryAction)
         async throws
     {
-        let harness = try await Harness()
-        let result = await Self.drive(Self.delivery(token: Self.token(prefix)), on: harness.apns())
-        #expect(result.outcomes == outcomes)
-        #expect(result.action == action)
-        #expect(harness.server.state.accepted.isEmpty)
-        try await harness.shutdown()
+        for transport in APNsTransportKind.allCases {
+            let harness = try await Harness()
+            let result = await Self.drive(
+                Self.delivery(token: Self.token(prefix)), on: try harness.apns(transport: transport))
+            #expect(result.outcomes == outcomes, "\(transport)")
+            #expect(result.action == action)
+            #expect(harness.server.state.accepted.isEmpty)
+            try await harness.shutdown()
+        }
     }
 
-    @Test func unregisteredIsPrunedOnlyIfRegisteredBeforeTheTimestamp() async throws {
+    @Test(arguments: APNsTransportKind.allCases)
+    func unregisteredIsPrunedOnlyIfRegisteredBeforeTheTimestamp(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
-        let pruned = await Self.drive(Self.delivery(token: Self.token("410")), on: harness.apns())
+        let pruned = await Self.drive(
+            Self.delivery(token: Self.token("410a")), on: try harness.apns(transport: transport))
         #expect(pruned.action == .pruneDevice(reason: "Unregistered"))
         guard case .gone(_, let since?) = pruned.outcomes.first else {
             Issue.record("410 without a timestamp")
@@ -147,7 +191,8 @@ import Testing
         }
         #expect(abs(since.timeIntervalSinceNow) < 60)
         // The 410's timestamp (the epoch) predates the registration: the device stays.
-        let kept = await Self.drive(Self.delivery(token: Self.token("4100")), on: harness.apns())
+        let kept = await Self.drive(
+            Self.delivery(token: Self.token("4100")), on: try harness.apns(transport: transport))
         guard case .fail(let reason) = kept.action else {
             Issue.record("expected a failed delivery, got \(kept.action)")
             return
@@ -156,11 +201,11 @@ import Testing
         try await harness.shutdown()
     }
 
-    @Test(arguments: ["429", "500", "503"])
-    func transientFailuresAreRetriedAndDelivered(prefix: String) async throws {
+    @Test(arguments: ["429", "500", "503"], APNsTransportKind.allCases)
+    func transientFailuresAreRetriedAndDelivered(prefix: String, transport: APNsTransportKind) async throws {
         let harness = try await Harness()
         let delivery = Self.delivery(token: Self.token(prefix))
-        let result = await Self.drive(delivery, on: harness.apns())
+        let result = await Self.drive(delivery, on: try harness.apns(transport: transport))
         #expect(result.outcomes.count == 2)
         guard case .transient(_, let retryAfter) = result.outcomes[0] else {
             Issue.record("expected a transient failure first, got \(result.outcomes[0])")
@@ -172,11 +217,12 @@ import Testing
         try await harness.shutdown()
     }
 
-    @Test func stallTripsTheDeadlineAndIsRetried() async throws {
+    @Test(arguments: APNsTransportKind.allCases)
+    func stallTripsTheDeadlineAndIsRetried(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
         let delivery = Self.delivery(token: Self.token("57a11"))
         let started = ContinuousClock.now
-        let result = await Self.drive(delivery, on: harness.apns(timeout: .milliseconds(500)))
+        let result = await Self.drive(delivery, on: try harness.apns(transport: transport, timeout: .milliseconds(500)))
         guard case .transient(let reason, _) = result.outcomes.first else {
             Issue.record("expected a timeout, got \(result.outcomes)")
             return
@@ -187,10 +233,36 @@ import Testing
         try await harness.shutdown()
     }
 
-    @Test func goAwayIsResentOnANewConnection() async throws {
+    /// Far more bytes than HTTP/2's initial 65,535-byte connection window, on one connection: both
+    /// sides must hand window back, or requests stall once it runs out.
+    @Test(arguments: APNsTransportKind.allCases)
+    func manyConcurrentRequestsOutlastTheFlowControlWindow(transport: APNsTransportKind) async throws {
+        let harness = try await Harness()
+        let channel = try harness.apns(transport: transport, timeout: .seconds(30))
+        let count = 200
+        // 200 requests of 3.5 KB: about 700 KB, 11 times the initial window.
+        let body = String(repeating: "x", count: 3500)
+        let largePayload = Data(#"{"aps":{"alert":{"title":"No-hitter alert","body":"\#(body)"}}}"#.utf8)
+        let outcomes = await withTaskGroup(of: ProviderOutcome.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    await channel.deliver(
+                        Self.delivery(token: Self.token(String(format: "a%05x", index)), payload: largePayload))
+                }
+            }
+            return await group.reduce(into: [ProviderOutcome]()) { $0.append($1) }
+        }
+        #expect(outcomes.count == count)
+        #expect(outcomes.allSatisfy { $0 == .accepted })
+        #expect(harness.server.state.uniqueAcceptedCount == count)
+        try await harness.shutdown()
+    }
+
+    @Test(arguments: APNsTransportKind.allCases)
+    func goAwayIsResentOnANewConnection(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
         let delivery = Self.delivery(token: Self.token("60a"))
-        let result = await Self.drive(delivery, on: harness.apns())
+        let result = await Self.drive(delivery, on: try harness.apns(transport: transport))
         guard case .connectionLost = result.outcomes.first else {
             Issue.record("expected the connection to go away, got \(result.outcomes)")
             return
@@ -200,25 +272,25 @@ import Testing
         try await harness.shutdown()
     }
 
-    @Test func expiredProviderTokenIsRefreshedOnce() async throws {
+    @Test(arguments: APNsTransportKind.allCases)
+    func expiredProviderTokenIsRefreshedOnce(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
-        let result = await Self.drive(Self.delivery(token: Self.token("e0")), on: harness.apns())
+        let result = await Self.drive(
+            Self.delivery(token: Self.token("e0")), on: try harness.apns(transport: transport))
         #expect(result.outcomes == [.expiredProviderToken, .accepted])
         #expect(await harness.token.generated == 2)
         // Later requests use the new token without another refresh.
-        _ = await Self.drive(Self.delivery(token: Self.token("ab")), on: harness.apns())
+        _ = await Self.drive(Self.delivery(token: Self.token("ab")), on: try harness.apns(transport: transport))
         #expect(await harness.token.generated == 2)
         try await harness.shutdown()
     }
 
-    @Test func aTokenSignedWithAnotherKeyIsRejected() async throws {
+    @Test(arguments: APNsTransportKind.allCases)
+    func aTokenSignedWithAnotherKeyIsRejected(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
         let stranger = APNsProviderToken(
             key: P256.Signing.PrivateKey(), keyID: "KEY123", teamID: "TEAM45", clock: SystemWallClock())
-        let channel = APNsChannel(
-            client: harness.client,
-            configuration: APNsConfiguration(productionURL: harness.server.baseURL, sandboxURL: harness.server.baseURL),
-            token: stranger)
+        let channel = try harness.apns(transport: transport, token: stranger)
         let result = await Self.drive(Self.delivery(token: Self.token("ab")), on: channel)
         #expect(result.outcomes == [.rejected(status: 403, reason: "InvalidProviderToken")])
         try await harness.shutdown()

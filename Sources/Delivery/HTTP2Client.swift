@@ -1,0 +1,457 @@
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A lean HTTP/2 client for one origin, for the APNs hot path: requests go straight to frames on a
+/// shared TLS connection (no per-stream channel), writes are coalesced into one flush per
+/// event-loop turn, and a deadline guards every request.
+///
+/// AsyncHTTPClient does the same job with a channel pipeline per stream and a flush per request
+/// part; measured on this project's benchmark machine it tops out near 9,000 requests/s of client
+/// CPU, below what a no-hitter's fan-out needs. This client keeps the protocol work in
+/// swift-nio-http2 (framing, HPACK, flow control, stream limits) and only drops that per-stream
+/// machinery.
+package final class HTTP2Client: Sendable {
+    package struct Configuration: Sendable {
+        /// Connections kept open to the origin; requests are spread over them.
+        package var connections = 1
+        package var connectTimeout = TimeAmount.seconds(5)
+        /// Certificate authorities (PEM) trusted besides the system's.
+        package var extraCertificateAuthorities: [String] = []
+
+        package init() {}
+    }
+
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: HPACKHeaders
+        package var body: ByteBuffer
+    }
+
+    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The deadline passed before the response; the stream was reset.
+        case timedOut
+        /// The server sent GOAWAY without processing this stream: safe to send again.
+        case notProcessed(String)
+        /// The connection closed or failed with the stream open: the request may or may not
+        /// have been processed.
+        case connectionLost(String)
+        /// The server reset the stream.
+        case streamReset(String)
+        case cannotConnect(String)
+        case badURL(String)
+
+        package var description: String {
+            switch self {
+            case .timedOut: "timed out"
+            case .notProcessed(let why): "not processed (\(why))"
+            case .connectionLost(let why): "connection lost (\(why))"
+            case .streamReset(let code): "stream reset (\(code))"
+            case .cannotConnect(let why): "cannot connect (\(why))"
+            case .badURL(let url): "not an https URL: \(url)"
+            }
+        }
+    }
+
+    private let host: String
+    private let port: Int
+    private let authority: String
+    private let configuration: Configuration
+    private let sslContext: NIOSSLContext
+    private let group: any EventLoopGroup
+    private let pool = Mutex(PoolState())
+
+    private struct PoolState {
+        var connections: [HTTP2Connection] = []
+        var connecting: [EventLoopPromise<HTTP2Connection>] = []
+        var next = 0
+        var closed = false
+    }
+
+    /// A client for the origin of `url` (`https://host[:port]`).
+    package init(
+        origin url: String, configuration: Configuration = Configuration(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws {
+        guard let components = URLComponents(string: url), components.scheme == "https",
+            let host = components.host, !host.isEmpty
+        else { throw Failure.badURL(url) }
+        self.host = host
+        port = components.port ?? 443
+        authority = components.port.map { "\(host):\($0)" } ?? host
+        self.configuration = configuration
+        self.group = group
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.applicationProtocols = ["h2"]
+        if !configuration.extraCertificateAuthorities.isEmpty {
+            let certificates = try configuration.extraCertificateAuthorities.flatMap {
+                try NIOSSLCertificate.fromPEMBytes(Array($0.utf8))
+            }
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        sslContext = try NIOSSLContext(configuration: tls)
+    }
+
+    /// Sends `POST path` (or another method) and returns the whole response.
+    package func execute(
+        method: String = "POST", path: String, headers: [(String, String)], body: ByteBuffer, timeout: TimeAmount
+    ) async throws(Failure) -> Response {
+        let connection = try await connection()
+        let request = HTTP2Connection.Request(
+            method: method, path: path, authority: authority, headers: headers, body: body, timeout: timeout)
+        do {
+            return try await connection.send(request).get()
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw .connectionLost("\(error)")
+        }
+    }
+
+    /// Closes every connection.
+    package func shutdown() async {
+        let (connections, connecting) = pool.withLock { state in
+            state.closed = true
+            defer {
+                state.connections = []
+                state.connecting = []
+            }
+            return (state.connections, state.connecting)
+        }
+        for connection in connections { try? await connection.close().get() }
+        for promise in connecting { try? await promise.futureResult.get().close().get() }
+    }
+
+    /// A usable connection: round-robin over open ones, opening more up to the configured count.
+    private func connection() async throws(Failure) -> HTTP2Connection {
+        enum Choice {
+            case ready(HTTP2Connection)
+            case wait(EventLoopFuture<HTTP2Connection>)
+            case closed
+        }
+        var opening: EventLoopPromise<HTTP2Connection>?
+        let choice = pool.withLock { state -> Choice in
+            guard !state.closed else { return .closed }
+            state.connections.removeAll { !$0.isUsable }
+            if state.connections.count + state.connecting.count < configuration.connections {
+                let promise = group.next().makePromise(of: HTTP2Connection.self)
+                state.connecting.append(promise)
+                opening = promise
+            }
+            state.next &+= 1
+            if !state.connections.isEmpty {
+                return .ready(state.connections[state.next % state.connections.count])
+            }
+            return .wait(state.connecting[state.next % state.connecting.count].futureResult)
+        }
+        if let opening {
+            opening.futureResult.whenComplete { [self] result in
+                let stale: HTTP2Connection? = self.pool.withLock { state in
+                    state.connecting.removeAll { $0.futureResult === opening.futureResult }
+                    guard case .success(let connection) = result else { return nil }
+                    if state.closed { return connection }
+                    state.connections.append(connection)
+                    return nil
+                }
+                _ = stale?.close()
+            }
+            connect().cascade(to: opening)
+        }
+        switch choice {
+        case .ready(let connection):
+            return connection
+        case .closed:
+            throw .cannotConnect("the client is shut down")
+        case .wait(let future):
+            do {
+                return try await future.get()
+            } catch let failure as Failure {
+                throw failure
+            } catch {
+                throw .cannotConnect("\(error)")
+            }
+        }
+    }
+
+    private func connect() -> EventLoopFuture<HTTP2Connection> {
+        let serverHostname = host.isIPAddress ? nil : host
+        let sslContext = sslContext
+        return ClientBootstrap(group: group)
+            .connectTimeout(configuration.connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let ssl = try NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname)
+                    try channel.pipeline.syncOperations.addHandler(ssl)
+                    var settings = nioDefaultSettings
+                    settings.append(HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20))
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOHTTP2Handler(mode: .client, initialSettings: settings))
+                    try channel.pipeline.syncOperations.addHandler(HTTP2Connection.Handler())
+                }
+            }
+            .connect(host: host, port: port)
+            .flatMapThrowing { channel in
+                let handler = try channel.pipeline.syncOperations.handler(type: HTTP2Connection.Handler.self)
+                return HTTP2Connection(channel: channel, handler: handler)
+            }
+            .flatMapErrorThrowing { error in
+                if error is Failure { throw error }
+                throw Failure.cannotConnect("\(error)")
+            }
+    }
+}
+
+/// One HTTP/2 connection: its channel and the handler that matches frames to requests.
+final class HTTP2Connection: Sendable {
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var authority: String
+        var headers: [(String, String)]
+        var body: ByteBuffer
+        var timeout: TimeAmount
+    }
+
+    let channel: any Channel
+    private let handler: NIOLoopBound<Handler>
+    private let usable = Atomic<Bool>(true)
+
+    init(channel: any Channel, handler: Handler) {
+        self.channel = channel
+        self.handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+        handler.onRetire = { [weak self] in self?.usable.store(false, ordering: .relaxed) }
+    }
+
+    /// Open and not going away.
+    var isUsable: Bool { usable.load(ordering: .relaxed) && channel.isActive }
+
+    func send(_ request: Request) -> EventLoopFuture<HTTP2Client.Response> {
+        let promise = channel.eventLoop.makePromise(of: HTTP2Client.Response.self)
+        if channel.eventLoop.inEventLoop {
+            handler.value.submit(request, promise: promise)
+        } else {
+            channel.eventLoop.execute { [handler] in handler.value.submit(request, promise: promise) }
+        }
+        return promise.futureResult
+    }
+
+    func close() -> EventLoopFuture<Void> {
+        usable.store(false, ordering: .relaxed)
+        return channel.close()
+    }
+
+    /// Writes requests as HEADERS and DATA frames on new client streams, reads responses back,
+    /// and keeps the connection's receive window open.
+    final class Handler: ChannelDuplexHandler, RemovableChannelHandler {
+        typealias InboundIn = HTTP2Frame
+        typealias OutboundIn = HTTP2Frame
+        typealias OutboundOut = HTTP2Frame
+
+        private struct Pending {
+            var promise: EventLoopPromise<HTTP2Client.Response>
+            var status = 0
+            var headers = HPACKHeaders()
+            var body: ByteBuffer?
+            var timeout: Scheduled<Void>?
+        }
+
+        private var context: ChannelHandlerContext?
+        private var pending: [Int32: Pending] = [:]
+        private var nextStreamID: Int32 = 1
+        private var flushScheduled = false
+        /// GOAWAY received (or stream ids nearly used up): no new streams.
+        private var retiring = false
+        private var unacknowledgedBytes = 0
+        var onRetire: (@Sendable () -> Void)?
+
+        /// Stream ids are 31 bits; a connection is retired well before they run out.
+        private static let lastUsableStreamID: Int32 = Int32.max - 1_000_000
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            self.context = context
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) {
+            self.context = nil
+            failAll(.connectionLost("handler removed"))
+        }
+
+        func submit(_ request: Request, promise: EventLoopPromise<HTTP2Client.Response>) {
+            guard let context, context.channel.isActive, !retiring else {
+                promise.fail(HTTP2Client.Failure.notProcessed("connection closing"))
+                return
+            }
+            let streamID = nextStreamID
+            nextStreamID += 2
+            if nextStreamID >= Self.lastUsableStreamID { retire() }
+            var headers = HPACKHeaders()
+            headers.reserveCapacity(request.headers.count + 4)
+            headers.add(name: ":method", value: request.method)
+            headers.add(name: ":scheme", value: "https")
+            headers.add(name: ":path", value: request.path)
+            headers.add(name: ":authority", value: request.authority)
+            for (name, value) in request.headers { headers.add(name: name, value: value) }
+            let hasBody = request.body.readableBytes > 0
+            if hasBody { headers.add(name: "content-length", value: String(request.body.readableBytes)) }
+            var entry = Pending(promise: promise)
+            entry.timeout = context.eventLoop.assumeIsolated().scheduleTask(in: request.timeout) { [weak self] in
+                self?.timedOut(streamID)
+            }
+            pending[streamID] = entry
+            let id = HTTP2StreamID(streamID)
+            context.write(
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: id, payload: .headers(.init(headers: headers, endStream: !hasBody)))),
+                promise: nil)
+            if hasBody {
+                context.write(
+                    wrapOutboundOut(
+                        HTTP2Frame(
+                            streamID: id, payload: .data(.init(data: .byteBuffer(request.body), endStream: true)))),
+                    promise: nil)
+            }
+            scheduleFlush(context)
+        }
+
+        /// One flush for everything written in this turn of the event loop.
+        private func scheduleFlush(_ context: ChannelHandlerContext) {
+            guard !flushScheduled else { return }
+            flushScheduled = true
+            context.eventLoop.assumeIsolated().execute { [weak self] in
+                guard let self, let context = self.context else { return }
+                self.flushScheduled = false
+                context.flush()
+            }
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            let streamID = Int32(Int(frame.streamID))
+            switch frame.payload {
+            case .headers(let headers):
+                guard var entry = pending[streamID] else { return }
+                if let status = headers.headers.first(name: ":status").flatMap(Int.init) {
+                    // 1xx responses are informational; the final status replaces them.
+                    entry.status = status
+                    entry.headers = headers.headers
+                }
+                pending[streamID] = entry
+                if headers.endStream { complete(streamID) }
+            case .data(let data):
+                if case .byteBuffer(var buffer) = data.data {
+                    unacknowledgedBytes += buffer.readableBytes
+                    if var entry = pending[streamID] {
+                        if entry.body == nil {
+                            entry.body = buffer
+                        } else {
+                            entry.body!.writeBuffer(&buffer)
+                        }
+                        pending[streamID] = entry
+                    }
+                }
+                acknowledgeData(context)
+                if data.endStream { complete(streamID) }
+            case .rstStream(let code):
+                fail(streamID, .streamReset("\(code)"))
+            case .goAway(let lastStreamID, let code, _):
+                retire()
+                let last = Int32(Int(lastStreamID))
+                for id in pending.keys where id > last {
+                    fail(id, .notProcessed("GOAWAY \(code)"))
+                }
+                if pending.isEmpty { context.close(promise: nil) }
+            default:
+                break
+            }
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if let closed = event as? StreamClosedEvent, let reason = closed.reason {
+                fail(Int32(Int(closed.streamID)), .streamReset("\(reason)"))
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            retire()
+            failAll(.connectionLost("connection closed"))
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            retire()
+            failAll(.connectionLost("\(error)"))
+            context.close(promise: nil)
+        }
+
+        /// Response bodies count against the connection's receive window; give it back in
+        /// chunks (streams' own windows are far larger than any APNs response).
+        private func acknowledgeData(_ context: ChannelHandlerContext) {
+            guard unacknowledgedBytes >= 32 * 1024 else { return }
+            let increment = unacknowledgedBytes
+            unacknowledgedBytes = 0
+            context.write(
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))),
+                promise: nil)
+            scheduleFlush(context)
+        }
+
+        private func complete(_ streamID: Int32) {
+            guard let entry = pending.removeValue(forKey: streamID) else { return }
+            entry.timeout?.cancel()
+            entry.promise.succeed(
+                HTTP2Client.Response(status: entry.status, headers: entry.headers, body: entry.body ?? ByteBuffer()))
+            closeIfDrained()
+        }
+
+        private func fail(_ streamID: Int32, _ failure: HTTP2Client.Failure) {
+            guard let entry = pending.removeValue(forKey: streamID) else { return }
+            entry.timeout?.cancel()
+            entry.promise.fail(failure)
+            closeIfDrained()
+        }
+
+        private func timedOut(_ streamID: Int32) {
+            guard pending[streamID] != nil, let context else { return }
+            fail(streamID, .timedOut)
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: HTTP2StreamID(streamID), payload: .rstStream(.cancel))),
+                promise: nil)
+            scheduleFlush(context)
+        }
+
+        private func failAll(_ failure: HTTP2Client.Failure) {
+            let entries = pending
+            pending = [:]
+            for entry in entries.values {
+                entry.timeout?.cancel()
+                entry.promise.fail(failure)
+            }
+        }
+
+        private func retire() {
+            guard !retiring else { return }
+            retiring = true
+            onRetire?()
+        }
+
+        private func closeIfDrained() {
+            if retiring && pending.isEmpty, let context, context.channel.isActive { context.close(promise: nil) }
+        }
+    }
+}
+
+extension String {
+    /// An IPv4 or IPv6 literal (no SNI for those).
+    fileprivate var isIPAddress: Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, self, &v4) == 1 || inet_pton(AF_INET6, self, &v6) == 1
+    }
+}
