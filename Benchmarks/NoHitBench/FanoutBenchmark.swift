@@ -29,13 +29,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
     var channel = "apns"
 
     @Option(help: "Requests in flight.")
-    var concurrency = 1000
+    var concurrency = 600
 
     @Option(help: "APNs transport: http2 (the lean client) or async-http-client.")
     var transport = APNsTransportChoice.http2.rawValue
 
     @Option(help: "HTTP/2 connections to the APNs host (http2 transport).")
-    var connections = 1
+    var connections = 4
 
     @Option(help: "The nohit executable (runs the fake provider); default: beside this benchmark.")
     var nohit: String?

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// Voluntary Application Server Identification for Web Push (RFC 8292).
 package struct VAPID: Sendable {
@@ -52,5 +53,28 @@ package struct VAPID: Sendable {
         guard let raw = Base64URL.decode(key) else { throw ES256JWT.VerificationError.malformed }
         let publicKey = try P256.Signing.PublicKey(x963Representation: raw)
         return try ES256JWT.verify(token, key: publicKey).claims
+    }
+}
+
+/// Signed VAPID headers reused per push service: one ES256 signature per audience an hour, not
+/// one per push. Each header is issued for 12 hours and used for at most the first.
+package final class VAPIDAuthorizations: Sendable {
+    package let vapid: VAPID
+    let reuse: TimeInterval
+    private let issued = Mutex<[String: (at: Date, header: String)]>([:])
+
+    package init(vapid: VAPID, reuse: TimeInterval = 3600) {
+        self.vapid = vapid
+        self.reuse = reuse
+    }
+
+    package func authorization(endpoint: URL, now: Date) throws -> String {
+        let origin = "\(endpoint.scheme ?? "")://\(endpoint.host ?? ""):\(endpoint.port ?? 0)"
+        if let known = issued.withLock({ $0[origin] }), now >= known.at, now.timeIntervalSince(known.at) < reuse {
+            return known.header
+        }
+        let header = try vapid.authorization(endpoint: endpoint, now: now)
+        issued.withLock { $0[origin] = (now, header) }
+        return header
     }
 }

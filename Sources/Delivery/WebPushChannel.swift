@@ -8,13 +8,13 @@ import NIOCore
 package struct WebPushChannel: DeliveryChannel {
     package let kind = ChannelKind.webPush
     let client: HTTPClient
-    let vapid: VAPID
+    let vapid: VAPIDAuthorizations
     let clock: any WallClock
     let timeout: TimeAmount
 
     package init(client: HTTPClient, vapid: VAPID, clock: any WallClock, timeout: TimeAmount = .seconds(10)) {
         self.client = client
-        self.vapid = vapid
+        self.vapid = VAPIDAuthorizations(vapid: vapid)
         self.clock = clock
         self.timeout = timeout
     }

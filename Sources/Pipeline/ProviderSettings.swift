@@ -24,7 +24,7 @@ package struct ProviderSettings: Sendable {
     /// How APNs requests travel: the lean HTTP/2 client (default) or AsyncHTTPClient.
     package var apnsTransport = APNsTransportChoice.http2
     /// HTTP/2 connections per APNs host (lean client only).
-    package var apnsConnections = 1
+    package var apnsConnections = 4
     package var writeConsole: @Sendable (String) -> Void = { print($0) }
 
     package init(vapidKey: P256.Signing.PrivateKey) {

@@ -142,7 +142,9 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
 
     package func device(id: UUID) async throws -> Device? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id.uuidString]).map(Self.device)
+            try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id.uuidString]).map {
+                try Self.device($0)
+            }
         }
     }
 
@@ -182,8 +184,17 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
 
     package func activeDevices() async throws -> [Device] {
         try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id").map(
-                Self.device)
+            // Devices share a handful of preference sets: each distinct one is decoded once.
+            var decoded: [String: Preferences] = [:]
+            return try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id").map {
+                row in
+                try Self.device(row) { text in
+                    if let known = decoded[text] { return known }
+                    let preferences = try Self.decode(Preferences.self, text)
+                    decoded[text] = preferences
+                    return preferences
+                }
+            }
         }
     }
 
@@ -556,7 +567,9 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         }
     }
 
-    private static func device(_ row: Row) throws -> Device {
+    private static func device(
+        _ row: Row, preferences: (String) throws -> Preferences = { try decode(Preferences.self, $0) }
+    ) throws -> Device {
         guard let id = UUID(uuidString: row["id"]),
             let channel = channel(
                 kind: row["channel"], address: row["address"], environment: row["environment"], topic: row["topic"],
@@ -568,7 +581,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
             ? .active
             : .disabled(reason: row["status_reason"] ?? "", at: Date(timeIntervalSince1970: row["status_at"] ?? 0))
         return Device(
-            id: id, channel: channel, preferences: try decode(Preferences.self, row["preferences"]),
+            id: id, channel: channel, preferences: try preferences(row["preferences"]),
             registeredAt: Date(timeIntervalSince1970: row["registered_at"]), secretHash: row["secret_hash"],
             status: status)
     }

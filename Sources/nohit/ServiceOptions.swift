@@ -60,7 +60,7 @@ struct ProviderOptions: ParsableArguments {
     var apnsTransport = APNsTransportChoice.http2.rawValue
 
     @Option(help: "HTTP/2 connections per APNs host (http2 transport).")
-    var apnsConnections = 1
+    var apnsConnections = 4
 
     @Option(help: ArgumentHelp("Also trust this certificate authority (PEM).", valueName: "file"))
     var trustCA: [String] = []

@@ -83,6 +83,28 @@ import Testing
         #expect(claims["sub"] as? String == "mailto:ops@example.org")
     }
 
+    @Test func vapidHeadersAreReusedPerPushServiceForAnHour() throws {
+        let cache = VAPIDAuthorizations(vapid: VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org"))
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let endpoint = URL(string: "https://push.example.net/p/abc")!
+        let first = try cache.authorization(endpoint: endpoint, now: start)
+        // Another subscription on the same service, 59 minutes later: the same header, still valid 11 hours.
+        #expect(
+            try cache.authorization(endpoint: URL(string: "https://push.example.net/p/xyz")!, now: start + 3540)
+                == first)
+        // Another service gets its own audience.
+        let other = try cache.authorization(endpoint: URL(string: "https://fcm.example.com/send/1")!, now: start)
+        let otherClaims = try VAPID.verify(
+            token: try #require(VAPID.parse(authorization: other)).token, key: cache.vapid.publicKeyBase64URL)
+        #expect(otherClaims["aud"] as? String == "https://fcm.example.com")
+        // After an hour: signed again, expiring 12 hours from then.
+        let later = try cache.authorization(endpoint: endpoint, now: start + 3600)
+        #expect(later != first)
+        let claims = try VAPID.verify(
+            token: try #require(VAPID.parse(authorization: later)).token, key: cache.vapid.publicKeyBase64URL)
+        #expect(claims["exp"] as? Int == 1_700_000_000 + 3600 + 12 * 3600)
+    }
+
     @Test func standardWebhooksSignatureMatchesThePublishedExample() throws {
         let v = try Self.vector("standard-webhooks.json")
         let key = try StandardWebhooks.key(fromSecret: v["secret"] as! String)
