@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Pure game engine: plays, game state, bids. Foundation only.
@@ -75,9 +78,24 @@ let package = Package(
             name: "Storage",
             dependencies: ["Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // `nohit serve`: the JSON API, the live stream and the live board, on Hummingbird.
+        .target(
+            name: "Server",
+            dependencies: [
+                "Alerts", "Baseball", "Delivery", "Pipeline", "Retrosheet", "Storage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "nohit",
             dependencies: [
+                "Server",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "Alerts",
                 "Baseball",
                 "Delivery",
@@ -125,6 +143,14 @@ let package = Package(
                 "Pipeline", "Alerts", "Baseball", "Delivery", "FakeProviders", "Storage", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: [
+                "Server", "Alerts", "Baseball", "Delivery", "Pipeline", "Retrosheet", "Storage", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(

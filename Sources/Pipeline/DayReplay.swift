@@ -26,6 +26,10 @@ package struct DayReplay: Sendable {
         package var time: Date
         package var game: ReplayGame
         package var moments: [Moment]
+        /// The game after the play (or at its end) and both sides' bids.
+        package var state: GameState
+        package var bids: PerSide<NoHitBid>
+        package var isFinished: Bool
     }
 
     /// Walks the day's plays in time order through one monitor per game. Pure: no clock, no I/O.
@@ -80,19 +84,26 @@ package struct DayReplay: Sendable {
                 case .update(let update):
                     updates += 1
                     do {
-                        return Step(time: item.time, game: game, moments: try monitors[item.game].apply(update))
+                        let moments = try monitors[item.game].apply(update)
+                        return step(item.game, at: item.time, moments: moments)
                     } catch {
                         broken.insert(item.game)
                         skippedGames.append(game.record.id)
                         continue
                     }
                 case .end:
-                    return Step(
-                        time: item.time, game: game,
-                        moments: monitors[item.game].finish(scheduledInnings: game.record.scheduledInnings))
+                    let moments = monitors[item.game].finish(scheduledInnings: game.record.scheduledInnings)
+                    return step(item.game, at: item.time, moments: moments)
                 }
             }
             return nil
+        }
+
+        private func step(_ index: Int, at time: Date, moments: [Moment]) -> Step {
+            let monitor = monitors[index]
+            return Step(
+                time: time, game: games[index], moments: moments, state: monitor.state, bids: monitor.tracker.bids,
+                isFinished: monitor.isFinished)
         }
     }
 
@@ -115,7 +126,8 @@ package struct DayReplay: Sendable {
     /// each play waits for its time on `clock`.
     package func run(
         clock: any WallClock, publisher: MomentPublisher, settle: () async throws -> Void = {},
-        onMoment: @Sendable (Moment, GameInfo) -> Void = { _, _ in }
+        onMoment: @Sendable (Moment, GameInfo) -> Void = { _, _ in },
+        onStep: @Sendable (Step) -> Void = { _ in }
     ) async throws -> Summary {
         var steps = steps()
         var summary = Summary()
@@ -134,6 +146,7 @@ package struct DayReplay: Sendable {
                 summary.deliveries += published.deliveries
                 onMoment(moment, step.game.info)
             }
+            onStep(step)
             if clock is ManualWallClock { try await settle() }
         }
         summary.updates = steps.updates

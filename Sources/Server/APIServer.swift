@@ -1,0 +1,250 @@
+import Alerts
+import Delivery
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Retrosheet
+import ServiceLifecycle
+import Storage
+
+/// The JSON API and the live stream, on Hummingbird. Errors are JSON
+/// (`{"error":{"message":...}}`); request bodies and lists are bounded.
+package struct APIServer: Sendable {
+    package var store: any DeviceStore & SubscriptionStore & MomentStore
+    package var board: LiveBoard
+    package var feed: LiveFeed
+    package var registrar: Registrar
+    package var seasons: SeasonLibrary
+    package var clock: any WallClock
+    /// Outs a side must be hitless through to count as a current attempt (12: four innings).
+    package var attemptOuts = 12
+
+    package static let maximumBody = 16 * 1024
+    package static let maximumList = 200
+
+    package init(
+        store: any DeviceStore & SubscriptionStore & MomentStore, board: LiveBoard, feed: LiveFeed,
+        registrar: Registrar = Registrar(),
+        seasons: SeasonLibrary, clock: any WallClock
+    ) {
+        self.store = store
+        self.board = board
+        self.feed = feed
+        self.registrar = registrar
+        self.seasons = seasons
+        self.clock = clock
+    }
+
+    package func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
+        router.get("metrics") { _, _ in metrics() }
+
+        let api = router.group("api")
+        api.get("games") { _, _ in try Self.json(board.all) }
+        api.get("games/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard let game = board.game(id: id) else { throw Self.error(.notFound, "no game \(id) today") }
+            let moments = try await store.moments(gameID: id)
+            return try Self.json(GameTimeline(game: game, moments: moments.map(MomentView.init)))
+        }
+        api.get("attempts") { _, _ in
+            let attempts = board.all.flatMap { game in
+                game.attempts(minimumOuts: attemptOuts).map { Attempt(game: game, bid: $0) }
+            }
+            return try Self.json(attempts)
+        }
+        api.get("moments") { request, _ in
+            let limit = try Self.limit(request, default: 50)
+            return try Self.json(try await store.recentMoments(limit: limit).map(MomentView.init))
+        }
+        api.get("hall-of-fame/:season") { request, context in
+            let season = try context.parameters.require("season")
+            let limit = try Self.limit(request, default: 25)
+            guard let sides = try await seasons.hallOfFame(season: season) else {
+                throw Self.error(.notFound, "no Retrosheet data for season \(season)")
+            }
+            return try Self.json(
+                sides.prefix(limit).enumerated().map { HallOfFameEntry(rank: $0.offset + 1, side: $0.element) })
+        }
+        api.post("devices") { request, context in
+            let body = try await Self.body(request, context: context)
+            let registration: DeviceRegistrationBody
+            do {
+                registration = try Self.decoder.decode(DeviceRegistrationBody.self, from: body)
+            } catch {
+                throw Self.error(.badRequest, "the body is not a device registration: \(Self.describe(error))")
+            }
+            let done: Registration
+            do {
+                done = try registrar.register(try registration.request(), at: clock.now())
+            } catch {
+                throw Self.error(.badRequest, "\(error)")
+            }
+            try await store.register(done.device)
+            return try Self.json(["id": done.device.id.uuidString, "secret": done.secret], status: .created)
+        }
+        api.get("devices/:id/preferences") { request, context in
+            let device = try await authorized(request, context: context)
+            return try Self.json(PreferencesBody(device.preferences))
+        }
+        api.put("devices/:id/preferences") { request, context in
+            let device = try await authorized(request, context: context)
+            let body = try await Self.body(request, context: context)
+            let changes: PreferencesBody
+            do {
+                changes = try Self.decoder.decode(PreferencesBody.self, from: body)
+            } catch {
+                throw Self.error(.badRequest, "the body is not valid preferences: \(Self.describe(error))")
+            }
+            let preferences: Preferences
+            do {
+                preferences = try changes.applied(to: device.preferences)
+            } catch {
+                throw Self.error(.badRequest, "invalid preferences: \(error)")
+            }
+            guard try await store.updatePreferences(deviceID: device.id, to: preferences) else {
+                throw Self.error(.notFound, "no device \(device.id)")
+            }
+            return try Self.json(PreferencesBody(preferences))
+        }
+        api.get("stream") { request, _ in stream(request) }
+        return router
+    }
+
+    // MARK: The live stream
+
+    /// Server-Sent Events: `game` and `moment` events with ids; `Last-Event-ID` (or `?after=`)
+    /// resumes after that event. Heartbeats become comment lines, which keep proxies from closing
+    /// the stream and end it once the client has gone. Graceful shutdown ends every stream.
+    func stream(_ request: Request) -> Response {
+        let header = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int($0) }
+        let after = header ?? request.uri.queryParameters.get("after", as: Int.self)
+        let events = feed.subscribe(after: after)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                try await withGracefulShutdownHandler {
+                    for await event in events {
+                        try await writer.write(ByteBuffer(string: Self.serverSentEvent(event)))
+                    }
+                } onGracefulShutdown: { [feed] in
+                    feed.finishAll()
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    package static func serverSentEvent(_ event: LiveEvent) -> String {
+        event.kind == .heartbeat
+            ? ": keep-alive\n\n" : "id: \(event.id)\nevent: \(event.kind.rawValue)\ndata: \(event.data)\n\n"
+    }
+
+    // MARK: Metrics
+
+    func metrics() -> Response {
+        let games = board.all
+        var lines = [
+            "# HELP nohit_live_events_total Events published on the live stream.",
+            "# TYPE nohit_live_events_total counter",
+            "nohit_live_events_total \(feed.lastID)",
+            "# HELP nohit_stream_clients Clients connected to the live stream.",
+            "# TYPE nohit_stream_clients gauge",
+            "nohit_stream_clients \(feed.clientCount)",
+            "# HELP nohit_games Today's games by status.",
+            "# TYPE nohit_games gauge",
+        ]
+        for status in [GameSnapshot.Status.scheduled, .live, .final] {
+            lines.append("nohit_games{status=\"\(status.rawValue)\"} \(games.filter { $0.status == status }.count)")
+        }
+        lines.append("# HELP nohit_attempts Sides hitless through at least \(attemptOuts) outs.")
+        lines.append("# TYPE nohit_attempts gauge")
+        lines.append("nohit_attempts \(games.reduce(0) { $0 + $1.attempts(minimumOuts: attemptOuts).count })")
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4"
+        return Response(
+            status: .ok, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: lines.joined(separator: "\n") + "\n")))
+    }
+
+    // MARK: Helpers
+
+    /// The device named in the path, when the request carries its secret (`Authorization: Bearer`).
+    func authorized(_ request: Request, context: BasicRequestContext) async throws -> Device {
+        let text = try context.parameters.require("id")
+        guard let id = UUID(uuidString: text) else { throw Self.error(.badRequest, "'\(text)' is not a device id") }
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+            throw Self.error(.unauthorized, "the device's secret is required (Authorization: Bearer <secret>)")
+        }
+        guard let device = try await store.device(id: id) else { throw Self.error(.notFound, "no device \(id)") }
+        guard Registrar.verify(secret: String(authorization.dropFirst(7)), of: device) else {
+            throw Self.error(.unauthorized, "wrong secret for device \(id)")
+        }
+        return device
+    }
+
+    static func body(_ request: Request, context: BasicRequestContext) async throws -> Data {
+        var request = request
+        do {
+            let buffer = try await request.collectBody(upTo: maximumBody)
+            return Data(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw Self.error(.contentTooLarge, "the body is larger than \(maximumBody) bytes")
+        }
+    }
+
+    static func limit(_ request: Request, default value: Int) throws -> Int {
+        guard let text = request.uri.queryParameters.get("limit") else { return value }
+        guard let limit = Int(text), (1...maximumList).contains(limit) else {
+            throw error(.badRequest, "limit must be 1 to \(maximumList), not '\(text)'")
+        }
+        return limit
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> HTTPError {
+        HTTPError(status, message: message)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "missing \(path(context.codingPath + [key]))"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+            DecodingError.dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        default:
+            return "\(error)"
+        }
+    }
+
+    static func path(_ keys: [any CodingKey]) -> String {
+        keys.isEmpty
+            ? "the document" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+
+    package static func json<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(
+            status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: try encoder.encode(value))))
+    }
+}

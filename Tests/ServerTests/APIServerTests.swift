@@ -1,0 +1,331 @@
+import Alerts
+import Delivery
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Pipeline
+import Storage
+import TestSupport
+import Testing
+
+@testable import Server
+
+/// Every endpoint through Hummingbird's router, on the real day of Giolito's no-hitter
+/// (2020-08-25) replayed into a real SQLite store.
+@Suite struct APIServerTests {
+    static let day = "2020-08-25"
+
+    /// A store, a board and a stream fed by the day's replay (through step `until`, or all of it).
+    struct Fixture {
+        let store: SQLiteStore
+        let board: LiveBoard
+        let feed: LiveFeed
+        let api: APIServer
+        let directory: String
+
+        init(until stop: ((DayReplay.Step) -> Bool)? = nil) async throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            store = try SQLiteStore(path: directory + "/nohit.sqlite")
+            let games = try ReplaySchedule.games(on: APIServerTests.day, data: [SharedData.path("retrosheet")])
+            board = LiveBoard(games: games)
+            feed = LiveFeed()
+            let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
+            api = APIServer(
+                store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [SharedData.path("retrosheet")]),
+                clock: clock)
+            let pipeline = AlertPipeline(store: store, channels: [], clock: clock)
+            let source = LiveReplay(
+                games: games, pipeline: pipeline, clock: clock, board: board, feed: feed,
+                logger: .init(label: "test"))
+            // The replay's own loop, stopped after the step `stop` accepts.
+            var steps = DayReplay(games: games).steps()
+            while let step = steps.next() {
+                clock.advance(to: step.time)
+                for moment in step.moments {
+                    _ = try await pipeline.publisher.publish(moment, game: step.game.info, at: step.time)
+                }
+                source.publish(step)
+                if stop?(step) == true { break }
+            }
+        }
+
+        func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+            let app = Application(router: api.router())
+            try await app.test(.router, body)
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static func json(_ buffer: ByteBuffer) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView), options: [.fragmentsAllowed])
+    }
+
+    static func message(_ buffer: ByteBuffer) throws -> String {
+        let object = try json(buffer) as? [String: Any]
+        return (object?["error"] as? [String: Any])?["message"] as? String ?? ""
+    }
+
+    static func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+    @Test func healthAndMetrics() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/healthz", method: .get) { response throws in
+                #expect(response.status == .ok)
+                #expect(try Self.json(response.body) as? [String: String] == ["status": "ok"])
+            }
+            try await client.execute(uri: "/metrics", method: .get) { response throws in
+                let text = String(buffer: response.body)
+                #expect(text.contains("nohit_games{status=\"final\"} 16"))
+                #expect(text.contains("nohit_games{status=\"live\"} 0"))
+                // 11 moments and a game event per play (1,568) and per game end (16).
+                #expect(text.contains("nohit_live_events_total \(11 + 1_568 + 16)"))
+            }
+        }
+    }
+
+    @Test func gamesAndTheNoHittersTimeline() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/games", method: .get) { response throws in
+                let games = try #require(try Self.json(response.body) as? [[String: Any]])
+                #expect(games.count == 16)
+                #expect(games.allSatisfy { $0["status"] as? String == "final" })
+            }
+            try await client.execute(uri: "/api/games/CHA202008250", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let timeline = try #require(try Self.json(response.body) as? [String: Any])
+                let game = try #require(timeline["game"] as? [String: Any])
+                #expect((game["home"] as? [String: Any])?["runs"] as? Int == 4)
+                #expect((game["away"] as? [String: Any])?["runs"] as? Int == 0)
+                let bids = try #require(game["bids"] as? [[String: Any]])
+                let white = try #require(bids.first { $0["team"] as? String == "CHA" })
+                #expect(white["status"] as? String == "official")
+                #expect(white["pitchers"] as? [String] == ["Lucas Giolito"])
+                #expect(white["outs"] as? Int == 27)
+                #expect(white["perfect"] as? Bool == false)
+                let moments = try #require(timeline["moments"] as? [[String: Any]])
+                #expect(moments.count == 9)
+                #expect(moments.last?["kind"] as? String == "completed")
+                #expect(moments.last?["title"] as? String == "No-hitter! Lucas Giolito")
+            }
+            try await client.execute(uri: "/api/games/XXX202008250", method: .get) { response throws in
+                #expect(response.status == .notFound)
+                #expect(try Self.message(response.body).contains("no game XXX202008250"))
+            }
+        }
+    }
+
+    @Test func attemptsAreTheBidsHitlessThroughFourInnings() async throws {
+        // Stop the day when Giolito has finished the 7th hitless.
+        let fixture = try await Fixture { step in
+            step.moments.contains { $0.id == "CHA202008250-home-hitless-innings-21" }
+        }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/attempts", method: .get) { response throws in
+                let attempts = try #require(try Self.json(response.body) as? [[String: Any]])
+                // Cristian Javier's bid (HOU) was broken up in the 5th; Giolito's is the only one.
+                #expect(attempts.count == 1)
+                let bid = try #require(attempts.first?["bid"] as? [String: Any])
+                #expect(bid["team"] as? String == "CHA")
+                #expect(bid["status"] as? String == "alive")
+                #expect(bid["outs"] as? Int == 21)
+                #expect(bid["innings"] as? Int == 7)
+                let game = try #require(attempts.first?["game"] as? [String: Any])
+                #expect(game["status"] as? String == "live")
+                // The play that made the third out: the half is over, the next not begun.
+                #expect(game["half"] as? String == "top")
+                #expect(game["outs"] as? Int == 3)
+                #expect(game["inning"] as? Int == 7)
+            }
+        }
+    }
+
+    @Test func recentMomentsAreBounded() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/moments?limit=3", method: .get) { response throws in
+                let moments = try #require(try Self.json(response.body) as? [[String: Any]])
+                #expect(
+                    moments.map { $0["id"] as? String } == [
+                        "CHA202008250-home-completed-27", "CHA202008250-home-hitless-innings-27",
+                        "CHA202008250-home-ninth-inning-out-26",
+                    ])
+            }
+            for bad in ["0", "201", "many"] {
+                try await client.execute(uri: "/api/moments?limit=\(bad)", method: .get) { response throws in
+                    #expect(response.status == .badRequest)
+                    #expect(try Self.message(response.body).contains("limit must be 1 to 200"))
+                }
+            }
+        }
+    }
+
+    @Test func hallOfFameOfASeason() async throws {
+        let fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/hall-of-fame/2020?limit=2", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let entries = try #require(try Self.json(response.body) as? [[String: Any]])
+                #expect(entries.map { $0["rank"] as? Int } == [1, 2])
+                let sides = entries.compactMap { $0["side"] as? [String: Any] }
+                // 2020's two no-hitters: Giolito (2020-08-25) and Alec Mills (2020-09-13).
+                #expect(Set(sides.compactMap { $0["game_id"] as? String }) == ["CHA202008250", "MIL202009130"])
+                #expect(sides.allSatisfy { $0["outs_before_first_hit"] as? Int == 27 })
+            }
+            for season in ["1899", "20x0"] {
+                try await client.execute(uri: "/api/hall-of-fame/\(season)", method: .get) { response throws in
+                    #expect(response.status == .notFound)
+                    #expect(try Self.message(response.body).contains("no Retrosheet data for season \(season)"))
+                }
+            }
+        }
+    }
+
+    static let token = String(repeating: "ab", count: 32)
+
+    @Test func registeringADeviceAndItsBadInput() async throws {
+        let fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            let good =
+                #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","environment":"sandbox","preferences":{"threshold_innings":7,"favourite_teams":["cha"]}}"#
+            try await client.execute(uri: "/api/devices", method: .post, body: Self.body(good)) { response throws in
+                #expect(response.status == .created)
+                let answer = try #require(try Self.json(response.body) as? [String: String])
+                let id = try #require(answer["id"].flatMap(UUID.init(uuidString:)))
+                let device = try #require(try await fixture.store.device(id: id))
+                #expect(device.preferences.thresholdInnings == 7)
+                #expect(device.preferences.favouriteTeams == ["CHA"])
+                #expect(Registrar.verify(secret: answer["secret"] ?? "", of: device))
+            }
+            let bad: [(String, HTTPResponse.Status, String)] = [
+                (#"{"channel":"apns","token":"xyz","topic":"com.example.nohit"}"#, .badRequest, "token"),
+                (#"{"channel":"carrier-pigeon"}"#, .badRequest, "must be apns, live-activity, web-push or webhook"),
+                (#"{"channel":"apns","topic":"com.example.nohit"}"#, .badRequest, "token: is required"),
+                (
+                    #"{"channel":"webhook","url":"https://10.0.0.1/hook","secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}"#,
+                    .badRequest, "url"
+                ),
+                (
+                    #"{"channel":"apns","token":"\#(Self.token)","topic":"t","preferences":{"threshold_innings":3}}"#,
+                    .badRequest, "threshold_innings"
+                ),
+                (#"{"channel":"apns","#, .badRequest, "not a device registration"),
+                (
+                    #"{"channel":"apns","token":"\#(String(repeating: "a", count: 20_000))"}"#, .contentTooLarge,
+                    "larger than 16384 bytes"
+                ),
+            ]
+            for (body, status, reason) in bad {
+                try await client.execute(uri: "/api/devices", method: .post, body: Self.body(body)) { response throws in
+                    #expect(response.status == status, "\(body.prefix(80))")
+                    #expect(try Self.message(response.body).contains(reason), "\(body.prefix(80))")
+                }
+            }
+            // Only the good one was stored.
+            #expect(try await fixture.store.deviceCount() == 1)
+        }
+    }
+
+    @Test func preferencesNeedTheDevicesSecret() async throws {
+        let fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
+            let answer = try await client.execute(uri: "/api/devices", method: .post, body: Self.body(registration)) {
+                try #require(try Self.json($0.body) as? [String: String])
+            }
+            let id = try #require(answer["id"])
+            let secret = try #require(answer["secret"])
+            let uri = "/api/devices/\(id)/preferences"
+            let authorized: HTTPFields = [.authorization: "Bearer \(secret)"]
+
+            try await client.execute(uri: uri, method: .get) { response throws in
+                #expect(response.status == .unauthorized)
+                #expect(try Self.message(response.body).contains("secret is required"))
+            }
+            try await client.execute(uri: uri, method: .get, headers: [.authorization: "Bearer wrong"]) {
+                response throws in
+                #expect(response.status == .unauthorized)
+                #expect(try Self.message(response.body).contains("wrong secret"))
+            }
+            try await client.execute(uri: "/api/devices/\(UUID())/preferences", method: .get, headers: authorized) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(uri: "/api/devices/nope/preferences", method: .get, headers: authorized) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: uri, method: .get, headers: authorized) { response throws in
+                let preferences = try #require(try Self.json(response.body) as? [String: Any])
+                #expect(preferences["threshold_innings"] as? Int == 6)
+                #expect(preferences["frequency"] as? String == "every-inning")
+            }
+            // Invalid: refused, nothing changes.
+            for (body, reason) in [
+                (#"{"threshold_innings":12}"#, "threshold_innings"),
+                (#"{"spoiler_delay_seconds":600}"#, "spoiler_delay_seconds"),
+                (#"{"quiet_hours":{"start":"25:00","end":"08:00","time_zone":"America/Chicago"}}"#, "quiet_hours"),
+                (#"{"frequency":"hourly"}"#, "not valid preferences"),
+            ] {
+                try await client.execute(uri: uri, method: .put, headers: authorized, body: Self.body(body)) {
+                    response throws in
+                    #expect(response.status == .badRequest, "\(body)")
+                    #expect(try Self.message(response.body).contains(reason), "\(body)")
+                }
+            }
+            #expect(try await fixture.store.preferences(deviceID: UUID(uuidString: id)!) == Preferences())
+            // Valid: stored and read back.
+            let change =
+                #"{"favourite_teams":["CHA","MIL"],"quiet_hours":{"start":"23:00","end":"08:00","time_zone":"America/Chicago"},"jinx_safe":true}"#
+            try await client.execute(uri: uri, method: .put, headers: authorized, body: Self.body(change)) {
+                #expect($0.status == .ok)
+            }
+            let stored = try #require(try await fixture.store.preferences(deviceID: UUID(uuidString: id)!))
+            #expect(stored.favouriteTeams == ["CHA", "MIL"])
+            #expect(stored.quietHours == .init(start: 23 * 60, end: 8 * 60, timeZone: "America/Chicago"))
+            #expect(stored.jinxSafe)
+            #expect(stored.thresholdInnings == 6)
+            try await client.execute(uri: uri, method: .get, headers: authorized) { response throws in
+                let preferences = try #require(try Self.json(response.body) as? [String: Any])
+                let quiet = try #require(preferences["quiet_hours"] as? [String: String])
+                #expect(quiet == ["start": "23:00", "end": "08:00", "time_zone": "America/Chicago"])
+            }
+        }
+    }
+
+    @Test func streamResumesAfterTheLastEventID() async throws {
+        let fixture = try await Fixture { step in step.moments.contains { $0.kind == .brokenUp } }
+        defer { fixture.remove() }
+        let feed = fixture.feed
+        let last = feed.lastID
+        // Once the client is listening, one more event, then the stream ends.
+        let live = Task {
+            while feed.clientCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            feed.publish(.moment, data: #"{"id":"live"}"#)
+            feed.finishAll()
+        }
+        try await fixture.test { client in
+            try await client.execute(
+                uri: "/api/stream", method: .get, headers: [HTTPField.Name("Last-Event-ID")!: "\(last - 2)"]
+            ) { response throws in
+                #expect(response.headers[.contentType] == "text/event-stream")
+                let text = String(buffer: response.body)
+                let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { Int($0.dropFirst(4)) }
+                // The two it missed, then the live one: none repeated, none lost.
+                #expect(ids == [last - 1, last, last + 1])
+                #expect(text.hasSuffix("id: \(last + 1)\nevent: moment\ndata: {\"id\":\"live\"}\n\n"))
+            }
+        }
+        try await live.value
+    }
+}
