@@ -88,7 +88,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The web UI: HTML, CSS and plain JavaScript, served as they are.
+            resources: [.copy("Public")]
         ),
         .executableTarget(
             name: "nohit",

@@ -19,6 +19,10 @@ package struct APIServer: Sendable {
     package var clock: any WallClock
     /// Outs a side must be hitless through to count as a current attempt (12: four innings).
     package var attemptOuts = 12
+    /// The VAPID public key browsers subscribe with (base64url), when Web Push is configured.
+    package var vapidPublicKey: String?
+    /// The web UI's files; nil serves the API alone.
+    package var publicFolder: String? = Bundle.module.resourceURL?.appendingPathComponent("Public").path
 
     package static let maximumBody = 16 * 1024
     package static let maximumList = 200
@@ -38,10 +42,18 @@ package struct APIServer: Sendable {
 
     package func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        if let publicFolder {
+            router.add(middleware: FileMiddleware(publicFolder, searchForIndexHtml: true))
+        }
         router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
         router.get("metrics") { _, _ in metrics() }
 
         let api = router.group("api")
+        api.get("config") { _, _ in
+            try Self.json(
+                ClientConfiguration(
+                    vapidPublicKey: vapidPublicKey, seasons: seasons.available(), attemptOuts: attemptOuts))
+        }
         api.get("games") { _, _ in try Self.json(board.all) }
         api.get("games/:id") { _, context in
             let id = try context.parameters.require("id")

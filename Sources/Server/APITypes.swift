@@ -187,6 +187,13 @@ package struct MomentView: Sendable, Codable {
     }
 }
 
+/// What the web UI needs to start: the VAPID key, the seasons, what counts as an attempt.
+package struct ClientConfiguration: Sendable, Codable {
+    package var vapidPublicKey: String?
+    package var seasons: [String]
+    package var attemptOuts: Int
+}
+
 package struct GameTimeline: Sendable, Codable {
     package var game: GameSnapshot
     package var moments: [MomentView]
@@ -210,6 +217,12 @@ package final class SeasonLibrary: Sendable {
 
     package init(places: [String]) {
         self.places = places
+    }
+
+    /// The seasons some place holds, newest first.
+    package func available() -> [String] {
+        let names = places.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] }
+        return Set(names.filter { $0.count == 4 && $0.allSatisfy(\.isASCIIDigit) }).sorted(by: >)
     }
 
     /// The season's sides ranked for the hall of fame; nil when no place holds the season.

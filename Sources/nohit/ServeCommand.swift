@@ -93,9 +93,10 @@ struct ServeCommand: AsyncParsableCommand {
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency, logger: logger)
         let board = LiveBoard(games: games)
         let feed = LiveFeed()
-        let api = APIServer(
+        var api = APIServer(
             store: database, board: board, feed: feed, registrar: Registrar(allowPrivateNetworks: allowPrivateNetworks),
             seasons: SeasonLibrary(places: places), clock: clock)
+        api.vapidPublicKey = VAPID(key: settings.vapidKey, subject: settings.vapidSubject).publicKeyBase64URL
         let source = LiveReplay(
             games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
         let app = Application(

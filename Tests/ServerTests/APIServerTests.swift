@@ -22,7 +22,7 @@ import Testing
         let store: SQLiteStore
         let board: LiveBoard
         let feed: LiveFeed
-        let api: APIServer
+        var api: APIServer
         let directory: String
 
         init(until stop: ((DayReplay.Step) -> Bool)? = nil) async throws {
@@ -85,6 +85,29 @@ import Testing
                 #expect(text.contains("nohit_games{status=\"live\"} 0"))
                 // 11 moments and a game event per play (1,568) and per game end (16).
                 #expect(text.contains("nohit_live_events_total \(11 + 1_568 + 16)"))
+            }
+        }
+    }
+
+    @Test func webUIAndItsConfiguration() async throws {
+        var fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        fixture.api.vapidPublicKey = "BKey"
+        try await fixture.test { client in
+            try await client.execute(uri: "/", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let page = String(buffer: response.body)
+                #expect(page.contains("<script src=\"/app.js\"></script>"))
+                #expect(page.contains("copyrighted by Retrosheet"))
+            }
+            for file in ["/app.js", "/style.css", "/sw.js"] {
+                try await client.execute(uri: file, method: .get) { #expect($0.status == .ok, "\(file)") }
+            }
+            try await client.execute(uri: "/api/config", method: .get) { response throws in
+                let configuration = try #require(try Self.json(response.body) as? [String: Any])
+                #expect(configuration["vapid_public_key"] as? String == "BKey")
+                #expect(configuration["attempt_outs"] as? Int == 12)
+                #expect((configuration["seasons"] as? [String])?.contains("2020") == true)
             }
         }
     }
