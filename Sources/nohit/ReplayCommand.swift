@@ -173,8 +173,8 @@ struct ReplayCommand: AsyncParsableCommand {
 
 /// Where Retrosheet seasons are found when --data is not given.
 enum RetrosheetData {
-    /// The first of `$NOHIT_RETROSHEET`, the seasons bundled with the project
-    /// (`Data/retrosheet`) and `../shared/data/retrosheet` that exists.
+    /// The first of `$NOHIT_RETROSHEET`, the 2020 season bundled with the project
+    /// (`Data/retrosheet`, with Retrosheet's notice) and `../shared/data/retrosheet` that exists.
     static func defaultPlaces() -> [String] {
         let candidates =
             [ProcessInfo.processInfo.environment["NOHIT_RETROSHEET"]].compactMap { $0 } + [
