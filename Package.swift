@@ -120,8 +120,13 @@ let package = Package(
                 "Retrosheet",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/NoHitBench"
         ),

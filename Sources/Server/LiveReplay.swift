@@ -73,7 +73,7 @@ package struct LiveReplay: Service {
     }
 
     /// Moments first, then the game as it stands after them.
-    func publish(_ step: DayReplay.Step) {
+    package func publish(_ step: DayReplay.Step) {
         for moment in step.moments {
             let view = MomentView(StoredMoment(moment: moment, game: step.game.info, occurredAt: step.time))
             if let data = try? APIServer.encoder.encode(view) {

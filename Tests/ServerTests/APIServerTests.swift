@@ -112,6 +112,46 @@ import Testing
         }
     }
 
+    /// The checked-in OpenAPI document is served, and every operation in it is routed.
+    @Test func openAPIDocumentMatchesTheRoutes() async throws {
+        let fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            let document = try await client.execute(uri: "/openapi.json", method: .get) { response throws in
+                #expect(response.status == .ok)
+                return try #require(try Self.json(response.body) as? [String: Any])
+            }
+            #expect(document["openapi"] as? String == "3.1.0")
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            let operations = paths.flatMap { path, item in
+                item.keys.filter { $0 != "parameters" }.map { "\($0.uppercased()) \(path)" }
+            }
+            #expect(
+                Set(operations) == [
+                    "GET /healthz", "GET /metrics", "GET /api/config", "GET /api/games", "GET /api/games/{id}",
+                    "GET /api/attempts", "GET /api/moments", "GET /api/hall-of-fame/{season}", "GET /api/stream",
+                    "POST /api/devices", "GET /api/devices/{id}/preferences", "PUT /api/devices/{id}/preferences",
+                ])
+            // Each one answers (the stream is tested on its own: it never ends).
+            let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
+            let device = try await client.execute(uri: "/api/devices", method: .post, body: Self.body(registration)) {
+                try #require(try Self.json($0.body) as? [String: String])
+            }
+            let authorized: HTTPFields = [.authorization: "Bearer \(device["secret"] ?? "")"]
+            for operation in operations where operation != "GET /api/stream" && operation != "POST /api/devices" {
+                let parts = operation.split(separator: " ")
+                let uri = parts[1].replacingOccurrences(of: "{season}", with: "2020")
+                    .replacingOccurrences(
+                        of: "{id}", with: parts[1].hasPrefix("/api/games/") ? "CHA202008250" : device["id"] ?? "")
+                let method: HTTPRequest.Method = parts[0] == "PUT" ? .put : .get
+                try await client.execute(uri: uri, method: method, headers: authorized, body: Self.body("{}")) {
+                    #expect($0.status == .ok, "\(operation)")
+                }
+            }
+            try await client.execute(uri: "/api/nothing-here", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
     @Test func gamesAndTheNoHittersTimeline() async throws {
         let fixture = try await Fixture()
         defer { fixture.remove() }

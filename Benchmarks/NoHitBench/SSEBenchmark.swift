@@ -1,0 +1,254 @@
+import Alerts
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import Pipeline
+import Server
+import ServiceLifecycle
+import Storage
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `nohit-bench sse`: many Server-Sent Events clients on one `nohit serve` process while a day is
+/// replayed fast: delay from each moment's publication to each client reading it, and memory
+/// per connection.
+struct SSEBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sse",
+        abstract: "Many live-stream clients during a fast replay: moment → client delay (p50, p99) and memory per "
+            + "connection."
+    )
+
+    @Option(help: "Concurrent SSE clients.")
+    var clients = 10_000
+
+    @Option(help: "The day's plays are spread evenly over this many seconds.")
+    var seconds = 60.0
+
+    @Option(help: "The day to replay.")
+    var date = "2020-08-25"
+
+    @Option(help: "Retrosheet data (the bundled 2020 season by default).")
+    var data = "Data/retrosheet"
+
+    func run() async throws {
+        Self.raiseFileLimit(to: UInt64(clients) * 2 + 1024)
+        var logger = Logger(label: "nohit.bench.sse")
+        logger.logLevel = .warning
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-sse-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+
+        // The server, as `nohit serve` builds it (no delivery channels: this measures the stream).
+        let games = try ReplaySchedule.games(on: date, data: [data])
+        let store = try SQLiteStore(path: work + "/bench.sqlite")
+        let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
+        let pipeline = AlertPipeline(store: store, channels: [], clock: clock, logger: logger)
+        let board = LiveBoard(games: games)
+        let feed = LiveFeed()
+        let api = APIServer(
+            store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock)
+        let source = LiveReplay(
+            games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
+        let serverLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: api.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            eventLoopGroupProvider: .shared(serverLoops), logger: logger)
+        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
+        let serving = Task { try await services.run() }
+        var ports = portStream.makeAsyncIterator()
+        guard let port = await ports.next() else { throw ValidationError("the server did not start") }
+
+        // The clients, on their own event loop.
+        let recorder = Recorder()
+        let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let memoryBefore = Self.residentKilobytes()
+        let connectStart = ContinuousClock.now
+        var channels: [any Channel] = []
+        channels.reserveCapacity(clients)
+        let request = ByteBuffer(
+            string: "GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        for batch in stride(from: 0, to: clients, by: 250) {
+            let connecting = (batch..<min(clients, batch + 250)).map { _ in
+                ClientBootstrap(group: clientLoops)
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(StreamReader(recorder: recorder))
+                        }
+                    }
+                    .connect(host: "127.0.0.1", port: port)
+            }
+            for future in connecting {
+                let channel = try await future.get()
+                channel.writeAndFlush(request, promise: nil)
+                channels.append(channel)
+            }
+        }
+        while feed.clientCount < clients { try await Task.sleep(for: .milliseconds(20)) }
+        let connected = ContinuousClock.now - connectStart
+        let memoryAfter = Self.residentKilobytes()
+
+        // The day, its steps spread evenly over --seconds.
+        var steps = DayReplay(games: games).steps()
+        var all: [DayReplay.Step] = []
+        while let step = steps.next() { all.append(step) }
+        let interval = Duration.seconds(seconds / Double(all.count))
+        let cpuBefore = ProcessTimes.cpuSeconds()
+        let start = ContinuousClock.now
+        var moments = 0
+        for (index, step) in all.enumerated() {
+            try await Task.sleep(until: start + interval * index, clock: .continuous)
+            clock.advance(to: step.time)
+            for moment in step.moments {
+                _ = try await pipeline.publisher.publish(moment, game: step.game.info, at: step.time)
+            }
+            let first = feed.lastID + 1
+            let published = ContinuousClock.now
+            source.publish(step)
+            for offset in 0..<step.moments.count { recorder.published(id: first + offset, at: published) }
+            moments += step.moments.count
+        }
+        // Every client should read every moment.
+        let expected = moments * clients
+        let waitStart = ContinuousClock.now
+        while recorder.receipts < expected && ContinuousClock.now - waitStart < .seconds(60) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let elapsed = ContinuousClock.now - start
+        let cpu = ProcessTimes.cpuSeconds() - cpuBefore
+        let delays = recorder.delays().sorted()
+        let events = all.count + moments
+
+        func ms(_ duration: Duration) -> String {
+            String(
+                format: "%.1f ms",
+                Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
+        }
+        func percentile(_ p: Double) -> Duration {
+            delays.isEmpty ? .zero : delays[min(delays.count - 1, Int(Double(delays.count) * p))]
+        }
+        print(
+            "workload: \(clients) SSE clients (HTTP/1.1, one process, clients on 1 event-loop thread, server on 1) "
+                + "on `nohit serve`'s router, live board and stream while \(date) is replayed: \(all.count) plays "
+                + "and game ends over \(Int(seconds)) s, each one a game event to every client, \(moments) "
+                + "moments; 2 cores")
+        print("connected: \(clients) clients in \(ms(connected))")
+        print(
+            "delivered: \(recorder.receipts) of \(expected) moment receipts; \(events * clients) events in "
+                + ms(elapsed) + String(format: " (%.0f events/s)", Double(events * clients) / Self.seconds(elapsed)))
+        print(
+            "moment → client: p50 \(ms(percentile(0.50))), p99 \(ms(percentile(0.99))), max \(ms(delays.last ?? .zero))"
+        )
+        print(
+            "memory: \(memoryAfter - memoryBefore) KB for \(clients) connections = "
+                + String(format: "%.1f KB per connection", Double(memoryAfter - memoryBefore) / Double(clients))
+                + " (both ends, as client and server share the process); peak RSS "
+                + "\(ProcessTimes.peakResidentKilobytes() / 1024) MB")
+        print(String(format: "cpu: %.2f s during the replay (client and server)", cpu))
+
+        for channel in channels { channel.close(promise: nil) }
+        feed.finishAll()
+        await services.triggerGracefulShutdown()
+        _ = try? await serving.value
+        try await clientLoops.shutdownGracefully()
+        try await serverLoops.shutdownGracefully()
+        guard recorder.receipts == expected else {
+            throw ValidationError("only \(recorder.receipts) of \(expected) moment receipts arrived")
+        }
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func raiseFileLimit(to wanted: UInt64) {
+        var limit = rlimit()
+        getrlimit(RLIMIT_NOFILE_VALUE, &limit)
+        guard limit.rlim_cur < wanted else { return }
+        var raised = rlimit(rlim_cur: rlim_t(wanted), rlim_max: max(limit.rlim_max, rlim_t(wanted)))
+        if setrlimit(RLIMIT_NOFILE_VALUE, &raised) != 0 {
+            raised = rlimit(rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max)
+            _ = setrlimit(RLIMIT_NOFILE_VALUE, &raised)
+            print("note: open files limited to \(limit.rlim_max); \(wanted) wanted")
+        }
+    }
+
+    static var RLIMIT_NOFILE_VALUE: __rlimit_resource_t { __rlimit_resource_t(RLIMIT_NOFILE.rawValue) }
+
+    /// Current resident memory (VmRSS), in KB.
+    static func residentKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+}
+
+/// When each moment was published and when each client read it.
+final class Recorder: Sendable {
+    private struct State {
+        var published: [Int: ContinuousClock.Instant] = [:]
+        var received: [(id: Int, at: ContinuousClock.Instant)] = []
+    }
+
+    private let state = Mutex(State())
+
+    func published(id: Int, at instant: ContinuousClock.Instant) {
+        state.withLock { $0.published[id] = instant }
+    }
+
+    func received(id: Int, at instant: ContinuousClock.Instant) {
+        state.withLock { $0.received.append((id, instant)) }
+    }
+
+    var receipts: Int { state.withLock { $0.received.count } }
+
+    func delays() -> [Duration] {
+        state.withLock { state in
+            state.received.compactMap { receipt in state.published[receipt.id].map { receipt.at - $0 } }
+        }
+    }
+}
+
+/// Reads the event stream line by line and records each `moment` event with its id.
+final class StreamReader: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let recorder: Recorder
+    private var line: [UInt8] = []
+    private var lastID = 0
+
+    init(recorder: Recorder) {
+        self.recorder = recorder
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        for byte in buffer.readableBytesView {
+            if byte == UInt8(ascii: "\n") {
+                handle()
+                line.removeAll(keepingCapacity: true)
+            } else if line.count < 24 {
+                // Only the start of a line matters ("id: N", "event: moment").
+                line.append(byte)
+            }
+        }
+    }
+
+    private func handle() {
+        if line.starts(with: Array("id: ".utf8)) {
+            lastID = Int(String(decoding: line.dropFirst(4), as: UTF8.self)) ?? lastID
+        } else if line.elementsEqual("event: moment".utf8) {
+            recorder.received(id: lastID, at: .now)
+        }
+    }
+}
