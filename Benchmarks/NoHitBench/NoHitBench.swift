@@ -6,6 +6,8 @@ struct NoHitBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nohit-bench",
         abstract: "No-Hitter Alerts benchmarks (run through Benchmarks/run, which builds in release mode).",
-        subcommands: [ParseBenchmark.self, BidsBenchmark.self, FanoutBenchmark.self, SSEBenchmark.self]
+        subcommands: [
+            ParseBenchmark.self, BidsBenchmark.self, FanoutBenchmark.self, SSEBenchmark.self, SSEClientsCommand.self,
+        ]
     )
 }

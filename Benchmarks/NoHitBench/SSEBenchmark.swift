@@ -67,43 +67,35 @@ struct SSEBenchmark: AsyncParsableCommand {
         var ports = portStream.makeAsyncIterator()
         guard let port = await ports.next() else { throw ValidationError("the server did not start") }
 
-        // The clients, on their own event loop.
-        let recorder = Recorder()
-        let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        // The clients, in their own process (each side needs one descriptor per connection).
+        var steps = DayReplay(games: games).steps()
+        var all: [DayReplay.Step] = []
+        while let step = steps.next() { all.append(step) }
+        let moments = all.reduce(0) { $0 + $1.moments.count }
         let memoryBefore = Self.residentKilobytes()
         let connectStart = ContinuousClock.now
-        var channels: [any Channel] = []
-        channels.reserveCapacity(clients)
-        let request = ByteBuffer(
-            string: "GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-        for batch in stride(from: 0, to: clients, by: 250) {
-            let connecting = (batch..<min(clients, batch + 250)).map { _ in
-                ClientBootstrap(group: clientLoops)
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(StreamReader(recorder: recorder))
-                        }
-                    }
-                    .connect(host: "127.0.0.1", port: port)
-            }
-            for future in connecting {
-                let channel = try await future.get()
-                channel.writeAndFlush(request, promise: nil)
-                channels.append(channel)
-            }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = [
+            "sse-clients", "--port", "\(port)", "--clients", "\(clients)", "--expect", "\(moments * clients)",
+            "--timeout", "\(Int(seconds) + 120)",
+        ]
+        let childOutput = Pipe()
+        child.standardOutput = childOutput
+        try child.run()
+        var reader = Self.lines(of: childOutput.fileHandleForReading).makeAsyncIterator()
+        guard let ready = await reader.next(), ready.hasPrefix("connected") else {
+            throw ValidationError("the client process did not connect")
         }
         while feed.clientCount < clients { try await Task.sleep(for: .milliseconds(20)) }
         let connected = ContinuousClock.now - connectStart
         let memoryAfter = Self.residentKilobytes()
+        let recorder = Recorder()
 
         // The day, its steps spread evenly over --seconds.
-        var steps = DayReplay(games: games).steps()
-        var all: [DayReplay.Step] = []
-        while let step = steps.next() { all.append(step) }
         let interval = Duration.seconds(seconds / Double(all.count))
         let cpuBefore = ProcessTimes.cpuSeconds()
         let start = ContinuousClock.now
-        var moments = 0
         for (index, step) in all.enumerated() {
             try await Task.sleep(until: start + interval * index, clock: .continuous)
             clock.advance(to: step.time)
@@ -114,14 +106,20 @@ struct SSEBenchmark: AsyncParsableCommand {
             let published = ContinuousClock.now
             source.publish(step)
             for offset in 0..<step.moments.count { recorder.published(id: first + offset, at: published) }
-            moments += step.moments.count
         }
-        // Every client should read every moment.
+        // The client process reports each receipt ("id nanoseconds", CLOCK_MONOTONIC) once every
+        // client has read every moment, or after a minute.
         let expected = moments * clients
-        let waitStart = ContinuousClock.now
-        while recorder.receipts < expected && ContinuousClock.now - waitStart < .seconds(60) {
-            try await Task.sleep(for: .milliseconds(20))
+        var clientMemory = 0
+        while let line = await reader.next() {
+            let fields = line.split(separator: " ")
+            if fields.first == "rss", fields.count == 2 {
+                clientMemory = Int(fields[1]) ?? 0
+            } else if fields.count == 2, let id = Int(fields[0]), let nanoseconds = Int64(fields[1]) {
+                recorder.received(id: id, at: Self.instant(nanoseconds))
+            }
         }
+        child.waitUntilExit()
         let elapsed = ContinuousClock.now - start
         let cpu = ProcessTimes.cpuSeconds() - cpuBefore
         let delays = recorder.delays().sorted()
@@ -136,33 +134,66 @@ struct SSEBenchmark: AsyncParsableCommand {
             delays.isEmpty ? .zero : delays[min(delays.count - 1, Int(Double(delays.count) * p))]
         }
         print(
-            "workload: \(clients) SSE clients (HTTP/1.1, one process, clients on 1 event-loop thread, server on 1) "
+            "workload: \(clients) SSE clients (HTTP/1.1; the clients in a second process on 1 event-loop thread, "
+                + "the server on 1) "
                 + "on `nohit serve`'s router, live board and stream while \(date) is replayed: \(all.count) plays "
                 + "and game ends over \(Int(seconds)) s, each one a game event to every client, \(moments) "
                 + "moments; 2 cores")
         print("connected: \(clients) clients in \(ms(connected))")
         print(
-            "delivered: \(recorder.receipts) of \(expected) moment receipts; \(events * clients) events in "
+            "delivered: \(recorder.receipts) of \(expected) moment receipts; \(events * clients) events sent over "
                 + ms(elapsed) + String(format: " (%.0f events/s)", Double(events * clients) / Self.seconds(elapsed)))
         print(
             "moment → client: p50 \(ms(percentile(0.50))), p99 \(ms(percentile(0.99))), max \(ms(delays.last ?? .zero))"
         )
         print(
-            "memory: \(memoryAfter - memoryBefore) KB for \(clients) connections = "
+            "server memory: \(memoryAfter - memoryBefore) KB more with \(clients) connections = "
                 + String(format: "%.1f KB per connection", Double(memoryAfter - memoryBefore) / Double(clients))
-                + " (both ends, as client and server share the process); peak RSS "
-                + "\(ProcessTimes.peakResidentKilobytes() / 1024) MB")
-        print(String(format: "cpu: %.2f s during the replay (client and server)", cpu))
+                + "; server peak RSS \(ProcessTimes.peakResidentKilobytes() / 1024) MB; client process RSS "
+                + "\(clientMemory / 1024) MB")
+        print(String(format: "cpu: %.2f s in the server process during the replay", cpu))
 
-        for channel in channels { channel.close(promise: nil) }
         feed.finishAll()
         await services.triggerGracefulShutdown()
         _ = try? await serving.value
-        try await clientLoops.shutdownGracefully()
         try await serverLoops.shutdownGracefully()
         guard recorder.receipts == expected else {
             throw ValidationError("only \(recorder.receipts) of \(expected) moment receipts arrived")
         }
+    }
+
+    /// A CLOCK_MONOTONIC reading from another process, as an instant of this one's clock (the
+    /// same clock on Linux).
+    static func instant(_ nanoseconds: Int64) -> ContinuousClock.Instant {
+        let now = ContinuousClock.now
+        return now - (.nanoseconds(Self.monotonicNanoseconds()) - .nanoseconds(nanoseconds))
+    }
+
+    static func monotonicNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    /// The lines a file handle yields, read on a thread of their own (blocking reads stay out of
+    /// the concurrency pool).
+    static func lines(of handle: FileHandle) -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        let thread = Thread {
+            var pending = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    continuation.yield(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending.removeSubrange(pending.startIndex...newline)
+                }
+            }
+            continuation.finish()
+        }
+        thread.start()
+        return stream
     }
 
     static func seconds(_ duration: Duration) -> Double {
@@ -193,6 +224,56 @@ struct SSEBenchmark: AsyncParsableCommand {
     }
 }
 
+/// `nohit-bench sse-clients`: the benchmark's client side, as its own process. Prints
+/// `connected` once every client has sent its request, then, when `--expect` moment receipts are
+/// in (or after `--timeout` seconds), one `id nanoseconds` line per receipt and `rss KB`.
+struct SSEClientsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sse-clients", abstract: "The SSE benchmark's clients (started by `nohit-bench sse`).",
+        shouldDisplay: false)
+
+    @Option var port: Int
+    @Option var clients: Int
+    @Option var expect: Int
+    @Option var timeout = 120.0
+
+    func run() async throws {
+        SSEBenchmark.raiseFileLimit(to: UInt64(clients) + 1024)
+        let recorder = Recorder()
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let request = ByteBuffer(
+            string: "GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        var channels: [any Channel] = []
+        for batch in stride(from: 0, to: clients, by: 250) {
+            let connecting = (batch..<min(clients, batch + 250)).map { _ in
+                ClientBootstrap(group: loops)
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(StreamReader(recorder: recorder))
+                        }
+                    }
+                    .connect(host: "127.0.0.1", port: port)
+            }
+            for future in connecting {
+                let channel = try await future.get()
+                channel.writeAndFlush(request, promise: nil)
+                channels.append(channel)
+            }
+        }
+        FileHandle.standardOutput.write(Data("connected \(channels.count)\n".utf8))
+        let start = ContinuousClock.now
+        while recorder.receipts < expect && ContinuousClock.now - start < .seconds(timeout) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        var text = ""
+        for (id, at) in recorder.receiptsSinceBoot() { text += "\(id) \(at)\n" }
+        text += "rss \(SSEBenchmark.residentKilobytes())\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+        for channel in channels { channel.close(promise: nil) }
+        try await loops.shutdownGracefully()
+    }
+}
+
 /// When each moment was published and when each client read it.
 final class Recorder: Sendable {
     private struct State {
@@ -211,6 +292,19 @@ final class Recorder: Sendable {
     }
 
     var receipts: Int { state.withLock { $0.received.count } }
+
+    /// Each receipt as (moment id, CLOCK_MONOTONIC nanoseconds).
+    func receiptsSinceBoot() -> [(Int, Int64)] {
+        let now = ContinuousClock.now
+        let nanoseconds = SSEBenchmark.monotonicNanoseconds()
+        return state.withLock { state in
+            state.received.map { receipt in
+                let ago = now - receipt.at
+                let agoNanoseconds = ago.components.seconds * 1_000_000_000 + ago.components.attoseconds / 1_000_000_000
+                return (receipt.id, nanoseconds - agoNanoseconds)
+            }
+        }
+    }
 
     func delays() -> [Duration] {
         state.withLock { state in

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Pipeline
 import Retrosheet
 import ServiceLifecycle
 import Storage
@@ -21,6 +22,9 @@ package struct APIServer: Sendable {
     package var attemptOuts = 12
     /// The VAPID public key browsers subscribe with (base64url), when Web Push is configured.
     package var vapidPublicKey: String?
+    /// The dispatchers' counts and the outbox, for /metrics (absent in tests of the API alone).
+    package var statistics: DeliveryStatistics?
+    package var outbox: (any OutboxStore)?
     /// The web UI's files; nil serves the API alone.
     package var publicFolder: String? = Bundle.module.resourceURL?.appendingPathComponent("Public").path
 
@@ -46,7 +50,7 @@ package struct APIServer: Sendable {
             router.add(middleware: FileMiddleware(publicFolder, searchForIndexHtml: true))
         }
         router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
-        router.get("metrics") { _, _ in metrics() }
+        router.get("metrics") { _, _ in try await metrics() }
 
         let api = router.group("api")
         api.get("config") { _, _ in
@@ -143,7 +147,7 @@ package struct APIServer: Sendable {
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 try await withGracefulShutdownHandler {
                     for await event in events {
-                        try await writer.write(ByteBuffer(string: Self.serverSentEvent(event)))
+                        try await writer.write(event.frame)
                     }
                 } onGracefulShutdown: { [feed] in
                     feed.finishAll()
@@ -152,14 +156,9 @@ package struct APIServer: Sendable {
             })
     }
 
-    package static func serverSentEvent(_ event: LiveEvent) -> String {
-        event.kind == .heartbeat
-            ? ": keep-alive\n\n" : "id: \(event.id)\nevent: \(event.kind.rawValue)\ndata: \(event.data)\n\n"
-    }
-
     // MARK: Metrics
 
-    func metrics() -> Response {
+    func metrics() async throws -> Response {
         let games = board.all
         var lines = [
             "# HELP nohit_live_events_total Events published on the live stream.",
@@ -177,6 +176,38 @@ package struct APIServer: Sendable {
         lines.append("# HELP nohit_attempts Sides hitless through at least \(attemptOuts) outs.")
         lines.append("# TYPE nohit_attempts gauge")
         lines.append("nohit_attempts \(games.reduce(0) { $0 + $1.attempts(minimumOuts: attemptOuts).count })")
+        if let snapshot = statistics?.snapshot {
+            lines.append("# HELP nohit_deliveries_total Provider requests by outcome since start.")
+            lines.append("# TYPE nohit_deliveries_total counter")
+            for (outcome, count) in [
+                ("delivered", snapshot.delivered), ("retried", snapshot.retried), ("failed", snapshot.failed),
+                ("pruned", snapshot.pruned),
+            ] {
+                lines.append("nohit_deliveries_total{outcome=\"\(outcome)\"} \(count)")
+            }
+            lines.append("# HELP nohit_provider_token_refreshes_total APNs provider tokens refreshed on request.")
+            lines.append("# TYPE nohit_provider_token_refreshes_total counter")
+            lines.append("nohit_provider_token_refreshes_total \(snapshot.tokenRefreshes)")
+            lines.append("# HELP nohit_alert_latency_seconds From the moment to the provider's acknowledgement.")
+            lines.append("# TYPE nohit_alert_latency_seconds histogram")
+            for bound in [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300] {
+                let count = snapshot.latencies.count { $0 <= bound }
+                lines.append("nohit_alert_latency_seconds_bucket{le=\"\(bound)\"} \(count)")
+            }
+            lines.append("nohit_alert_latency_seconds_bucket{le=\"+Inf\"} \(snapshot.latencies.count)")
+            lines.append("nohit_alert_latency_seconds_sum \(snapshot.latencies.reduce(0, +))")
+            lines.append("nohit_alert_latency_seconds_count \(snapshot.latencies.count)")
+        }
+        if let counts = try await outbox?.outboxCounts() {
+            lines.append("# HELP nohit_outbox Outbox rows by state (pending and sending are the depth).")
+            lines.append("# TYPE nohit_outbox gauge")
+            for (state, count) in [
+                ("pending", counts.pending), ("sending", counts.sending), ("delivered", counts.delivered),
+                ("failed", counts.failed), ("superseded", counts.superseded),
+            ] {
+                lines.append("nohit_outbox{state=\"\(state)\"} \(count)")
+            }
+        }
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4"
         return Response(

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 
@@ -16,6 +17,16 @@ package struct LiveEvent: Sendable, Hashable {
     package var kind: Kind
     /// The event's JSON document.
     package var data: String
+    /// The event as Server-Sent Events bytes, encoded once and shared by every client's write.
+    package var frame: ByteBuffer
+
+    package init(id: Int, kind: Kind, data: String) {
+        self.id = id
+        self.kind = kind
+        self.data = data
+        frame = ByteBuffer(
+            string: kind == .heartbeat ? ": keep-alive\n\n" : "id: \(id)\nevent: \(kind.rawValue)\ndata: \(data)\n\n")
+    }
 }
 
 /// The live stream's memory: the latest events in order, and the clients listening.
@@ -76,8 +87,10 @@ package final class LiveFeed: Sendable {
     }
 
     /// Hands every client a heartbeat (id 0, not kept).
+    private static let heartbeatEvent = LiveEvent(id: 0, kind: .heartbeat, data: "")
+
     package func heartbeat() {
-        let event = LiveEvent(id: 0, kind: .heartbeat, data: "")
+        let event = Self.heartbeatEvent
         let dropped = state.withLock { state in
             var dropped: [AsyncStream<LiveEvent>.Continuation] = []
             for (id, client) in state.clients {

@@ -97,6 +97,8 @@ struct ServeCommand: AsyncParsableCommand {
             store: database, board: board, feed: feed, registrar: Registrar(allowPrivateNetworks: allowPrivateNetworks),
             seasons: SeasonLibrary(places: places), clock: clock)
         api.vapidPublicKey = VAPID(key: settings.vapidKey, subject: settings.vapidSubject).publicKeyBase64URL
+        api.statistics = pipeline.statistics
+        api.outbox = database
         let source = LiveReplay(
             games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
         let app = Application(

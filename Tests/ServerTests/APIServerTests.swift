@@ -72,7 +72,8 @@ import Testing
     static func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
     @Test func healthAndMetrics() async throws {
-        let fixture = try await Fixture()
+        var fixture = try await Fixture()
+        fixture.api.outbox = fixture.store
         defer { fixture.remove() }
         try await fixture.test { client in
             try await client.execute(uri: "/healthz", method: .get) { response throws in
@@ -85,6 +86,8 @@ import Testing
                 #expect(text.contains("nohit_games{status=\"live\"} 0"))
                 // 11 moments and a game event per play (1,568) and per game end (16).
                 #expect(text.contains("nohit_live_events_total \(11 + 1_568 + 16)"))
+                // No devices: the moments planned nothing.
+                #expect(text.contains("nohit_outbox{state=\"pending\"} 0"))
             }
         }
     }
