@@ -22,6 +22,8 @@ package struct APIServer: Sendable {
     package var attemptOuts = 12
     /// The VAPID public key browsers subscribe with (base64url), when Web Push is configured.
     package var vapidPublicKey: String?
+    /// The operator's token for `/api/admin/...`; without one those endpoints are closed.
+    package var adminToken: String?
     /// The dispatchers' counts and the outbox, for /metrics (absent in tests of the API alone).
     package var statistics: DeliveryStatistics?
     package var outbox: (any OutboxStore)?
@@ -126,6 +128,35 @@ package struct APIServer: Sendable {
             return try Self.json(PreferencesBody(preferences))
         }
         api.get("stream") { request, _ in stream(request) }
+
+        // Operator endpoints: `Authorization: Bearer <admin token>`.
+        api.get("admin/outbox") { request, _ in
+            try admin(request)
+            guard let outbox else { throw Self.error(.notFound, "this server has no outbox") }
+            let counts = try await outbox.outboxCounts()
+            return try Self.json([
+                "pending": counts.pending, "sending": counts.sending, "delivered": counts.delivered,
+                "failed": counts.failed, "superseded": counts.superseded,
+            ])
+        }
+        api.get("admin/devices") { request, _ in
+            try admin(request)
+            let active = try await store.activeDevices()
+            var byChannel: [String: Int] = [:]
+            for device in active { byChannel[device.channel.kind.rawValue, default: 0] += 1 }
+            return try Self.json(
+                AdminDeviceCounts(
+                    total: try await store.deviceCount(), active: active.count, activeByChannel: byChannel))
+        }
+        api.post("admin/devices/:id/disable") { request, context in
+            try admin(request)
+            let text = try context.parameters.require("id")
+            guard let id = UUID(uuidString: text) else { throw Self.error(.badRequest, "'\(text)' is not a device id") }
+            guard try await store.disable(id: id, reason: "disabled by the operator", at: clock.now()) else {
+                throw Self.error(.notFound, "no device \(id)")
+            }
+            return try Self.json(["id": id.uuidString, "status": "disabled"])
+        }
         return router
     }
 
@@ -216,6 +247,22 @@ package struct APIServer: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Lets the request through when it carries the operator's token.
+    func admin(_ request: Request) throws {
+        guard let adminToken, !adminToken.isEmpty else {
+            throw Self.error(.forbidden, "operator endpoints are off: the server was started without an admin token")
+        }
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+            throw Self.error(.unauthorized, "the admin token is required (Authorization: Bearer <token>)")
+        }
+        let given = Array(authorization.dropFirst(7).utf8)
+        let expected = Array(adminToken.utf8)
+        // Compared in constant time for equal lengths.
+        guard given.count == expected.count, zip(given, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+            throw Self.error(.unauthorized, "wrong admin token")
+        }
+    }
 
     /// The device named in the path, when the request carries its secret (`Authorization: Bearer`).
     func authorized(_ request: Request, context: BasicRequestContext) async throws -> Device {

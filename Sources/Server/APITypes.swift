@@ -194,6 +194,12 @@ package struct ClientConfiguration: Sendable, Codable {
     package var attemptOuts: Int
 }
 
+package struct AdminDeviceCounts: Sendable, Codable {
+    package var total: Int
+    package var active: Int
+    package var activeByChannel: [String: Int]
+}
+
 package struct GameTimeline: Sendable, Codable {
     package var game: GameSnapshot
     package var moments: [MomentView]

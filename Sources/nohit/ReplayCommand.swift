@@ -51,33 +51,11 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         try logging.bootstrap()
         let logger = Logger(label: "nohit.replay")
-        let places = data.isEmpty ? RetrosheetData.defaultPlaces() : data
-        let games: [ReplayGame]
-        do {
-            games = try ReplaySchedule.games(on: date, data: places)
-        } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        }
-        let database = try store.open()
-        let settings = try providers.settings(dataDir: store.dataDir) { line in print("console: \(line)") }
-        let channels = try ProviderChannels(settings)
-        for (kind, reason) in channels.unavailable.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            logger.warning(
-                "channel unavailable; its alerts stay queued",
-                metadata: ["channel": "\(kind.rawValue)", "reason": "\(reason)"])
-        }
-
-        let firstPitch = games.map(\.start).min()!
-        let manual = speed == 0 ? ManualWallClock(firstPitch.addingTimeInterval(-60)) : nil
-        let clock: any WallClock =
-            manual ?? ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
-        let recovery = try await database.recoverInDoubt(now: clock.now())
-        if !recovery.requeued.isEmpty || !recovery.superseded.isEmpty {
-            StandardStreams.writeError(
-                "nohit: recovered after an unclean stop: \(recovery.requeued.count) in-doubt alerts queued again, "
-                    + "\(recovery.superseded.count) superseded by later alerts\n")
-        }
+        let setup = try await ReplaySetup.prepare(
+            date: date, data: data, speed: speed, store: store, providers: providers, logger: logger)
+        let (games, database, channels, clock, manual) = (
+            setup.games, setup.database, setup.channels, setup.clock, setup.manual
+        )
 
         let pipeline = AlertPipeline(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency, logger: logger)

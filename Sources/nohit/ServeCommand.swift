@@ -44,6 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests in flight per channel.")
     var concurrency = 256
 
+    @Option(help: "The operator's token for /api/admin/... (default: $NOHIT_ADMIN_TOKEN; none closes them).")
+    var adminToken: String?
+
     @Flag(help: "Allow webhook and Web Push URLs into loopback and private networks.")
     var allowPrivateNetworks = false
 
@@ -60,34 +63,11 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         try logging.bootstrap()
         let logger = Logger(label: "nohit.serve")
-        let places = data.isEmpty ? RetrosheetData.defaultPlaces() : data
-        let games: [ReplayGame]
-        do {
-            games = try ReplaySchedule.games(on: replay, data: places)
-        } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        }
-        let database = try store.open()
-        let settings = try providers.settings(dataDir: store.dataDir) { line in print("console: \(line)") }
-        let channels = try ProviderChannels(settings)
-        for (kind, reason) in channels.unavailable.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            logger.warning(
-                "channel unavailable; its alerts stay queued",
-                metadata: ["channel": "\(kind.rawValue)", "reason": "\(reason)"])
-        }
-
-        let firstPitch = games.map(\.start).min()!
-        let clock: any WallClock =
-            speed == 0
-            ? ManualWallClock(firstPitch.addingTimeInterval(-60))
-            : ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
-        let recovery = try await database.recoverInDoubt(now: clock.now())
-        if !recovery.requeued.isEmpty || !recovery.superseded.isEmpty {
-            logger.notice(
-                "recovered after an unclean stop",
-                metadata: ["requeued": "\(recovery.requeued.count)", "superseded": "\(recovery.superseded.count)"])
-        }
+        let setup = try await ReplaySetup.prepare(
+            date: replay, data: data, speed: speed, store: store, providers: providers, logger: logger)
+        let (games, places, database, settings, channels, clock) = (
+            setup.games, setup.places, setup.database, setup.settings, setup.channels, setup.clock
+        )
 
         let pipeline = AlertPipeline(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency, logger: logger)
@@ -98,6 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
             seasons: SeasonLibrary(places: places), clock: clock)
         api.vapidPublicKey = VAPID(key: settings.vapidKey, subject: settings.vapidSubject).publicKeyBase64URL
         api.statistics = pipeline.statistics
+        api.adminToken = adminToken ?? ProcessInfo.processInfo.environment["NOHIT_ADMIN_TOKEN"]
         api.outbox = database
         let source = LiveReplay(
             games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)

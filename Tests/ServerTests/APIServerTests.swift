@@ -134,6 +134,7 @@ import Testing
                     "GET /healthz", "GET /metrics", "GET /api/config", "GET /api/games", "GET /api/games/{id}",
                     "GET /api/attempts", "GET /api/moments", "GET /api/hall-of-fame/{season}", "GET /api/stream",
                     "POST /api/devices", "GET /api/devices/{id}/preferences", "PUT /api/devices/{id}/preferences",
+                    "GET /api/admin/outbox", "GET /api/admin/devices", "POST /api/admin/devices/{id}/disable",
                 ])
             // Each one answers (the stream is tested on its own: it never ends).
             let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
@@ -141,7 +142,8 @@ import Testing
                 try #require(try Self.json($0.body) as? [String: String])
             }
             let authorized: HTTPFields = [.authorization: "Bearer \(device["secret"] ?? "")"]
-            for operation in operations where operation != "GET /api/stream" && operation != "POST /api/devices" {
+            for operation in operations
+            where operation != "GET /api/stream" && operation != "POST /api/devices" && !operation.contains("/admin/") {
                 let parts = operation.split(separator: " ")
                 let uri = parts[1].replacingOccurrences(of: "{season}", with: "2020")
                     .replacingOccurrences(
@@ -300,6 +302,55 @@ import Testing
             }
             // Only the good one was stored.
             #expect(try await fixture.store.deviceCount() == 1)
+        }
+    }
+
+    @Test func operatorEndpointsNeedTheAdminToken() async throws {
+        var fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        fixture.api.outbox = fixture.store
+        let closed = fixture.api.router()
+        try await Application(router: closed).test(.router) { client in
+            try await client.execute(uri: "/api/admin/outbox", method: .get) { response throws in
+                #expect(response.status == .forbidden)
+                #expect(try Self.message(response.body).contains("without an admin token"))
+            }
+        }
+        fixture.api.adminToken = "s3cret-admin"
+        try await fixture.test { client in
+            let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
+            let device = try await client.execute(uri: "/api/devices", method: .post, body: Self.body(registration)) {
+                try #require(try Self.json($0.body) as? [String: String])
+            }
+            let admin: HTTPFields = [.authorization: "Bearer s3cret-admin"]
+            try await client.execute(uri: "/api/admin/devices", method: .get) { #expect($0.status == .unauthorized) }
+            try await client.execute(
+                uri: "/api/admin/devices", method: .get, headers: [.authorization: "Bearer s3cret-admiN"]
+            ) { response throws in
+                #expect(response.status == .unauthorized)
+                #expect(try Self.message(response.body).contains("wrong admin token"))
+            }
+            try await client.execute(uri: "/api/admin/devices", method: .get, headers: admin) { response throws in
+                let counts = try #require(try Self.json(response.body) as? [String: Any])
+                #expect(counts["total"] as? Int == 1)
+                #expect(counts["active_by_channel"] as? [String: Int] == ["apns": 1])
+            }
+            try await client.execute(uri: "/api/admin/outbox", method: .get, headers: admin) { response throws in
+                #expect(
+                    try Self.json(response.body) as? [String: Int] == [
+                        "pending": 0, "sending": 0, "delivered": 0, "failed": 0, "superseded": 0,
+                    ])
+            }
+            let disable = "/api/admin/devices/\(device["id"] ?? "")/disable"
+            try await client.execute(uri: disable, method: .post, headers: admin) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/admin/devices/\(UUID())/disable", method: .post, headers: admin) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(uri: "/api/admin/devices", method: .get, headers: admin) { response throws in
+                let counts = try #require(try Self.json(response.body) as? [String: Any])
+                #expect(counts["total"] as? Int == 1)
+                #expect(counts["active"] as? Int == 0)
+            }
         }
     }
 

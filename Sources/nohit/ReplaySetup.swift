@@ -1,0 +1,54 @@
+import Alerts
+import ArgumentParser
+import Foundation
+import Logging
+import Pipeline
+import Storage
+
+/// What `nohit replay` and `nohit serve` both set up before a day is played: the day's games, the
+/// database (recovered from an unclean stop), the delivery channels, and the replay clock.
+struct ReplaySetup {
+    var games: [ReplayGame]
+    var places: [String]
+    var database: SQLiteStore
+    var settings: ProviderSettings
+    var channels: ProviderChannels
+    var clock: any WallClock
+    /// The clock when the day runs as fast as possible (speed 0).
+    var manual: ManualWallClock?
+
+    static func prepare(
+        date: String, data: [String], speed: Double, store: StoreOptions, providers: ProviderOptions, logger: Logger
+    ) async throws -> ReplaySetup {
+        let places = data.isEmpty ? RetrosheetData.defaultPlaces() : data
+        let games: [ReplayGame]
+        do {
+            games = try ReplaySchedule.games(on: date, data: places)
+        } catch {
+            StandardStreams.writeError("nohit: \(error)\n")
+            throw ExitCode(2)
+        }
+        let database = try store.open()
+        let settings = try providers.settings(dataDir: store.dataDir) { line in print("console: \(line)") }
+        let channels = try ProviderChannels(settings)
+        for (kind, reason) in channels.unavailable.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            logger.warning(
+                "channel unavailable; its alerts stay queued",
+                metadata: ["channel": "\(kind.rawValue)", "reason": "\(reason)"])
+        }
+
+        let firstPitch = games.map(\.start).min()!
+        let manual = speed == 0 ? ManualWallClock(firstPitch.addingTimeInterval(-60)) : nil
+        let clock: any WallClock =
+            manual ?? ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
+        let recovery = try await database.recoverInDoubt(now: clock.now())
+        if !recovery.requeued.isEmpty || !recovery.superseded.isEmpty {
+            StandardStreams.writeError(
+                "nohit: recovered after an unclean stop: \(recovery.requeued.count) in-doubt alerts queued again, "
+                    + "\(recovery.superseded.count) superseded by later alerts\n")
+        }
+        return ReplaySetup(
+            games: games, places: places, database: database, settings: settings, channels: channels, clock: clock,
+            manual: manual)
+    }
+}
