@@ -114,6 +114,7 @@ let package = Package(
             name: "NoHitBench",
             dependencies: [
                 "Alerts",
+                "FakeProviders",
                 "Baseball",
                 "Delivery",
                 "Pipeline",

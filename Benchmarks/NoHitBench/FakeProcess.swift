@@ -1,25 +1,12 @@
 import AsyncHTTPClient
+import FakeProviders
 import Foundation
 import NIOCore
 
 /// `nohit fake-apns` as a child process: started on a free port, its description read from its
 /// first line of output, its CPU time and memory read from /proc.
 final class FakeProcess: Sendable {
-    struct Description: Decodable {
-        var url: String
-        var ca: String
-        var key: String
-        var keyID: String
-        var teamID: String
-
-        enum CodingKeys: String, CodingKey {
-            case url, ca, key
-            case keyID = "key_id"
-            case teamID = "team_id"
-        }
-    }
-
-    let description: Description
+    let description: FakeProviderDescription
     private let process: Process
 
     init(executable: String, directory: String) throws {
@@ -36,7 +23,7 @@ final class FakeProcess: Sendable {
             line.append(chunk)
         }
         self.process = process
-        description = try JSONDecoder().decode(Description.self, from: line.prefix { $0 != 0x0A })
+        description = try JSONDecoder().decode(FakeProviderDescription.self, from: line.prefix { $0 != 0x0A })
     }
 
     func stop() {

@@ -72,7 +72,7 @@ struct FakeAPNsCommand: AsyncParsableCommand {
             StandardStreams.writeError("nohit: cannot listen on \(host):\(port): \(error)\n")
             throw ExitCode(2)
         }
-        let description = ProviderOptions.FakeDescription(
+        let description = FakeProviderDescription(
             url: server.baseURL, ca: (caPath as NSString).standardizingPath,
             key: (keyPath as NSString).standardizingPath, keyID: keyID, teamID: teamID)
         let encoder = JSONEncoder()

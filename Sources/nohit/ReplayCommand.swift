@@ -44,8 +44,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more") }
-        guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 10,000") }
+        try ReplaySetup.validate(speed: speed, concurrency: concurrency)
     }
 
     func run() async throws {

@@ -17,6 +17,12 @@ struct ReplaySetup {
     /// The clock when the day runs as fast as possible (speed 0).
     var manual: ManualWallClock?
 
+    /// Checks what both commands take: the clock speed and the requests in flight.
+    static func validate(speed: Double, concurrency: Int) throws {
+        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more") }
+        guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 10,000") }
+    }
+
     static func prepare(
         date: String, data: [String], speed: Double, store: StoreOptions, providers: ProviderOptions, logger: Logger
     ) async throws -> ReplaySetup {

@@ -55,8 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more") }
-        guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 10,000") }
+        try ReplaySetup.validate(speed: speed, concurrency: concurrency)
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import FakeProviders
 import Foundation
 import Logging
 import Pipeline
@@ -74,21 +75,6 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: "Deadline of each provider request, in seconds.")
     var requestTimeout = 10
 
-    /// What `nohit fake-apns` writes beside its CA and key.
-    struct FakeDescription: Codable {
-        var url: String
-        var ca: String
-        var key: String
-        var keyID: String
-        var teamID: String
-
-        enum CodingKeys: String, CodingKey {
-            case url, ca, key
-            case keyID = "key_id"
-            case teamID = "team_id"
-        }
-    }
-
     func settings(dataDir: String, console: @escaping @Sendable (String) -> Void) throws -> ProviderSettings {
         do {
             let vapidPath = vapidKey ?? (dataDir as NSString).appendingPathComponent("vapid.pem")
@@ -103,9 +89,10 @@ struct ProviderOptions: ParsableArguments {
             settings.apnsConnections = apnsConnections
             if let fakeApns {
                 let path = (fakeApns as NSString).appendingPathComponent("fake-apns.json")
-                let fake: FakeDescription
+                let fake: FakeProviderDescription
                 do {
-                    fake = try JSONDecoder().decode(FakeDescription.self, from: Data(KeyFiles.readText(path).utf8))
+                    fake = try JSONDecoder().decode(
+                        FakeProviderDescription.self, from: Data(KeyFiles.readText(path).utf8))
                 } catch let failure as KeyFiles.Failure {
                     throw failure
                 } catch {
