@@ -4,19 +4,24 @@ import Foundation
 import Storage
 
 /// The active devices, held in memory so a moment fans out without reading every device from
-/// the database; reloaded when registrations change.
+/// the database; read again whenever the store's devices version moved (a registration, new
+/// preferences, a pruned token — from this process or another).
 package actor DeviceDirectory {
     private let store: any DeviceStore
     private var devices: [Device]?
+    private var version: Int?
 
     package init(store: any DeviceStore) {
         self.store = store
     }
 
     package func active() async throws -> [Device] {
-        if let devices { return devices }
+        let current = try await store.devicesVersion()
+        if let devices, version == current { return devices }
         let loaded = try await store.activeDevices()
         devices = loaded
+        // A change between the two reads moves the version again, so the next call reloads.
+        version = current
         return loaded
     }
 

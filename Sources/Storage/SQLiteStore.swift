@@ -92,6 +92,21 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     CREATE INDEX outbox_bid ON outbox(bid_key, device_id);
                     """)
         }
+        migrator.registerMigration("2 device changes") { db in
+            // A counter every change to the devices table bumps, whichever process makes it: what
+            // the in-memory directory of active devices checks before each fan-out.
+            try db.execute(
+                sql: """
+                    CREATE TABLE device_changes (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+                    INSERT INTO device_changes (id, version) VALUES (1, 0);
+                    CREATE TRIGGER devices_inserted AFTER INSERT ON devices
+                        BEGIN UPDATE device_changes SET version = version + 1; END;
+                    CREATE TRIGGER devices_updated AFTER UPDATE ON devices
+                        BEGIN UPDATE device_changes SET version = version + 1; END;
+                    CREATE TRIGGER devices_deleted AFTER DELETE ON devices
+                        BEGIN UPDATE device_changes SET version = version + 1; END;
+                    """)
+        }
         return migrator
     }
 
@@ -195,6 +210,12 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     return preferences
                 }
             }
+        }
+    }
+
+    package func devicesVersion() async throws -> Int {
+        try await database.read { db in
+            try Int.fetchOne(db, sql: "SELECT version FROM device_changes WHERE id = 1") ?? 0
         }
     }
 

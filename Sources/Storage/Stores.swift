@@ -17,6 +17,9 @@ package protocol DeviceStore: Sendable {
     /// Every active device.
     func activeDevices() async throws -> [Device]
     func deviceCount() async throws -> Int
+    /// A number that changes whenever a device is added, changed (channel, preferences, status)
+    /// or removed, by this process or another one sharing the store.
+    func devicesVersion() async throws -> Int
 }
 
 /// What each device subscribes to: its preferences.

@@ -128,6 +128,36 @@ enum Fixtures {
         #expect(try await store.delete(id: device.id))
         #expect(try await store.device(id: device.id) == nil)
     }
+
+    @Test(arguments: StoreFactory.allCases)
+    func everyChangeToTheDevicesMovesTheVersion(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        var seen = [try await store.devicesVersion()]
+        func moved() async throws -> Bool {
+            let now = try await store.devicesVersion()
+            defer { seen.append(now) }
+            return !seen.contains(now)
+        }
+        let device = Fixtures.device(Fixtures.apns)
+        try await store.register(device)
+        #expect(try await moved())
+        try await store.register(contentsOf: [Fixtures.device(Fixtures.apns), Fixtures.device(Fixtures.apns)])
+        #expect(try await moved())
+        var preferences = Preferences()
+        preferences.favouriteTeams = ["CHA"]
+        #expect(try await store.updatePreferences(deviceID: device.id, to: preferences))
+        #expect(try await moved())
+        #expect(try await store.disable(id: device.id, reason: "Unregistered", at: Fixtures.start))
+        #expect(try await moved())
+        #expect(try await store.updateChannel(id: device.id, to: Fixtures.apns, at: Fixtures.start))
+        #expect(try await moved())
+        #expect(try await store.delete(id: device.id))
+        #expect(try await moved())
+        // Reads leave it alone.
+        _ = try await store.activeDevices()
+        _ = try await store.deviceCount()
+        #expect(try await store.devicesVersion() == seen.last)
+    }
 }
 
 @Suite struct SubscriptionStoreContractTests {
