@@ -94,7 +94,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
         let clock = SystemWallClock()
         let channels = providers.channels.filter { $0.kind == kind }
-        let pipeline = AlertPipeline(store: store, channels: channels, clock: clock, concurrency: concurrency)
+        let pipeline = AlertPipeline(
+            store: store, channels: channels, clock: clock, concurrency: concurrency, keepsLatencies: true)
         // Warm up: the connection, TLS and the provider token, as in a running service.
         try await warmUp(kind: kind, channel: channels[0], fake: fake, client: providers.client)
 

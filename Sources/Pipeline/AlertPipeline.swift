@@ -18,12 +18,13 @@ package struct AlertPipeline: Sendable {
 
     package init(
         store: SQLiteStore, channels: [any DeliveryChannel], clock: any WallClock, concurrency: Int = 256,
-        acknowledgementClock: (any WallClock)? = nil, logger: Logger = Logger(label: "nohit.pipeline")
+        acknowledgementClock: (any WallClock)? = nil, keepsLatencies: Bool = false,
+        logger: Logger = Logger(label: "nohit.pipeline")
     ) {
         self.store = store
         self.clock = clock
         directory = DeviceDirectory(store: store)
-        statistics = DeliveryStatistics()
+        statistics = DeliveryStatistics(keepsLatencies: keepsLatencies)
         var wakes: [ChannelKind: WakeSignal] = [:]
         var dispatchers: [Dispatcher] = []
         for channel in channels {

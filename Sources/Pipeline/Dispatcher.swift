@@ -7,30 +7,64 @@ import Synchronization
 
 /// What the dispatchers have done, for reports, metrics and benchmarks.
 package final class DeliveryStatistics: Sendable {
-    package struct Snapshot: Sendable {
+    /// Seconds from the moment to the provider's acknowledgement, in fixed buckets (Prometheus
+    /// style: each count is of latencies at most its bound), so memory stays flat however long the
+    /// service runs.
+    package struct LatencyHistogram: Sendable, Equatable {
+        package static let bounds: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+        /// Per bound, cumulative; the last entry is everything (+Inf).
+        package var cumulative = [Int](repeating: 0, count: bounds.count + 1)
+        package var sum = 0.0
+        package var count: Int { cumulative[cumulative.count - 1] }
+
+        mutating func add(_ seconds: Double) {
+            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { cumulative[index] += 1 }
+            cumulative[cumulative.count - 1] += 1
+            sum += seconds
+        }
+    }
+
+    /// One channel's outcomes since start.
+    package struct Counts: Sendable, Equatable {
         package var delivered = 0
         package var retried = 0
         package var failed = 0
         package var pruned = 0
         package var tokenRefreshes = 0
-        /// Seconds from the moment (plus any chosen delay) to the provider's acknowledgement.
+        package var latency = LatencyHistogram()
+    }
+
+    package struct Snapshot: Sendable {
+        package var byChannel: [ChannelKind: Counts] = [:]
+        /// Every latency, in order, when the statistics keep them (benchmarks); empty otherwise.
         package var latencies: [Double] = []
 
-        package func percentile(_ p: Double) -> Double? {
-            guard !latencies.isEmpty else { return nil }
-            let sorted = latencies.sorted()
-            return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-        }
+        package var delivered: Int { byChannel.values.reduce(0) { $0 + $1.delivered } }
+        package var retried: Int { byChannel.values.reduce(0) { $0 + $1.retried } }
+        package var failed: Int { byChannel.values.reduce(0) { $0 + $1.failed } }
+        package var pruned: Int { byChannel.values.reduce(0) { $0 + $1.pruned } }
+        package var tokenRefreshes: Int { byChannel.values.reduce(0) { $0 + $1.tokenRefreshes } }
     }
 
     private let state = Mutex(Snapshot())
+    private let keepsLatencies: Bool
 
-    package init() {}
+    /// `keepsLatencies` keeps every latency too (for exact percentiles in a benchmark).
+    package init(keepsLatencies: Bool = false) {
+        self.keepsLatencies = keepsLatencies
+    }
 
     package var snapshot: Snapshot { state.withLock { $0 } }
 
-    func record(_ change: (inout Snapshot) -> Void) {
-        state.withLock { change(&$0) }
+    func record(_ channel: ChannelKind, _ change: (inout Counts) -> Void) {
+        state.withLock { change(&$0.byChannel[channel, default: Counts()]) }
+    }
+
+    func recordLatency(_ channel: ChannelKind, _ seconds: Double) {
+        state.withLock { state in
+            state.byChannel[channel, default: Counts()].latency.add(seconds)
+            if keepsLatencies { state.latencies.append(seconds) }
+        }
     }
 
     package func reset() {
@@ -118,7 +152,7 @@ package struct Dispatcher: Sendable {
                 guard let (result, latency) = try await group.next() else { continue }
                 inFlight -= 1
                 results.append(result)
-                if let latency { statistics.record { $0.latencies.append(latency) } }
+                if let latency { statistics.recordLatency(kind, latency) }
                 if results.count >= flushEvery || inFlight == 0 || ContinuousClock.now - lastFlush > flushInterval {
                     try await flush()
                 }
@@ -127,7 +161,7 @@ package struct Dispatcher: Sendable {
             // Stopping: claimed but unsent deliveries go back untouched; in-flight ones finish.
             while let (result, latency) = try await group.next() {
                 results.append(result)
-                if let latency { statistics.record { $0.latencies.append(latency) } }
+                if let latency { statistics.recordLatency(kind, latency) }
             }
             try await outbox.complete(results)
             try await outbox.release(queue[head...].map(\.id))
@@ -149,23 +183,23 @@ package struct Dispatcher: Sendable {
             let action = state.next(after: outcome, policy: policy, now: now, random: Double.random(in: 0..<1))
             switch action {
             case .markDelivered:
-                statistics.record { $0.delivered += 1 }
+                statistics.record(channel.kind) { $0.delivered += 1 }
                 let latency = acknowledgementClock.now().timeIntervalSince(claimed.createdAt)
                 return (.delivered(id: claimed.id, at: now), latency)
             case .refreshTokenAndRetry:
-                statistics.record { $0.tokenRefreshes += 1 }
+                statistics.record(channel.kind) { $0.tokenRefreshes += 1 }
                 await channel.refreshCredentials()
                 continue
             case .retry(let at, let reason):
-                statistics.record { $0.retried += 1 }
+                statistics.record(channel.kind) { $0.retried += 1 }
                 logger.debug("retrying", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
                 return (.retry(id: claimed.id, at: at, reason: reason, tokenRefreshed: state.tokenRefreshed), nil)
             case .pruneDevice(let reason):
-                statistics.record { $0.pruned += 1 }
+                statistics.record(channel.kind) { $0.pruned += 1 }
                 logger.info("pruning device", metadata: ["device.id": "\(claimed.deviceID)", "reason": "\(reason)"])
                 return (.pruned(id: claimed.id, deviceID: claimed.deviceID, reason: reason, at: now), nil)
             case .fail(let reason):
-                statistics.record { $0.failed += 1 }
+                statistics.record(channel.kind) { $0.failed += 1 }
                 logger.info("delivery failed", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
                 return (.failed(id: claimed.id, reason: reason, at: now), nil)
             }

@@ -3,7 +3,10 @@ import Delivery
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
 import NIOCore
+import NIOWebSocket
 import Pipeline
 import Retrosheet
 import ServiceLifecycle
@@ -128,6 +131,13 @@ package struct APIServer: Sendable {
             return try Self.json(PreferencesBody(preferences))
         }
         api.get("stream") { request, _ in stream(request) }
+        // Reached only without the upgrade headers (the WebSocket router takes the upgrades).
+        api.get("ws") { request, _ -> Response in
+            if let text = request.uri.queryParameters.get("after"), Int(text) == nil {
+                throw Self.error(.badRequest, "after must be an event id (a whole number), not '\(text)'")
+            }
+            throw Self.error(.upgradeRequired, "/api/ws is a WebSocket: connect with a WebSocket client")
+        }
 
         // Operator endpoints: `Authorization: Bearer <admin token>`.
         api.get("admin/outbox") { request, _ in
@@ -187,6 +197,49 @@ package struct APIServer: Sendable {
             })
     }
 
+    /// The WebSocket side of the live stream, `GET /api/ws` upgraded: each event is one text
+    /// message, `{"id":N,"event":"game"|"moment","data":{...}}`. `?after=N` resumes after event N
+    /// (browsers cannot set headers on a WebSocket). What the client sends is ignored; the server
+    /// pings every 30 s. A client that falls too far behind is closed with 1013 (try again later)
+    /// and resumes with `?after=`; graceful shutdown closes every socket normally (1000).
+    package func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.ws("api/ws") { request, _ in
+            if let text = request.uri.queryParameters.get("after"), Int(text) == nil {
+                throw Self.error(.badRequest, "after must be an event id (a whole number), not '\(text)'")
+            }
+            return .upgrade([:])
+        } onUpgrade: { [feed] inbound, outbound, context in
+            let after = context.request.uri.queryParameters.get("after", as: Int.self)
+            let events = feed.subscribe(after: after)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Reading keeps pings answered and ends when the client closes, or when the
+                // server stops (the WebSocket library then closes every socket, 1000).
+                group.addTask { for try await _ in inbound {} }
+                group.addTask {
+                    for await event in events where event.kind != .heartbeat {
+                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: event.message)))
+                    }
+                    // The feed let the client go: it fell too far behind.
+                    if !Task.isCancelled {
+                        try await outbound.close(
+                            .init(codeNumber: 1013), reason: "too far behind: reconnect with ?after=<last id>")
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+        return router
+    }
+
+    /// HTTP/1.1 with the WebSocket upgrade for `/api/ws`.
+    package func server() -> HTTPServerBuilder {
+        .http1WebSocketUpgrade(
+            webSocketRouter: webSocketRouter(),
+            configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30)))))
+    }
+
     // MARK: Metrics
 
     func metrics() async throws -> Response {
@@ -208,26 +261,37 @@ package struct APIServer: Sendable {
         lines.append("# TYPE nohit_attempts gauge")
         lines.append("nohit_attempts \(games.reduce(0) { $0 + $1.attempts(minimumOuts: attemptOuts).count })")
         if let snapshot = statistics?.snapshot {
-            lines.append("# HELP nohit_deliveries_total Provider requests by outcome since start.")
+            let channels = snapshot.byChannel.sorted { $0.key.rawValue < $1.key.rawValue }
+            lines.append("# HELP nohit_deliveries_total Provider requests by channel and outcome since start.")
             lines.append("# TYPE nohit_deliveries_total counter")
-            for (outcome, count) in [
-                ("delivered", snapshot.delivered), ("retried", snapshot.retried), ("failed", snapshot.failed),
-                ("pruned", snapshot.pruned),
-            ] {
-                lines.append("nohit_deliveries_total{outcome=\"\(outcome)\"} \(count)")
+            for (channel, counts) in channels {
+                for (outcome, count) in [
+                    ("delivered", counts.delivered), ("retried", counts.retried), ("failed", counts.failed),
+                    ("pruned", counts.pruned),
+                ] {
+                    lines.append(
+                        "nohit_deliveries_total{channel=\"\(channel.rawValue)\",outcome=\"\(outcome)\"} \(count)")
+                }
             }
-            lines.append("# HELP nohit_provider_token_refreshes_total APNs provider tokens refreshed on request.")
+            lines.append(
+                "# HELP nohit_provider_token_refreshes_total Provider tokens refreshed on request, by channel.")
             lines.append("# TYPE nohit_provider_token_refreshes_total counter")
-            lines.append("nohit_provider_token_refreshes_total \(snapshot.tokenRefreshes)")
+            for (channel, counts) in channels {
+                lines.append(
+                    "nohit_provider_token_refreshes_total{channel=\"\(channel.rawValue)\"} \(counts.tokenRefreshes)")
+            }
             lines.append("# HELP nohit_alert_latency_seconds From the moment to the provider's acknowledgement.")
             lines.append("# TYPE nohit_alert_latency_seconds histogram")
-            for bound in [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300] {
-                let count = snapshot.latencies.count { $0 <= bound }
-                lines.append("nohit_alert_latency_seconds_bucket{le=\"\(bound)\"} \(count)")
+            for (channel, counts) in channels {
+                let label = "channel=\"\(channel.rawValue)\""
+                let histogram = counts.latency
+                for (bound, count) in zip(DeliveryStatistics.LatencyHistogram.bounds, histogram.cumulative) {
+                    lines.append("nohit_alert_latency_seconds_bucket{\(label),le=\"\(bound)\"} \(count)")
+                }
+                lines.append("nohit_alert_latency_seconds_bucket{\(label),le=\"+Inf\"} \(histogram.count)")
+                lines.append("nohit_alert_latency_seconds_sum{\(label)} \(histogram.sum)")
+                lines.append("nohit_alert_latency_seconds_count{\(label)} \(histogram.count)")
             }
-            lines.append("nohit_alert_latency_seconds_bucket{le=\"+Inf\"} \(snapshot.latencies.count)")
-            lines.append("nohit_alert_latency_seconds_sum \(snapshot.latencies.reduce(0, +))")
-            lines.append("nohit_alert_latency_seconds_count \(snapshot.latencies.count)")
         }
         if let counts = try await outbox?.outboxCounts() {
             lines.append("# HELP nohit_outbox Outbox rows by state (pending and sending are the depth).")

@@ -19,6 +19,9 @@ package struct LiveEvent: Sendable, Hashable {
     package var data: String
     /// The event as Server-Sent Events bytes, encoded once and shared by every client's write.
     package var frame: ByteBuffer
+    /// The event as one WebSocket text message, `{"id":N,"event":"moment","data":{...}}`, also
+    /// encoded once.
+    package var message: ByteBuffer
 
     package init(id: Int, kind: Kind, data: String) {
         self.id = id
@@ -26,6 +29,8 @@ package struct LiveEvent: Sendable, Hashable {
         self.data = data
         frame = ByteBuffer(
             string: kind == .heartbeat ? ": keep-alive\n\n" : "id: \(id)\nevent: \(kind.rawValue)\ndata: \(data)\n\n")
+        message = ByteBuffer(
+            string: kind == .heartbeat ? "" : #"{"id":\#(id),"event":"\#(kind.rawValue)","data":\#(data)}"#)
     }
 }
 

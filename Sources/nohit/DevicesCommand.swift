@@ -109,7 +109,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 StandardStreams.writeError("nohit: device refused: \(error)\n")
                 throw ExitCode(1)
             }
-            let database = try store.open()
+            let (database, _) = try await store.open()
             try await database.register(registration.device)
             print("id: \(registration.device.id.uuidString.lowercased())")
             print("secret: \(registration.secret)")
@@ -191,11 +191,11 @@ struct DevicesCommand: AsyncParsableCommand {
                     throw ExitCode(1)
                 }
             }
-            let database = try store.open()
+            let (database, location) = try await store.open()
             for start in stride(from: 0, to: devices.count, by: 10_000) {
                 try await database.register(contentsOf: Array(devices[start..<min(start + 10_000, devices.count)]))
             }
-            print("registered \(count) device\(count == 1 ? "" : "s") in \(store.databasePath)")
+            print("registered \(count) device\(count == 1 ? "" : "s") in \(location.databasePath)")
         }
     }
 
@@ -205,7 +205,7 @@ struct DevicesCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let database = try store.open()
+            let (database, _) = try await store.open()
             let active = try await database.activeDevices()
             let total = try await database.deviceCount()
             let byChannel = Dictionary(grouping: active, by: \.channel.kind)

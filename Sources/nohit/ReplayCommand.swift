@@ -33,8 +33,8 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Retrosheet data: a directory of season folders, a season folder, or event files.")
     var data: [String] = []
 
-    @Option(help: "Requests in flight per channel.")
-    var concurrency = 256
+    @Option(help: "Requests in flight per channel (default: 256).")
+    var concurrency: Int?
 
     @Flag(help: "Print only the summary, not each moment.")
     var quiet = false
@@ -43,15 +43,17 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var providers: ProviderOptions
     @OptionGroup var logging: LoggingOptions
 
-    func validate() throws {
-        try ReplaySetup.validate(speed: speed, concurrency: concurrency)
-    }
-
     func run() async throws {
-        try logging.bootstrap()
+        var flags = providers.flags.merging(logging.flags) { $1 }
+        if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
+        if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
+        let settings = try await store.settings(flags)
+        let concurrency = try settings.int("delivery.concurrency", default: 256)
+        try ReplaySetup.validate(speed: speed, concurrency: concurrency)
+        try logging.bootstrap(settings)
         let logger = Logger(label: "nohit.replay")
         let setup = try await ReplaySetup.prepare(
-            date: date, data: data, speed: speed, store: store, providers: providers, logger: logger)
+            date: date, speed: speed, settings: settings, store: store, providers: providers, logger: logger)
         let (games, database, channels, clock, manual) = (
             setup.games, setup.database, setup.channels, setup.clock, setup.manual
         )

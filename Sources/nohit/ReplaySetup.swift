@@ -24,8 +24,10 @@ struct ReplaySetup {
     }
 
     static func prepare(
-        date: String, data: [String], speed: Double, store: StoreOptions, providers: ProviderOptions, logger: Logger
+        date: String, speed: Double, settings: Settings, store: StoreOptions, providers: ProviderOptions,
+        logger: Logger
     ) async throws -> ReplaySetup {
+        let data = try settings.strings("retrosheet.data") ?? []
         let places = data.isEmpty ? RetrosheetData.defaultPlaces() : data
         let games: [ReplayGame]
         do {
@@ -34,9 +36,12 @@ struct ReplaySetup {
             StandardStreams.writeError("nohit: \(error)\n")
             throw ExitCode(2)
         }
-        let database = try store.open()
-        let settings = try providers.settings(dataDir: store.dataDir) { line in print("console: \(line)") }
-        let channels = try ProviderChannels(settings)
+        let location = try store.location(settings)
+        let database = try location.open()
+        let providerSettings = try providers.settings(settings, dataDir: location.dataDir) { line in
+            print("console: \(line)")
+        }
+        let channels = try ProviderChannels(providerSettings)
         for (kind, reason) in channels.unavailable.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             logger.warning(
                 "channel unavailable; its alerts stay queued",
@@ -54,7 +59,8 @@ struct ReplaySetup {
                     + "\(recovery.superseded.count) superseded by later alerts\n")
         }
         return ReplaySetup(
-            games: games, places: places, database: database, settings: settings, channels: channels, clock: clock,
+            games: games, places: places, database: database, settings: providerSettings, channels: channels,
+            clock: clock,
             manual: manual)
     }
 }

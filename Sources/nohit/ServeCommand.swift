@@ -1,5 +1,6 @@
 import Alerts
 import ArgumentParser
+import Configuration
 import Delivery
 import Foundation
 import Hummingbird
@@ -20,51 +21,77 @@ struct ServeCommand: AsyncParsableCommand {
             from its real first pitch, over its real length); moments become alerts to the registered devices \
             and events on /api/stream. SIGINT or SIGTERM stops gracefully.
 
+            Every setting can also come from a NOHIT_* environment variable or a JSON file (--config or \
+            $NOHIT_CONFIG); a flag wins over the variable, the variable over the file. The names: --port is \
+            http.port, NOHIT_HTTP_PORT, {"http": {"port": 8080}}; see README for the whole list.
+
             Endpoints: GET /healthz, /metrics, /api/games, /api/games/{id}, /api/attempts, /api/moments, \
             /api/hall-of-fame/{season}, /api/stream (Server-Sent Events; Last-Event-ID resumes); \
             POST /api/devices; GET and PUT /api/devices/{id}/preferences (Authorization: Bearer <secret>).
             """
     )
 
-    @Option(help: "Address to listen on.")
-    var host = "127.0.0.1"
+    @Option(help: "Address to listen on (default: 127.0.0.1).")
+    var host: String?
 
-    @Option(help: "Port to listen on.")
-    var port = 8080
+    @Option(help: "Port to listen on (default: 8080; 0 picks a free one).")
+    var port: Int?
 
     @Option(help: "The day to replay as live (YYYY-MM-DD).")
-    var replay: String
+    var replay: String?
 
-    @Option(help: "Clock speed: 60 plays an hour in a minute; 0 runs as fast as possible.")
-    var speed: Double = 60
+    @Option(help: "Clock speed: 60 plays an hour in a minute (default); 0 runs as fast as possible.")
+    var speed: Double?
 
     @Option(help: "Retrosheet data: a directory of season folders (the hall of fame reads <dir>/<season>).")
     var data: [String] = []
 
-    @Option(help: "Requests in flight per channel.")
-    var concurrency = 256
+    @Option(help: "Requests in flight per channel (default: 256).")
+    var concurrency: Int?
 
-    @Option(help: "The operator's token for /api/admin/... (default: $NOHIT_ADMIN_TOKEN; none closes them).")
+    @Option(help: "The operator's token for /api/admin/... (none closes them).")
     var adminToken: String?
 
-    @Flag(help: "Allow webhook and Web Push URLs into loopback and private networks.")
-    var allowPrivateNetworks = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Allow webhook and Web Push URLs into loopback and private networks (default: no).")
+    var allowPrivateNetworks: Bool?
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var providers: ProviderOptions
     @OptionGroup var logging: LoggingOptions
 
-    func validate() throws {
-        try ReplaySetup.validate(speed: speed, concurrency: concurrency)
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+    /// What the command line gave, as settings keys.
+    var flags: [String: ConfigContent] {
+        var flags = providers.flags.merging(logging.flags) { $1 }
+        if let host { flags["http.host"] = .string(host) }
+        if let port { flags["http.port"] = .int(port) }
+        if let replay { flags["replay.date"] = .string(replay) }
+        if let speed { flags["replay.speed"] = .double(speed) }
+        if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
+        if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
+        if let adminToken { flags["admin.token"] = .string(adminToken) }
+        if let allowPrivateNetworks { flags["delivery.allow-private-networks"] = .bool(allowPrivateNetworks) }
+        return flags
     }
 
     func run() async throws {
-        try logging.bootstrap()
+        let settings = try await store.settings(flags)
+        let host = try settings.string("http.host", default: "127.0.0.1")
+        let port = try settings.int("http.port", default: 8080)
+        let speed = try settings.double("replay.speed", default: 60)
+        let concurrency = try settings.int("delivery.concurrency", default: 256)
+        try ReplaySetup.validate(speed: speed, concurrency: concurrency)
+        guard (0...65_535).contains(port) else { throw ValidationError("the port must be 0 to 65535, not \(port)") }
+        guard let replay = try settings.string("replay.date") else {
+            throw ValidationError(
+                "give the day to replay: --replay YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file)")
+        }
+        try logging.bootstrap(settings)
         let logger = Logger(label: "nohit.serve")
         let setup = try await ReplaySetup.prepare(
-            date: replay, data: data, speed: speed, store: store, providers: providers, logger: logger)
-        let (games, places, database, settings, channels, clock) = (
+            date: replay, speed: speed, settings: settings, store: store, providers: providers, logger: logger)
+        let (games, places, database, providerSettings, channels, clock) = (
             setup.games, setup.places, setup.database, setup.settings, setup.channels, setup.clock
         )
 
@@ -73,16 +100,22 @@ struct ServeCommand: AsyncParsableCommand {
         let board = LiveBoard(games: games)
         let feed = LiveFeed()
         var api = APIServer(
-            store: database, board: board, feed: feed, registrar: Registrar(allowPrivateNetworks: allowPrivateNetworks),
+            store: database, board: board, feed: feed,
+            registrar: Registrar(
+                allowPrivateNetworks: try settings.bool("delivery.allow-private-networks", default: false)),
             seasons: SeasonLibrary(places: places), clock: clock)
-        api.vapidPublicKey = VAPID(key: settings.vapidKey, subject: settings.vapidSubject).publicKeyBase64URL
+        api.vapidPublicKey =
+            VAPID(
+                key: providerSettings.vapidKey, subject: providerSettings.vapidSubject
+            ).publicKeyBase64URL
         api.statistics = pipeline.statistics
-        api.adminToken = adminToken ?? ProcessInfo.processInfo.environment["NOHIT_ADMIN_TOKEN"]
+        api.adminToken = try settings.string("admin.token")
         api.outbox = database
         let source = LiveReplay(
             games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
         let app = Application(
             router: api.router(),
+            server: api.server(),
             configuration: .init(address: .hostname(host, port: port), serverName: "nohit"),
             services: [source, FeedHeartbeat(feed: feed)],
             onServerRunning: { channel in

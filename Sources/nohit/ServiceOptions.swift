@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Dispatch
 import FakeProviders
 import Foundation
@@ -12,15 +13,52 @@ import Storage
     import Darwin
 #endif
 
-/// Where the service keeps its state: the data directory, the SQLite database in it.
+/// Where the service keeps its state (the data directory, the SQLite database in it) and where it
+/// reads its configuration.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "Directory for the database and the service's keys.")
-    var dataDir = "nohit-data"
+    @Option(help: "Directory for the database and the service's keys (default: nohit-data).")
+    var dataDir: String?
 
     @Option(help: "SQLite database file (default: <data-dir>/nohit.sqlite).")
     var database: String?
 
-    var databasePath: String { database ?? (dataDir as NSString).appendingPathComponent("nohit.sqlite") }
+    @Option(
+        help: ArgumentHelp(
+            "A JSON configuration file (default: $NOHIT_CONFIG). Flags, then NOHIT_* variables, override it.",
+            valueName: "file"))
+    var config: String?
+
+    var flags: [String: ConfigContent] {
+        var flags: [String: ConfigContent] = [:]
+        if let dataDir { flags["store.data-dir"] = .string(dataDir) }
+        if let database { flags["store.database"] = .string(database) }
+        return flags
+    }
+
+    /// The settings from these flags, `more` flags of the command, the environment and the file.
+    func settings(_ more: [String: ConfigContent] = [:]) async throws -> Settings {
+        try await Settings.load(flags: flags.merging(more) { $1 }, file: config)
+    }
+
+    /// Where the database is, by the settings.
+    func location(_ settings: Settings) throws -> StoreLocation {
+        let dataDir = try settings.string("store.data-dir", default: "nohit-data")
+        return StoreLocation(
+            dataDir: dataDir,
+            databasePath: try settings.string("store.database")
+                ?? (dataDir as NSString).appendingPathComponent("nohit.sqlite"))
+    }
+
+    /// Opens the database that the flags, environment and file name.
+    func open() async throws -> (SQLiteStore, StoreLocation) {
+        let location = try location(try await settings())
+        return (try location.open(), location)
+    }
+}
+
+struct StoreLocation {
+    var dataDir: String
+    var databasePath: String
 
     /// Opens (creating and migrating as needed) the database.
     func open() throws -> SQLiteStore {
@@ -57,11 +95,11 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: "The APNs team id.")
     var apnsTeamID: String?
 
-    @Option(help: "How APNs requests travel: http2 (the lean client) or async-http-client.")
-    var apnsTransport = APNsTransportChoice.http2.rawValue
+    @Option(help: "How APNs requests travel: http2 (the lean client, default) or async-http-client.")
+    var apnsTransport: String?
 
-    @Option(help: "HTTP/2 connections per APNs host (http2 transport).")
-    var apnsConnections = 4
+    @Option(help: "HTTP/2 connections per APNs host, http2 transport (default: 4).")
+    var apnsConnections: Int?
 
     @Option(help: ArgumentHelp("Also trust this certificate authority (PEM).", valueName: "file"))
     var trustCA: [String] = []
@@ -69,25 +107,51 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The Web Push VAPID key (PEM; created when missing).", valueName: "file"))
     var vapidKey: String?
 
-    @Option(help: "The VAPID subject: a mailto: or https: contact for push services.")
-    var vapidSubject = "mailto:operator@localhost"
+    @Option(help: "The VAPID subject: a mailto: or https: contact (default: mailto:operator@localhost).")
+    var vapidSubject: String?
 
-    @Option(help: "Deadline of each provider request, in seconds.")
-    var requestTimeout = 10
+    @Option(help: "Deadline of each provider request, in seconds (default: 10).")
+    var requestTimeout: Int?
 
-    func settings(dataDir: String, console: @escaping @Sendable (String) -> Void) throws -> ProviderSettings {
+    var flags: [String: ConfigContent] {
+        var flags: [String: ConfigContent] = [:]
+        for (key, value) in [
+            ("apns.fake", fakeApns), ("apns.url", apnsURL), ("apns.key", apnsKey), ("apns.key-id", apnsKeyID),
+            ("apns.team-id", apnsTeamID), ("apns.transport", apnsTransport), ("vapid.key", vapidKey),
+            ("vapid.subject", vapidSubject),
+        ] {
+            if let value { flags[key] = .string(value) }
+        }
+        if let apnsConnections { flags["apns.connections"] = .int(apnsConnections) }
+        if let requestTimeout { flags["delivery.request-timeout"] = .int(requestTimeout) }
+        if !trustCA.isEmpty { flags["apns.trust-ca"] = .stringArray(trustCA) }
+        return flags
+    }
+
+    func settings(
+        _ config: Settings, dataDir: String, console: @escaping @Sendable (String) -> Void
+    ) throws -> ProviderSettings {
         do {
-            let vapidPath = vapidKey ?? (dataDir as NSString).appendingPathComponent("vapid.pem")
+            let vapidPath =
+                try config.string("vapid.key") ?? (dataDir as NSString).appendingPathComponent("vapid.pem")
             var settings = ProviderSettings(vapidKey: try KeyFiles.signingKey(at: vapidPath).key)
-            settings.vapidSubject = vapidSubject
-            settings.requestTimeout = .seconds(Int64(max(1, requestTimeout)))
+            settings.vapidSubject = try config.string("vapid.subject", default: "mailto:operator@localhost")
+            let timeout = try config.int("delivery.request-timeout", default: 10)
+            guard (1...600).contains(timeout) else {
+                throw ValidationError("the request timeout must be 1 to 600 seconds, not \(timeout)")
+            }
+            settings.requestTimeout = .seconds(Int64(timeout))
             settings.writeConsole = console
-            guard let transport = APNsTransportChoice(rawValue: apnsTransport) else {
-                throw ValidationError("--apns-transport must be http2 or async-http-client")
+            let transportName = try config.string("apns.transport", default: APNsTransportChoice.http2.rawValue)
+            guard let transport = APNsTransportChoice(rawValue: transportName) else {
+                throw ValidationError("the APNs transport must be http2 or async-http-client, not '\(transportName)'")
             }
             settings.apnsTransport = transport
-            settings.apnsConnections = apnsConnections
-            if let fakeApns {
+            settings.apnsConnections = try config.int("apns.connections", default: 4)
+            guard (1...64).contains(settings.apnsConnections) else {
+                throw ValidationError("APNs connections must be 1 to 64, not \(settings.apnsConnections)")
+            }
+            if let fakeApns = try config.string("apns.fake") {
                 let path = (fakeApns as NSString).appendingPathComponent("fake-apns.json")
                 let fake: FakeProviderDescription
                 do {
@@ -105,14 +169,16 @@ struct ProviderOptions: ParsableArguments {
                 settings.apnsTeamID = fake.teamID
                 settings.extraCertificateAuthorities.append(try KeyFiles.readText(fake.ca))
             }
-            if let apnsURL {
+            if let apnsURL = try config.string("apns.url") {
                 settings.apnsProductionURL = apnsURL
                 settings.apnsSandboxURL = apnsURL
             }
-            if let apnsKey { settings.apnsKey = try KeyFiles.readSigningKey(apnsKey) }
-            if let apnsKeyID { settings.apnsKeyID = apnsKeyID }
-            if let apnsTeamID { settings.apnsTeamID = apnsTeamID }
-            for path in trustCA { settings.extraCertificateAuthorities.append(try KeyFiles.readText(path)) }
+            if let apnsKey = try config.string("apns.key") { settings.apnsKey = try KeyFiles.readSigningKey(apnsKey) }
+            if let apnsKeyID = try config.string("apns.key-id") { settings.apnsKeyID = apnsKeyID }
+            if let apnsTeamID = try config.string("apns.team-id") { settings.apnsTeamID = apnsTeamID }
+            for path in try config.strings("apns.trust-ca") ?? [] {
+                settings.extraCertificateAuthorities.append(try KeyFiles.readText(path))
+            }
             return settings
         } catch {
             StandardStreams.writeError("nohit: \(error)\n")
@@ -123,12 +189,16 @@ struct ProviderOptions: ParsableArguments {
 
 /// Log level for the service's diagnostics (on standard error).
 struct LoggingOptions: ParsableArguments {
-    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "notice"
+    @Option(help: "Log level: trace, debug, info, notice (default), warning, error or critical.")
+    var logLevel: String?
 
-    func bootstrap() throws {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            StandardStreams.writeError("nohit: --log-level \(logLevel) is not a log level\n")
+    var flags: [String: ConfigContent] { logLevel.map { ["log.level": .string($0)] } ?? [:] }
+
+    func bootstrap(_ settings: Settings) throws {
+        let name = try settings.string("log.level", default: "notice")
+        guard let level = Logger.Level(rawValue: name) else {
+            StandardStreams.writeError(
+                "nohit: log level '\(name)' is not one of trace, debug, info, notice, warning, error, critical\n")
             throw ExitCode(2)
         }
         LoggingSystem.bootstrap { label in

@@ -49,7 +49,10 @@ import Testing
         }
 
         /// Replays the day once, as one run of the process would.
-        func run(console: @escaping @Sendable (String) -> Void = { _ in }) async throws -> DayReplay.Summary {
+        /// The day through the pipeline: what the replay did and what the dispatchers counted.
+        func run(
+            console: @escaping @Sendable (String) -> Void = { _ in }
+        ) async throws -> (DayReplay.Summary, DeliveryStatistics.Snapshot) {
             let store = try SQLiteStore(path: path)
             _ = try await store.recoverInDoubt(now: Date())
             let games = try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [SharedData.path("retrosheet")])
@@ -61,7 +64,7 @@ import Testing
             try await pipeline.waitUntilDrained(manual: clock)
             dispatchers.cancel()
             _ = try? await dispatchers.value
-            return summary
+            return (summary, pipeline.statistics.snapshot)
         }
 
         func shutdown() async throws {
@@ -112,7 +115,7 @@ import Testing
         for device in [phone, fan, browser, server, activity, console, gone] { try await store.register(device) }
 
         let printed = Printed()
-        let summary = try await setup.run { printed.append($0) }
+        let (summary, statistics) = try await setup.run { printed.append($0) }
         let giolito = summary.moments.filter { $0.gameID == "CHA202008250" && $0.pitchingSide == .home }
         #expect(giolito.map(\.kind).last == .completed)
 
@@ -139,10 +142,22 @@ import Testing
         #expect(try await store.device(id: gone.id)?.isActive == false)
         let counts = try await store.outboxCounts()
         #expect(counts.pending == 0 && counts.sending == 0)
+        // Counted per channel, as /metrics shows them: the two APNs devices (5 + the fan's) and the
+        // one 410, the browser's five, the webhook's five, the console's five.
+        let byChannel = statistics.byChannel
+        #expect(byChannel[.apns]?.delivered == 5 + fanIDs.count)
+        #expect(byChannel[.apns]?.pruned == 1)
+        #expect(byChannel[.webPush]?.delivered == 5)
+        #expect(byChannel[.webhook]?.delivered == 5)
+        #expect(byChannel[.console]?.delivered == 5)
+        #expect(byChannel[.webPush]?.latency.count == 5)
+        #expect(statistics.delivered == byChannel.values.reduce(0) { $0 + $1.delivered })
+        // Only a benchmark keeps every latency; the service keeps the histogram.
+        #expect(statistics.latencies.isEmpty)
 
         // Run again, as after a restart: every moment is derived again, nothing new is sent.
         let before = setup.server.state.requestCount
-        let again = try await setup.run()
+        let (again, _) = try await setup.run()
         #expect(again.newMoments == 0)
         #expect(again.deliveries == 0)
         #expect(setup.server.state.requestCount == before)
@@ -156,4 +171,33 @@ final class Printed: @unchecked Sendable {
     private var storage: [String] = []
     func append(_ line: String) { lock.withLock { storage.append(line) } }
     var lines: [String] { lock.withLock { storage } }
+}
+
+/// The in-memory directory of active devices follows the store: a device registered, changed or
+/// pruned after the first fan-out is seen by the next one.
+@Suite struct DeviceDirectoryTests {
+    @Test func followsRegistrationsPreferencesAndPruningAfterItsFirstRead() async throws {
+        let store = try SQLiteStore(inMemory: ())
+        let directory = DeviceDirectory(store: store)
+        let token = String(repeating: "ab", count: 32)
+        func device() -> Device {
+            Device(
+                id: UUID(), channel: .apns(token: token, environment: .sandbox, topic: "com.example.nohit"),
+                registeredAt: Date(), secretHash: "")
+        }
+        let first = device()
+        try await store.register(first)
+        #expect(try await directory.active().map(\.id) == [first.id])
+        // Registered through the API while the day is live.
+        let second = device()
+        try await store.register(second)
+        #expect(try await Set(directory.active().map(\.id)) == [first.id, second.id])
+        var preferences = Preferences()
+        preferences.jinxSafe = true
+        #expect(try await store.updatePreferences(deviceID: second.id, to: preferences))
+        #expect(try await directory.active().first { $0.id == second.id }?.preferences.jinxSafe == true)
+        // Pruned after a 410: no more fan-outs to it.
+        #expect(try await store.disable(id: first.id, reason: "Unregistered", at: Date()))
+        #expect(try await directory.active().map(\.id) == [second.id])
+    }
 }

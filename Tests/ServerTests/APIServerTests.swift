@@ -5,11 +5,11 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-import Pipeline
 import Storage
 import TestSupport
 import Testing
 
+@testable import Pipeline
 @testable import Server
 
 /// Every endpoint through Hummingbird's router, on the real day of Giolito's no-hitter
@@ -57,6 +57,12 @@ import Testing
             try await app.test(.router, body)
         }
 
+        /// Through a real socket, with the WebSocket upgrade, as `nohit serve` runs it.
+        func live(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+            let app = Application(router: api.router(), server: api.server())
+            try await app.test(.live, body)
+        }
+
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
@@ -88,6 +94,39 @@ import Testing
                 #expect(text.contains("nohit_live_events_total \(11 + 1_568 + 16)"))
                 // No devices: the moments planned nothing.
                 #expect(text.contains("nohit_outbox{state=\"pending\"} 0"))
+            }
+        }
+    }
+
+    @Test func metricsCountDeliveriesAndLatenciesPerChannel() async throws {
+        var fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        let statistics = DeliveryStatistics()
+        statistics.record(.apns) { $0.delivered += 2 }
+        statistics.record(.apns) { $0.tokenRefreshes += 1 }
+        statistics.recordLatency(.apns, 0.2)
+        statistics.recordLatency(.apns, 3)
+        statistics.record(.webPush) { $0.retried += 1 }
+        fixture.api.statistics = statistics
+        try await fixture.test { client in
+            try await client.execute(uri: "/metrics", method: .get) { response throws in
+                let lines = Set(String(buffer: response.body).split(separator: "\n").map(String.init))
+                for line in [
+                    #"nohit_deliveries_total{channel="apns",outcome="delivered"} 2"#,
+                    #"nohit_deliveries_total{channel="web-push",outcome="retried"} 1"#,
+                    #"nohit_deliveries_total{channel="web-push",outcome="delivered"} 0"#,
+                    #"nohit_provider_token_refreshes_total{channel="apns"} 1"#,
+                    #"nohit_alert_latency_seconds_bucket{channel="apns",le="0.1"} 0"#,
+                    #"nohit_alert_latency_seconds_bucket{channel="apns",le="0.25"} 1"#,
+                    #"nohit_alert_latency_seconds_bucket{channel="apns",le="2.5"} 1"#,
+                    #"nohit_alert_latency_seconds_bucket{channel="apns",le="5.0"} 2"#,
+                    #"nohit_alert_latency_seconds_bucket{channel="apns",le="+Inf"} 2"#,
+                    #"nohit_alert_latency_seconds_sum{channel="apns"} 3.2"#,
+                    #"nohit_alert_latency_seconds_count{channel="apns"} 2"#,
+                    #"nohit_alert_latency_seconds_count{channel="web-push"} 0"#,
+                ] {
+                    #expect(lines.contains(line), "\(line)")
+                }
             }
         }
     }
@@ -133,17 +172,20 @@ import Testing
                 Set(operations) == [
                     "GET /healthz", "GET /metrics", "GET /api/config", "GET /api/games", "GET /api/games/{id}",
                     "GET /api/attempts", "GET /api/moments", "GET /api/hall-of-fame/{season}", "GET /api/stream",
-                    "POST /api/devices", "GET /api/devices/{id}/preferences", "PUT /api/devices/{id}/preferences",
+                    "GET /api/ws", "POST /api/devices", "GET /api/devices/{id}/preferences",
+                    "PUT /api/devices/{id}/preferences",
                     "GET /api/admin/outbox", "GET /api/admin/devices", "POST /api/admin/devices/{id}/disable",
                 ])
-            // Each one answers (the stream is tested on its own: it never ends).
+            // Each one answers (the streams are tested on their own: they never end).
             let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
             let device = try await client.execute(uri: "/api/devices", method: .post, body: Self.body(registration)) {
                 try #require(try Self.json($0.body) as? [String: String])
             }
             let authorized: HTTPFields = [.authorization: "Bearer \(device["secret"] ?? "")"]
             for operation in operations
-            where operation != "GET /api/stream" && operation != "POST /api/devices" && !operation.contains("/admin/") {
+            where !["GET /api/stream", "GET /api/ws"].contains(operation) && operation != "POST /api/devices"
+                && !operation.contains("/admin/")
+            {
                 let parts = operation.split(separator: " ")
                 let uri = parts[1].replacingOccurrences(of: "{season}", with: "2020")
                     .replacingOccurrences(

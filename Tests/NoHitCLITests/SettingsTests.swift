@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Testing
+
+@testable import nohit
+
+/// Settings come from flags, then NOHIT_* variables, then the JSON file, then the default; a value
+/// in the wrong form is an error that names the key and where to set it.
+@Suite struct SettingsTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-settings-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func file(_ json: String) throws -> String {
+        let url = folder.appendingPathComponent("\(UUID()).json")
+        try Data(json.utf8).write(to: url)
+        return url.path
+    }
+
+    @Test func aFlagWinsOverTheEnvironmentWhichWinsOverTheFile() async throws {
+        let path = try file(
+            #"{"http": {"port": 1001, "host": "0.0.0.0"}, "replay": {"speed": 30, "date": "2020-08-25"}, "log": {"level": "debug"}}"#
+        )
+        let settings = try await Settings.load(
+            flags: ["http.port": .int(1003)], file: path,
+            environment: ["NOHIT_HTTP_PORT": "1002", "NOHIT_HTTP_HOST": "::1"])
+        #expect(try settings.int("http.port") == 1003)
+        #expect(try settings.string("http.host") == "::1")
+        #expect(try settings.string("replay.date") == "2020-08-25")
+        // A whole number in the file is a speed too.
+        #expect(try settings.double("replay.speed", default: 60) == 30)
+        #expect(try settings.string("log.level", default: "notice") == "debug")
+        // Nowhere: the default.
+        #expect(try settings.int("delivery.concurrency", default: 256) == 256)
+        #expect(try settings.string("store.database") == nil)
+    }
+
+    @Test func theFileCanComeFromTheEnvironment() async throws {
+        let path = try file(#"{"admin": {"token": "from-the-file"}}"#)
+        let settings = try await Settings.load(flags: [:], file: nil, environment: ["NOHIT_CONFIG": path])
+        #expect(try settings.string("admin.token") == "from-the-file")
+        #expect(settings.file == path)
+    }
+
+    @Test func listsComeAsArraysInTheFileAndCommaSeparatedInTheEnvironment() async throws {
+        let path = try file(#"{"retrosheet": {"data": ["a", "b"]}, "apns": {"trust-ca": "one.pem"}}"#)
+        let fromFile = try await Settings.load(flags: [:], file: path, environment: [:])
+        #expect(try fromFile.strings("retrosheet.data") == ["a", "b"])
+        #expect(try fromFile.strings("apns.trust-ca") == ["one.pem"])
+        let fromEnvironment = try await Settings.load(
+            flags: [:], file: path, environment: ["NOHIT_RETROSHEET_DATA": "x, y"])
+        #expect(try fromEnvironment.strings("retrosheet.data") == ["x", "y"])
+    }
+
+    @Test func aBooleanReadsFromTheEnvironmentAndTheFlagCanTurnItOff() async throws {
+        let on = try await Settings.load(
+            flags: [:], file: nil, environment: ["NOHIT_DELIVERY_ALLOW_PRIVATE_NETWORKS": "true"])
+        #expect(try on.bool("delivery.allow-private-networks", default: false))
+        let off = try await Settings.load(
+            flags: ["delivery.allow-private-networks": .bool(false)], file: nil,
+            environment: ["NOHIT_DELIVERY_ALLOW_PRIVATE_NETWORKS": "true"])
+        #expect(try !off.bool("delivery.allow-private-networks", default: true))
+    }
+
+    @Test func aValueInTheWrongFormIsAnErrorNotTheDefault() async throws {
+        let settings = try await Settings.load(flags: [:], file: nil, environment: ["NOHIT_HTTP_PORT": "eighty"])
+        let error = #expect(throws: ValidationError.self) { try settings.int("http.port", default: 8080) }
+        let message = error.map { "\($0)" } ?? ""
+        #expect(message.contains("http.port"))
+        #expect(message.contains("NOHIT_HTTP_PORT"))
+        #expect(message.contains("--port"))
+        #expect(message.contains("'eighty'"))
+
+        let path = try file(#"{"delivery": {"concurrency": "lots"}}"#)
+        let fromFile = try await Settings.load(flags: [:], file: path, environment: [:])
+        let fileError = #expect(throws: ValidationError.self) { try fromFile.int("delivery.concurrency", default: 1) }
+        #expect(fileError.map { "\($0)" }?.contains(path) == true)
+    }
+
+    @Test func aFileWithAnUnknownKeyOrNotAnObjectIsRefused() async throws {
+        let typo = try file(#"{"http": {"prot": 8080}}"#)
+        let error = await #expect(throws: ValidationError.self) {
+            try await Settings.load(flags: [:], file: typo, environment: [:])
+        }
+        #expect(error.map { "\($0)" }?.contains("unknown setting 'http.prot'") == true)
+
+        let unknownSection = try file(#"{"colour": "blue"}"#)
+        await #expect(throws: ValidationError.self) {
+            try await Settings.load(flags: [:], file: unknownSection, environment: [:])
+        }
+        let notAnObject = try file("[1, 2]")
+        await #expect(throws: ValidationError.self) {
+            try await Settings.load(flags: [:], file: notAnObject, environment: [:])
+        }
+        let truncated = try file(#"{"http": {"port": 80"#)
+        let truncatedError = await #expect(throws: ValidationError.self) {
+            try await Settings.load(flags: [:], file: truncated, environment: [:])
+        }
+        #expect(truncatedError.map { "\($0)" }?.contains("is not JSON") == true)
+        let missing = folder.appendingPathComponent("absent.json").path
+        let missingError = await #expect(throws: ValidationError.self) {
+            try await Settings.load(flags: [:], file: missing, environment: [:])
+        }
+        #expect(missingError.map { "\($0)" }?.contains("cannot read") == true)
+    }
+
+    @Test func everyKeyHasAnEnvironmentName() {
+        #expect(Settings.environmentName("store.data-dir") == "NOHIT_STORE_DATA_DIR")
+        #expect(Settings.environmentName("admin.token") == "NOHIT_ADMIN_TOKEN")
+        #expect(Set(Settings.keys.keys.map(Settings.environmentName)).count == Settings.keys.count)
+    }
+}

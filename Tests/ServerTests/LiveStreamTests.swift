@@ -1,0 +1,122 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import HummingbirdWSTesting
+import NIOCore
+import NIOWebSocket
+import Synchronization
+import Testing
+
+@testable import Server
+
+/// The live stream through a real socket (HummingbirdTesting `.live`), on the replayed day of
+/// Giolito's no-hitter: Server-Sent Events and the WebSocket.
+@Suite struct LiveStreamTests {
+    typealias Fixture = APIServerTests.Fixture
+
+    /// The WebSocket's messages: `{"id":N,"event":...,"data":{...}}`.
+    struct Message: Decodable, Equatable {
+        var id: Int
+        var event: String
+    }
+
+    @Test func serverSentEventsResumeThroughARealSocket() async throws {
+        let fixture = try await Fixture { step in step.moments.contains { $0.kind == .brokenUp } }
+        defer { fixture.remove() }
+        let feed = fixture.feed
+        let last = feed.lastID
+        let live = Task {
+            while feed.clientCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            feed.publish(.moment, data: #"{"id":"live"}"#)
+            feed.finishAll()
+        }
+        try await fixture.live { client in
+            try await client.execute(
+                uri: "/api/stream", method: .get, headers: [HTTPField.Name("Last-Event-ID")!: "\(last - 3)"]
+            ) { response throws in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "text/event-stream")
+                let text = String(buffer: response.body)
+                #expect(text.hasPrefix("retry: 2000\n\n"))
+                let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { Int($0.dropFirst(4)) }
+                #expect(ids == [last - 2, last - 1, last, last + 1])
+            }
+        }
+        try await live.value
+    }
+
+    @Test func webSocketCarriesWhatWasMissedThenLiveEventsAsTheyHappen() async throws {
+        let fixture = try await Fixture { step in step.moments.contains { $0.kind == .brokenUp } }
+        defer { fixture.remove() }
+        let feed = fixture.feed
+        let last = feed.lastID
+        let received = Mutex<[Message]>([])
+        let texts = Mutex<[String]>([])
+        try await fixture.live { client in
+            try await client.ws("/api/ws?after=\(last - 2)") { inbound, outbound, _ in
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message else { continue }
+                    let decoded = try JSONDecoder().decode(Message.self, from: Data(text.utf8))
+                    let count = received.withLock {
+                        $0.append(decoded)
+                        return $0.count
+                    }
+                    texts.withLock { $0.append(text) }
+                    // Live events are sent as they are published, not when the stream ends.
+                    if count == 2 { feed.publish(.game, data: #"{"id":"next"}"#) }
+                    if count == 3 { try await outbound.close(.normalClosure, reason: nil) }
+                }
+            }
+        }
+        let messages = received.withLock { $0 }
+        #expect(messages.map(\.id) == [last - 1, last, last + 1])
+        #expect(messages.last?.event == "game")
+        let lastText = texts.withLock { $0.last }
+        #expect(lastText == #"{"id":\#(last + 1),"event":"game","data":{"id":"next"}}"#)
+        // Every message carries a whole JSON document: a moment or a game.
+        for text in texts.withLock({ $0 }) {
+            let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+            #expect(object?["data"] is [String: Any])
+        }
+        // The client's close took it off the feed.
+        for _ in 0..<200 where feed.clientCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(feed.clientCount == 0)
+    }
+
+    @Test func aWebSocketCutOffFromTheFeedIsToldToTryAgainLater() async throws {
+        let fixture = try await Fixture { step in step.moments.contains { $0.kind == .brokenUp } }
+        defer { fixture.remove() }
+        let feed = fixture.feed
+        let last = feed.lastID
+        try await fixture.live { client in
+            let close = try await client.ws("/api/ws?after=\(last - 1)") { inbound, _, _ in
+                for try await _ in inbound.messages(maxSize: 1 << 20) {
+                    // What a client far behind gets: its stream ended by the feed.
+                    feed.finishAll()
+                }
+            }
+            #expect(close?.closeCode == .unknown(1013))
+            #expect(close?.reason?.contains("?after=") == true)
+        }
+    }
+
+    @Test func aWebSocketWithABadResumePointIsRefused() async throws {
+        let fixture = try await Fixture { step in step.moments.contains { $0.kind == .brokenUp } }
+        defer { fixture.remove() }
+        try await fixture.live { client in
+            await #expect(throws: (any Error).self) {
+                try await client.ws("/api/ws?after=yesterday") { _, _, _ in
+                    Issue.record("the upgrade should have been refused")
+                }
+            }
+            // The same request as plain HTTP gets the JSON error.
+            try await client.execute(uri: "/api/ws?after=yesterday", method: .get) { response throws in
+                #expect(response.status == .badRequest)
+                #expect(try APIServerTests.message(response.body).contains("'yesterday'"))
+            }
+        }
+        #expect(fixture.feed.clientCount == 0)
+    }
+}
