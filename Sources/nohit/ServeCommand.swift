@@ -26,7 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
             http.port, NOHIT_HTTP_PORT, {"http": {"port": 8080}}; see README for the whole list.
 
             Endpoints: GET /healthz, /metrics, /api/games, /api/games/{id}, /api/attempts, /api/moments, \
-            /api/hall-of-fame/{season}, /api/stream (Server-Sent Events; Last-Event-ID resumes); \
+            /api/hall-of-fame/{season}, /api/stream (Server-Sent Events; Last-Event-ID resumes), /api/ws (WebSocket; ?after= resumes); \
             POST /api/devices; GET and PUT /api/devices/{id}/preferences (Authorization: Bearer <secret>).
             """
     )
