@@ -81,6 +81,8 @@ let package = Package(
             name: "Storage",
             dependencies: ["Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        // MLB's Stats API: wire types, JSON Patch, GUMBO → game updates, the poller.
+        .target(name: "StatsAPI", dependencies: ["Baseball"]),
         // `nohit serve`: the JSON API, the live stream and the live board, on Hummingbird.
         .target(
             name: "Server",
@@ -152,6 +154,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        .testTarget(name: "StatsAPITests", dependencies: ["StatsAPI", "Baseball", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Alerts", "Baseball"]),
         .testTarget(
             name: "PipelineTests",
