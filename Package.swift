@@ -82,7 +82,9 @@ let package = Package(
             dependencies: ["Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // MLB's Stats API: wire types, JSON Patch, GUMBO → game updates, the poller.
-        .target(name: "StatsAPI", dependencies: ["Baseball"]),
+        .target(name: "StatsAPI", dependencies: ["Alerts", "Baseball"]),
+        // `nohit fake-statsapi`: Retrosheet games served as the Stats API would show them.
+        .target(name: "FakeStatsAPI", dependencies: ["Alerts", "Baseball", "Pipeline", "Retrosheet", "StatsAPI"]),
         // `nohit serve`: the JSON API, the live stream and the live board, on Hummingbird.
         .target(
             name: "Server",
@@ -154,7 +156,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        .testTarget(name: "StatsAPITests", dependencies: ["StatsAPI", "Baseball", "TestSupport"]),
+        .testTarget(
+            name: "StatsAPITests",
+            dependencies: ["StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Pipeline", "Retrosheet", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Alerts", "Baseball"]),
         .testTarget(
             name: "PipelineTests",

@@ -324,3 +324,70 @@ package struct JSONPatch: Sendable, Hashable {
         }
     }
 }
+
+extension JSONPatch {
+    /// A patch that turns `old` into `new`: `replace` for changed values, `add` and `remove` for
+    /// members and trailing array elements (removed from the end first, so indexes hold).
+    package static func diff(from old: JSONValue, to new: JSONValue) -> JSONPatch {
+        var operations: [PatchOperation] = []
+        diff(old, new, at: [], into: &operations)
+        return JSONPatch(operations)
+    }
+
+    private static func diff(
+        _ old: JSONValue, _ new: JSONValue, at path: [String], into operations: inout [PatchOperation]
+    ) {
+        switch (old, new) {
+        case (.object(let before), .object(let after)):
+            for key in before.keys.sorted() where after[key] == nil {
+                operations.append(.remove(path: JSONPointer(tokens: path + [key])))
+            }
+            for key in after.keys.sorted() {
+                guard let value = after[key] else { continue }
+                if let previous = before[key] {
+                    diff(previous, value, at: path + [key], into: &operations)
+                } else {
+                    operations.append(.add(path: JSONPointer(tokens: path + [key]), value: value))
+                }
+            }
+        case (.array(let before), .array(let after)):
+            let common = min(before.count, after.count)
+            for index in 0..<common {
+                diff(before[index], after[index], at: path + [String(index)], into: &operations)
+            }
+            if before.count > after.count {
+                for index in (after.count..<before.count).reversed() {
+                    operations.append(.remove(path: JSONPointer(tokens: path + [String(index)])))
+                }
+            } else {
+                for index in common..<after.count {
+                    operations.append(.add(path: JSONPointer(tokens: path + [String(index)]), value: after[index]))
+                }
+            }
+        default:
+            if !equal(old, new) || old != new {
+                operations.append(.replace(path: JSONPointer(tokens: path), value: new))
+            }
+        }
+    }
+
+    /// The patch as its JSON document.
+    package var document: JSONValue {
+        .array(
+            operations.map { operation in
+                switch operation {
+                case .add(let path, let value):
+                    .object(["op": .string("add"), "path": .string("\(path)"), "value": value])
+                case .remove(let path): .object(["op": .string("remove"), "path": .string("\(path)")])
+                case .replace(let path, let value):
+                    .object(["op": .string("replace"), "path": .string("\(path)"), "value": value])
+                case .move(let from, let path):
+                    .object(["op": .string("move"), "from": .string("\(from)"), "path": .string("\(path)")])
+                case .copy(let from, let path):
+                    .object(["op": .string("copy"), "from": .string("\(from)"), "path": .string("\(path)")])
+                case .test(let path, let value):
+                    .object(["op": .string("test"), "path": .string("\(path)"), "value": value])
+                }
+            })
+    }
+}

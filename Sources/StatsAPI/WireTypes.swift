@@ -8,11 +8,21 @@ import Foundation
 package struct Person: Codable, Sendable, Hashable {
     package var id: Int
     package var fullName: String?
+
+    package init(id: Int, fullName: String? = nil) {
+        self.id = id
+        self.fullName = fullName
+    }
 }
 
 package struct NamedCode: Codable, Sendable, Hashable {
     package var code: String?
     package var description: String?
+
+    package init(code: String? = nil, description: String? = nil) {
+        self.code = code
+        self.description = description
+    }
 }
 
 package struct Team: Codable, Sendable, Hashable {
@@ -21,6 +31,16 @@ package struct Team: Codable, Sendable, Hashable {
     package var abbreviation: String?
     package var teamName: String?
     package var locationName: String?
+
+    package init(
+        id: Int, name: String? = nil, abbreviation: String? = nil, teamName: String? = nil, locationName: String? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.abbreviation = abbreviation
+        self.teamName = teamName
+        self.locationName = locationName
+    }
 }
 
 /// `gameData.status` / a schedule game's `status`.
@@ -70,6 +90,18 @@ package struct GameStatus: Codable, Sendable, Hashable {
             return .unknown(code)
         }
     }
+
+    package init(
+        abstractGameState: String? = nil, codedGameState: String, detailedState: String? = nil,
+        statusCode: String? = nil, reason: String? = nil, startTimeTBD: Bool? = nil
+    ) {
+        self.abstractGameState = abstractGameState
+        self.codedGameState = codedGameState
+        self.detailedState = detailedState
+        self.statusCode = statusCode
+        self.reason = reason
+        self.startTimeTBD = startTimeTBD
+    }
 }
 
 // MARK: Schedule
@@ -80,11 +112,21 @@ package struct Schedule: Codable, Sendable, Hashable {
     package var dates: [ScheduleDate]
 
     package var games: [ScheduleGame] { dates.flatMap(\.games) }
+
+    package init(totalGames: Int? = nil, dates: [ScheduleDate]) {
+        self.totalGames = totalGames
+        self.dates = dates
+    }
 }
 
 package struct ScheduleDate: Codable, Sendable, Hashable {
     package var date: String
     package var games: [ScheduleGame]
+
+    package init(date: String, games: [ScheduleGame]) {
+        self.date = date
+        self.games = games
+    }
 }
 
 package struct ScheduleGame: Codable, Sendable, Hashable {
@@ -109,11 +151,44 @@ package struct ScheduleGame: Codable, Sendable, Hashable {
     package var linescore: Linescore?
     package var flags: GameFlags?
     package var broadcasts: [Broadcast]?
+
+    package init(
+        gamePk: Int, gameGuid: String? = nil, gameType: String? = nil, season: String? = nil, gameDate: String,
+        officialDate: String? = nil, status: GameStatus, teams: ScheduleTeams, doubleHeader: String? = nil,
+        gameNumber: Int? = nil, rescheduleDate: String? = nil, rescheduleGameDate: String? = nil,
+        rescheduledFrom: String? = nil, rescheduledFromDate: String? = nil, resumeDate: String? = nil,
+        resumedFrom: String? = nil, linescore: Linescore? = nil, flags: GameFlags? = nil, broadcasts: [Broadcast]? = nil
+    ) {
+        self.gamePk = gamePk
+        self.gameGuid = gameGuid
+        self.gameType = gameType
+        self.season = season
+        self.gameDate = gameDate
+        self.officialDate = officialDate
+        self.status = status
+        self.teams = teams
+        self.doubleHeader = doubleHeader
+        self.gameNumber = gameNumber
+        self.rescheduleDate = rescheduleDate
+        self.rescheduleGameDate = rescheduleGameDate
+        self.rescheduledFrom = rescheduledFrom
+        self.rescheduledFromDate = rescheduledFromDate
+        self.resumeDate = resumeDate
+        self.resumedFrom = resumedFrom
+        self.linescore = linescore
+        self.flags = flags
+        self.broadcasts = broadcasts
+    }
 }
 
 package struct ScheduleTeams: Codable, Sendable, Hashable {
     package var away: ScheduleTeam
     package var home: ScheduleTeam
+
+    package init(away: ScheduleTeam, home: ScheduleTeam) {
+        self.away = away
+        self.home = home
+    }
 }
 
 package struct ScheduleTeam: Codable, Sendable, Hashable {
@@ -121,6 +196,13 @@ package struct ScheduleTeam: Codable, Sendable, Hashable {
     package var score: Int?
     package var isWinner: Bool?
     package var probablePitcher: Person?
+
+    package init(team: Team, score: Int? = nil, isWinner: Bool? = nil, probablePitcher: Person? = nil) {
+        self.team = team
+        self.score = score
+        self.isWinner = isWinner
+        self.probablePitcher = probablePitcher
+    }
 }
 
 package struct GameFlags: Codable, Sendable, Hashable {
@@ -130,6 +212,18 @@ package struct GameFlags: Codable, Sendable, Hashable {
     package var awayTeamPerfectGame: Bool?
     package var homeTeamNoHitter: Bool?
     package var homeTeamPerfectGame: Bool?
+
+    package init(
+        noHitter: Bool? = nil, perfectGame: Bool? = nil, awayTeamNoHitter: Bool? = nil,
+        awayTeamPerfectGame: Bool? = nil, homeTeamNoHitter: Bool? = nil, homeTeamPerfectGame: Bool? = nil
+    ) {
+        self.noHitter = noHitter
+        self.perfectGame = perfectGame
+        self.awayTeamNoHitter = awayTeamNoHitter
+        self.awayTeamPerfectGame = awayTeamPerfectGame
+        self.homeTeamNoHitter = homeTeamNoHitter
+        self.homeTeamPerfectGame = homeTeamPerfectGame
+    }
 }
 
 /// One broadcast from the schedule's `broadcasts(all)` hydrate.
@@ -149,6 +243,27 @@ package struct Broadcast: Codable, Sendable, Hashable {
     package struct Availability: Codable, Sendable, Hashable {
         package var availabilityCode: String?
         package var availabilityText: String?
+
+        package init(availabilityCode: String? = nil, availabilityText: String? = nil) {
+            self.availabilityCode = availabilityCode
+            self.availabilityText = availabilityText
+        }
+    }
+
+    package init(
+        id: Int? = nil, name: String, type: String? = nil, callSign: String? = nil, language: String? = nil,
+        homeAway: String? = nil, isNational: Bool? = nil, availableForStreaming: Bool? = nil,
+        availability: Availability? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.type = type
+        self.callSign = callSign
+        self.language = language
+        self.homeAway = homeAway
+        self.isNational = isNational
+        self.availableForStreaming = availableForStreaming
+        self.availability = availability
     }
 }
 
@@ -160,6 +275,13 @@ package struct GameFeed: Codable, Sendable, Hashable {
     package var metaData: MetaData
     package var gameData: GameData
     package var liveData: LiveData
+
+    package init(gamePk: Int, metaData: MetaData, gameData: GameData, liveData: LiveData) {
+        self.gamePk = gamePk
+        self.metaData = metaData
+        self.gameData = gameData
+        self.liveData = liveData
+    }
 }
 
 package struct MetaData: Codable, Sendable, Hashable {
@@ -169,6 +291,13 @@ package struct MetaData: Codable, Sendable, Hashable {
     package var timeStamp: String
     package var gameEvents: [String]?
     package var logicalEvents: [String]?
+
+    package init(wait: Int? = nil, timeStamp: String, gameEvents: [String]? = nil, logicalEvents: [String]? = nil) {
+        self.wait = wait
+        self.timeStamp = timeStamp
+        self.gameEvents = gameEvents
+        self.logicalEvents = logicalEvents
+    }
 }
 
 package struct GameData: Codable, Sendable, Hashable {
@@ -178,6 +307,8 @@ package struct GameData: Codable, Sendable, Hashable {
     package var teams: FeedTeams
     package var probablePitchers: ProbablePitchers?
     package var flags: GameFlags?
+    /// Everyone on either roster, keyed "ID<person id>".
+    package var players: [String: Person]?
 
     package struct GameInfoBlock: Codable, Sendable, Hashable {
         package var pk: Int
@@ -185,22 +316,61 @@ package struct GameData: Codable, Sendable, Hashable {
         package var doubleHeader: String?
         package var gameNumber: Int?
         package var season: String?
+
+        package init(
+            pk: Int, type: String? = nil, doubleHeader: String? = nil, gameNumber: Int? = nil, season: String? = nil
+        ) {
+            self.pk = pk
+            self.type = type
+            self.doubleHeader = doubleHeader
+            self.gameNumber = gameNumber
+            self.season = season
+        }
     }
 
     package struct DateTimeBlock: Codable, Sendable, Hashable {
         package var dateTime: String?
         package var originalDate: String?
         package var officialDate: String?
+
+        package init(dateTime: String? = nil, originalDate: String? = nil, officialDate: String? = nil) {
+            self.dateTime = dateTime
+            self.originalDate = originalDate
+            self.officialDate = officialDate
+        }
     }
 
     package struct FeedTeams: Codable, Sendable, Hashable {
         package var away: Team
         package var home: Team
+
+        package init(away: Team, home: Team) {
+            self.away = away
+            self.home = home
+        }
     }
 
     package struct ProbablePitchers: Codable, Sendable, Hashable {
         package var away: Person?
         package var home: Person?
+
+        package init(away: Person? = nil, home: Person? = nil) {
+            self.away = away
+            self.home = home
+        }
+    }
+
+    package init(
+        game: GameInfoBlock, datetime: DateTimeBlock, status: GameStatus, teams: FeedTeams,
+        probablePitchers: ProbablePitchers? = nil, flags: GameFlags? = nil, players: [String: Person]? = nil
+    ) {
+        self.game = game
+        self.datetime = datetime
+        self.status = status
+        self.teams = teams
+        self.probablePitchers = probablePitchers
+        self.flags = flags
+        self.players = players
     }
 }
 
@@ -208,11 +378,22 @@ package struct LiveData: Codable, Sendable, Hashable {
     package var plays: Plays
     package var linescore: Linescore?
     package var boxscore: Boxscore?
+
+    package init(plays: Plays, linescore: Linescore? = nil, boxscore: Boxscore? = nil) {
+        self.plays = plays
+        self.linescore = linescore
+        self.boxscore = boxscore
+    }
 }
 
 package struct Plays: Codable, Sendable, Hashable {
     package var allPlays: [PlayRecord]
     package var currentPlay: PlayRecord?
+
+    package init(allPlays: [PlayRecord], currentPlay: PlayRecord? = nil) {
+        self.allPlays = allPlays
+        self.currentPlay = currentPlay
+    }
 }
 
 /// One plate appearance of `allPlays` (complete or in progress).
@@ -237,6 +418,20 @@ package struct PlayRecord: Codable, Sendable, Hashable {
         package var awayScore: Int?
         package var homeScore: Int?
         package var isOut: Bool?
+
+        package init(
+            type: String? = nil, event: String? = nil, eventType: String? = nil, description: String? = nil,
+            rbi: Int? = nil, awayScore: Int? = nil, homeScore: Int? = nil, isOut: Bool? = nil
+        ) {
+            self.type = type
+            self.event = event
+            self.eventType = eventType
+            self.description = description
+            self.rbi = rbi
+            self.awayScore = awayScore
+            self.homeScore = homeScore
+            self.isOut = isOut
+        }
     }
 
     package struct About: Codable, Sendable, Hashable {
@@ -251,6 +446,23 @@ package struct PlayRecord: Codable, Sendable, Hashable {
         package var isScoringPlay: Bool?
         package var hasReview: Bool?
         package var hasOut: Bool?
+
+        package init(
+            atBatIndex: Int, halfInning: String, isTopInning: Bool? = nil, inning: Int, startTime: String? = nil,
+            endTime: String? = nil, isComplete: Bool, isScoringPlay: Bool? = nil, hasReview: Bool? = nil,
+            hasOut: Bool? = nil
+        ) {
+            self.atBatIndex = atBatIndex
+            self.halfInning = halfInning
+            self.isTopInning = isTopInning
+            self.inning = inning
+            self.startTime = startTime
+            self.endTime = endTime
+            self.isComplete = isComplete
+            self.isScoringPlay = isScoringPlay
+            self.hasReview = hasReview
+            self.hasOut = hasOut
+        }
     }
 
     package struct Count: Codable, Sendable, Hashable {
@@ -258,6 +470,12 @@ package struct PlayRecord: Codable, Sendable, Hashable {
         package var strikes: Int
         /// Outs in the half-inning **after** the play.
         package var outs: Int
+
+        package init(balls: Int, strikes: Int, outs: Int) {
+            self.balls = balls
+            self.strikes = strikes
+            self.outs = outs
+        }
     }
 
     package struct Matchup: Codable, Sendable, Hashable {
@@ -266,6 +484,13 @@ package struct PlayRecord: Codable, Sendable, Hashable {
         package var pitcher: Person
         package var batSide: NamedCode?
         package var pitchHand: NamedCode?
+
+        package init(batter: Person, pitcher: Person, batSide: NamedCode? = nil, pitchHand: NamedCode? = nil) {
+            self.batter = batter
+            self.pitcher = pitcher
+            self.batSide = batSide
+            self.pitchHand = pitchHand
+        }
     }
 
     package struct Runner: Codable, Sendable, Hashable {
@@ -281,6 +506,18 @@ package struct PlayRecord: Codable, Sendable, Hashable {
             package var outBase: String?
             package var isOut: Bool?
             package var outNumber: Int?
+
+            package init(
+                originBase: String? = nil, start: String? = nil, end: String? = nil, outBase: String? = nil,
+                isOut: Bool? = nil, outNumber: Int? = nil
+            ) {
+                self.originBase = originBase
+                self.start = start
+                self.end = end
+                self.outBase = outBase
+                self.isOut = isOut
+                self.outNumber = outNumber
+            }
         }
 
         package struct Details: Codable, Sendable, Hashable {
@@ -293,7 +530,41 @@ package struct PlayRecord: Codable, Sendable, Hashable {
             package var rbi: Bool?
             package var earned: Bool?
             package var playIndex: Int?
+
+            package init(
+                event: String? = nil, eventType: String? = nil, movementReason: String? = nil, runner: Person,
+                responsiblePitcher: Person? = nil, isScoringEvent: Bool? = nil, rbi: Bool? = nil, earned: Bool? = nil,
+                playIndex: Int? = nil
+            ) {
+                self.event = event
+                self.eventType = eventType
+                self.movementReason = movementReason
+                self.runner = runner
+                self.responsiblePitcher = responsiblePitcher
+                self.isScoringEvent = isScoringEvent
+                self.rbi = rbi
+                self.earned = earned
+                self.playIndex = playIndex
+            }
         }
+
+        package init(movement: Movement, details: Details) {
+            self.movement = movement
+            self.details = details
+        }
+    }
+
+    package init(
+        result: Result, about: About, count: Count, matchup: Matchup, runners: [Runner],
+        playEvents: [Lenient<PlayEvent>], atBatIndex: Int? = nil
+    ) {
+        self.result = result
+        self.about = about
+        self.count = count
+        self.matchup = matchup
+        self.runners = runners
+        self.playEvents = playEvents
+        self.atBatIndex = atBatIndex
     }
 }
 
@@ -307,7 +578,7 @@ package struct PlayEvent: Codable, Sendable, Hashable {
     package var details: Details
     package var count: PlayRecord.Count?
     package var player: Person?
-    package var position: Position?
+    package var position: FieldPosition?
     package var replacedPlayer: Person?
     package var battingOrder: String?
     package var pitchData: PitchData?
@@ -324,24 +595,76 @@ package struct PlayEvent: Codable, Sendable, Hashable {
         package var isOut: Bool?
         /// The pitch type: a pitch's type always has a code.
         package var type: PitchType?
+
+        package init(
+            description: String? = nil, event: String? = nil, eventType: String? = nil, call: NamedCode? = nil,
+            code: String? = nil, isInPlay: Bool? = nil, isStrike: Bool? = nil, isBall: Bool? = nil, isOut: Bool? = nil,
+            type: PitchType? = nil
+        ) {
+            self.description = description
+            self.event = event
+            self.eventType = eventType
+            self.call = call
+            self.code = code
+            self.isInPlay = isInPlay
+            self.isStrike = isStrike
+            self.isBall = isBall
+            self.isOut = isOut
+            self.type = type
+        }
     }
 
     package struct PitchType: Codable, Sendable, Hashable {
         package var code: String
         package var description: String?
+
+        package init(code: String, description: String? = nil) {
+            self.code = code
+            self.description = description
+        }
     }
 
     package struct PitchData: Codable, Sendable, Hashable {
         package var startSpeed: Double?
         package var endSpeed: Double?
         package var zone: Int?
+
+        package init(startSpeed: Double? = nil, endSpeed: Double? = nil, zone: Int? = nil) {
+            self.startSpeed = startSpeed
+            self.endSpeed = endSpeed
+            self.zone = zone
+        }
+    }
+
+    package init(
+        index: Int, type: String, isPitch: Bool? = nil, isSubstitution: Bool? = nil, details: Details,
+        count: PlayRecord.Count? = nil, player: Person? = nil, position: FieldPosition? = nil,
+        replacedPlayer: Person? = nil, battingOrder: String? = nil, pitchData: PitchData? = nil
+    ) {
+        self.index = index
+        self.type = type
+        self.isPitch = isPitch
+        self.isSubstitution = isSubstitution
+        self.details = details
+        self.count = count
+        self.player = player
+        self.position = position
+        self.replacedPlayer = replacedPlayer
+        self.battingOrder = battingOrder
+        self.pitchData = pitchData
     }
 }
 
-package struct Position: Codable, Sendable, Hashable {
+package struct FieldPosition: Codable, Sendable, Hashable {
     package var code: String?
     package var name: String?
     package var abbreviation: String?
+
+    package init(code: String? = nil, name: String? = nil, abbreviation: String? = nil) {
+        self.code = code
+        self.name = name
+        self.abbreviation = abbreviation
+    }
 }
 
 /// `liveData.linescore` (also `v1/game/{pk}/linescore`).
@@ -359,6 +682,11 @@ package struct Linescore: Codable, Sendable, Hashable {
     package struct Teams: Codable, Sendable, Hashable {
         package var home: Line
         package var away: Line
+
+        package init(home: Line, away: Line) {
+            self.home = home
+            self.away = away
+        }
     }
 
     /// A team's line: `hits` are hits **by** its batters.
@@ -367,6 +695,28 @@ package struct Linescore: Codable, Sendable, Hashable {
         package var hits: Int?
         package var errors: Int?
         package var leftOnBase: Int?
+
+        package init(runs: Int? = nil, hits: Int? = nil, errors: Int? = nil, leftOnBase: Int? = nil) {
+            self.runs = runs
+            self.hits = hits
+            self.errors = errors
+            self.leftOnBase = leftOnBase
+        }
+    }
+
+    package init(
+        currentInning: Int? = nil, inningState: String? = nil, inningHalf: String? = nil, isTopInning: Bool? = nil,
+        scheduledInnings: Int? = nil, teams: Teams? = nil, outs: Int? = nil, balls: Int? = nil, strikes: Int? = nil
+    ) {
+        self.currentInning = currentInning
+        self.inningState = inningState
+        self.inningHalf = inningHalf
+        self.isTopInning = isTopInning
+        self.scheduledInnings = scheduledInnings
+        self.teams = teams
+        self.outs = outs
+        self.balls = balls
+        self.strikes = strikes
     }
 }
 
@@ -377,6 +727,11 @@ package struct Boxscore: Codable, Sendable, Hashable {
     package struct Teams: Codable, Sendable, Hashable {
         package var away: TeamBox
         package var home: TeamBox
+
+        package init(away: TeamBox, home: TeamBox) {
+            self.away = away
+            self.home = home
+        }
     }
 
     package struct TeamBox: Codable, Sendable, Hashable {
@@ -386,13 +741,36 @@ package struct Boxscore: Codable, Sendable, Hashable {
         package var battingOrder: [Int]?
         /// Keyed "ID<person id>".
         package var players: [String: Player]?
+
+        package init(team: Team, pitchers: [Int], battingOrder: [Int]? = nil, players: [String: Player]? = nil) {
+            self.team = team
+            self.pitchers = pitchers
+            self.battingOrder = battingOrder
+            self.players = players
+        }
     }
 
     package struct Player: Codable, Sendable, Hashable {
         package var person: Person
-        package var position: Position?
+        package var position: FieldPosition?
+        /// Every position played, in order: the first is where he started.
+        package var allPositions: [FieldPosition]?
         /// "100" for the first slot's starter, "101" for its first substitute...
         package var battingOrder: String?
+
+        package init(
+            person: Person, position: FieldPosition? = nil, allPositions: [FieldPosition]? = nil,
+            battingOrder: String? = nil
+        ) {
+            self.person = person
+            self.position = position
+            self.allPositions = allPositions
+            self.battingOrder = battingOrder
+        }
+    }
+
+    package init(teams: Teams) {
+        self.teams = teams
     }
 }
 
@@ -459,6 +837,11 @@ package struct PushMessage: Codable, Sendable, Hashable {
 package struct PlayByPlay: Codable, Sendable, Hashable {
     package var allPlays: [PlayRecord]
     package var currentPlay: PlayRecord?
+
+    package init(allPlays: [PlayRecord], currentPlay: PlayRecord? = nil) {
+        self.allPlays = allPlays
+        self.currentPlay = currentPlay
+    }
 }
 
 /// Problems with a Stats API response that are not JSON syntax or a missing field.

@@ -107,3 +107,18 @@ import Testing
         #expect(try JSONPointer("").tokens.isEmpty)
     }
 }
+
+/// The diff the fake Stats API sends applies and reproduces the newer document.
+@Suite struct JSONDiffTests {
+    @Test func theDiffBetweenTwoRecordedSnapshotsTurnsOneIntoTheOther() throws {
+        let a = try RecordedResponseTests.document("gumbo-746139-snapshot-a.json")
+        let b = try RecordedResponseTests.document("gumbo-746139-snapshot-b.json")
+        let patch = JSONPatch.diff(from: a, to: b)
+        #expect(!patch.operations.isEmpty)
+        #expect(try patch.applied(to: a) == b)
+        // Through its JSON form, as the fake sends it.
+        #expect(try JSONPatch(patch.document).applied(to: a) == b)
+        #expect(JSONPatch.diff(from: b, to: b).operations.isEmpty)
+        #expect(try JSONPatch.diff(from: b, to: a).applied(to: b) == a)
+    }
+}

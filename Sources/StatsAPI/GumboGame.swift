@@ -1,0 +1,360 @@
+import Alerts
+import Baseball
+import Foundation
+
+/// A live feed read as the engine reads every game: the starters, then the updates — plays (a
+/// stolen base or wild pitch within a plate appearance is a play of its own, as Retrosheet writes
+/// it) and substitutions — so that a game from the Stats API and the same game from Retrosheet give
+/// the same bids and moments.
+///
+/// Only what has happened is read: completed plate appearances, and within the one in progress
+/// the substitutions and base-running plays already made. Reading stops at the first play the
+/// engine cannot accept (an unknown event type, a runner who is not on base, a batter who is not
+/// in the lineup): the updates before it stand, and `problems` says what and where. Pure.
+package struct GumboGame: Sendable {
+    package var gamePk: Int
+    /// Retrosheet's form: home team code, official date, game number (0, or 1 and 2 in a
+    /// doubleheader).
+    package var gameID: String
+    package var info: GameInfo
+    package var starters: [Appearance]
+    package var updates: [GameUpdate]
+    package var status: GameStatus
+    package var scheduledInnings: Int
+    /// The feed's timecode.
+    package var timeStamp: String
+    /// Play events that did not decode and the play that could not be read, each with its place.
+    package var problems: [String]
+
+    /// Whether the game is over and its bids can be settled.
+    package var isFinal: Bool { status.phase == .final }
+
+    /// Reads `feed`. Throws only when the game itself cannot be identified (teams, lineups).
+    package init(_ feed: GameFeed) throws(StatsAPIError) {
+        gamePk = feed.gamePk
+        status = feed.gameData.status
+        timeStamp = feed.metaData.timeStamp
+        scheduledInnings = feed.liveData.linescore?.scheduledInnings ?? 9
+        let teams = feed.gameData.teams
+        guard let home = MLBTeam.id(teams.home.id), let away = MLBTeam.id(teams.away.id) else {
+            throw .unexpectedShape(
+                "game \(feed.gamePk): team \(teams.away.id) or \(teams.home.id) is not a major league club")
+        }
+        let date = feed.gameData.datetime.officialDate ?? feed.gameData.datetime.originalDate ?? ""
+        let number =
+            feed.gameData.game.doubleHeader.map { $0 == "N" } ?? true ? 0 : (feed.gameData.game.gameNumber ?? 1)
+        gameID = home.retrosheet + date.replacingOccurrences(of: "-", with: "") + "\(number)"
+        var names: [String: String] = [:]
+        for person in (feed.gameData.players ?? [:]).values {
+            if let name = person.fullName { names["\(person.id)"] = name }
+        }
+        info = GameInfo(
+            id: gameID, date: date,
+            away: .init(
+                code: away.retrosheet, name: teams.away.name ?? away.abbreviation,
+                nickname: teams.away.teamName ?? teams.away.name ?? away.abbreviation),
+            home: .init(
+                code: home.retrosheet, name: teams.home.name ?? home.abbreviation,
+                nickname: teams.home.teamName ?? teams.home.name ?? home.abbreviation),
+            players: names)
+        problems = []
+        starters = []
+        updates = []
+        guard let box = feed.liveData.boxscore else {
+            // Before the lineups are out there is nothing to follow.
+            return
+        }
+        starters = try Self.starters(box, gamePk: feed.gamePk)
+        read(feed.liveData.plays.allPlays)
+    }
+
+    // MARK: Lineups
+
+    static func starters(_ box: Boxscore, gamePk: Int) throws(StatsAPIError) -> [Appearance] {
+        var starters: [Appearance] = []
+        for side in Side.allCases {
+            let team = side == .away ? box.teams.away : box.teams.home
+            let players = team.players ?? [:]
+            var startingPitcher: Int?
+            for player in players.values {
+                guard let order = player.battingOrder, let number = Int(order), number % 100 == 0,
+                    (1...9).contains(number / 100)
+                else { continue }
+                let position = Self.position(player.allPositions?.first?.code ?? player.position?.code)
+                guard let id = PlayerID(String(player.person.id)), position > 0 else {
+                    throw .unexpectedShape("game \(gamePk): starter \(player.person.id) has no position")
+                }
+                starters.append(
+                    Appearance(player: id, side: side, battingSlot: UInt8(number / 100), position: position))
+                if position == Position.pitcher { startingPitcher = player.person.id }
+            }
+            // With a designated hitter the starting pitcher does not bat.
+            if startingPitcher == nil, let first = team.pitchers.first, let id = PlayerID(String(first)) {
+                starters.append(Appearance(player: id, side: side, battingSlot: 0, position: Position.pitcher))
+            }
+        }
+        let slots = Set(starters.filter { $0.battingSlot > 0 }.map { "\($0.side)\($0.battingSlot)" })
+        guard slots.count == 18 else {
+            throw .unexpectedShape("game \(gamePk): the boxscore's starting lineups fill \(slots.count) of 18 slots")
+        }
+        return starters.sorted { ($0.side.rawValue, $0.battingSlot) < ($1.side.rawValue, $1.battingSlot) }
+    }
+
+    /// The Stats API's position code ("1"-"9", "10" DH, "11" PH, "12" PR), as the engine numbers
+    /// them (the same numbering as Retrosheet); 0 when unknown.
+    static func position(_ code: String?) -> UInt8 {
+        guard let code, let number = UInt8(code), (1...12).contains(number) else { return 0 }
+        return number
+    }
+
+    // MARK: Plays
+
+    /// Reads plate appearances in order, checking each update against the engine.
+    mutating func read(_ plays: [PlayRecord]) {
+        var state = GameState(starters: starters)
+        for record in plays.sorted(by: { $0.about.atBatIndex < $1.about.atBatIndex }) {
+            for problem in record.malformedEvents {
+                problems.append("play \(record.about.atBatIndex) (inning \(record.about.inning)): \(problem)")
+            }
+            do {
+                let produced = try Self.updates(of: record, state: state, scheduledInnings: scheduledInnings)
+                var next = state
+                for update in produced { try next.apply(update) }
+                state = next
+                updates += produced
+            } catch {
+                problems.append(
+                    "play \(record.about.atBatIndex) (inning \(record.about.inning) \(record.about.halfInning)): \(error)"
+                )
+                return
+            }
+            if !record.about.isComplete { return }
+        }
+    }
+
+    package enum ReadError: Error, CustomStringConvertible {
+        case unknownEvent(String)
+        case badBase(String)
+        case badPlayer(Int)
+        case engine(GameStateError)
+
+        package var description: String {
+            switch self {
+            case .unknownEvent(let type): "event type '\(type)' is not one the service knows"
+            case .badBase(let base): "'\(base)' is not a base"
+            case .badPlayer(let id): "player id \(id) does not fit"
+            case .engine(let error): "the play does not fit the game: \(error)"
+            }
+        }
+    }
+
+    /// One plate appearance as updates: a placeholder and the substitution for each substitution
+    /// event, a play for each base-running group before the end, and the plate appearance's own
+    /// play once complete.
+    static func updates(of record: PlayRecord, state: GameState, scheduledInnings: Int) throws -> [GameUpdate] {
+        let inning = record.about.inning
+        let battingSide: Side = record.about.halfInning == "bottom" ? .home : .away
+        guard let finalBatter = PlayerID(String(record.matchup.batter.id)) else {
+            throw ReadError.badPlayer(record.matchup.batter.id)
+        }
+        let events = record.playEvents.compactMap(\.value).sorted { $0.index < $1.index }
+        // A pinch hitter takes over the plate appearance: before him, it was the man he replaced.
+        let pinchHitter = events.first {
+            $0.isSubstitution == true && $0.player?.id == record.matchup.batter.id
+                && position($0.position?.code) == Position.pinchHitter
+        }
+        func batter(at index: Int) -> PlayerID {
+            if let pinchHitter, index < pinchHitter.index, let replaced = pinchHitter.replacedPlayer,
+                let id = PlayerID(String(replaced.id))
+            {
+                return id
+            }
+            return finalBatter
+        }
+        func count(_ count: PlayRecord.Count?) -> PitchCount? {
+            count.map { PitchCount(balls: UInt8(clamping: $0.balls), strikes: UInt8(clamping: $0.strikes)) }
+        }
+
+        // Runner movements by the event they belong to.
+        var groups: [Int: [PlayRecord.Runner]] = [:]
+        for runner in record.runners { groups[runner.details.playIndex ?? Int.max, default: []].append(runner) }
+        let lastIndex = events.last?.index ?? 0
+        let finalGroupIndex = record.about.isComplete ? (groups.keys.max() ?? lastIndex) : nil
+
+        var updates: [GameUpdate] = []
+        var state = state
+        // The automatic runner of an extra inning: written as a "runner_placed" movement, put on
+        // base before the next play.
+        var placed: (PlayerID, Int)?
+        func emit(_ update: GameUpdate) throws {
+            do {
+                try state.apply(update)
+            } catch {
+                throw ReadError.engine(error)
+            }
+            updates.append(update)
+        }
+        func play(_ type: String, runners: [PlayRecord.Runner], at index: Int, count eventCount: PlayRecord.Count?)
+            throws
+        {
+            var update = PlayUpdate(
+                inning: inning, battingSide: battingSide, batter: batter(at: index), count: count(eventCount),
+                play: try Self.play(type, runners: runners))
+            if let runner = placed {
+                update.placedRunner = runner
+                placed = nil
+            } else if inning > scheduledInnings, state.inning != inning || state.battingSide != battingSide,
+                let runner = runners.first(where: { $0.movement.originBase == "2B" }),
+                let id = PlayerID(String(runner.details.runner.id))
+            {
+                // No placement written, but a runner starts the half on second.
+                update.placedRunner = (id, 2)
+            }
+            try emit(.play(update))
+        }
+
+        for event in events {
+            if event.isSubstitution == true, let player = event.player {
+                guard let id = PlayerID(String(player.id)) else { throw ReadError.badPlayer(player.id) }
+                try emit(
+                    .play(
+                        PlayUpdate(
+                            inning: inning, battingSide: battingSide, batter: batter(at: event.index),
+                            count: count(event.count), play: nil)))
+                let type = event.details.eventType ?? ""
+                let fielding = battingSide.opponent
+                let side: Side
+                switch type {
+                case "pitching_substitution", "defensive_substitution", "defensive_switch": side = fielding
+                case "offensive_substitution": side = battingSide
+                default:
+                    // Decide by who he replaces, or by the position.
+                    side = position(event.position?.code) >= Position.pinchHitter ? battingSide : fielding
+                }
+                let code = position(event.position?.code)
+                var slot: UInt8
+                if let order = event.battingOrder, let number = Int(order), (1...9).contains(number / 100) {
+                    slot = UInt8(number / 100)
+                } else if code == Position.pitcher {
+                    // A pitcher without a batting slot takes the slot of the one he replaces.
+                    let current = state.fielder(1, of: side)
+                    slot = UInt8(state.battingSlot(of: current, side: side) ?? 0)
+                } else if let replaced = event.replacedPlayer, let replacedID = PlayerID(String(replaced.id)) {
+                    slot = UInt8(state.battingSlot(of: replacedID, side: side) ?? 0)
+                } else {
+                    slot = UInt8(state.battingSlot(of: id, side: side) ?? 0)
+                }
+                if code == Position.pitcher, state.lineup(side).designatedHitterSlot != 0,
+                    event.battingOrder == nil
+                {
+                    slot = 0
+                }
+                try emit(.substitution(Appearance(player: id, side: side, battingSlot: slot, position: code)))
+                continue
+            }
+            guard let runners = groups[event.index], event.index != finalGroupIndex else { continue }
+            let type = runners.first?.details.eventType ?? event.details.eventType ?? ""
+            if type == "runner_placed" {
+                guard let runner = runners.first, let id = PlayerID(String(runner.details.runner.id)) else { continue }
+                placed = (id, try base(runner.movement.end))
+                continue
+            }
+            try play(type, runners: runners, at: event.index, count: event.count)
+        }
+        if let finalGroupIndex {
+            guard let type = record.result.eventType else { throw ReadError.unknownEvent("(none)") }
+            try play(type, runners: groups[finalGroupIndex] ?? [], at: finalGroupIndex, count: record.count)
+        }
+        return updates
+    }
+
+    /// A play from an event type and the runners' movements on it.
+    static func play(_ type: String, runners: [PlayRecord.Runner]) throws -> Play {
+        guard let eventType = eventType(type) else { throw ReadError.unknownEvent(type) }
+        var play = Play(eventType: eventType)
+        // Several movements of one runner on one play chain: the first start, the last end.
+        var byRunner: [Int: (start: Int, end: Destination, out: Bool)] = [:]
+        var order: [Int] = []
+        for runner in runners {
+            let id = runner.details.runner.id
+            let start = try base(runner.movement.start)
+            let out = runner.movement.isOut == true
+            let end: Destination
+            switch runner.movement.end {
+            case nil: end = .none
+            case "score": end = .home
+            case let base?: end = .base(try Self.base(base))
+            }
+            if let known = byRunner[id] {
+                byRunner[id] = (known.start, out ? .none : end, known.out || out)
+            } else {
+                byRunner[id] = (start, out ? .none : end, out)
+                order.append(id)
+            }
+        }
+        for id in order {
+            guard let movement = byRunner[id] else { continue }
+            if movement.out {
+                play.putOuts.insert(.at(movement.start))
+                play.advances[movement.start] = .none
+            } else {
+                play.advances[movement.start] = movement.end
+            }
+        }
+        // A plate appearance that ends with the batter safe but no movement written: first base.
+        if eventType.endsPlateAppearance && !play.putOuts.contains(.batter) && play.advances.batter == .none {
+            switch eventType {
+            case .strikeout, .genericOut: play.putOuts.insert(.batter)
+            case .double: play.advances.batter = .second
+            case .triple: play.advances.batter = .third
+            case .homeRun: play.advances.batter = .home
+            default: play.advances.batter = .first
+            }
+        }
+        if eventType == .fieldersChoice && play.putOuts.isEmpty == false { play.fieldersChoiceOuts = play.putOuts }
+        return play
+    }
+
+    /// "1B" → 1; nil (the batter) → 0.
+    static func base(_ text: String?) throws -> Int {
+        switch text {
+        case nil: 0
+        case "1B": 1
+        case "2B": 2
+        case "3B": 3
+        case let other?: throw ReadError.badBase(other)
+        }
+    }
+
+    /// The Stats API's `eventType` as the engine's (Retrosheet's) event type; nil when unknown.
+    package static func eventType(_ type: String) -> EventType? {
+        switch type {
+        case "single": .single
+        case "double": .double
+        case "triple": .triple
+        case "home_run": .homeRun
+        case "walk": .walk
+        case "intent_walk": .intentionalWalk
+        case "hit_by_pitch": .hitByPitch
+        case "strikeout", "strikeout_double_play", "strikeout_triple_play", "strike_out": .strikeout
+        case "field_error": .error
+        case "catcher_interf", "batter_interference", "fan_interference": .interference
+        case "fielders_choice", "fielders_choice_out": .fieldersChoice
+        case "field_out", "force_out", "grounded_into_double_play", "grounded_into_triple_play", "double_play",
+            "triple_play", "sac_fly", "sac_bunt", "sac_fly_double_play", "sac_bunt_double_play", "other_out",
+            "runner_double_play", "runner_triple_play":
+            .genericOut
+        case let stolen where stolen.hasPrefix("stolen_base"): .stolenBase
+        case let caught where caught.hasPrefix("caught_stealing") || caught.hasPrefix("pickoff_caught_stealing"):
+            .caughtStealing
+        case let error where error.hasPrefix("pickoff_error"): .pickoffError
+        case let pickoff where pickoff.hasPrefix("pickoff"): .pickoff
+        case "wild_pitch": .wildPitch
+        case "passed_ball": .passedBall
+        case "balk": .balk
+        case "defensive_indiff": .defensiveIndifference
+        case "other_advance", "error": .otherAdvance
+        default: nil
+        }
+    }
+}

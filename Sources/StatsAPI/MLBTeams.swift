@@ -1,0 +1,32 @@
+/// The thirty clubs: the Stats API's team id, its abbreviation, and Retrosheet's team code, so a
+/// game read from either source gets the same id (`CHA202008250`) and the same moments.
+package struct MLBTeam: Sendable, Hashable {
+    package var id: Int
+    package var abbreviation: String
+    package var retrosheet: String
+
+    package static let all: [MLBTeam] = [
+        .init(id: 108, abbreviation: "LAA", retrosheet: "ANA"), .init(id: 109, abbreviation: "AZ", retrosheet: "ARI"),
+        .init(id: 110, abbreviation: "BAL", retrosheet: "BAL"), .init(id: 111, abbreviation: "BOS", retrosheet: "BOS"),
+        .init(id: 112, abbreviation: "CHC", retrosheet: "CHN"), .init(id: 113, abbreviation: "CIN", retrosheet: "CIN"),
+        .init(id: 114, abbreviation: "CLE", retrosheet: "CLE"), .init(id: 115, abbreviation: "COL", retrosheet: "COL"),
+        .init(id: 116, abbreviation: "DET", retrosheet: "DET"), .init(id: 117, abbreviation: "HOU", retrosheet: "HOU"),
+        .init(id: 118, abbreviation: "KC", retrosheet: "KCA"), .init(id: 119, abbreviation: "LAD", retrosheet: "LAN"),
+        .init(id: 120, abbreviation: "WSH", retrosheet: "WAS"), .init(id: 121, abbreviation: "NYM", retrosheet: "NYN"),
+        .init(id: 133, abbreviation: "ATH", retrosheet: "OAK"), .init(id: 134, abbreviation: "PIT", retrosheet: "PIT"),
+        .init(id: 135, abbreviation: "SD", retrosheet: "SDN"), .init(id: 136, abbreviation: "SEA", retrosheet: "SEA"),
+        .init(id: 137, abbreviation: "SF", retrosheet: "SFN"), .init(id: 138, abbreviation: "STL", retrosheet: "SLN"),
+        .init(id: 139, abbreviation: "TB", retrosheet: "TBA"), .init(id: 140, abbreviation: "TEX", retrosheet: "TEX"),
+        .init(id: 141, abbreviation: "TOR", retrosheet: "TOR"), .init(id: 142, abbreviation: "MIN", retrosheet: "MIN"),
+        .init(id: 143, abbreviation: "PHI", retrosheet: "PHI"), .init(id: 144, abbreviation: "ATL", retrosheet: "ATL"),
+        .init(id: 145, abbreviation: "CWS", retrosheet: "CHA"), .init(id: 146, abbreviation: "MIA", retrosheet: "MIA"),
+        .init(id: 147, abbreviation: "NYY", retrosheet: "NYA"), .init(id: 158, abbreviation: "MIL", retrosheet: "MIL"),
+    ]
+
+    private static let byID = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
+    private static let byRetrosheet = Dictionary(uniqueKeysWithValues: all.map { ($0.retrosheet, $0) })
+
+    package static func id(_ id: Int) -> MLBTeam? { byID[id] }
+
+    package static func retrosheet(_ code: String) -> MLBTeam? { byRetrosheet[code] }
+}

@@ -1,0 +1,98 @@
+import Alerts
+import Baseball
+import FakeStatsAPI
+import Foundation
+import Pipeline
+import TestSupport
+import Testing
+
+@testable import StatsAPI
+
+/// A game read from the Stats API gives the same bids and moments as the same game read from
+/// Retrosheet: each Retrosheet game is written as GUMBO (as `nohit fake-statsapi` serves it), sent
+/// through JSON, read back by `GumboGame`, and replayed in the engine.
+@Suite struct RetrosheetEquivalenceTests {
+    /// A Retrosheet moment with its players named as the fake Stats API names them.
+    static func translated(_ moment: Moment, people: GumboWriter.People) -> Moment {
+        var moment = moment
+        // A pitching change's id ends with the new pitcher's id.
+        if let last = moment.id.split(separator: "-").last, let player = PlayerID(String(last)),
+            people.id(player) != 0
+        {
+            moment.id = String(moment.id.dropLast(last.count)) + "\(people.statsAPIPlayer(player))"
+        }
+        moment.pitchers = moment.pitchers.map(people.statsAPIPlayer)
+        moment.batter = moment.batter.map(people.statsAPIPlayer)
+        return moment
+    }
+
+    static func compare(_ game: ReplayGame, people: GumboWriter.People) throws -> (
+        retrosheet: [Moment], statsAPI: [Moment], problems: [String]
+    ) {
+        let expected = try GameMonitor.replay(
+            gameID: game.record.id, starters: game.record.startingAppearances,
+            homeBatsFirst: game.record.homeBatsFirst, updates: game.updates.map(\.update),
+            finalInnings: game.record.scheduledInnings
+        ).moments.map { translated($0, people: people) }
+        let feed = GumboWriter.feed(game, at: game.end.addingTimeInterval(3600), people: people)
+        let decoded = try JSONDecoder().decode(GameFeed.self, from: try JSONEncoder().encode(feed))
+        let gumbo = try GumboGame(decoded)
+        #expect(gumbo.gameID == game.record.id)
+        let actual = try GameMonitor.replay(
+            gameID: gumbo.gameID, starters: gumbo.starters, homeBatsFirst: false, updates: gumbo.updates,
+            finalInnings: gumbo.isFinal ? gumbo.scheduledInnings : nil
+        ).moments
+        return (expected, actual, gumbo.problems)
+    }
+
+    @Test func everyGameOfGiolitosDayGivesTheSameMoments() throws {
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [SharedData.path("retrosheet")])
+        #expect(games.count == 16)
+        let people = GumboWriter.People(games: games)
+        var total = 0
+        for game in games {
+            let (expected, actual, problems) = try Self.compare(game, people: people)
+            #expect(problems.isEmpty, "\(game.record.id): \(problems)")
+            #expect(actual == expected, "\(game.record.id)")
+            total += expected.count
+        }
+        #expect(total == 11)
+    }
+}
+
+/// The same over every game of a season, when asked (`NOHIT_EQUIVALENCE_SEASON=2020`): slow in a
+/// debug build, so not part of the default run.
+@Suite struct SeasonEquivalenceTests {
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["NOHIT_EQUIVALENCE_SEASON"] != nil))
+    func everyGameOfTheSeasonGivesTheSameMoments() throws {
+        let season = ProcessInfo.processInfo.environment["NOHIT_EQUIVALENCE_SEASON"] ?? "2020"
+        let folder = SharedData.path("retrosheet/\(season)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        var dates = Set<String>()
+        for file in files where file.hasSuffix(".EVA") || file.hasSuffix(".EVN") {
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .isoLatin1)
+            for line in text.split(separator: "\n") where line.hasPrefix("info,date,") {
+                dates.insert(
+                    line.dropFirst(10).replacingOccurrences(of: "/", with: "-").trimmingCharacters(
+                        in: .whitespacesAndNewlines))
+            }
+        }
+        var games = 0
+        var mismatched: [String] = []
+        for date in dates.sorted() {
+            let day = try ReplaySchedule.games(on: date, data: [SharedData.path("retrosheet")])
+            let people = GumboWriter.People(games: day)
+            for game in day {
+                games += 1
+                let (expected, actual, problems) = try RetrosheetEquivalenceTests.compare(game, people: people)
+                if actual != expected || !problems.isEmpty {
+                    let difference = zip(expected, actual).first { $0 != $1 }.map { "\($0.0) ≠ \($0.1)" } ?? ""
+                    mismatched.append(
+                        "\(game.record.id) \(problems.prefix(2)) \(expected.count)/\(actual.count) \(difference)")
+                }
+            }
+        }
+        #expect(mismatched.isEmpty, "\(mismatched.count) of \(games): \(mismatched.prefix(20))")
+        print("season \(season): \(games) games, \(mismatched.count) mismatched")
+    }
+}
