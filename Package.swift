@@ -82,14 +82,30 @@ let package = Package(
             dependencies: ["Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // MLB's Stats API: wire types, JSON Patch, GUMBO → game updates, the poller.
-        .target(name: "StatsAPI", dependencies: ["Alerts", "Baseball"]),
+        .target(
+            name: "StatsAPI",
+            dependencies: [
+                "Alerts", "Baseball",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // `nohit fake-statsapi`: Retrosheet games served as the Stats API would show them.
-        .target(name: "FakeStatsAPI", dependencies: ["Alerts", "Baseball", "Pipeline", "Retrosheet", "StatsAPI"]),
+        .target(
+            name: "FakeStatsAPI",
+            dependencies: [
+                "Alerts", "Baseball", "Pipeline", "Retrosheet", "StatsAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // `nohit serve`: the JSON API, the live stream and the live board, on Hummingbird.
         .target(
             name: "Server",
             dependencies: [
-                "Alerts", "Baseball", "Delivery", "Pipeline", "Retrosheet", "Storage",
+                "Alerts", "Baseball", "Delivery", "Pipeline", "Retrosheet", "StatsAPI", "Storage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -112,10 +128,13 @@ let package = Package(
                 "Baseball",
                 "Delivery",
                 "FakeProviders",
+                "FakeStatsAPI",
                 "Pipeline",
                 "Retrosheet",
+                "StatsAPI",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -158,7 +177,13 @@ let package = Package(
         ),
         .testTarget(
             name: "StatsAPITests",
-            dependencies: ["StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Pipeline", "Retrosheet", "TestSupport"]),
+            dependencies: [
+                "StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Pipeline", "Retrosheet", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Alerts", "Baseball"]),
         .testTarget(
             name: "PipelineTests",

@@ -65,7 +65,9 @@ package enum MomentDetector {
                     }
                 }
             }
-        } else if before.isHitless, let hit = after.firstHit, hit.outsBefore >= Moment.notableOuts {
+        } else if before.isHitless, let hit = after.firstHit, max(before.outs, hit.outsBefore) >= Moment.notableOuts {
+            // A notable bid is broken up by a hit now, or by an earlier play re-scored as a hit
+            // (then the hit's outs are fewer than the bid had reached).
             add(.brokenUp, outs: hit.outsBefore, batter: hit.batter, eventType: hit.eventType)
         }
 

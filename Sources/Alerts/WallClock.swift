@@ -50,6 +50,9 @@ package final class ManualWallClock: WallClock {
 
     package func advance(by interval: TimeInterval) { advance(to: now().addingTimeInterval(interval)) }
 
+    /// Tasks waiting in `sleep(until:)` now (tests wait for a loop to go back to sleep).
+    package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
     package func sleep(until date: Date) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1

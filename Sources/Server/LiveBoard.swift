@@ -55,26 +55,36 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
 /// The day's games as they stand, fed by the replay (or later a live source), read by the API.
 package final class LiveBoard: Sendable {
     private let games: Mutex<[String: GameSnapshot]>
-    private let order: [String]
 
-    package init(games: [ReplayGame]) {
+    package init(games: [ReplayGame] = []) {
         var snapshots: [String: GameSnapshot] = [:]
         for game in games {
-            snapshots[game.record.id] = GameSnapshot(
-                id: game.record.id, date: game.info.date, startTime: game.start, status: .scheduled,
-                away: .init(code: game.info.away.code, name: game.info.away.name, runs: 0),
-                home: .init(code: game.info.home.code, name: game.info.home.name, runs: 0), inning: 1, half: "top",
-                outs: 0, bids: [], broadcasts: game.info.broadcasts.map(\.name), updatedAt: game.start)
+            snapshots[game.record.id] = Self.scheduled(game.info, start: game.start)
         }
         self.games = Mutex(snapshots)
-        self.order = games.sorted { ($0.start, $0.record.id) < ($1.start, $1.record.id) }.map(\.record.id)
+    }
+
+    static func scheduled(_ info: GameInfo, start: Date) -> GameSnapshot {
+        GameSnapshot(
+            id: info.id, date: info.date, startTime: start, status: .scheduled,
+            away: .init(code: info.away.code, name: info.away.name, runs: 0),
+            home: .init(code: info.home.code, name: info.home.name, runs: 0), inning: 1, half: "top",
+            outs: 0, bids: [], broadcasts: info.broadcasts.map(\.name), updatedAt: start)
     }
 
     /// Records a replay step and returns the game's new snapshot.
     @discardableResult
     package func apply(_ step: DayReplay.Step) -> GameSnapshot {
-        let info = step.game.info
-        let state = step.state
+        apply(
+            info: step.game.info, start: step.game.start, state: step.state, bids: step.bids,
+            isFinished: step.isFinished, at: step.time)
+    }
+
+    /// Records a game as it stands (from any source) and returns its new snapshot.
+    @discardableResult
+    package func apply(
+        info: GameInfo, start: Date, state: GameState, bids: PerSide<NoHitBid>, isFinished: Bool, at time: Date
+    ) -> GameSnapshot {
         func bid(_ bid: NoHitBid) -> GameSnapshot.Bid {
             let team = bid.pitchingSide == .home ? info.home.code : info.away.code
             let status: String
@@ -92,21 +102,28 @@ package final class LiveBoard: Sendable {
                 status: status)
         }
         let snapshot = GameSnapshot(
-            id: step.game.record.id, date: info.date, startTime: step.game.start,
-            status: step.isFinished ? .final : .live,
+            id: info.id, date: info.date, startTime: start,
+            status: isFinished ? .final : .live,
             away: .init(code: info.away.code, name: info.away.name, runs: state.score.away),
             home: .init(code: info.home.code, name: info.home.name, runs: state.score.home), inning: state.inning,
             half: state.battingSide == .away ? "top" : "bottom", outs: state.outs,
             // The home side pitches to the away batters first.
-            bids: [bid(step.bids.home), bid(step.bids.away)], broadcasts: info.broadcasts.map(\.name),
-            updatedAt: step.time)
+            bids: [bid(bids.home), bid(bids.away)], broadcasts: info.broadcasts.map(\.name),
+            updatedAt: time)
         games.withLock { $0[snapshot.id] = snapshot }
         return snapshot
     }
 
+    /// A game known before it starts (from the schedule).
+    package func add(_ info: GameInfo, start: Date) {
+        games.withLock { games in
+            if games[info.id] == nil { games[info.id] = Self.scheduled(info, start: start) }
+        }
+    }
+
     /// Every game of the day by start time.
     package var all: [GameSnapshot] {
-        games.withLock { games in order.compactMap { games[$0] } }
+        games.withLock { $0.values.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) } }
     }
 
     package func game(id: String) -> GameSnapshot? {

@@ -23,6 +23,8 @@ package struct GumboGame: Sendable {
     package var scheduledInnings: Int
     /// The feed's timecode.
     package var timeStamp: String
+    /// The first pitch, as scheduled.
+    package var start: Date?
     /// Play events that did not decode and the play that could not be read, each with its place.
     package var problems: [String]
 
@@ -34,6 +36,7 @@ package struct GumboGame: Sendable {
         gamePk = feed.gamePk
         status = feed.gameData.status
         timeStamp = feed.metaData.timeStamp
+        start = feed.gameData.datetime.dateTime.flatMap { ISO8601DateFormatter().date(from: $0) }
         scheduledInnings = feed.liveData.linescore?.scheduledInnings ?? 9
         let teams = feed.gameData.teams
         guard let home = MLBTeam.id(teams.home.id), let away = MLBTeam.id(teams.away.id) else {
@@ -158,18 +161,17 @@ package struct GumboGame: Sendable {
             throw ReadError.badPlayer(record.matchup.batter.id)
         }
         let events = record.playEvents.compactMap(\.value).sorted { $0.index < $1.index }
-        // A pinch hitter takes over the plate appearance: before him, it was the man he replaced.
-        let pinchHitter = events.first {
-            $0.isSubstitution == true && $0.player?.id == record.matchup.batter.id
-                && position($0.position?.code) == Position.pinchHitter
+        // A pinch hitter takes over the plate appearance: up to his entry (and for the placeholder
+        // that goes with it) the batter is the man he replaced. The matchup may name either.
+        let pinchHitter = events.last {
+            $0.isSubstitution == true && position($0.position?.code) == Position.pinchHitter
+                && ($0.player?.id == record.matchup.batter.id || $0.replacedPlayer?.id == record.matchup.batter.id)
         }
         func batter(at index: Int) -> PlayerID {
-            if let pinchHitter, index < pinchHitter.index, let replaced = pinchHitter.replacedPlayer,
-                let id = PlayerID(String(replaced.id))
-            {
-                return id
+            guard let pinchHitter, let hitter = pinchHitter.player, let replaced = pinchHitter.replacedPlayer else {
+                return finalBatter
             }
-            return finalBatter
+            return PlayerID(String(index <= pinchHitter.index ? replaced.id : hitter.id)) ?? finalBatter
         }
         func count(_ count: PlayRecord.Count?) -> PitchCount? {
             count.map { PitchCount(balls: UInt8(clamping: $0.balls), strikes: UInt8(clamping: $0.strikes)) }

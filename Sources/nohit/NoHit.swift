@@ -7,7 +7,7 @@ struct NoHit: AsyncParsableCommand {
         abstract: "No-Hitter Alerts: live no-hit bid alerts, replays and Retrosheet tools.",
         subcommands: [
             EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, ReplayCommand.self,
-            DevicesCommand.self, FakeAPNsCommand.self, ServeCommand.self,
+            DevicesCommand.self, FakeAPNsCommand.self, FakeStatsAPICommand.self, ServeCommand.self,
         ]
     )
 }

@@ -27,8 +27,7 @@ struct ReplaySetup {
         date: String, speed: Double, settings: Settings, store: StoreOptions, providers: ProviderOptions,
         logger: Logger
     ) async throws -> ReplaySetup {
-        let data = try settings.strings("retrosheet.data") ?? []
-        let places = data.isEmpty ? RetrosheetData.defaultPlaces() : data
+        let places = try retrosheetPlaces(settings)
         let games: [ReplayGame]
         do {
             games = try ReplaySchedule.games(on: date, data: places)
@@ -36,6 +35,28 @@ struct ReplaySetup {
             StandardStreams.writeError("nohit: \(error)\n")
             throw ExitCode(2)
         }
+        let firstPitch = games.map(\.start).min()!
+        let manual = speed == 0 ? ManualWallClock(firstPitch.addingTimeInterval(-60)) : nil
+        let clock: any WallClock =
+            manual ?? ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
+        let delivery = try await prepareDelivery(
+            settings: settings, store: store, providers: providers, clock: clock, logger: logger)
+        return ReplaySetup(
+            games: games, places: places, database: delivery.database, settings: delivery.settings,
+            channels: delivery.channels, clock: clock, manual: manual)
+    }
+
+    /// Where Retrosheet seasons are read (the hall of fame, replays).
+    static func retrosheetPlaces(_ settings: Settings) throws -> [String] {
+        let data = try settings.strings("retrosheet.data") ?? []
+        return data.isEmpty ? RetrosheetData.defaultPlaces() : data
+    }
+
+    /// The database (recovered from an unclean stop) and the delivery channels: what every
+    /// source needs.
+    static func prepareDelivery(
+        settings: Settings, store: StoreOptions, providers: ProviderOptions, clock: any WallClock, logger: Logger
+    ) async throws -> (database: SQLiteStore, settings: ProviderSettings, channels: ProviderChannels) {
         let location = try store.location(settings)
         let database = try location.open()
         let providerSettings = try providers.settings(settings, dataDir: location.dataDir) { line in
@@ -48,19 +69,12 @@ struct ReplaySetup {
                 metadata: ["channel": "\(kind.rawValue)", "reason": "\(reason)"])
         }
 
-        let firstPitch = games.map(\.start).min()!
-        let manual = speed == 0 ? ManualWallClock(firstPitch.addingTimeInterval(-60)) : nil
-        let clock: any WallClock =
-            manual ?? ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
         let recovery = try await database.recoverInDoubt(now: clock.now())
         if !recovery.requeued.isEmpty || !recovery.superseded.isEmpty {
             StandardStreams.writeError(
                 "nohit: recovered after an unclean stop: \(recovery.requeued.count) in-doubt alerts queued again, "
                     + "\(recovery.superseded.count) superseded by later alerts\n")
         }
-        return ReplaySetup(
-            games: games, places: places, database: database, settings: providerSettings, channels: channels,
-            clock: clock,
-            manual: manual)
+        return (database, providerSettings, channels)
     }
 }

@@ -1,5 +1,6 @@
 import Alerts
 import ArgumentParser
+import AsyncHTTPClient
 import Configuration
 import Delivery
 import Foundation
@@ -8,6 +9,7 @@ import Logging
 import Pipeline
 import Server
 import ServiceLifecycle
+import StatsAPI
 import Storage
 
 /// `nohit serve --replay DATE`: the HTTP API and live stream, fed by a replayed day as if live,
@@ -36,6 +38,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Port to listen on (default: 8080; 0 picks a free one).")
     var port: Int?
+
+    @Option(help: "Where live games come from: replay (a Retrosheet day, --replay) or statsapi (MLB's Stats API).")
+    var source: String?
+
+    @Option(help: "The Stats API's base URL, for --source statsapi (default: https://statsapi.mlb.com/api/).")
+    var statsapiURL: String?
+
+    @Option(
+        help:
+            "With --source statsapi: follow this official date (YYYY-MM-DD) instead of today's (a fake Stats API's day)."
+    )
+    var statsapiDate: String?
 
     @Option(help: "The day to replay as live (YYYY-MM-DD).")
     var replay: String?
@@ -67,6 +81,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { flags["http.host"] = .string(host) }
         if let port { flags["http.port"] = .int(port) }
         if let replay { flags["replay.date"] = .string(replay) }
+        if let source { flags["source"] = .string(source) }
+        if let statsapiURL { flags["statsapi.url"] = .string(statsapiURL) }
+        if let statsapiDate { flags["statsapi.date"] = .string(statsapiDate) }
         if let speed { flags["replay.speed"] = .double(speed) }
         if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
         if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
@@ -83,17 +100,42 @@ struct ServeCommand: AsyncParsableCommand {
         let concurrency = try settings.int("delivery.concurrency", default: 256)
         try ReplaySetup.validate(speed: speed, concurrency: concurrency)
         guard (0...65_535).contains(port) else { throw ValidationError("the port must be 0 to 65535, not \(port)") }
-        guard let replay = try settings.string("replay.date") else {
+        let sourceName = try settings.string("source", default: "replay")
+        guard ["replay", "statsapi"].contains(sourceName) else {
+            throw ValidationError("the source must be replay or statsapi, not '\(sourceName)'")
+        }
+        let replay = try settings.string("replay.date")
+        if sourceName == "replay" && replay == nil {
             throw ValidationError(
-                "give the day to replay: --replay YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file)")
+                "give the day to replay: --replay YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file), "
+                    + "or --source statsapi")
         }
         try logging.bootstrap(settings)
         let logger = Logger(label: "nohit.serve")
-        let setup = try await ReplaySetup.prepare(
-            date: replay, speed: speed, settings: settings, store: store, providers: providers, logger: logger)
-        let (games, places, database, providerSettings, channels, clock) = (
-            setup.games, setup.places, setup.database, setup.settings, setup.channels, setup.clock
-        )
+
+        let places: [String]
+        let database: SQLiteStore
+        let providerSettings: ProviderSettings
+        let channels: ProviderChannels
+        let clock: any WallClock
+        var games: [ReplayGame] = []
+        var statsAPIClient: HTTPClient?
+        let banner: String
+        if let replay, sourceName == "replay" {
+            let setup = try await ReplaySetup.prepare(
+                date: replay, speed: speed, settings: settings, store: store, providers: providers, logger: logger)
+            (games, places, database, providerSettings, channels, clock) = (
+                setup.games, setup.places, setup.database, setup.settings, setup.channels, setup.clock
+            )
+            banner = "serving \(replay) (\(games.count) games) at speed \(speed)"
+        } else {
+            clock = SystemWallClock()
+            places = try ReplaySetup.retrosheetPlaces(settings)
+            (database, providerSettings, channels) = try await ReplaySetup.prepareDelivery(
+                settings: settings, store: store, providers: providers, clock: clock, logger: logger)
+            statsAPIClient = HTTPClient(eventLoopGroupProvider: .singleton)
+            banner = "following the Stats API at \(try settings.string("statsapi.url", default: Self.statsAPIURL))"
+        }
 
         let pipeline = AlertPipeline(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency, logger: logger)
@@ -111,8 +153,24 @@ struct ServeCommand: AsyncParsableCommand {
         api.statistics = pipeline.statistics
         api.adminToken = try settings.string("admin.token")
         api.outbox = database
-        let source = LiveReplay(
-            games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
+        let source: any Service
+        if let statsAPIClient {
+            let url = try settings.string("statsapi.url", default: Self.statsAPIURL)
+            var poller = StatsAPIPoller(
+                transport: HTTPStatsAPITransport(client: statsAPIClient, baseURL: url), clock: clock,
+                logger: Logger(label: "nohit.statsapi"))
+            if let date = try settings.string("statsapi.date") {
+                guard date.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil else {
+                    throw ValidationError("the Stats API date must be YYYY-MM-DD, not '\(date)'")
+                }
+                poller.officialDates = { _ in [date] }
+            }
+            source = StatsAPISource(
+                poller: poller, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
+        } else {
+            source = LiveReplay(
+                games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
+        }
         let app = Application(
             router: api.router(),
             server: api.server(),
@@ -121,8 +179,7 @@ struct ServeCommand: AsyncParsableCommand {
             onServerRunning: { channel in
                 let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
                 StandardStreams.writeError(
-                    "nohit: serving \(replay) (\(games.count) games) at speed \(speed) on http://\(host):"
-                        + "\(channel.localAddress?.port ?? port) (\(address))\n")
+                    "nohit: \(banner) on http://\(host):\(channel.localAddress?.port ?? port) (\(address))\n")
             },
             logger: logger)
         defer { feed.finishAll() }
@@ -130,8 +187,12 @@ struct ServeCommand: AsyncParsableCommand {
             try await app.runService()
         } catch {
             try? await channels.shutdown()
+            try? await statsAPIClient?.shutdown()
             throw error
         }
         try? await channels.shutdown()
+        try? await statsAPIClient?.shutdown()
     }
+
+    static let statsAPIURL = "https://statsapi.mlb.com/api/"
 }

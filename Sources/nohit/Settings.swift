@@ -15,6 +15,7 @@ struct Settings: Sendable {
     static let keys: [String: String] = [
         "http.host": "--host", "http.port": "--port",
         "replay.date": "--replay", "replay.speed": "--speed",
+        "source": "--source", "statsapi.url": "--statsapi-url", "statsapi.date": "--statsapi-date",
         "retrosheet.data": "--data",
         "delivery.concurrency": "--concurrency", "delivery.request-timeout": "--request-timeout",
         "delivery.allow-private-networks": "--allow-private-networks",

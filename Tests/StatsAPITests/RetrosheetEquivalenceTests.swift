@@ -96,3 +96,53 @@ import Testing
         print("season \(season): \(games) games, \(mismatched.count) mismatched")
     }
 }
+
+/// Read as it grows, poll after poll, a game's list of updates only ever extends: nothing seen
+/// is taken back unless a play is re-scored.
+@Suite struct ProgressiveFeedTests {
+    @Test func eachSnapshotExtendsTheOneBefore() throws {
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [SharedData.path("retrosheet")])
+        let people = GumboWriter.People(games: games)
+        for game in games {
+            var previous: [GameUpdate] = []
+            var previousFeed: GameFeed?
+            for (index, (time, _)) in game.updates.enumerated() {
+                let feed = GumboWriter.feed(game, at: time, people: people)
+                defer { previousFeed = feed }
+                let gumbo = try GumboGame(feed)
+                #expect(gumbo.problems.isEmpty, "\(game.record.id) at update \(index)")
+                let extends =
+                    gumbo.updates.count >= previous.count && Array(gumbo.updates.prefix(previous.count)) == previous
+                #expect(extends, "\(game.record.id) at update \(index): \(gumbo.updates.count) after \(previous.count)")
+                if !extends {
+                    let first = zip(previous, gumbo.updates).enumerated().first { $0.element.0 != $0.element.1 }
+                    func short(_ update: GameUpdate?) -> String {
+                        switch update {
+                        case .play(let record)?:
+                            "play \(record.inning)\(record.battingSide) \(record.batter) \(record.play.map { "\($0.eventType)" } ?? "placeholder") count \(String(describing: record.count))"
+                        case .substitution(let appearance)?:
+                            "sub \(appearance.player) slot \(appearance.battingSlot) pos \(appearance.position)"
+                        case nil: "none"
+                        }
+                    }
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys]
+                    func last(_ feed: GameFeed?) -> String {
+                        (feed?.liveData.plays.allPlays.last).flatMap { try? encoder.encode($0) }.map {
+                            String(decoding: $0, as: UTF8.self)
+                        } ?? ""
+                    }
+                    print("BEFORE", last(previousFeed))
+                    print("AFTER", last(feed))
+                    Issue.record(
+                        "first difference at \(first?.offset ?? -1) of \(previous.count)/\(gumbo.updates.count): \(short(first?.element.0)) → \(short(first?.element.1)); next \(short(gumbo.updates.dropFirst((first?.offset ?? 0) + 1).first))"
+                    )
+                    break
+                }
+                previous = gumbo.updates
+            }
+            let final = try GumboGame(GumboWriter.feed(game, at: game.end.addingTimeInterval(60), people: people))
+            #expect(Array(final.updates.prefix(previous.count)) == previous, "\(game.record.id) final")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Alerts
+import ArgumentParser
+import FakeStatsAPI
+import Foundation
+import Hummingbird
+import Logging
+import Pipeline
+
+/// `nohit fake-statsapi --replay DATE`: a Retrosheet day served as MLB's Stats API.
+struct FakeStatsAPICommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fake-statsapi",
+        abstract: "Serve a Retrosheet day as MLB's Stats API would show it live (schedule, feed, diffPatch).",
+        discussion: """
+            The day's games play on a clock running --speed times real time from a minute before the first \
+            pitch (each game from its real start, over its real length). Under /api/: GET v1/schedule?date=; \
+            v1.1/game/{pk}/feed/live (?timecode= for a past state); feed/live/diffPatch?startTimecode= (RFC 6902 \
+            patches, or the whole feed without a usable start); feed/live/timestamps. Player ids are 600000 and \
+            up, in the order of their Retrosheet ids.
+
+            Faults: POST /faults with {"kind": "server-error" | "timeout" | "truncated" | "stale" | \
+            "bad-patch" | "rescore", "game": gamePk, "count": n, "play": atBatIndex, "to": eventType}; the next \
+            n matching responses carry it (a re-scored play stays re-scored: by default the game's latest hit \
+            becomes an error). GET /faults lists those pending; GET /requests counts requests by route.
+            """
+    )
+
+    @Option(help: "The day to serve (YYYY-MM-DD).")
+    var replay: String
+
+    @Option(help: "Clock speed: 60 plays an hour in a minute; 0 shows every game over.")
+    var speed: Double = 60
+
+    @Option(help: "Retrosheet data: a directory of season folders, a season folder, or event files.")
+    var data: [String] = []
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 8081
+
+    @Option(help: "The wait hint (metaData.wait, seconds) the feeds carry.")
+    var wait = 10
+
+    func validate() throws {
+        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more") }
+        guard (1...300).contains(wait) else { throw ValidationError("--wait must be 1 to 300 seconds") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+    }
+
+    func run() async throws {
+        let places = data.isEmpty ? RetrosheetData.defaultPlaces() : data
+        let games: [ReplayGame]
+        do {
+            games = try ReplaySchedule.games(on: replay, data: places)
+        } catch {
+            StandardStreams.writeError("nohit: \(error)\n")
+            throw ExitCode(2)
+        }
+        let firstPitch = games.map(\.start).min()!
+        let clock: any WallClock =
+            speed == 0
+            ? ManualWallClock(games.map(\.end).max()!.addingTimeInterval(3600))
+            : ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
+        let server = FakeStatsAPIServer(date: replay, games: games, clock: clock, wait: wait)
+        let router = server.router()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: "nohit-fake-statsapi"),
+            onServerRunning: { channel in
+                StandardStreams.writeError(
+                    "nohit: fake Stats API for \(replay) (\(games.count) games) at speed \(speed) on "
+                        + "http://\(host):\(channel.localAddress?.port ?? port)/api/\n")
+            },
+            logger: Logger(label: "nohit.fake-statsapi"))
+        try await app.runService()
+    }
+}
