@@ -206,7 +206,8 @@ let package = Package(
         .testTarget(
             name: "NoHitCLITests",
             dependencies: [
-                "nohit", "Alerts", "FakeProviders", "Pipeline", "Retrosheet", "Storage", "TestSupport",
+                "nohit", "Alerts", "Baseball", "FakeProviders", "FakeStatsAPI", "Pipeline", "Retrosheet", "Storage",
+                "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
