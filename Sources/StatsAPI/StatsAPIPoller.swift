@@ -105,6 +105,8 @@ package struct StatsAPIPoller: Sendable {
         var reported: (timeStamp: String, status: String, updates: Int)?
         var problems = Set<String>()
         var done = false
+        /// Where to watch, from the schedule (the live feed does not carry it).
+        var broadcasts: [Alerts.Broadcast] = []
     }
 
     /// Polls until cancelled.
@@ -128,7 +130,10 @@ package struct StatsAPIPoller: Sendable {
                         {
                             finishedDates.insert(date)
                         }
-                        for game in games { follow(game, in: &tracks, now: now) }
+                        for game in games {
+                            follow(game, in: &tracks, now: now)
+                            tracks[game.gamePk]?.broadcasts = game.carriage
+                        }
                     }
                     scheduleFailures = 0
                     nextSchedule = now.addingTimeInterval(scheduleInterval)
@@ -256,7 +261,8 @@ package struct StatsAPIPoller: Sendable {
                 track.nextPoll = now.addingTimeInterval(wait)
                 return (track, nil)
             }
-            let game = try GumboGame(feed)
+            var game = try GumboGame(feed)
+            game.info.broadcasts = track.broadcasts
             for problem in game.problems where !track.problems.contains(problem) {
                 track.problems.insert(problem)
                 logger.warning(

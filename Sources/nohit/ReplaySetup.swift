@@ -5,6 +5,12 @@ import Logging
 import Pipeline
 import Storage
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// What `nohit replay` and `nohit serve` both set up before a day is played: the day's games, the
 /// database (recovered from an unclean stop), the delivery channels, and the replay clock.
 struct ReplaySetup {
@@ -60,7 +66,9 @@ struct ReplaySetup {
         let location = try store.location(settings)
         let database = try location.open()
         let providerSettings = try providers.settings(settings, dataDir: location.dataDir) { line in
+            // Flushed at once: the demo's alerts show up even when standard output is a file.
             print("console: \(line)")
+            fflush(nil)
         }
         let channels = try ProviderChannels(providerSettings)
         for (kind, reason) in channels.unavailable.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {

@@ -33,3 +33,47 @@ import Testing
         #expect(game.gameID.count == 12)
     }
 }
+
+/// Bad input inside a feed: the game keeps what came before it, and the problem names the play.
+@Suite struct GumboProblemTests {
+    @Test func anUnknownEventTypeStopsTheGameAtItsLastGoodPlay() throws {
+        var feed = try RecordedResponseTests.decode(GameFeed.self, "gumbo-747175-final.json")
+        let clean = try GumboGame(feed)
+        let index = 40
+        feed.liveData.plays.allPlays[index].result.eventType = "space_invasion"
+        let game = try GumboGame(feed)
+        #expect(game.problems.count == 1)
+        #expect(game.problems.first?.hasPrefix("play \(index) (inning ") == true)
+        #expect(game.problems.first?.contains("'space_invasion'") == true)
+        // Everything before that play, nothing from it on.
+        #expect(game.updates.count < clean.updates.count)
+        #expect(Array(clean.updates.prefix(game.updates.count)) == game.updates)
+        // And no moment the clean game would not have made.
+        let moments = try GameMonitor.replay(
+            gameID: game.gameID, starters: game.starters, homeBatsFirst: false, updates: game.updates,
+            finalInnings: nil
+        ).moments
+        let all = try GameMonitor.replay(
+            gameID: clean.gameID, starters: clean.starters, homeBatsFirst: false, updates: clean.updates,
+            finalInnings: clean.scheduledInnings
+        ).moments
+        #expect(Set(moments.map(\.id)).isSubset(of: Set(all.map(\.id))))
+    }
+
+    @Test func aRunnerOnABaseThatDoesNotExistIsAProblemNotACrash() throws {
+        var feed = try RecordedResponseTests.decode(GameFeed.self, "gumbo-744914-final.json")
+        feed.liveData.plays.allPlays[10].runners[0].movement.start = "5B"
+        let game = try GumboGame(feed)
+        #expect(game.problems.first?.contains("'5B' is not a base") == true)
+    }
+
+    @Test func aFeedWithoutItsBoxscoreHasNoLineupsYet() throws {
+        var feed = try RecordedResponseTests.decode(GameFeed.self, "gumbo-744914-final.json")
+        feed.liveData.boxscore = nil
+        let game = try GumboGame(feed)
+        #expect(game.starters.isEmpty && game.updates.isEmpty)
+        var foreign = try RecordedResponseTests.decode(GameFeed.self, "gumbo-744914-final.json")
+        foreign.gameData.teams.home.id = 999
+        #expect(throws: StatsAPIError.self) { try GumboGame(foreign) }
+    }
+}
