@@ -17,11 +17,12 @@ import Storage
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the JSON API and the live stream, watching a replayed day as if it were live.",
+        abstract: "Serve the JSON API and the live stream, watching a replayed day as if live, or MLB's Stats API.",
         discussion: """
             --replay plays that day's Retrosheet games on a clock running --speed times real time (each game \
             from its real first pitch, over its real length); moments become alerts to the registered devices \
-            and events on /api/stream. SIGINT or SIGTERM stops gracefully.
+            and events on /api/stream. --source statsapi follows MLB's Stats API instead (or a \
+            `nohit fake-statsapi`, with --statsapi-url and --statsapi-date). SIGINT or SIGTERM stops gracefully.
 
             Every setting can also come from a NOHIT_* environment variable or a JSON file (--config or \
             $NOHIT_CONFIG); a flag wins over the variable, the variable over the file. The names: --port is \
