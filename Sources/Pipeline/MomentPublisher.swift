@@ -4,30 +4,62 @@ import Foundation
 import Storage
 
 /// The active devices, held in memory so a moment fans out without reading every device from
-/// the database; read again whenever the store's devices version moved (a registration, new
-/// preferences, a pruned token — from this process or another).
+/// the database. Before each fan-out it asks the store what changed since it last looked (a
+/// registration, new preferences, a pruned token — from this process or another) and reads only
+/// those devices; a removal, or the first call, reads everything.
 package actor DeviceDirectory {
     private let store: any DeviceStore
-    private var devices: [Device]?
+    /// In the store's order (registration, then id); changed devices keep their place, new ones
+    /// go at the end.
+    private var ordered: [Device]?
+    private var position: [UUID: Int] = [:]
     private var version: Int?
+    private var removals = 0
+    /// Full reads and incremental reads so far (tests, diagnostics).
+    package private(set) var reads = (full: 0, incremental: 0)
 
     package init(store: any DeviceStore) {
         self.store = store
     }
 
     package func active() async throws -> [Device] {
-        let current = try await store.devicesVersion()
-        if let devices, version == current { return devices }
-        let loaded = try await store.activeDevices()
-        devices = loaded
-        // A change between the two reads moves the version again, so the next call reloads.
-        version = current
-        return loaded
+        if let version, var devices = ordered {
+            let current = try await store.devicesVersion()
+            if current == version { return devices }
+            let changes = try await store.deviceChanges(after: version)
+            if changes.removals == removals {
+                var gone = Set<UUID>()
+                for device in changes.devices {
+                    if let index = position[device.id] {
+                        if device.isActive { devices[index] = device } else { gone.insert(device.id) }
+                    } else if device.isActive {
+                        position[device.id] = devices.count
+                        devices.append(device)
+                    }
+                }
+                if !gone.isEmpty {
+                    devices.removeAll { gone.contains($0.id) }
+                    position = Dictionary(uniqueKeysWithValues: devices.enumerated().map { ($0.element.id, $0.offset) })
+                }
+                ordered = devices
+                self.version = changes.version
+                reads.incremental += 1
+                return devices
+            }
+        }
+        let all = try await store.deviceChanges(after: nil)
+        ordered = all.devices
+        position = Dictionary(uniqueKeysWithValues: all.devices.enumerated().map { ($0.element.id, $0.offset) })
+        version = all.version
+        removals = all.removals
+        reads.full += 1
+        return all.devices
     }
 
     /// Forget the cache; the next fan-out reads the store again.
     package func invalidate() {
-        devices = nil
+        ordered = nil
+        version = nil
     }
 }
 

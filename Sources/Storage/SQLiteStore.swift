@@ -107,6 +107,33 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                         BEGIN UPDATE device_changes SET version = version + 1; END;
                     """)
         }
+        migrator.registerMigration("3 device versions") { db in
+            // Each device row carries the version of its last change, so the directory of active
+            // devices reads only what changed since it last looked; removals are counted apart (a
+            // removed row leaves nothing to read) and make it read everything again.
+            try db.execute(
+                sql: """
+                    ALTER TABLE devices ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE device_changes ADD COLUMN removals INTEGER NOT NULL DEFAULT 0;
+                    DROP TRIGGER devices_inserted;
+                    DROP TRIGGER devices_updated;
+                    DROP TRIGGER devices_deleted;
+                    CREATE TRIGGER devices_inserted AFTER INSERT ON devices BEGIN
+                        UPDATE device_changes SET version = version + 1;
+                        UPDATE devices SET version = (SELECT version FROM device_changes WHERE id = 1)
+                            WHERE id = NEW.id;
+                    END;
+                    CREATE TRIGGER devices_updated AFTER UPDATE ON devices WHEN NEW.version = OLD.version BEGIN
+                        UPDATE device_changes SET version = version + 1;
+                        UPDATE devices SET version = (SELECT version FROM device_changes WHERE id = 1)
+                            WHERE id = NEW.id;
+                    END;
+                    CREATE TRIGGER devices_deleted AFTER DELETE ON devices BEGIN
+                        UPDATE device_changes SET version = version + 1, removals = removals + 1;
+                    END;
+                    CREATE INDEX devices_version ON devices(version);
+                    """)
+        }
         return migrator
     }
 
@@ -210,6 +237,32 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     return preferences
                 }
             }
+        }
+    }
+
+    package func deviceChanges(after version: Int?) async throws -> DeviceChanges {
+        try await database.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT version, removals FROM device_changes WHERE id = 1")
+            let current: Int = row?["version"] ?? 0
+            let removals: Int = row?["removals"] ?? 0
+            var decoded: [String: Preferences] = [:]
+            let rows =
+                if let version {
+                    try Row.fetchAll(
+                        db, sql: "SELECT * FROM devices WHERE version > ? ORDER BY registered_at, id",
+                        arguments: [version])
+                } else {
+                    try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id")
+                }
+            let devices = try rows.map { row in
+                try Self.device(row) { text in
+                    if let known = decoded[text] { return known }
+                    let preferences = try Self.decode(Preferences.self, text)
+                    decoded[text] = preferences
+                    return preferences
+                }
+            }
+            return DeviceChanges(version: current, removals: removals, devices: devices)
         }
     }
 

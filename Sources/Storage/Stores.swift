@@ -20,6 +20,23 @@ package protocol DeviceStore: Sendable {
     /// A number that changes whenever a device is added, changed (channel, preferences, status)
     /// or removed, by this process or another one sharing the store.
     func devicesVersion() async throws -> Int
+    /// Devices added or changed after `version` (active or not), or every active device when nil,
+    /// with the current version and the number of devices ever removed — read together.
+    func deviceChanges(after version: Int?) async throws -> DeviceChanges
+}
+
+/// What changed among the devices since a version.
+package struct DeviceChanges: Sendable {
+    package var version: Int
+    /// Devices deleted so far: when this moves, a reader reads everything again.
+    package var removals: Int
+    package var devices: [Device]
+
+    package init(version: Int, removals: Int, devices: [Device]) {
+        self.version = version
+        self.removals = removals
+        self.devices = devices
+    }
 }
 
 /// What each device subscribes to: its preferences.

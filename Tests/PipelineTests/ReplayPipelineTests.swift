@@ -199,5 +199,18 @@ final class Printed: @unchecked Sendable {
         // Pruned after a 410: no more fan-outs to it.
         #expect(try await store.disable(id: first.id, reason: "Unregistered", at: Date()))
         #expect(try await directory.active().map(\.id) == [second.id])
+        // Only the first read was whole; the rest read what changed.
+        #expect(await directory.reads.full == 1)
+        #expect(await directory.reads.incremental == 3)
+        // Back in service with a new token; then a removal reads everything again.
+        #expect(try await store.updateChannel(id: first.id, to: first.channel, at: Date()))
+        #expect(try await Set(directory.active().map(\.id)) == [first.id, second.id])
+        #expect(try await store.delete(id: second.id))
+        #expect(try await directory.active().map(\.id) == [first.id])
+        #expect(await directory.reads.full == 2)
+        // Nothing changed: nothing read.
+        _ = try await directory.active()
+        let reads = await directory.reads
+        #expect(reads.full == 2 && reads.incremental == 4)
     }
 }

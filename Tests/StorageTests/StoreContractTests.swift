@@ -158,6 +158,28 @@ enum Fixtures {
         _ = try await store.deviceCount()
         #expect(try await store.devicesVersion() == seen.last)
     }
+
+    @Test(arguments: StoreFactory.allCases)
+    func changesAfterAVersionAreTheDevicesTouchedSince(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let first = Fixtures.device(Fixtures.apns)
+        let second = Fixtures.device(Fixtures.apns, at: Fixtures.start.addingTimeInterval(1))
+        try await store.register(contentsOf: [first, second])
+        let all = try await store.deviceChanges(after: nil)
+        #expect(all.devices.map(\.id) == [first.id, second.id])
+        #expect(all.removals == 0)
+        #expect(try await store.deviceChanges(after: all.version).devices.isEmpty)
+        // A disabled device is among the changes (so a reader drops it); untouched ones are not.
+        #expect(try await store.disable(id: first.id, reason: "Unregistered", at: Fixtures.start))
+        let changed = try await store.deviceChanges(after: all.version)
+        #expect(changed.devices.map(\.id) == [first.id])
+        #expect(changed.devices.first?.isActive == false)
+        #expect(changed.version > all.version)
+        // The whole read lists active devices only.
+        #expect(try await store.deviceChanges(after: nil).devices.map(\.id) == [second.id])
+        #expect(try await store.delete(id: second.id))
+        #expect(try await store.deviceChanges(after: changed.version).removals == 1)
+    }
 }
 
 @Suite struct SubscriptionStoreContractTests {
