@@ -109,7 +109,6 @@ package enum GumboWriter {
         }
         var builder = Builder(game: game, people: people)
         for (time, update) in shown { builder.add(update, at: time) }
-        builder.closeOpen(final: isFinal)
         let lastTime = shown.last?.time ?? min(now, game.start)
         return GameFeed(
             gamePk: gamePk(game),
@@ -211,7 +210,6 @@ package enum GumboWriter {
             {
                 return
             }
-            closeOpen(final: false)
             let person = Person(id: people.id(record.batter), fullName: game.info.players["\(record.batter)"])
             plays.append(
                 PlayRecord(
@@ -231,11 +229,6 @@ package enum GumboWriter {
                 plays[plays.count - 1].playEvents.append(.value(event))
             }
             pending = []
-        }
-
-        mutating func closeOpen(final: Bool) {
-            guard open else { return }
-            open = false
         }
 
         mutating func add(_ update: GameUpdate, at time: Date) {
@@ -286,11 +279,14 @@ package enum GumboWriter {
             }
             guard let result = try? state.apply(.play(record)) else { return }
             let index = nextIndex
-            let leadBase =
-                (1...3).reversed().first { !result.runnersBefore[$0].isNone && play.advances[$0] != .none }
-                .map { play.advances[$0].base.map { $0 } ?? 4 } ?? (1...3).first { play.putOuts[$0] }.map { $0 + 1 }
-                ?? 1
-            let name = eventTypeName(play.eventType, play: play, base: leadBase - 1)
+            // The base the lead runner went for (2-4), for names like stolen_base_3b.
+            let target =
+                (1...3).reversed().compactMap { base -> Int? in
+                    guard !result.runnersBefore[base].isNone else { return nil }
+                    if play.putOuts[base] { return base + 1 }
+                    return play.advances[base] == .none ? nil : (play.advances[base].base ?? 4)
+                }.first ?? 2
+            let name = eventTypeName(play.eventType, play: play, base: target - 1)
             let endsPlate = play.eventType.endsPlateAppearance
             appendEvent(
                 PlayEvent(
