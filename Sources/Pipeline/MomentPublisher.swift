@@ -55,12 +55,6 @@ package actor DeviceDirectory {
         reads.full += 1
         return all.devices
     }
-
-    /// Forget the cache; the next fan-out reads the store again.
-    package func invalidate() {
-        ordered = nil
-        version = nil
-    }
 }
 
 /// Turns a moment into outbox rows: asks the planner about every device, writes the moment, its

@@ -93,7 +93,4 @@ package struct StatsAPISource: Service {
             feed.publish(.game, data: String(decoding: data, as: UTF8.self))
         }
     }
-
-    /// Every moment each game has produced so far (tests).
-    package var followedGames: [String: GameFollower] { followers.games.withLock { $0 } }
 }

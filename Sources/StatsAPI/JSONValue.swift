@@ -43,14 +43,6 @@ package enum JSONValue: Sendable, Hashable {
         return nil
     }
 
-    package var intValue: Int? {
-        switch self {
-        case .int(let value): return value
-        case .double(let value) where value.rounded() == value && abs(value) < 1e15: return Int(value)
-        default: return nil
-        }
-    }
-
     /// The value at a JSON Pointer (RFC 6901), if there is one.
     package func value(at pointer: JSONPointer) -> JSONValue? {
         var current = self
