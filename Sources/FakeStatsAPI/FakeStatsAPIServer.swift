@@ -94,9 +94,7 @@ package final class FakeStatsAPIServer: Sendable {
     package func document(_ game: ReplayGame, at time: Date) throws -> JSONValue {
         let pk = GumboWriter.gamePk(game)
         let shown = game.updates.prefix { $0.time <= time }.count
-        let status =
-            shown == game.updates.count
-            ? "F" : shown > 0 ? "I" : time >= game.start.addingTimeInterval(-1200) ? "PW" : "S"
+        let status = GumboWriter.statusCode(game, shown: shown, at: time)
         let at = rescoredAt.withLock { $0[pk] }.flatMap { $0 <= time ? $0 : nil }
         let key = DocumentKey(
             pk: pk, shown: shown, status: status, rescored: at == nil ? [:] : rescored.withLock { $0[pk] ?? [:] },

@@ -34,6 +34,14 @@ package enum GumboWriter {
 
         /// The engine's id for the player as read from this fake Stats API.
         package func statsAPIPlayer(_ player: PlayerID) -> PlayerID { PlayerID(String(id(player))) ?? .none }
+
+        /// A Retrosheet moment id as the same moment read from this fake Stats API has it: a
+        /// pitching change's id ends with the new pitcher's id.
+        package func statsAPIMomentID(_ id: String) -> String {
+            guard let last = id.split(separator: "-").last, let player = PlayerID(String(last)), self.id(player) != 0
+            else { return id }
+            return String(id.dropLast(last.count)) + "\(statsAPIPlayer(player))"
+        }
     }
 
     /// The game's number in this fake Stats API: its date, home club and game number
@@ -98,15 +106,7 @@ package enum GumboWriter {
     /// scheduled (warming up in its last 20 minutes); after the last update it is final.
     package static func feed(_ game: ReplayGame, at now: Date, people: People) -> GameFeed {
         let shown = game.updates.prefix { $0.time <= now }
-        let isFinal = shown.count == game.updates.count && now >= (game.updates.last?.time ?? game.start)
-        let code: String
-        if isFinal {
-            code = "F"
-        } else if !shown.isEmpty {
-            code = "I"
-        } else {
-            code = now >= game.start.addingTimeInterval(-20 * 60) ? "PW" : "S"
-        }
+        let code = statusCode(game, shown: shown.count, at: now)
         var builder = Builder(game: game, people: people)
         for (time, update) in shown { builder.add(update, at: time) }
         let lastTime = shown.last?.time ?? min(now, game.start)
@@ -118,6 +118,14 @@ package enum GumboWriter {
                 plays: Plays(allPlays: builder.plays, currentPlay: builder.plays.last),
                 linescore: builder.linescore(scheduledInnings: game.record.scheduledInnings),
                 boxscore: builder.boxscore()))
+    }
+
+    /// `codedGameState` with `shown` of the game's updates out at `now`: final once all are out,
+    /// in progress once one is, warming up in the 20 minutes before the first pitch.
+    package static func statusCode(_ game: ReplayGame, shown: Int, at now: Date) -> String {
+        if shown == game.updates.count { return "F" }
+        if shown > 0 { return "I" }
+        return now >= game.start.addingTimeInterval(-20 * 60) ? "PW" : "S"
     }
 
     static func status(_ code: String) -> GameStatus {

@@ -31,7 +31,6 @@ package struct LiveReplay: Service {
 
     package func run() async throws {
         let stop = StopSignal()
-        let manual = clock as? ManualWallClock
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Part.self) { group in
                 group.addTask {
@@ -74,15 +73,24 @@ package struct LiveReplay: Service {
 
     /// Moments first, then the game as it stands after them.
     package func publish(_ step: DayReplay.Step) {
-        for moment in step.moments {
-            let view = MomentView(StoredMoment(moment: moment, game: step.game.info, occurredAt: step.time))
-            if let data = try? APIServer.encoder.encode(view) {
-                feed.publish(.moment, data: String(decoding: data, as: UTF8.self))
-            }
+        for moment in step.moments { feed.publish(moment, game: step.game.info, at: step.time) }
+        feed.publish(board.apply(step))
+    }
+}
+
+extension LiveFeed {
+    /// A moment as the stream's `moment` event.
+    package func publish(_ moment: Moment, game: GameInfo, at time: Date) {
+        let view = MomentView(StoredMoment(moment: moment, game: game, occurredAt: time))
+        if let data = try? APIServer.encoder.encode(view) {
+            publish(.moment, data: String(decoding: data, as: UTF8.self))
         }
-        let snapshot = board.apply(step)
+    }
+
+    /// A game as it stands, as the stream's `game` event.
+    package func publish(_ snapshot: GameSnapshot) {
         if let data = try? APIServer.encoder.encode(snapshot) {
-            feed.publish(.game, data: String(decoding: data, as: UTF8.self))
+            publish(.game, data: String(decoding: data, as: UTF8.self))
         }
     }
 }

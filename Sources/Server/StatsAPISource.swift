@@ -81,16 +81,11 @@ package struct StatsAPISource: Service {
                 logger.error("moment not stored", metadata: ["moment": "\(moment.id)", "error": "\(error)"])
                 continue
             }
-            let view = MomentView(StoredMoment(moment: moment, game: game.info, occurredAt: now))
-            if let data = try? APIServer.encoder.encode(view) {
-                feed.publish(.moment, data: String(decoding: data, as: UTF8.self))
-            }
+            feed.publish(moment, game: game.info, at: now)
         }
-        let snapshot = board.apply(
-            info: game.info, start: game.start ?? now, state: monitor.state, bids: monitor.tracker.bids,
-            isFinished: monitor.isFinished, at: now)
-        if let data = try? APIServer.encoder.encode(snapshot) {
-            feed.publish(.game, data: String(decoding: data, as: UTF8.self))
-        }
+        feed.publish(
+            board.apply(
+                info: game.info, start: game.start ?? now, state: monitor.state, bids: monitor.tracker.bids,
+                isFinished: monitor.isFinished, at: now))
     }
 }

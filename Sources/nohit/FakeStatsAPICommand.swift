@@ -50,14 +50,8 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let places = data.isEmpty ? RetrosheetData.defaultPlaces() : data
-        let games: [ReplayGame]
-        do {
-            games = try ReplaySchedule.games(on: replay, data: places)
-        } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        }
+        let games = try ReplaySetup.games(
+            on: replay, places: data.isEmpty ? RetrosheetData.defaultPlaces() : data)
         let firstPitch = games.map(\.start).min()!
         let clock: any WallClock =
             speed == 0

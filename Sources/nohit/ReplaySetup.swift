@@ -34,13 +34,7 @@ struct ReplaySetup {
         logger: Logger
     ) async throws -> ReplaySetup {
         let places = try retrosheetPlaces(settings)
-        let games: [ReplayGame]
-        do {
-            games = try ReplaySchedule.games(on: date, data: places)
-        } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        }
+        let games = try self.games(on: date, places: places)
         let firstPitch = games.map(\.start).min()!
         let manual = speed == 0 ? ManualWallClock(firstPitch.addingTimeInterval(-60)) : nil
         let clock: any WallClock =
@@ -50,6 +44,16 @@ struct ReplaySetup {
         return ReplaySetup(
             games: games, places: places, database: delivery.database, settings: delivery.settings,
             channels: delivery.channels, clock: clock, manual: manual)
+    }
+
+    /// The Retrosheet games of a day, or exit status 2 with the reason.
+    static func games(on date: String, places: [String]) throws -> [ReplayGame] {
+        do {
+            return try ReplaySchedule.games(on: date, data: places)
+        } catch {
+            StandardStreams.writeError("nohit: \(error)\n")
+            throw ExitCode(2)
+        }
     }
 
     /// Where Retrosheet seasons are read (the hall of fame, replays).

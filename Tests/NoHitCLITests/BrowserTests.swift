@@ -17,31 +17,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
 
         // The server, at 600 times real speed (Giolito's 4th inning comes about 15 s in).
-        let server = Process()
-        server.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
-        server.arguments = [
-            "serve", "--replay", "2020-08-25", "--speed", "600", "--port", "0", "--data",
-            SharedData.path("retrosheet"), "--data-dir", directory.path,
-        ]
-        let errors = Pipe()
-        server.standardError = errors
-        server.standardOutput = FileHandle.nullDevice
-        try server.run()
+        let (server, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--replay", "2020-08-25", "--speed", "600", "--port", "0", "--data",
+                SharedData.path("retrosheet"), "--data-dir", directory.path,
+            ])
         defer {
             server.terminate()
             server.waitUntilExit()
         }
-        // "nohit: serving 2020-08-25 (16 games) at speed 600.0 on http://127.0.0.1:PORT (...)"
-        var banner = ""
-        while !banner.contains(" on http://") {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
-        // Keep draining the server's log so it never blocks on a full pipe.
-        errors.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-        let address = try #require(
-            banner.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init), "no address in \(banner)")
+        try #require(address.hasPrefix("http://"), "no address in the server's banner")
 
         let output = SharedData.packageRoot.appendingPathComponent(".build/test-output/browser")
         let probe = Process()

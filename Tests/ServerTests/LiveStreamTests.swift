@@ -41,7 +41,9 @@ import Testing
                 let text = String(buffer: response.body)
                 #expect(text.hasPrefix("retry: 2000\n\n"))
                 let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { Int($0.dropFirst(4)) }
+                // What it missed, then the live one: none repeated, none lost.
                 #expect(ids == [last - 2, last - 1, last, last + 1])
+                #expect(text.hasSuffix("id: \(last + 1)\nevent: moment\ndata: {\"id\":\"live\"}\n\n"))
             }
         }
         try await live.value

@@ -15,12 +15,7 @@ import Testing
     /// A Retrosheet moment with its players named as the fake Stats API names them.
     static func translated(_ moment: Moment, people: GumboWriter.People) -> Moment {
         var moment = moment
-        // A pitching change's id ends with the new pitcher's id.
-        if let last = moment.id.split(separator: "-").last, let player = PlayerID(String(last)),
-            people.id(player) != 0
-        {
-            moment.id = String(moment.id.dropLast(last.count)) + "\(people.statsAPIPlayer(player))"
-        }
+        moment.id = people.statsAPIMomentID(moment.id)
         moment.pitchers = moment.pitchers.map(people.statsAPIPlayer)
         moment.batter = moment.batter.map(people.statsAPIPlayer)
         return moment

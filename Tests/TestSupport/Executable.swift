@@ -47,4 +47,28 @@ package enum Executable {
             standardOutput: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
+
+    /// Starts `name arguments...` in the background and returns it with the address its banner
+    /// names ("... on http://127.0.0.1:PORT ..."), without a trailing slash. Its standard error
+    /// keeps being drained so it never blocks on a full pipe.
+    package static func start(_ name: String, _ arguments: [String]) throws -> (process: Process, address: String) {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent(name)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var banner = ""
+        while !banner.contains(" on http://") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            banner += String(decoding: chunk, as: UTF8.self)
+        }
+        errors.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+        let after = banner.range(of: " on http://").map { banner[banner.index($0.lowerBound, offsetBy: 4)...] } ?? ""
+        var address = after.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
+        if address.hasSuffix("/") { address.removeLast() }
+        return (process, address)
+    }
 }
