@@ -72,6 +72,8 @@ package struct HTTP2APNsTransport: APNsTransport {
     let timeout: TimeAmount
 
     package init(configuration: APNsConfiguration, client: HTTP2Client.Configuration = .init()) throws {
+        var client = client
+        client.unindexedHeaders.formUnion([":path", "apns-id"])
         production = try HTTP2Client(origin: configuration.productionURL, configuration: client)
         sandbox =
             configuration.sandboxURL == configuration.productionURL
@@ -129,7 +131,7 @@ package struct APNsChannel: DeliveryChannel {
     }
 
     package func refreshCredentials() async {
-        if let current = try? await token.current() { _ = try? await token.refresh(after: current) }
+        if let current = try? token.current() { _ = try? token.refresh(after: current) }
     }
 
     package func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome {
@@ -148,7 +150,7 @@ package struct APNsChannel: DeliveryChannel {
         }
         let bearer: String
         do {
-            bearer = try await token.current()
+            bearer = try token.current()
         } catch {
             return .transient(reason: "cannot sign the provider token: \(error)", retryAfter: nil)
         }

@@ -1,11 +1,15 @@
 import Alerts
 import Crypto
 import Foundation
+import Synchronization
 
 /// The APNs provider authentication token (ES256 JWT) for one signing key, shared by every
 /// connection that uses the key. It is regenerated when it is 50 minutes old (Apple: at most every
 /// 20 minutes, at least every 60), and once more when APNs says it expired.
-package actor APNsProviderToken {
+///
+/// Every push asks for the token, so reading it is a lock, not a hop to another executor; the
+/// rare signing happens under the lock, so concurrent callers never make two tokens.
+package final class APNsProviderToken: Sendable {
     package let keyID: String
     package let teamID: String
     private let key: P256.Signing.PrivateKey
@@ -13,9 +17,12 @@ package actor APNsProviderToken {
     /// Age at which a token is replaced.
     package static let lifetime: TimeInterval = 50 * 60
 
-    private var token: String?
-    private var issuedAt = Date.distantPast
-    package private(set) var generated = 0
+    private struct State {
+        var token: String?
+        var issuedAt = Date.distantPast
+        var generated = 0
+    }
+    private let state = Mutex(State())
 
     package init(key: P256.Signing.PrivateKey, keyID: String, teamID: String, clock: any WallClock) {
         self.key = key
@@ -24,27 +31,34 @@ package actor APNsProviderToken {
         self.clock = clock
     }
 
+    /// How many tokens have been made.
+    package var generated: Int { state.withLock { $0.generated } }
+
     /// The token to send now.
     package func current() throws -> String {
         let now = clock.now()
-        if let token, now.timeIntervalSince(issuedAt) < Self.lifetime { return token }
-        return try generate(at: now)
+        return try state.withLock { state in
+            if let token = state.token, now.timeIntervalSince(state.issuedAt) < Self.lifetime { return token }
+            return try generate(at: now, into: &state)
+        }
     }
 
     /// APNs rejected `rejected` as expired. Makes a new token unless another caller already did
     /// (so a burst of rejections makes one new token, not many).
     package func refresh(after rejected: String) throws -> String {
-        if let token, token != rejected { return token }
-        return try generate(at: clock.now())
+        try state.withLock { state in
+            if let token = state.token, token != rejected { return token }
+            return try generate(at: clock.now(), into: &state)
+        }
     }
 
-    private func generate(at now: Date) throws -> String {
+    private func generate(at now: Date, into state: inout State) throws -> String {
         let header = "{\"alg\":\"ES256\",\"kid\":\(ES256JWT.quote(keyID))}"
         let claims = "{\"iss\":\(ES256JWT.quote(teamID)),\"iat\":\(Int(now.timeIntervalSince1970))}"
         let new = try ES256JWT.sign(header: header, claims: claims, key: key)
-        token = new
-        issuedAt = now
-        generated += 1
+        state.token = new
+        state.issuedAt = now
+        state.generated += 1
         return new
     }
 }

@@ -22,6 +22,10 @@ package final class HTTP2Client: Sendable {
         package var connectTimeout = TimeAmount.seconds(5)
         /// Certificate authorities (PEM) trusted besides the system's.
         package var extraCertificateAuthorities: [String] = []
+        /// Header names (`:path` included) whose values differ on every request — APNs's device
+        /// path and `apns-id`: sent as HPACK literals without indexing, so they never push the
+        /// values that repeat (the provider token, the topic) out of the compression table.
+        package var unindexedHeaders: Set<String> = []
 
         package init() {}
     }
@@ -180,6 +184,7 @@ package final class HTTP2Client: Sendable {
     private func connect() -> EventLoopFuture<HTTP2Connection> {
         let serverHostname = host.isIPAddress ? nil : host
         let sslContext = sslContext
+        let unindexed = configuration.unindexedHeaders
         return ClientBootstrap(group: group)
             .connectTimeout(configuration.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -189,9 +194,12 @@ package final class HTTP2Client: Sendable {
                     try channel.pipeline.syncOperations.addHandler(ssl)
                     var settings = nioDefaultSettings
                     settings.append(HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20))
+                    // This client writes only header blocks it built itself, and reads nothing from a
+                    // response's headers but `:status` and `retry-after`: validating every field
+                    // of both is work without a use here.
                     try channel.pipeline.syncOperations.addHandler(
-                        NIOHTTP2Handler(mode: .client, initialSettings: settings))
-                    try channel.pipeline.syncOperations.addHandler(HTTP2Connection.Handler())
+                        NIOHTTP2Handler(mode: .client, initialSettings: settings, headerBlockValidation: .disabled))
+                    try channel.pipeline.syncOperations.addHandler(HTTP2Connection.Handler(unindexedHeaders: unindexed))
                 }
             }
             .connect(host: host, port: port)
@@ -260,6 +268,7 @@ final class HTTP2Connection: Sendable {
             var timeout: Scheduled<Void>?
         }
 
+        private let unindexedHeaders: Set<String>
         private var context: ChannelHandlerContext?
         private var pending: [Int32: Pending] = [:]
         private var nextStreamID: Int32 = 1
@@ -271,6 +280,10 @@ final class HTTP2Connection: Sendable {
 
         /// Stream ids are 31 bits; a connection is retired well before they run out.
         private static let lastUsableStreamID: Int32 = Int32.max - 1_000_000
+
+        init(unindexedHeaders: Set<String>) {
+            self.unindexedHeaders = unindexedHeaders
+        }
 
         func handlerAdded(context: ChannelHandlerContext) {
             self.context = context
@@ -293,9 +306,12 @@ final class HTTP2Connection: Sendable {
             headers.reserveCapacity(request.headers.count + 4)
             headers.add(name: ":method", value: request.method)
             headers.add(name: ":scheme", value: "https")
-            headers.add(name: ":path", value: request.path)
+            func indexing(_ name: String) -> HPACKIndexing {
+                unindexedHeaders.contains(name) ? .nonIndexable : .indexable
+            }
+            headers.add(name: ":path", value: request.path, indexing: indexing(":path"))
             headers.add(name: ":authority", value: request.authority)
-            for (name, value) in request.headers { headers.add(name: name, value: value) }
+            for (name, value) in request.headers { headers.add(name: name, value: value, indexing: indexing(name)) }
             let hasBody = request.body.readableBytes > 0
             if hasBody { headers.add(name: "content-length", value: String(request.body.readableBytes)) }
             var entry = Pending(promise: promise)

@@ -134,7 +134,7 @@ final class FakeProviderHandler: ChannelInboundHandler {
     private func route(_ head: HTTPRequestHead, _ body: Data) -> FakeReply {
         FakeRouter.route(
             state: state, origin: origin, method: head.method.rawValue, uri: head.uri,
-            headers: head.headers.map { ($0.name, $0.value) }, body: body)
+            headers: FakeRequestHeaders(head.headers.lazy.map { ($0.name, $0.value) }), body: body)
     }
 
     private func respond(context: ChannelHandlerContext, reply: FakeReply, keepAlive: Bool) {
@@ -158,7 +158,10 @@ final class FakeProviderHandler: ChannelInboundHandler {
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
             }
             let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-            if !keepAlive { done.whenComplete { _ in context.close(promise: nil) } }
+            if !keepAlive {
+                let channel = context.channel
+                done.whenComplete { _ in channel.close(promise: nil) }
+            }
         }
     }
 }
@@ -166,7 +169,7 @@ final class FakeProviderHandler: ChannelInboundHandler {
 /// The fake's routes, shared by its HTTP/1.1 and HTTP/2 handlers.
 enum FakeRouter {
     static func route(
-        state: FakeProviderState, origin: String, method: String, uri: String, headers: [(String, String)], body: Data
+        state: FakeProviderState, origin: String, method: String, uri: String, headers: FakeRequestHeaders, body: Data
     ) -> FakeReply {
         let path = uri.split(separator: "?").first.map(String.init) ?? uri
         let parts = path.split(separator: "/").map(String.init)
@@ -302,9 +305,7 @@ final class FakeProviderHTTP2Handler: ChannelInboundHandler {
         let reply = FakeRouter.route(
             state: state, origin: origin, method: headers.first(name: ":method") ?? "GET",
             uri: headers.first(name: ":path") ?? "/",
-            headers: headers.filter { !$0.name.hasPrefix(":") }.map {
-                ($0.name, $0.value)
-            }, body: body)
+            headers: FakeRequestHeaders(headers.lazy.map { ($0.name, $0.value) }), body: body)
         let id = HTTP2StreamID(streamID)
         switch reply {
         case .stall:
@@ -315,11 +316,15 @@ final class FakeProviderHTTP2Handler: ChannelInboundHandler {
             let last = streamID > 2 ? HTTP2StreamID(streamID - 2) : HTTP2StreamID.rootStream
             let frame = HTTP2Frame(
                 streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
-            context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in channel.close(promise: nil) }
         case .respond(let status, let extra, let body):
             var response = HPACKHeaders()
             response.add(name: ":status", value: String(status))
-            for (name, value) in extra { response.add(name: name, value: value) }
+            // `apns-id` differs on every response: not worth a place in the compression table.
+            for (name, value) in extra {
+                response.add(name: name, value: value, indexing: name == "apns-id" ? .nonIndexable : .indexable)
+            }
             response.add(name: "content-length", value: String(body.count))
             context.write(
                 wrapOutboundOut(

@@ -52,6 +52,21 @@ package enum FakeReply: Sendable, Equatable {
     }
 }
 
+/// A request's header fields, looked up by lowercase name (the first of a repeated name wins);
+/// pseudo-headers are left out.
+package struct FakeRequestHeaders: Sendable {
+    private var fields: [String: String] = [:]
+
+    package init(_ pairs: some Sequence<(String, String)>) {
+        for (name, value) in pairs where !name.hasPrefix(":") {
+            let name = name.lowercased()
+            if fields[name] == nil { fields[name] = value }
+        }
+    }
+
+    package subscript(_ name: String) -> String? { fields[name] }
+}
+
 /// The fake's memory: every APNs notification accepted (by `apns-id`, with how many times),
 /// scripted failures, expired provider tokens, Web Push subscriptions and what they received.
 /// Shared by all connections.
@@ -79,6 +94,7 @@ package final class FakeProviderState: Sendable {
         var attempts: [String: Int] = [:]
         var statuses: [Int: Int] = [:]
         var verifiedTokens: Set<String> = []
+        var validPayloads: Set<Data> = []
         var expiredTokens: Set<String> = []
         var subscriptions: [String: WebPushSubscription] = [:]
         var webhooks: [String: (secret: String, received: [(id: String, body: Data)])] = [:]
@@ -99,10 +115,9 @@ package final class FakeProviderState: Sendable {
     /// epoch, older than any registration), `413` PayloadTooLarge, `429` / `500` / `503` fail
     /// then succeed, `60a` GOAWAY then succeed, `57a11` stall then succeed, `e0` expire the
     /// provider token.
-    package func apns(token: String, headers: [(String, String)], body: Data, now: Date) -> FakeReply {
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+    package func apns(token: String, headers: FakeRequestHeaders, body: Data, now: Date) -> FakeReply {
         ledger.withLock { $0.requests += 1 }
-        let reply = decideAPNs(token: token, header: header, body: body, now: now)
+        let reply = decideAPNs(token: token, header: { headers[$0] }, body: body, now: now)
         if case .respond(let status, _, _) = reply { ledger.withLock { $0.statuses[status, default: 0] += 1 } }
         return reply
     }
@@ -132,7 +147,8 @@ package final class FakeProviderState: Sendable {
             ledger.withLock { _ = $0.verifiedTokens.insert(jwt) }
         }
         // Request.
-        guard token.count >= 8, token.count <= 200, token.count % 2 == 0, token.allSatisfy(\.isHexDigit) else {
+        let length = token.utf8.count
+        guard length >= 8, length <= 200, length % 2 == 0, token.utf8.allSatisfy(Self.isHexDigit) else {
             return .apnsError(400, "BadDeviceToken")
         }
         guard let topic = header("apns-topic"), !topic.isEmpty else { return .apnsError(400, "MissingTopic") }
@@ -161,8 +177,16 @@ package final class FakeProviderState: Sendable {
         }
         guard !body.isEmpty else { return .apnsError(400, "PayloadEmpty") }
         guard body.count <= 4096 else { return .apnsError(413, "PayloadTooLarge") }
-        guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any], json["aps"] is [String: Any]
-        else { return .apnsError(400, "BadPayload") }
+        // A fan-out sends one payload to many devices: a body already found valid is not parsed again.
+        if !ledger.withLock({ $0.validPayloads.contains(body) }) {
+            guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
+                json["aps"] is [String: Any]
+            else { return .apnsError(400, "BadPayload") }
+            ledger.withLock { ledger in
+                if ledger.validPayloads.count >= 256 { ledger.validPayloads.removeAll() }
+                ledger.validPayloads.insert(body)
+            }
+        }
 
         // Scripted behaviour by token prefix.
         let attempt = ledger.withLock { ledger -> Int in
@@ -208,6 +232,10 @@ package final class FakeProviderState: Sendable {
         return .respond(status: 200, headers: [("apns-id", apnsID)], body: Data())
     }
 
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
     /// Every `apns-id` accepted, with how many times, in order of first acceptance.
     package var accepted: [(apnsID: String, count: Int)] {
         ledger.withLock { ledger in ledger.order.map { ($0, ledger.accepted[$0]!) } }
@@ -248,8 +276,8 @@ package final class FakeProviderState: Sendable {
 
     /// Answers `POST /webpush/<id>`: checks TTL, the content coding and VAPID (audience is this
     /// origin, not expired, at most 24 hours ahead), then decrypts with the subscriber's key.
-    package func webPush(id: String, origin: String, headers: [(String, String)], body: Data, now: Date) -> FakeReply {
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+    package func webPush(id: String, origin: String, headers: FakeRequestHeaders, body: Data, now: Date) -> FakeReply {
+        func header(_ name: String) -> String? { headers[name] }
         ledger.withLock { $0.requests += 1 }
         let reply: FakeReply = {
             guard let subscription = ledger.withLock({ $0.subscriptions[id] }) else {
@@ -311,8 +339,8 @@ package final class FakeProviderState: Sendable {
 
     /// Answers `POST /webhooks/<id>`: verifies the Standard Webhooks signature and a timestamp
     /// within five minutes, and records the message.
-    package func webhook(id: String, headers: [(String, String)], body: Data, now: Date) -> FakeReply {
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
+    package func webhook(id: String, headers: FakeRequestHeaders, body: Data, now: Date) -> FakeReply {
+        func header(_ name: String) -> String? { headers[name] }
         ledger.withLock { $0.requests += 1 }
         guard let endpoint = ledger.withLock({ $0.webhooks[id] }) else {
             return .json(404, ["reason": "no such endpoint"])

@@ -60,7 +60,7 @@ package struct AlertPipeline: Sendable {
         let kinds = dispatchers.map(\.channel.kind)
         while stop?.isRequested != true {
             try Task.checkCancellation()
-            if try await store.unfinished(channels: kinds, dueBy: clock.now()) == 0 { return }
+            if try await !store.hasUnfinished(channels: kinds, dueBy: clock.now()) { return }
             // A dispatcher asleep until a due time that the clock has reached only to within the
             // precision of a stored time would never wake: nudge them all.
             for wake in wakes.values { wake.signal() }
@@ -76,7 +76,7 @@ package struct AlertPipeline: Sendable {
         let kinds = dispatchers.map(\.channel.kind)
         while stop?.isRequested != true {
             try Task.checkCancellation()
-            if try await store.unfinished(channels: kinds, dueBy: nil) == 0 { return }
+            if try await !store.hasUnfinished(channels: kinds, dueBy: nil) { return }
             if let manual, try await store.outboxCounts().sending == 0 {
                 var next: Date?
                 for dispatcher in dispatchers {

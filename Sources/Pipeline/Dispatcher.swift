@@ -104,43 +104,83 @@ package struct Dispatcher: Sendable {
         self.acknowledgementClock = clock
     }
 
+    /// What the dispatcher's child tasks report back.
+    private enum Event: Sendable {
+        case sent(DeliveryResult, latency: Double?)
+        case claimed([ClaimedDelivery])
+        case recorded
+    }
+
     /// Delivers until `stop` is requested (then finishes what is in flight, records it, and
     /// returns) or the task is cancelled (then returns at once; what was in flight is left in
     /// doubt for the next start).
+    ///
+    /// The database never holds up sending: the next claim and the last batch of outcomes are
+    /// written by child tasks of their own (one of each at a time) while requests keep going out.
     package func run(stop: StopSignal = StopSignal()) async throws {
         let kind = channel.kind
-        try await withThrowingTaskGroup(of: (DeliveryResult, Double?).self) { group in
+        try await withThrowingTaskGroup(of: Event.self) { group in
             var queue: [ClaimedDelivery] = []
             var head = 0
             var inFlight = 0
             var results: [DeliveryResult] = []
+            var claiming = false
+            var recording = false
             var exhausted = false
-            var lastFlush = ContinuousClock.now
-            func flush() async throws {
-                try await outbox.complete(results)
-                results.removeAll(keepingCapacity: true)
-                lastFlush = .now
-                exhausted = false
-            }
-            while !Task.isCancelled && !stop.isRequested {
-                if queue.count - head < concurrency && !exhausted {
-                    let claimed = try await outbox.claim(channel: kind, now: clock.now(), limit: concurrency * 2)
+            var lastRecord = ContinuousClock.now
+            func take(_ event: Event) {
+                switch event {
+                case .sent(let result, let latency):
+                    inFlight -= 1
+                    results.append(result)
+                    if let latency { statistics.recordLatency(kind, latency) }
+                case .claimed(let claimed):
+                    claiming = false
                     if head > 0 {
                         queue.removeFirst(head)
                         head = 0
                     }
                     queue += claimed
                     exhausted = claimed.isEmpty
+                case .recorded:
+                    recording = false
+                    // A recorded retry or a newly published moment may have made rows due.
+                    exhausted = false
+                }
+            }
+            while !Task.isCancelled && !stop.isRequested {
+                if !claiming && !exhausted && queue.count - head < concurrency {
+                    claiming = true
+                    let now = clock.now()
+                    let limit = concurrency * 2
+                    group.addTask { .claimed(try await outbox.claim(channel: kind, now: now, limit: limit)) }
                 }
                 while inFlight < concurrency && head < queue.count {
                     let delivery = queue[head]
                     head += 1
                     inFlight += 1
-                    group.addTask { await attempt(delivery) }
+                    group.addTask {
+                        let (result, latency) = await attempt(delivery)
+                        return .sent(result, latency: latency)
+                    }
                 }
-                if inFlight == 0 {
-                    try await flush()
+                if !recording && !results.isEmpty
+                    && (results.count >= flushEvery || inFlight == 0
+                        || ContinuousClock.now - lastRecord > flushInterval)
+                {
+                    recording = true
+                    lastRecord = .now
+                    let batch = results
+                    results.removeAll(keepingCapacity: true)
+                    group.addTask {
+                        try await outbox.complete(batch)
+                        return .recorded
+                    }
+                }
+                if inFlight == 0 && !claiming && !recording && results.isEmpty && head == queue.count {
+                    // Idle: everything sent is recorded. Sleep until the next due row or a wake.
                     let due = try await outbox.nextDue(channel: kind)
+                    exhausted = false
                     if let due, due <= clock.now() { continue }
                     if stop.isRequested { break }
                     logger.debug(
@@ -149,20 +189,13 @@ package struct Dispatcher: Sendable {
                     await wake.wait(until: due, clock: clock)
                     continue
                 }
-                guard let (result, latency) = try await group.next() else { continue }
-                inFlight -= 1
-                results.append(result)
-                if let latency { statistics.recordLatency(kind, latency) }
-                if results.count >= flushEvery || inFlight == 0 || ContinuousClock.now - lastFlush > flushInterval {
-                    try await flush()
-                }
+                guard let event = try await group.next() else { continue }
+                take(event)
             }
             guard !Task.isCancelled else { return }
-            // Stopping: claimed but unsent deliveries go back untouched; in-flight ones finish.
-            while let (result, latency) = try await group.next() {
-                results.append(result)
-                if let latency { statistics.recordLatency(kind, latency) }
-            }
+            // Stopping: in-flight sends finish and are recorded; claimed but unsent deliveries
+            // (including those of a claim still running) go back untouched.
+            while let event = try await group.next() { take(event) }
             try await outbox.complete(results)
             try await outbox.release(queue[head...].map(\.id))
         }

@@ -78,8 +78,9 @@ package protocol OutboxStore: Sendable {
     /// again under the same delivery id.
     func recoverInDoubt(now: Date) async throws -> RecoveryReport
     func outboxCounts() async throws -> OutboxCounts
-    /// Deliveries of these channels being sent, or pending (and due by `dueBy`, when given).
-    func unfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Int
+    /// Whether any delivery of these channels is being sent, or pending (and due by `dueBy`, when
+    /// given). Cheap whatever the outbox holds: callers poll it.
+    func hasUnfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Bool
     /// When the next pending delivery of `channel` is due, if any.
     func nextDue(channel: ChannelKind) async throws -> Date?
 }
