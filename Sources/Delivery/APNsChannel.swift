@@ -160,7 +160,7 @@ package struct APNsChannel: DeliveryChannel {
             ("apns-push-type", pushType),
             ("apns-priority", "10"),
             ("apns-expiration", String(Int(delivery.expiresAt.timeIntervalSince1970))),
-            ("apns-id", delivery.id.uuidString.lowercased()),
+            ("apns-id", delivery.id.text()),
             ("apns-collapse-id", String(delivery.collapseKey.utf8.prefix(64))!),
             ("content-type", "application/json"),
         ]

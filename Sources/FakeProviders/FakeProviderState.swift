@@ -1,3 +1,4 @@
+import Alerts
 import Crypto
 import Delivery
 import Foundation
@@ -162,8 +163,8 @@ package final class FakeProviderState: Sendable {
         if pushType == "liveactivity" && !topic.hasSuffix(".push-type.liveactivity") {
             return .apnsError(400, "TopicDisallowed")
         }
-        let apnsID = header("apns-id") ?? UUID().uuidString.lowercased()
-        guard UUID(uuidString: apnsID) != nil, apnsID == apnsID.lowercased() else {
+        let apnsID = header("apns-id") ?? UUID().text()
+        guard UUID(text: apnsID) != nil, !apnsID.utf8.contains(where: { (0x41...0x5A).contains($0) }) else {
             return .apnsError(400, "BadMessageId")
         }
         if let collapse = header("apns-collapse-id"), collapse.utf8.count > 64 {

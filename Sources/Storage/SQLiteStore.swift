@@ -167,7 +167,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
             for device in devices {
-                if try Bool.fetchOne(exists, arguments: [device.id.uuidString]) == true {
+                if try Bool.fetchOne(exists, arguments: [device.id.text(uppercase: true)]) == true {
                     throw StoreError.duplicate("device \(device.id)")
                 }
                 let preferences = try Self.encode(device.preferences)
@@ -177,7 +177,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     (active, reason, at) = (false, why, when.timeIntervalSince1970)
                 }
                 try insert.execute(arguments: [
-                    device.id.uuidString, device.channel.kind.rawValue, address.address, address.environment,
+                    device.id.text(uppercase: true), device.channel.kind.rawValue, address.address, address.environment,
                     address.topic, address.key1, address.key2, preferences, device.secretHash,
                     device.registeredAt.timeIntervalSince1970, active, reason, at,
                 ])
@@ -188,7 +188,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
 
     package func device(id: UUID) async throws -> Device? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id.uuidString]).map {
+            try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id.text(uppercase: true)]).map {
                 try Self.device($0)
             }
         }
@@ -205,7 +205,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     """,
                 arguments: [
                     channel.kind.rawValue, address.address, address.environment, address.topic, address.key1,
-                    address.key2, date.timeIntervalSince1970, id.uuidString,
+                    address.key2, date.timeIntervalSince1970, id.text(uppercase: true),
                 ])
             return db.changesCount > 0
         }
@@ -215,15 +215,16 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         try await database.write { db in
             try db.execute(
                 sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
-                arguments: [reason, date.timeIntervalSince1970, id.uuidString])
+                arguments: [reason, date.timeIntervalSince1970, id.text(uppercase: true)])
             return db.changesCount > 0
         }
     }
 
     package func delete(id: UUID) async throws -> Bool {
         try await database.write { db in
-            try db.execute(sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [id.uuidString])
-            try db.execute(sql: "DELETE FROM devices WHERE id = ?", arguments: [id.uuidString])
+            try db.execute(
+                sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [id.text(uppercase: true)])
+            try db.execute(sql: "DELETE FROM devices WHERE id = ?", arguments: [id.text(uppercase: true)])
             return db.changesCount > 0
         }
     }
@@ -286,7 +287,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         try await database.read { db in
             guard
                 let text = try String.fetchOne(
-                    db, sql: "SELECT preferences FROM devices WHERE id = ?", arguments: [deviceID.uuidString])
+                    db, sql: "SELECT preferences FROM devices WHERE id = ?", arguments: [deviceID.text(uppercase: true)]
+                )
             else { return nil }
             return try Self.decode(Preferences.self, text)
         }
@@ -296,7 +298,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         let text = try Self.encode(preferences)
         return try await database.write { db in
             try db.execute(
-                sql: "UPDATE devices SET preferences = ? WHERE id = ?", arguments: [text, deviceID.uuidString])
+                sql: "UPDATE devices SET preferences = ? WHERE id = ?",
+                arguments: [text, deviceID.text(uppercase: true)])
             guard db.changesCount > 0 else { return false }
             try Self.replaceFavourites(db, deviceID: deviceID, teams: preferences.favouriteTeams)
             return true
@@ -311,16 +314,17 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     SELECT f.device_id FROM favourite_teams f JOIN devices d ON d.id = f.device_id
                     WHERE f.team = ? AND d.active = 1 ORDER BY f.device_id
                     """, arguments: [team.uppercased()]
-            ).compactMap(UUID.init(uuidString:))
+            ).compactMap { UUID(text: $0) }
         }
     }
 
     private static func replaceFavourites(_ db: Database, deviceID: UUID, teams: [String]) throws {
-        try db.execute(sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [deviceID.uuidString])
+        try db.execute(
+            sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [deviceID.text(uppercase: true)])
         for team in Set(teams.map { $0.uppercased() }) {
             try db.execute(
                 sql: "INSERT INTO favourite_teams (device_id, team) VALUES (?, ?)",
-                arguments: [deviceID.uuidString, team])
+                arguments: [deviceID.text(uppercase: true), team])
         }
     }
 
@@ -384,7 +388,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     throw StoreError.corrupt("delivery \(delivery.id) names payload \(delivery.payloadKey), not given")
                 }
                 try insert.execute(arguments: [
-                    delivery.id.uuidString, moment.moment.id, delivery.deviceID.uuidString, delivery.channel.rawValue,
+                    delivery.id.text(uppercase: true), moment.moment.id, delivery.deviceID.text(uppercase: true),
+                    delivery.channel.rawValue,
                     payloadID, delivery.bidKey, delivery.momentKind.rawValue, delivery.momentOuts, created,
                     delivery.expiresAt.timeIntervalSince1970, delivery.notBefore.timeIntervalSince1970,
                 ])
@@ -399,7 +404,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT device_id, moment_id, moment_kind FROM outbox WHERE bid_key = ?", arguments: [bidKey])
             while let row = try rows.next() {
-                guard let device = UUID(uuidString: row[0]) else { continue }
+                guard let device = UUID(text: row[0]) else { continue }
                 var history = histories[device] ?? DeviceBidHistory()
                 history.momentIDs.insert(row[1])
                 if let kind = Moment.Kind(rawValue: row[2]), kind.isProgress { history.progressSent = true }
@@ -450,7 +455,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     if cache.bodies.count > 1024 { cache.bodies.removeAll() }
                     cache.bodies[payloadID] = payload
                 }
-                guard let id = UUID(uuidString: row[0]), let device = UUID(uuidString: row[1]),
+                guard let id = UUID(text: row[0]), let device = UUID(text: row[1]),
                     let channel = Self.channel(
                         kind: row[8], address: row[9], environment: row[10], topic: row[11], key1: row[12],
                         key2: row[13])
@@ -471,7 +476,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         try await database.write { db in
             let release = try db.cachedStatement(
                 sql: "UPDATE outbox SET state = 0, attempts = attempts - 1 WHERE delivery_id = ? AND state = 1")
-            for id in ids { try release.execute(arguments: [id.uuidString]) }
+            for id in ids { try release.execute(arguments: [id.text(uppercase: true)]) }
         }
     }
 
@@ -488,26 +493,28 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                 switch result {
                 case .delivered(let id, let at):
                     try finish.execute(arguments: [
-                        State.delivered.rawValue, at.timeIntervalSince1970, nil, id.uuidString,
+                        State.delivered.rawValue, at.timeIntervalSince1970, nil, id.text(uppercase: true),
                     ])
                 case .retry(let id, let at, let reason, let refreshed):
-                    try retry.execute(arguments: [at.timeIntervalSince1970, reason, refreshed, id.uuidString])
+                    try retry.execute(arguments: [
+                        at.timeIntervalSince1970, reason, refreshed, id.text(uppercase: true),
+                    ])
                 case .failed(let id, let reason, let at):
                     try finish.execute(arguments: [
-                        State.failed.rawValue, at.timeIntervalSince1970, reason, id.uuidString,
+                        State.failed.rawValue, at.timeIntervalSince1970, reason, id.text(uppercase: true),
                     ])
                 case .pruned(let id, let device, let reason, let at):
                     try finish.execute(arguments: [
-                        State.failed.rawValue, at.timeIntervalSince1970, reason, id.uuidString,
+                        State.failed.rawValue, at.timeIntervalSince1970, reason, id.text(uppercase: true),
                     ])
                     try db.execute(
                         sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
-                        arguments: [reason, at.timeIntervalSince1970, device.uuidString])
+                        arguments: [reason, at.timeIntervalSince1970, device.text(uppercase: true)])
                     // Nothing more goes to a pruned device.
                     try db.execute(
                         sql:
                             "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE device_id = ? AND state = 0",
-                        arguments: [at.timeIntervalSince1970, "device pruned: \(reason)", device.uuidString])
+                        arguments: [at.timeIntervalSince1970, "device pruned: \(reason)", device.text(uppercase: true)])
                 }
             }
         }
@@ -525,21 +532,22 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     FROM outbox o WHERE o.state = 1
                     """)
             for row in rows {
-                guard let id = UUID(uuidString: row[0]) else { continue }
+                guard let id = UUID(text: row[0]) else { continue }
                 if row[1] as Bool {
                     report.superseded.append(id)
                     try db.execute(
                         sql: "UPDATE outbox SET state = 4, finished_at = ?, last_error = ? WHERE delivery_id = ?",
                         arguments: [
                             now.timeIntervalSince1970,
-                            "in doubt after a restart; a later alert of the bid was delivered", id.uuidString,
+                            "in doubt after a restart; a later alert of the bid was delivered",
+                            id.text(uppercase: true),
                         ])
                 } else {
                     report.requeued.append(id)
                     try db.execute(
                         sql:
                             "UPDATE outbox SET state = 0, due_at = ?, resent_in_doubt = resent_in_doubt + 1 WHERE delivery_id = ?",
-                        arguments: [now.timeIntervalSince1970, id.uuidString])
+                        arguments: [now.timeIntervalSince1970, id.text(uppercase: true)])
                 }
             }
             return report
@@ -598,7 +606,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                 db, sql: "SELECT delivery_id, state, attempts, resent_in_doubt, last_error FROM outbox ORDER BY id"
             )
             .compactMap { row in
-                UUID(uuidString: row[0]).map { ($0, row[1], row[2], row[3], row[4]) }
+                UUID(text: row[0]).map { ($0, row[1], row[2], row[3], row[4]) }
             }
         }
     }
@@ -652,7 +660,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     private static func device(
         _ row: Row, preferences: (String) throws -> Preferences = { try decode(Preferences.self, $0) }
     ) throws -> Device {
-        guard let id = UUID(uuidString: row["id"]),
+        guard let id = UUID(text: row["id"]),
             let channel = channel(
                 kind: row["channel"], address: row["address"], environment: row["environment"], topic: row["topic"],
                 key1: row["key1"], key2: row["key2"])

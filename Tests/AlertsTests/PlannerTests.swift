@@ -156,5 +156,32 @@ import Testing
         let device = UUID()
         #expect(UUID.delivery(momentID: "m", deviceID: device) == UUID.delivery(momentID: "m", deviceID: device))
         #expect(UUID.delivery(momentID: "m", deviceID: device) != UUID.delivery(momentID: "n", deviceID: device))
+        // Ids stored before the id text was made without Foundation are derived the same.
+        #expect(
+            UUID.delivery(momentID: "CHA202008250-home-completed-27", deviceID: dns).uuidString.lowercased()
+                == UUID.version5(
+                    namespace: .deliveryNamespace,
+                    name: "CHA202008250-home-completed-27/6ba7b810-9dad-11d1-80b4-00c04fd430c8"
+                ).uuidString.lowercased())
+    }
+
+    @Test func uuidTextIsFoundationsTextAndReadsBack() {
+        for _ in 0..<1000 {
+            let id = UUID()
+            #expect(id.text(uppercase: true) == id.uuidString)
+            #expect(id.text() == id.uuidString.lowercased())
+            #expect(UUID(text: id.text()) == id)
+            #expect(UUID(text: id.uuidString) == id)
+        }
+        let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        #expect(zero.text() == "00000000-0000-0000-0000-000000000000")
+        for bad in [
+            "", "6ba7b810-9dad-11d1-80b4-00c04fd430c", "6ba7b810-9dad-11d1-80b4-00c04fd430c80",
+            "6ba7b8109dad-11d1-80b4-00c04fd430c8a", "6ba7b810-9dad-11d1-80b4-00c04fd430cg",
+            "6ba7b810-9dad-11d1-80b4_00c04fd430c8", "{6ba7b810-9dad-11d1-80b4-00c04fd430c8}",
+        ] {
+            #expect(UUID(text: bad) == nil, "\(bad)")
+            #expect(UUID(uuidString: bad) == nil, "Foundation agrees on \(bad)")
+        }
     }
 }
