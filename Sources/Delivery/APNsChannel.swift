@@ -23,13 +23,37 @@ package struct APNsConfiguration: Sendable {
     }
 }
 
+/// One APNs request: `POST /3/device/<token>` to the environment's host.
+package struct APNsRequest: Sendable {
+    package var environment: APNsEnvironment
+    package var deviceToken: String
+    package var headers: [(String, String)]
+    package var body: ByteBuffer
+}
+
 /// How APNs requests travel: the HTTP/2 connection(s) to the production and sandbox hosts.
 package protocol APNsTransport: Sendable {
     /// Sends `POST /3/device/<token>` and classifies the answer.
     func send(
         environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer
     ) async -> ProviderOutcome
+    /// Starts sending all of `requests`; `report` gets each classified answer by index.
+    func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async
     func shutdown() async
+}
+
+extension APNsTransport {
+    package func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async {
+        for (index, request) in requests.enumerated() {
+            Task {
+                report(
+                    index,
+                    await send(
+                        environment: request.environment, deviceToken: request.deviceToken,
+                        headers: request.headers, body: request.body))
+            }
+        }
+    }
 }
 
 /// APNs over AsyncHTTPClient.
@@ -88,16 +112,39 @@ package struct HTTP2APNsTransport: APNsTransport {
         do {
             let response = try await client.execute(
                 path: "/3/device/\(deviceToken)", headers: headers, body: body, timeout: timeout)
-            return APNsChannel.classify(
-                status: response.status, body: response.body, retryAfter: response.headers.first(name: "retry-after"))
+            return Self.outcome(of: .success(response))
         } catch {
-            switch error {
-            case .timedOut: return .transient(reason: "timed out", retryAfter: nil)
-            case .notProcessed(let why), .connectionLost(let why): return .connectionLost(reason: why)
-            case .streamReset(let code): return .connectionLost(reason: "stream reset (\(code))")
-            case .cannotConnect(let why): return .transient(reason: "cannot connect: \(why)", retryAfter: nil)
-            case .badURL(let url): return .rejected(status: 0, reason: "bad APNs URL \(url)")
+            return Self.outcome(of: .failure(error))
+        }
+    }
+
+    /// Each environment's requests go to its client in one batch.
+    package func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async {
+        for environment in [APNsEnvironment.production, .sandbox] {
+            let indices = requests.indices.filter { requests[$0].environment == environment }
+            guard !indices.isEmpty else { continue }
+            let client = environment == .production ? production : sandbox
+            let outgoing = indices.map {
+                HTTP2Client.Outgoing(
+                    path: "/3/device/\(requests[$0].deviceToken)", headers: requests[$0].headers,
+                    body: requests[$0].body)
             }
+            await client.submit(outgoing, timeout: timeout) { index, result in
+                report(indices[index], Self.outcome(of: result))
+            }
+        }
+    }
+
+    static func outcome(of result: Result<HTTP2Client.Response, HTTP2Client.Failure>) -> ProviderOutcome {
+        switch result {
+        case .success(let response):
+            APNsChannel.classify(
+                status: response.status, body: response.body, retryAfter: response.headers.first(name: "retry-after"))
+        case .failure(.timedOut): .transient(reason: "timed out", retryAfter: nil)
+        case .failure(.notProcessed(let why)), .failure(.connectionLost(let why)): .connectionLost(reason: why)
+        case .failure(.streamReset(let code)): .connectionLost(reason: "stream reset (\(code))")
+        case .failure(.cannotConnect(let why)): .transient(reason: "cannot connect: \(why)", retryAfter: nil)
+        case .failure(.badURL(let url)): .rejected(status: 0, reason: "bad APNs URL \(url)")
         }
     }
 
@@ -135,6 +182,55 @@ package struct APNsChannel: DeliveryChannel {
     }
 
     package func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome {
+        let bearer: String
+        do {
+            bearer = try token.current()
+        } catch {
+            return .transient(reason: "cannot sign the provider token: \(error)", retryAfter: nil)
+        }
+        switch request(for: delivery, bearer: bearer) {
+        case .failure(let refusal):
+            return refusal.outcome
+        case .success(let request):
+            return await transport.send(
+                environment: request.environment, deviceToken: request.deviceToken, headers: request.headers,
+                body: request.body)
+        }
+    }
+
+    /// One provider token for the whole batch, then every request to the transport at once.
+    package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
+        let bearer: String
+        do {
+            bearer = try token.current()
+        } catch {
+            for index in deliveries.indices {
+                report(index, .transient(reason: "cannot sign the provider token: \(error)", retryAfter: nil))
+            }
+            return
+        }
+        var requests: [APNsRequest] = []
+        var indices: [Int] = []
+        requests.reserveCapacity(deliveries.count)
+        indices.reserveCapacity(deliveries.count)
+        for (index, delivery) in deliveries.enumerated() {
+            switch request(for: delivery, bearer: bearer) {
+            case .failure(let refusal): report(index, refusal.outcome)
+            case .success(let request):
+                requests.append(request)
+                indices.append(index)
+            }
+        }
+        let positions = indices
+        await transport.send(requests) { index, outcome in report(positions[index], outcome) }
+    }
+
+    private struct Refusal: Error {
+        var outcome: ProviderOutcome
+    }
+
+    /// The request for `delivery`: `apns-id` the delivery id, a collapse id per bid.
+    private func request(for delivery: OutboundDelivery, bearer: String) -> Result<APNsRequest, Refusal> {
         let deviceToken: String
         let environment: APNsEnvironment
         var topic: String
@@ -146,13 +242,7 @@ package struct APNsChannel: DeliveryChannel {
             (deviceToken, environment, topic, pushType) = (token, env, bundle, "liveactivity")
             topic += ".push-type.liveactivity"
         default:
-            return .rejected(status: 0, reason: "not an APNs device")
-        }
-        let bearer: String
-        do {
-            bearer = try token.current()
-        } catch {
-            return .transient(reason: "cannot sign the provider token: \(error)", retryAfter: nil)
+            return .failure(Refusal(outcome: .rejected(status: 0, reason: "not an APNs device")))
         }
         let headers = [
             ("authorization", "bearer \(bearer)"),
@@ -164,9 +254,10 @@ package struct APNsChannel: DeliveryChannel {
             ("apns-collapse-id", String(delivery.collapseKey.utf8.prefix(64))!),
             ("content-type", "application/json"),
         ]
-        return await transport.send(
-            environment: environment, deviceToken: deviceToken, headers: headers,
-            body: ByteBuffer(bytes: delivery.payload))
+        return .success(
+            APNsRequest(
+                environment: environment, deviceToken: deviceToken, headers: headers,
+                body: ByteBuffer(bytes: delivery.payload)))
     }
 
     /// APNs statuses and reasons, per Apple's documentation.

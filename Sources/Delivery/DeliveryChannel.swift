@@ -30,16 +30,31 @@ package struct OutboundDelivery: Sendable, Hashable {
     }
 }
 
+/// Told each delivery's outcome as its answer arrives: its index in the batch sent, and what
+/// the provider said. Called from any thread, once per delivery.
+package typealias OutcomeReport = @Sendable (_ index: Int, _ outcome: ProviderOutcome) -> Void
+
 /// A way to reach devices: APNs, Web Push, webhooks, the console.
 package protocol DeliveryChannel: Sendable {
     var kind: ChannelKind { get }
     /// Sends one delivery and classifies what the provider said. Never throws: failures are
     /// outcomes.
     func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome
+    /// Starts sending every one of `deliveries` and returns once they are on their way; `report`
+    /// gets each outcome as it comes. The dispatcher's path: a channel that can put many requests
+    /// on the wire in one step (APNs over the lean HTTP/2 client) does so; the default sends each
+    /// with `deliver(_:)` in a task of its own.
+    func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async
     /// The provider rejected the credentials as expired: make new ones (APNs JWT).
     func refreshCredentials() async
 }
 
 extension DeliveryChannel {
     package func refreshCredentials() async {}
+
+    package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
+        for (index, delivery) in deliveries.enumerated() {
+            Task { report(index, await deliver(delivery)) }
+        }
+    }
 }

@@ -116,6 +116,47 @@ package final class HTTP2Client: Sendable {
         }
     }
 
+    /// One request of a batch.
+    package struct Outgoing: Sendable {
+        package var path: String
+        package var headers: [(String, String)]
+        package var body: ByteBuffer
+
+        package init(path: String, headers: [(String, String)], body: ByteBuffer) {
+            self.path = path
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    /// Sends every one of `requests` (`method`, each with `timeout`), spread over the open
+    /// connections with one hop to each connection's event loop, and returns once they are
+    /// written; `completion` gets each answer (by index) on the event loop as it arrives.
+    package func submit(
+        method: String = "POST", _ requests: [Outgoing], timeout: TimeAmount,
+        completion: @escaping @Sendable (Int, Result<Response, Failure>) -> Void
+    ) async {
+        guard !requests.isEmpty else { return }
+        let shares = min(max(1, configuration.connections), requests.count)
+        let perShare = (requests.count + shares - 1) / shares
+        for start in stride(from: 0, to: requests.count, by: perShare) {
+            let end = min(start + perShare, requests.count)
+            let connection: HTTP2Connection
+            do {
+                connection = try await self.connection()
+            } catch {
+                for index in start..<end { completion(index, .failure(error)) }
+                continue
+            }
+            let batch = requests[start..<end].map {
+                HTTP2Connection.Request(
+                    method: method, path: $0.path, authority: authority, headers: $0.headers, body: $0.body,
+                    timeout: timeout)
+            }
+            connection.send(batch) { index, result in completion(start + index, result) }
+        }
+    }
+
     /// Closes every connection.
     package func shutdown() async {
         let (connections, connecting) = pool.withLock { state in
@@ -163,7 +204,9 @@ package final class HTTP2Client: Sendable {
                 }
                 _ = stale?.close()
             }
-            connect().cascade(to: opening)
+            // The connection lives on the loop its promise was made on: asking the group for a
+            // loop again would pair them up so that every connection landed on the same loop.
+            connect(on: opening.futureResult.eventLoop).cascade(to: opening)
         }
         switch choice {
         case .ready(let connection):
@@ -181,11 +224,11 @@ package final class HTTP2Client: Sendable {
         }
     }
 
-    private func connect() -> EventLoopFuture<HTTP2Connection> {
+    private func connect(on loop: any EventLoop) -> EventLoopFuture<HTTP2Connection> {
         let serverHostname = host.isIPAddress ? nil : host
         let sslContext = sslContext
         let unindexed = configuration.unindexedHeaders
-        return ClientBootstrap(group: group)
+        return ClientBootstrap(group: loop)
             .connectTimeout(configuration.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
@@ -238,14 +281,30 @@ final class HTTP2Connection: Sendable {
     /// Open and not going away.
     var isUsable: Bool { usable.load(ordering: .relaxed) && channel.isActive }
 
+    typealias Completion = @Sendable (Result<HTTP2Client.Response, HTTP2Client.Failure>) -> Void
+
     func send(_ request: Request) -> EventLoopFuture<HTTP2Client.Response> {
         let promise = channel.eventLoop.makePromise(of: HTTP2Client.Response.self)
+        let completion: Completion = { result in promise.completeWith(result.mapError { $0 as any Error }) }
         if channel.eventLoop.inEventLoop {
-            handler.value.submit(request, promise: promise)
+            handler.value.submit(request, completion: completion)
         } else {
-            channel.eventLoop.execute { [handler] in handler.value.submit(request, promise: promise) }
+            channel.eventLoop.execute { [handler] in handler.value.submit(request, completion: completion) }
         }
         return promise.futureResult
+    }
+
+    /// Writes all of `requests` in one turn of the event loop (one flush); `completion` gets each
+    /// answer by index.
+    func send(
+        _ requests: [Request],
+        completion: @escaping @Sendable (Int, Result<HTTP2Client.Response, HTTP2Client.Failure>) -> Void
+    ) {
+        channel.eventLoop.execute { [handler] in
+            for (index, request) in requests.enumerated() {
+                handler.value.submit(request) { completion(index, $0) }
+            }
+        }
     }
 
     func close() -> EventLoopFuture<Void> {
@@ -261,7 +320,7 @@ final class HTTP2Connection: Sendable {
         typealias OutboundOut = HTTP2Frame
 
         private struct Pending {
-            var promise: EventLoopPromise<HTTP2Client.Response>
+            var completion: Completion
             var status = 0
             var headers = HPACKHeaders()
             var body: ByteBuffer?
@@ -294,9 +353,9 @@ final class HTTP2Connection: Sendable {
             failAll(.connectionLost("handler removed"))
         }
 
-        func submit(_ request: Request, promise: EventLoopPromise<HTTP2Client.Response>) {
+        func submit(_ request: Request, completion: @escaping Completion) {
             guard let context, context.channel.isActive, !retiring else {
-                promise.fail(HTTP2Client.Failure.notProcessed("connection closing"))
+                completion(.failure(.notProcessed("connection closing")))
                 return
             }
             let streamID = nextStreamID
@@ -314,7 +373,7 @@ final class HTTP2Connection: Sendable {
             for (name, value) in request.headers { headers.add(name: name, value: value, indexing: indexing(name)) }
             let hasBody = request.body.readableBytes > 0
             if hasBody { headers.add(name: "content-length", value: String(request.body.readableBytes)) }
-            var entry = Pending(promise: promise)
+            var entry = Pending(completion: completion)
             entry.timeout = context.eventLoop.assumeIsolated().scheduleTask(in: request.timeout) { [weak self] in
                 self?.timedOut(streamID)
             }
@@ -421,15 +480,17 @@ final class HTTP2Connection: Sendable {
         private func complete(_ streamID: Int32) {
             guard let entry = pending.removeValue(forKey: streamID) else { return }
             entry.timeout?.cancel()
-            entry.promise.succeed(
-                HTTP2Client.Response(status: entry.status, headers: entry.headers, body: entry.body ?? ByteBuffer()))
+            entry.completion(
+                .success(
+                    HTTP2Client.Response(status: entry.status, headers: entry.headers, body: entry.body ?? ByteBuffer())
+                ))
             closeIfDrained()
         }
 
         private func fail(_ streamID: Int32, _ failure: HTTP2Client.Failure) {
             guard let entry = pending.removeValue(forKey: streamID) else { return }
             entry.timeout?.cancel()
-            entry.promise.fail(failure)
+            entry.completion(.failure(failure))
             closeIfDrained()
         }
 
@@ -447,7 +508,7 @@ final class HTTP2Connection: Sendable {
             pending = [:]
             for entry in entries.values {
                 entry.timeout?.cancel()
-                entry.promise.fail(failure)
+                entry.completion(.failure(failure))
             }
         }
 

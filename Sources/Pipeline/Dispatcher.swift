@@ -106,34 +106,128 @@ package struct Dispatcher: Sendable {
 
     /// What the dispatcher's child tasks report back.
     private enum Event: Sendable {
-        case sent(DeliveryResult, latency: Double?)
         case claimed([ClaimedDelivery])
         case recorded
+        /// Outcomes have arrived in the inbox.
+        case answered
+    }
+
+    /// Where outcomes land as the provider's answers arrive (on the transport's threads), for
+    /// the dispatcher to take in batches.
+    private final class Inbox: Sendable {
+        private let outcomes = Mutex<[(slot: Int, outcome: ProviderOutcome)]>([])
+        let arrived = WakeSignal()
+
+        func post(_ slot: Int, _ outcome: ProviderOutcome) {
+            outcomes.withLock { $0.append((slot, outcome)) }
+            arrived.signal()
+        }
+
+        func take() -> [(slot: Int, outcome: ProviderOutcome)] {
+            outcomes.withLock { outcomes in
+                defer { outcomes.removeAll(keepingCapacity: true) }
+                return outcomes
+            }
+        }
+    }
+
+    /// A delivery on its way: what was claimed, where it stands in its retries, and which of
+    /// the channel's credentials (counted by refreshes) it was sent with.
+    private struct InFlight {
+        var claimed: ClaimedDelivery
+        var retry: DeliveryRetryState
+        var credentials = 0
     }
 
     /// Delivers until `stop` is requested (then finishes what is in flight, records it, and
     /// returns) or the task is cancelled (then returns at once; what was in flight is left in
     /// doubt for the next start).
     ///
-    /// The database never holds up sending: the next claim and the last batch of outcomes are
-    /// written by child tasks of their own (one of each at a time) while requests keep going out.
+    /// Deliveries go to the channel in batches (`DeliveryChannel.send`), and their outcomes come
+    /// back through an inbox the dispatcher empties whenever it wakes — no task per delivery. The
+    /// database never holds up sending: the next claim and the last batch of outcomes are written
+    /// by child tasks of their own (one of each at a time) while requests keep going out.
     package func run(stop: StopSignal = StopSignal()) async throws {
         let kind = channel.kind
+        let inbox = Inbox()
         try await withThrowingTaskGroup(of: Event.self) { group in
             var queue: [ClaimedDelivery] = []
             var head = 0
-            var inFlight = 0
+            var inFlight: [Int: InFlight] = [:]
+            var nextSlot = 0
             var results: [DeliveryResult] = []
             var claiming = false
             var recording = false
+            var listening = false
             var exhausted = false
             var lastRecord = ContinuousClock.now
-            func take(_ event: Event) {
+            /// Refreshes of the channel's credentials so far.
+            var credentials = 0
+
+            func launch(_ entries: [InFlight]) async {
+                guard !entries.isEmpty else { return }
+                let first = nextSlot
+                nextSlot += entries.count
+                var deliveries: [OutboundDelivery] = []
+                deliveries.reserveCapacity(entries.count)
+                for (offset, var entry) in entries.enumerated() {
+                    entry.credentials = credentials
+                    inFlight[first + offset] = entry
+                    let claimed = entry.claimed
+                    deliveries.append(
+                        OutboundDelivery(
+                            id: claimed.id, deviceID: claimed.deviceID, channel: claimed.channel,
+                            payload: claimed.payload, collapseKey: claimed.bidKey, createdAt: claimed.createdAt,
+                            expiresAt: claimed.expiresAt))
+                }
+                await channel.send(deliveries) { index, outcome in inbox.post(first + index, outcome) }
+            }
+
+            /// Lets the retry policy decide what each answer means. A rejected provider token is
+            /// refreshed once, however many deliveries it failed: deliveries sent before the last
+            /// refresh carried an older token and are just sent again with the new one.
+            func settle(_ answers: [(slot: Int, outcome: ProviderOutcome)]) async {
+                var resend: [InFlight] = []
+                for (slot, outcome) in answers {
+                    guard var entry = inFlight.removeValue(forKey: slot) else { continue }
+                    let claimed = entry.claimed
+                    let now = clock.now()
+                    switch entry.retry.next(after: outcome, policy: policy, now: now, random: Double.random(in: 0..<1))
+                    {
+                    case .markDelivered:
+                        statistics.record(kind) { $0.delivered += 1 }
+                        statistics.recordLatency(
+                            kind, acknowledgementClock.now().timeIntervalSince(claimed.createdAt))
+                        results.append(.delivered(id: claimed.id, at: now))
+                    case .refreshTokenAndRetry:
+                        resend.append(entry)
+                    case .retry(let at, let reason):
+                        statistics.record(kind) { $0.retried += 1 }
+                        logger.debug("retrying", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
+                        results.append(
+                            .retry(id: claimed.id, at: at, reason: reason, tokenRefreshed: entry.retry.tokenRefreshed))
+                    case .pruneDevice(let reason):
+                        statistics.record(kind) { $0.pruned += 1 }
+                        logger.info(
+                            "pruning device", metadata: ["device.id": "\(claimed.deviceID)", "reason": "\(reason)"])
+                        results.append(.pruned(id: claimed.id, deviceID: claimed.deviceID, reason: reason, at: now))
+                    case .fail(let reason):
+                        statistics.record(kind) { $0.failed += 1 }
+                        logger.info(
+                            "delivery failed", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
+                        results.append(.failed(id: claimed.id, reason: reason, at: now))
+                    }
+                }
+                if resend.contains(where: { $0.credentials == credentials }) {
+                    await channel.refreshCredentials()
+                    credentials += 1
+                    statistics.record(kind) { $0.tokenRefreshes += 1 }
+                }
+                await launch(resend)
+            }
+
+            func take(_ event: Event) async {
                 switch event {
-                case .sent(let result, let latency):
-                    inFlight -= 1
-                    results.append(result)
-                    if let latency { statistics.recordLatency(kind, latency) }
                 case .claimed(let claimed):
                     claiming = false
                     if head > 0 {
@@ -146,8 +240,22 @@ package struct Dispatcher: Sendable {
                     recording = false
                     // A recorded retry or a newly published moment may have made rows due.
                     exhausted = false
+                case .answered:
+                    listening = false
+                    await settle(inbox.take())
                 }
             }
+
+            /// Keeps one child task waiting for answers while any are outstanding.
+            func listen() {
+                guard !listening && !inFlight.isEmpty else { return }
+                listening = true
+                group.addTask {
+                    await inbox.arrived.wait()
+                    return .answered
+                }
+            }
+
             while !Task.isCancelled && !stop.isRequested {
                 if !claiming && !exhausted && queue.count - head < concurrency {
                     claiming = true
@@ -155,17 +263,21 @@ package struct Dispatcher: Sendable {
                     let limit = concurrency * 2
                     group.addTask { .claimed(try await outbox.claim(channel: kind, now: now, limit: limit)) }
                 }
-                while inFlight < concurrency && head < queue.count {
-                    let delivery = queue[head]
-                    head += 1
-                    inFlight += 1
-                    group.addTask {
-                        let (result, latency) = await attempt(delivery)
-                        return .sent(result, latency: latency)
+                let room = min(concurrency - inFlight.count, queue.count - head)
+                if room > 0 {
+                    let batch = queue[head..<head + room].map {
+                        InFlight(
+                            claimed: $0,
+                            retry: DeliveryRetryState(
+                                attempts: $0.attempts, tokenRefreshed: $0.tokenRefreshed, createdAt: $0.createdAt,
+                                registeredAt: $0.deviceRegisteredAt))
                     }
+                    head += room
+                    await launch(batch)
                 }
+                listen()
                 if !recording && !results.isEmpty
-                    && (results.count >= flushEvery || inFlight == 0
+                    && (results.count >= flushEvery || inFlight.isEmpty
                         || ContinuousClock.now - lastRecord > flushInterval)
                 {
                     recording = true
@@ -177,7 +289,9 @@ package struct Dispatcher: Sendable {
                         return .recorded
                     }
                 }
-                if inFlight == 0 && !claiming && !recording && results.isEmpty && head == queue.count {
+                if inFlight.isEmpty && !claiming && !recording && !listening && results.isEmpty
+                    && head == queue.count
+                {
                     // Idle: everything sent is recorded. Sleep until the next due row or a wake.
                     let due = try await outbox.nextDue(channel: kind)
                     exhausted = false
@@ -190,52 +304,18 @@ package struct Dispatcher: Sendable {
                     continue
                 }
                 guard let event = try await group.next() else { continue }
-                take(event)
+                await take(event)
             }
             guard !Task.isCancelled else { return }
             // Stopping: in-flight sends finish and are recorded; claimed but unsent deliveries
             // (including those of a claim still running) go back untouched.
-            while let event = try await group.next() { take(event) }
+            while true {
+                listen()
+                guard let event = try await group.next() else { break }
+                await take(event)
+            }
             try await outbox.complete(results)
             try await outbox.release(queue[head...].map(\.id))
-        }
-    }
-
-    /// One delivery: send, and send again at once after a token refresh; returns what to record
-    /// and, when delivered, the seconds from the moment to the acknowledgement.
-    private func attempt(_ claimed: ClaimedDelivery) async -> (DeliveryResult, Double?) {
-        var state = DeliveryRetryState(
-            attempts: claimed.attempts, tokenRefreshed: claimed.tokenRefreshed, createdAt: claimed.createdAt,
-            registeredAt: claimed.deviceRegisteredAt)
-        let delivery = OutboundDelivery(
-            id: claimed.id, deviceID: claimed.deviceID, channel: claimed.channel, payload: claimed.payload,
-            collapseKey: claimed.bidKey, createdAt: claimed.createdAt, expiresAt: claimed.expiresAt)
-        while true {
-            let outcome = await channel.deliver(delivery)
-            let now = clock.now()
-            let action = state.next(after: outcome, policy: policy, now: now, random: Double.random(in: 0..<1))
-            switch action {
-            case .markDelivered:
-                statistics.record(channel.kind) { $0.delivered += 1 }
-                let latency = acknowledgementClock.now().timeIntervalSince(claimed.createdAt)
-                return (.delivered(id: claimed.id, at: now), latency)
-            case .refreshTokenAndRetry:
-                statistics.record(channel.kind) { $0.tokenRefreshes += 1 }
-                await channel.refreshCredentials()
-                continue
-            case .retry(let at, let reason):
-                statistics.record(channel.kind) { $0.retried += 1 }
-                logger.debug("retrying", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
-                return (.retry(id: claimed.id, at: at, reason: reason, tokenRefreshed: state.tokenRefreshed), nil)
-            case .pruneDevice(let reason):
-                statistics.record(channel.kind) { $0.pruned += 1 }
-                logger.info("pruning device", metadata: ["device.id": "\(claimed.deviceID)", "reason": "\(reason)"])
-                return (.pruned(id: claimed.id, deviceID: claimed.deviceID, reason: reason, at: now), nil)
-            case .fail(let reason):
-                statistics.record(channel.kind) { $0.failed += 1 }
-                logger.info("delivery failed", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
-                return (.failed(id: claimed.id, reason: reason, at: now), nil)
-            }
         }
     }
 }

@@ -6,6 +6,7 @@ import FakeProviders
 import Foundation
 import NIOCore
 import NIOSSL
+import Synchronization
 import Testing
 
 /// The real channels, over TLS and HTTP/2, against `nohit fake-apns` running in process.
@@ -124,6 +125,44 @@ import Testing
     static func token(_ prefix: String) -> String {
         let hex = (UUID().uuidString + UUID().uuidString).lowercased().replacingOccurrences(of: "-", with: "")
         return prefix + String(hex.prefix(64 - prefix.count))
+    }
+
+    @Test(arguments: APNsTransportKind.allCases)
+    func aBatchReportsEveryDeliveryOnceWithItsOwnOutcome(transport: APNsTransportKind) async throws {
+        let harness = try await Harness()
+        let channel = try harness.apns(transport: transport)
+        let cases: [(token: String, environment: APNsEnvironment, expected: ProviderOutcome?)] = [
+            (Self.token("ab"), .production, .accepted),
+            (Self.token("400"), .sandbox, .gone(reason: "BadDeviceToken", since: nil)),
+            (Self.token("403"), .production, .rejected(status: 403, reason: "Forbidden")),
+            (Self.token("429"), .sandbox, .transient(reason: "429 TooManyRequests", retryAfter: 1)),
+            (Self.token("cd"), .sandbox, .accepted),
+            (Self.token("413"), .production, .rejected(status: 413, reason: "PayloadTooLarge")),
+            (Self.token("ef"), .production, .accepted),
+        ]
+        var deliveries = cases.map { item in
+            Self.delivery(token: item.token) {
+                .apns(token: $0, environment: item.environment, topic: "com.example.nohit")
+            }
+        }
+        // Not an APNs device: refused without a request, in the same batch.
+        deliveries.append(Self.delivery(token: "") { _ in .webhook(url: "https://hooks.example.org/n", secret: "x") })
+        let reports = Mutex<[(Int, ProviderOutcome)]>([])
+        await channel.send(deliveries) { index, outcome in reports.withLock { $0.append((index, outcome)) } }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while reports.withLock({ $0.count }) < deliveries.count && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let received = reports.withLock { $0 }
+        #expect(received.map(\.0).sorted() == Array(deliveries.indices))
+        let byIndex = Dictionary(received, uniquingKeysWith: { first, _ in first })
+        for (index, item) in cases.enumerated() {
+            #expect(byIndex[index] == item.expected, "delivery \(index) (\(item.token.prefix(3)))")
+        }
+        #expect(byIndex[cases.count] == .rejected(status: 0, reason: "not an APNs device"))
+        let accepted = Set(harness.server.state.accepted.map(\.apnsID))
+        #expect(accepted == Set([0, 4, 6].map { deliveries[$0].id.text() }))
+        try await harness.shutdown()
     }
 
     @Test(arguments: APNsTransportKind.allCases)

@@ -165,6 +165,63 @@ import Testing
     }
 }
 
+/// One moment to many APNs devices over the lean HTTP/2 client, the dispatcher's batch path.
+@Suite struct BatchDispatchTests {
+    @Test func anExpiredProviderTokenIsRefreshedOnceForEveryDeliveryItFailed() async throws {
+        let setup = try await ReplayPipelineTests.Setup()
+        let store = try SQLiteStore(path: setup.path)
+        // The first device's token starts with e0: the fake expires the provider token at its first
+        // request, and refuses that token to every request after it — to the others in flight too.
+        func device(_ prefix: String, registeredAt: Date) -> Device {
+            let hex = (UUID().text() + UUID().text()).replacingOccurrences(of: "-", with: "")
+            return Device(
+                id: UUID(),
+                channel: .apns(
+                    token: prefix + hex.prefix(64 - prefix.count), environment: .production, topic: "com.example.nohit"),
+                registeredAt: registeredAt, secretHash: "")
+        }
+        try await store.register(device("e0", registeredAt: Date().addingTimeInterval(-1)))
+        let devices = (0..<39).map { _ in device("ab", registeredAt: Date()) }
+        try await store.register(contentsOf: devices)
+        var options = HTTP2Client.Configuration()
+        options.extraCertificateAuthorities = [setup.server.authority.caCertificatePEM]
+        options.connections = 2
+        let transport = try HTTP2APNsTransport(
+            configuration: APNsConfiguration(productionURL: setup.server.baseURL, sandboxURL: setup.server.baseURL),
+            client: options)
+        let token = APNsProviderToken(key: setup.key, keyID: "K", teamID: "T", clock: SystemWallClock())
+        let pipeline = AlertPipeline(
+            store: store, channels: [APNsChannel(transport: transport, token: token)], clock: SystemWallClock(),
+            concurrency: 16)
+        let dispatchers = Task { try await pipeline.runDispatchers() }
+
+        let game = try #require(
+            try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [SharedData.path("retrosheet")])
+                .first { $0.record.id == "CHA202008250" })
+        var monitor = GameMonitor(
+            gameID: game.record.id, starters: game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst)
+        for item in game.updates { _ = try monitor.apply(item.update) }
+        let completed = try #require(monitor.finish(scheduledInnings: 9).first { $0.kind == .completed })
+        let published = try await pipeline.publisher.publish(completed, game: game.info, at: Date())
+        #expect(published.deliveries == 40)
+        try await pipeline.waitUntilDrained(manual: nil)
+        dispatchers.cancel()
+        _ = try? await dispatchers.value
+
+        let statistics = pipeline.statistics.snapshot
+        #expect(statistics.delivered == 40)
+        #expect(statistics.failed == 0 && statistics.retried == 0)
+        // Sent 16 at a time; the refused ones answered in any grouping, some sent again before the
+        // refresh was known: still exactly one new token.
+        #expect(token.generated == 2)
+        #expect(statistics.tokenRefreshes == 1)
+        #expect(setup.server.state.accepted.count == 40)
+        #expect(setup.server.state.accepted.allSatisfy { $0.count == 1 })
+        await transport.shutdown()
+        try await setup.shutdown()
+    }
+}
+
 final class Printed: @unchecked Sendable {
     // Guarded by the lock; the console channel writes from dispatcher tasks.
     private let lock = NSLock()
