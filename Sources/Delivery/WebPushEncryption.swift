@@ -26,10 +26,22 @@ package enum WebPushEncryption {
         }
     }
 
+    /// A fresh key pair for one message, from 32 random bytes. `P256.KeyAgreement.PrivateKey()`
+    /// also runs BoringSSL's FIPS pairwise test (an ECDSA signature and its verification), which
+    /// more than doubled the elliptic-curve work of every Web Push message; a key used for one
+    /// ECDH and thrown away gains nothing from it. A scalar outside [1, n-1] (probability about
+    /// 2⁻³²) is refused by BoringSSL and drawn again.
+    package static func ephemeralKey() -> P256.KeyAgreement.PrivateKey {
+        while true {
+            let scalar = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: scalar) { return key }
+        }
+    }
+
     /// Encrypts `plaintext` for a subscription. `senderKey` and `salt` are fresh per message in
     /// real use; tests pass the RFC's.
     package static func encrypt(
-        _ plaintext: Data, p256dh: Data, auth: Data, senderKey: P256.KeyAgreement.PrivateKey = .init(),
+        _ plaintext: Data, p256dh: Data, auth: Data, senderKey: P256.KeyAgreement.PrivateKey = ephemeralKey(),
         salt: Data = Data(SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) })
     ) throws(Failure) -> Data {
         guard plaintext.count <= maximumPlaintext else { throw .tooLarge(plaintext.count) }

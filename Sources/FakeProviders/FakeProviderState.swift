@@ -96,6 +96,7 @@ package final class FakeProviderState: Sendable {
         var statuses: [Int: Int] = [:]
         var verifiedTokens: Set<String> = []
         var validPayloads: Set<Data> = []
+        var verifiedVAPID: [String: [String: any Sendable]] = [:]
         var expiredTokens: Set<String> = []
         var subscriptions: [String: WebPushSubscription] = [:]
         var webhooks: [String: (secret: String, received: [(id: String, body: Data)])] = [:]
@@ -286,9 +287,9 @@ package final class FakeProviderState: Sendable {
             }
             guard let ttl = header("ttl"), Int(ttl) != nil else { return .json(400, ["reason": "TTL header required"]) }
             guard header("content-encoding") == "aes128gcm" else { return .json(415, ["reason": "aes128gcm only"]) }
-            guard let authorization = header("authorization"), let vapid = VAPID.parse(authorization: authorization),
-                let claims = try? VAPID.verify(token: vapid.token, key: vapid.key)
-            else { return .json(401, ["reason": "VAPID authorization missing or invalid"]) }
+            guard let authorization = header("authorization"), let claims = verifiedVAPID(authorization) else {
+                return .json(401, ["reason": "VAPID authorization missing or invalid"])
+            }
             guard claims["aud"] as? String == origin else {
                 return .json(403, ["reason": "VAPID audience is not \(origin)"])
             }
@@ -317,6 +318,21 @@ package final class FakeProviderState: Sendable {
         }()
         if case .respond(let status, _, _) = reply { ledger.withLock { $0.statuses[status, default: 0] += 1 } }
         return reply
+    }
+
+    /// The claims of a VAPID `authorization` header whose signature checks out, or nil. A sender
+    /// reuses one header for many pushes (RFC 8292 allows it): a header already verified is not
+    /// verified again; its expiry is still checked on every request.
+    private func verifiedVAPID(_ authorization: String) -> [String: any Sendable]? {
+        if let claims = ledger.withLock({ $0.verifiedVAPID[authorization] }) { return claims }
+        guard let vapid = VAPID.parse(authorization: authorization),
+            let claims = try? VAPID.verify(token: vapid.token, key: vapid.key)
+        else { return nil }
+        ledger.withLock { ledger in
+            if ledger.verifiedVAPID.count >= 1024 { ledger.verifiedVAPID.removeAll() }
+            ledger.verifiedVAPID[authorization] = claims
+        }
+        return claims
     }
 
     /// The decrypted messages a subscription received.

@@ -367,6 +367,42 @@ import Testing
         try await harness.shutdown()
     }
 
+    @Test func theFakePushServiceChecksVAPIDOnEveryRequestEvenForAHeaderItKnows() throws {
+        let state = FakeProviderState(
+            configuration: FakeProviderConfiguration(verificationKey: P256.Signing.PrivateKey().publicKey))
+        let origin = "https://127.0.0.1:4443"
+        let subscription = state.subscribe(baseURL: origin)
+        let endpoint = try #require(URL(string: subscription.endpoint))
+        let id = endpoint.lastPathComponent
+        let body = try WebPushEncryption.encrypt(
+            Data("through 7".utf8), p256dh: try #require(Base64URL.decode(subscription.p256dh)),
+            auth: try #require(Base64URL.decode(subscription.auth)))
+        let now = Date()
+        func status(_ authorization: String, at time: Date) -> Int? {
+            let headers = FakeRequestHeaders([
+                ("TTL", "60"), ("Content-Encoding", "aes128gcm"), ("Authorization", authorization),
+            ])
+            guard
+                case .respond(let status, _, _) = state.webPush(
+                    id: id, origin: origin, headers: headers, body: body, now: time)
+            else { return nil }
+            return status
+        }
+        let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
+        let header = try vapid.authorization(endpoint: endpoint, now: now)
+        #expect(status(header, at: now) == 201)
+        #expect(status(header, at: now.addingTimeInterval(60)) == 201)
+        // Known, but expired by now (headers are issued for 12 hours).
+        #expect(status(header, at: now.addingTimeInterval(13 * 3600)) == 403)
+        // The same token offered with another sender's key does not verify.
+        let parsed = try #require(VAPID.parse(authorization: header))
+        let stranger = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
+        let otherKey = try #require(VAPID.parse(authorization: stranger.authorization(endpoint: endpoint, now: now)))
+            .key
+        #expect(status("vapid t=\(parsed.token), k=\(otherKey)", at: now) == 401)
+        #expect(state.webPushMessages(id: id)?.count == 2)
+    }
+
     @Test func webhooksAreSignedPerStandardWebhooks() async throws {
         let harness = try await Harness()
         let channel = WebhookChannel(client: harness.client, clock: SystemWallClock())

@@ -14,6 +14,25 @@ import Testing
         try #require(Base64URL.decode(vector[key] as! String))
     }
 
+    @Test func base64URLMatchesFoundationsBase64WithTheURLAlphabet() throws {
+        func reference(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        for length in 0..<70 {
+            let data = Data((0..<length).map { _ in UInt8.random(in: 0...255) })
+            let text = Base64URL.encode(data)
+            #expect(text == reference(data))
+            #expect(Base64URL.decode(text) == data)
+            #expect(Base64URL.decode(data.base64EncodedString()) == data, "standard alphabet, padded")
+        }
+        #expect(Base64URL.decode("")?.isEmpty == true)
+        #expect(Base64URL.decode("-_8=") == Data([0xFB, 0xFF]))
+        for bad in ["a", "abcde", "ab=c", "ab===", "abc==", "a$bc", "ab c", "é"] {
+            #expect(Base64URL.decode(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func webPushEncryptionReproducesRFC8291AppendixA() throws {
         let v = try Self.vector("webpush-rfc8291-appendix-a.json")
         let sender = try P256.KeyAgreement.PrivateKey(rawRepresentation: Self.bytes(v, "as_private"))
