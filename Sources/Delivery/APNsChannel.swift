@@ -177,8 +177,15 @@ package struct APNsChannel: DeliveryChannel {
             token: token)
     }
 
-    package func refreshCredentials() async {
-        if let current = try? token.current() { _ = try? token.refresh(after: current) }
+    package func refreshCredentials() async -> Bool {
+        (try? token.refreshRejected()) ?? false
+    }
+
+    /// Notes which provider token an ExpiredProviderToken answer refused, so that the refresh
+    /// replaces that token once, not once per refused request.
+    private func noting(_ outcome: ProviderOutcome, sentWith bearer: String) -> ProviderOutcome {
+        if outcome == .expiredProviderToken { token.reject(bearer) }
+        return outcome
     }
 
     package func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome {
@@ -192,9 +199,10 @@ package struct APNsChannel: DeliveryChannel {
         case .failure(let refusal):
             return refusal.outcome
         case .success(let request):
-            return await transport.send(
+            let outcome = await transport.send(
                 environment: request.environment, deviceToken: request.deviceToken, headers: request.headers,
                 body: request.body)
+            return noting(outcome, sentWith: bearer)
         }
     }
 
@@ -222,7 +230,9 @@ package struct APNsChannel: DeliveryChannel {
             }
         }
         let positions = indices
-        await transport.send(requests) { index, outcome in report(positions[index], outcome) }
+        await transport.send(requests) { index, outcome in
+            report(positions[index], noting(outcome, sentWith: bearer))
+        }
     }
 
     private struct Refusal: Error {

@@ -21,6 +21,8 @@ package final class APNsProviderToken: Sendable {
         var token: String?
         var issuedAt = Date.distantPast
         var generated = 0
+        /// The last token APNs answered ExpiredProviderToken to.
+        var rejected: String?
     }
     private let state = Mutex(State())
 
@@ -43,12 +45,19 @@ package final class APNsProviderToken: Sendable {
         }
     }
 
-    /// APNs rejected `rejected` as expired. Makes a new token unless another caller already did
-    /// (so a burst of rejections makes one new token, not many).
-    package func refresh(after rejected: String) throws -> String {
+    /// APNs answered ExpiredProviderToken to a request that carried `token`.
+    package func reject(_ token: String) {
+        state.withLock { $0.rejected = token }
+    }
+
+    /// Replaces the token if it is the one APNs last rejected, and says whether it did: however
+    /// many requests were refused with one token, and however many callers ask, that token is
+    /// replaced once.
+    package func refreshRejected() throws -> Bool {
         try state.withLock { state in
-            if let token = state.token, token != rejected { return token }
-            return try generate(at: clock.now(), into: &state)
+            guard let rejected = state.rejected, state.token == rejected else { return false }
+            _ = try generate(at: clock.now(), into: &state)
+            return true
         }
     }
 

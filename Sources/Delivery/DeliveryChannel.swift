@@ -45,12 +45,13 @@ package protocol DeliveryChannel: Sendable {
     /// on the wire in one step (APNs over the lean HTTP/2 client) does so; the default sends each
     /// with `deliver(_:)` in a task of its own.
     func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async
-    /// The provider rejected the credentials as expired: make new ones (APNs JWT).
-    func refreshCredentials() async
+    /// The provider rejected the credentials as expired: make new ones (APNs JWT), unless the
+    /// ones it rejected were already replaced. Returns whether new ones were made.
+    func refreshCredentials() async -> Bool
 }
 
 extension DeliveryChannel {
-    package func refreshCredentials() async {}
+    package func refreshCredentials() async -> Bool { false }
 
     package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
         for (index, delivery) in deliveries.enumerated() {

@@ -131,12 +131,10 @@ package struct Dispatcher: Sendable {
         }
     }
 
-    /// A delivery on its way: what was claimed, where it stands in its retries, and which of
-    /// the channel's credentials (counted by refreshes) it was sent with.
+    /// A delivery on its way: what was claimed and where it stands in its retries.
     private struct InFlight {
         var claimed: ClaimedDelivery
         var retry: DeliveryRetryState
-        var credentials = 0
     }
 
     /// Delivers until `stop` is requested (then finishes what is in flight, records it, and
@@ -161,8 +159,6 @@ package struct Dispatcher: Sendable {
             var listening = false
             var exhausted = false
             var lastRecord = ContinuousClock.now
-            /// Refreshes of the channel's credentials so far.
-            var credentials = 0
 
             func launch(_ entries: [InFlight]) async {
                 guard !entries.isEmpty else { return }
@@ -170,8 +166,7 @@ package struct Dispatcher: Sendable {
                 nextSlot += entries.count
                 var deliveries: [OutboundDelivery] = []
                 deliveries.reserveCapacity(entries.count)
-                for (offset, var entry) in entries.enumerated() {
-                    entry.credentials = credentials
+                for (offset, entry) in entries.enumerated() {
                     inFlight[first + offset] = entry
                     let claimed = entry.claimed
                     deliveries.append(
@@ -183,9 +178,9 @@ package struct Dispatcher: Sendable {
                 await channel.send(deliveries) { index, outcome in inbox.post(first + index, outcome) }
             }
 
-            /// Lets the retry policy decide what each answer means. A rejected provider token is
-            /// refreshed once, however many deliveries it failed: deliveries sent before the last
-            /// refresh carried an older token and are just sent again with the new one.
+            /// Lets the retry policy decide what each answer means; deliveries whose credentials
+            /// were refused go out again after the channel refreshes them (once per refused
+            /// credential, however many deliveries and batches it failed — the channel keeps count).
             func settle(_ answers: [(slot: Int, outcome: ProviderOutcome)]) async {
                 var resend: [InFlight] = []
                 for (slot, outcome) in answers {
@@ -218,9 +213,7 @@ package struct Dispatcher: Sendable {
                         results.append(.failed(id: claimed.id, reason: reason, at: now))
                     }
                 }
-                if resend.contains(where: { $0.credentials == credentials }) {
-                    await channel.refreshCredentials()
-                    credentials += 1
+                if !resend.isEmpty, await channel.refreshCredentials() {
                     statistics.record(kind) { $0.tokenRefreshes += 1 }
                 }
                 await launch(resend)

@@ -114,7 +114,7 @@ import Testing
             let action = state.next(after: outcome, policy: RetryPolicy(), now: Date(), random: 0.5)
             switch action {
             case .retry, .refreshTokenAndRetry:
-                if action == .refreshTokenAndRetry { await channel.refreshCredentials() }
+                if action == .refreshTokenAndRetry { _ = await channel.refreshCredentials() }
                 continue
             default:
                 return (outcomes, action)
