@@ -324,7 +324,7 @@ final class HTTP2Connection: Sendable {
             var status = 0
             var headers = HPACKHeaders()
             var body: ByteBuffer?
-            var timeout: Scheduled<Void>?
+            var deadline: NIODeadline
         }
 
         private let unindexedHeaders: Set<String>
@@ -332,6 +332,9 @@ final class HTTP2Connection: Sendable {
         private var pending: [Int32: Pending] = [:]
         private var nextStreamID: Int32 = 1
         private var flushScheduled = false
+        /// One timer per connection, at the earliest deadline of the requests in flight (a timer
+        /// per request cost a heap insertion and a linear removal from the event loop's queue).
+        private var sweep: (at: NIODeadline, task: Scheduled<Void>)?
         /// GOAWAY received (or stream ids nearly used up): no new streams.
         private var retiring = false
         private var unacknowledgedBytes = 0
@@ -373,11 +376,9 @@ final class HTTP2Connection: Sendable {
             for (name, value) in request.headers { headers.add(name: name, value: value, indexing: indexing(name)) }
             let hasBody = request.body.readableBytes > 0
             if hasBody { headers.add(name: "content-length", value: String(request.body.readableBytes)) }
-            var entry = Pending(completion: completion)
-            entry.timeout = context.eventLoop.assumeIsolated().scheduleTask(in: request.timeout) { [weak self] in
-                self?.timedOut(streamID)
-            }
-            pending[streamID] = entry
+            let deadline = NIODeadline.now() + request.timeout
+            pending[streamID] = Pending(completion: completion, deadline: deadline)
+            armSweep(at: deadline, context)
             let id = HTTP2StreamID(streamID)
             context.write(
                 wrapOutboundOut(
@@ -477,9 +478,35 @@ final class HTTP2Connection: Sendable {
             scheduleFlush(context)
         }
 
+        private func armSweep(at deadline: NIODeadline, _ context: ChannelHandlerContext) {
+            if let sweep, sweep.at <= deadline { return }
+            sweep?.task.cancel()
+            let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] () -> Void in
+                self?.sweepDeadlines()
+            }
+            sweep = (deadline, task)
+        }
+
+        /// Times out every request past its deadline and waits for the next one.
+        private func sweepDeadlines() {
+            sweep = nil
+            guard let context else { return }
+            let now = NIODeadline.now()
+            var next: NIODeadline?
+            var expired: [Int32] = []
+            for (streamID, entry) in pending {
+                if entry.deadline <= now {
+                    expired.append(streamID)
+                } else if next.map({ entry.deadline < $0 }) ?? true {
+                    next = entry.deadline
+                }
+            }
+            for streamID in expired.sorted() { timedOut(streamID) }
+            if let next { armSweep(at: next, context) }
+        }
+
         private func complete(_ streamID: Int32) {
             guard let entry = pending.removeValue(forKey: streamID) else { return }
-            entry.timeout?.cancel()
             entry.completion(
                 .success(
                     HTTP2Client.Response(status: entry.status, headers: entry.headers, body: entry.body ?? ByteBuffer())
@@ -489,7 +516,6 @@ final class HTTP2Connection: Sendable {
 
         private func fail(_ streamID: Int32, _ failure: HTTP2Client.Failure) {
             guard let entry = pending.removeValue(forKey: streamID) else { return }
-            entry.timeout?.cancel()
             entry.completion(.failure(failure))
             closeIfDrained()
         }
@@ -506,8 +532,9 @@ final class HTTP2Connection: Sendable {
         private func failAll(_ failure: HTTP2Client.Failure) {
             let entries = pending
             pending = [:]
+            sweep?.task.cancel()
+            sweep = nil
             for entry in entries.values {
-                entry.timeout?.cancel()
                 entry.completion(.failure(failure))
             }
         }

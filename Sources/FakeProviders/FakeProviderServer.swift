@@ -171,8 +171,9 @@ enum FakeRouter {
     static func route(
         state: FakeProviderState, origin: String, method: String, uri: String, headers: FakeRequestHeaders, body: Data
     ) -> FakeReply {
-        let path = uri.split(separator: "?").first.map(String.init) ?? uri
-        let parts = path.split(separator: "/").map(String.init)
+        // Split on bytes: `String.split` compares Characters, a tenth of the fake's time in a fan-out.
+        let path = uri.utf8.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
+        let parts = (path.first ?? uri.utf8[...]).split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
         let now = Date()
         switch (method, parts.count, parts.first) {
         case ("POST", 3, "3") where parts[1] == "device":

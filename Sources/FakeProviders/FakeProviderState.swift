@@ -60,7 +60,8 @@ package struct FakeRequestHeaders: Sendable {
 
     package init(_ pairs: some Sequence<(String, String)>) {
         for (name, value) in pairs where !name.hasPrefix(":") {
-            let name = name.lowercased()
+            // HTTP/2 names are lowercase already; only HTTP/1.1 ones may need it.
+            let name = name.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? name.lowercased() : name
             if fields[name] == nil { fields[name] = value }
         }
     }
@@ -88,14 +89,27 @@ package final class FakeProviderState: Sendable {
         package var messages: [Data] = []
     }
 
+    /// What the fake knows about one `apns-id`: every attempt, every acceptance, the last one.
+    private struct APNsRecord {
+        var attempts = 0
+        var accepted = 0
+        var last: AcceptedNotification?
+    }
+
     private struct Ledger {
-        var accepted: [String: Int] = [:]
+        var apns: [String: APNsRecord] = [:]
+        /// `apns-id`s in order of first acceptance.
         var order: [String] = []
-        var last: [String: AcceptedNotification] = [:]
+        /// Attempts of scripted Web Push and webhook failures and of `e0` tokens, by key.
         var attempts: [String: Int] = [:]
         var statuses: [Int: Int] = [:]
         var verifiedTokens: Set<String> = []
+        /// The provider token verified last: a fan-out sends thousands of requests with it, and
+        /// comparing it is cheaper than hashing it into `verifiedTokens`.
+        var lastVerifiedToken = ""
         var validPayloads: Set<Data> = []
+        /// The payload found valid last, for the same reason.
+        var lastValidPayload = Data()
         var verifiedVAPID: [String: [String: any Sendable]] = [:]
         var expiredTokens: Set<String> = []
         var subscriptions: [String: WebPushSubscription] = [:]
@@ -118,9 +132,11 @@ package final class FakeProviderState: Sendable {
     /// then succeed, `60a` GOAWAY then succeed, `57a11` stall then succeed, `e0` expire the
     /// provider token.
     package func apns(token: String, headers: FakeRequestHeaders, body: Data, now: Date) -> FakeReply {
-        ledger.withLock { $0.requests += 1 }
         let reply = decideAPNs(token: token, header: { headers[$0] }, body: body, now: now)
-        if case .respond(let status, _, _) = reply { ledger.withLock { $0.statuses[status, default: 0] += 1 } }
+        ledger.withLock { ledger in
+            ledger.requests += 1
+            if case .respond(let status, _, _) = reply { ledger.statuses[status, default: 0] += 1 }
+        }
         return reply
     }
 
@@ -130,7 +146,12 @@ package final class FakeProviderState: Sendable {
             return .apnsError(403, "MissingProviderToken")
         }
         let jwt = String(authorization.dropFirst(7))
-        let (known, expired) = ledger.withLock { ($0.verifiedTokens.contains(jwt), $0.expiredTokens.contains(jwt)) }
+        let (known, expired) = ledger.withLock { ledger in
+            (
+                ledger.lastVerifiedToken == jwt || ledger.verifiedTokens.contains(jwt),
+                !ledger.expiredTokens.isEmpty && ledger.expiredTokens.contains(jwt)
+            )
+        }
         if expired { return .apnsError(403, "ExpiredProviderToken") }
         if !known {
             guard let decoded = try? ES256JWT.verify(jwt, key: configuration.verificationKey) else {
@@ -146,7 +167,10 @@ package final class FakeProviderState: Sendable {
             if now.timeIntervalSince1970 - Double(issuedAt) > configuration.maximumTokenAge {
                 return .apnsError(403, "ExpiredProviderToken")
             }
-            ledger.withLock { _ = $0.verifiedTokens.insert(jwt) }
+            ledger.withLock { ledger in
+                ledger.verifiedTokens.insert(jwt)
+                ledger.lastVerifiedToken = jwt
+            }
         }
         // Request.
         let length = token.utf8.count
@@ -180,38 +204,41 @@ package final class FakeProviderState: Sendable {
         guard !body.isEmpty else { return .apnsError(400, "PayloadEmpty") }
         guard body.count <= 4096 else { return .apnsError(413, "PayloadTooLarge") }
         // A fan-out sends one payload to many devices: a body already found valid is not parsed again.
-        if !ledger.withLock({ $0.validPayloads.contains(body) }) {
+        let validPayload = ledger.withLock { ledger in
+            ledger.lastValidPayload == body || ledger.validPayloads.contains(body)
+        }
+        if !validPayload {
             guard let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
                 json["aps"] is [String: Any]
             else { return .apnsError(400, "BadPayload") }
             ledger.withLock { ledger in
                 if ledger.validPayloads.count >= 256 { ledger.validPayloads.removeAll() }
                 ledger.validPayloads.insert(body)
+                ledger.lastValidPayload = body
             }
         }
 
-        // Scripted behaviour by token prefix.
-        let attempt = ledger.withLock { ledger -> Int in
-            ledger.attempts[apnsID, default: 0] += 1
-            return ledger.attempts[apnsID]!
-        }
+        // Scripted behaviour by token prefix (the token is hex, in either case).
+        let attempt = ledger.withLock { ledger in Self.countAttempt(&ledger.apns[apnsID, default: APNsRecord()]) }
         let failing = attempt <= configuration.failuresBeforeSuccess
-        let lower = token.lowercased()
-        if lower.hasPrefix("4100") { return .apnsError(410, "Unregistered", timestamp: 0) }
-        if lower.hasPrefix("400") { return .apnsError(400, "BadDeviceToken") }
-        if lower.hasPrefix("403") { return .apnsError(403, "Forbidden") }
-        if lower.hasPrefix("410") {
+        func scripts(_ prefix: String) -> Bool {
+            length >= prefix.utf8.count && zip(token.utf8, prefix.utf8).allSatisfy { $0 | 0x20 == $1 }
+        }
+        if scripts("4100") { return .apnsError(410, "Unregistered", timestamp: 0) }
+        if scripts("400") { return .apnsError(400, "BadDeviceToken") }
+        if scripts("403") { return .apnsError(403, "Forbidden") }
+        if scripts("410") {
             return .apnsError(410, "Unregistered", timestamp: Int(now.timeIntervalSince1970 * 1000))
         }
-        if lower.hasPrefix("413") { return .apnsError(413, "PayloadTooLarge") }
-        if lower.hasPrefix("429") && failing {
+        if scripts("413") { return .apnsError(413, "PayloadTooLarge") }
+        if scripts("429") && failing {
             return .json(429, ["reason": "TooManyRequests"], headers: [("retry-after", "1")])
         }
-        if lower.hasPrefix("500") && failing { return .apnsError(500, "InternalServerError") }
-        if lower.hasPrefix("503") && failing { return .apnsError(503, "ServiceUnavailable") }
-        if lower.hasPrefix("60a") && failing { return .goAway }
-        if lower.hasPrefix("57a11") && failing { return .stall }
-        if lower.hasPrefix("e0") {
+        if scripts("500") && failing { return .apnsError(500, "InternalServerError") }
+        if scripts("503") && failing { return .apnsError(503, "ServiceUnavailable") }
+        if scripts("60a") && failing { return .goAway }
+        if scripts("57a11") && failing { return .stall }
+        if scripts("e0") {
             let fresh = ledger.withLock { ledger -> Bool in
                 guard !ledger.attempts.keys.contains("jwt:" + jwt) else { return false }
                 ledger.attempts["jwt:" + jwt] = 1
@@ -227,11 +254,24 @@ package final class FakeProviderState: Sendable {
             apnsID: apnsID, deviceToken: token, topic: topic, pushType: pushType,
             collapseID: header("apns-collapse-id"), payload: body)
         ledger.withLock { ledger in
-            if ledger.accepted[apnsID] == nil { ledger.order.append(apnsID) }
-            ledger.accepted[apnsID, default: 0] += 1
-            ledger.last[apnsID] = notification
+            if Self.accept(notification, into: &ledger.apns[apnsID, default: APNsRecord()]) {
+                ledger.order.append(apnsID)
+            }
         }
         return .respond(status: 200, headers: [("apns-id", apnsID)], body: Data())
+    }
+
+    /// One more attempt with this `apns-id`; how many so far (one lookup, in place).
+    private static func countAttempt(_ record: inout APNsRecord) -> Int {
+        record.attempts += 1
+        return record.attempts
+    }
+
+    /// Counts an acceptance; whether it is the first for this `apns-id`.
+    private static func accept(_ notification: AcceptedNotification, into record: inout APNsRecord) -> Bool {
+        record.accepted += 1
+        record.last = notification
+        return record.accepted == 1
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -240,14 +280,14 @@ package final class FakeProviderState: Sendable {
 
     /// Every `apns-id` accepted, with how many times, in order of first acceptance.
     package var accepted: [(apnsID: String, count: Int)] {
-        ledger.withLock { ledger in ledger.order.map { ($0, ledger.accepted[$0]!) } }
+        ledger.withLock { ledger in ledger.order.map { ($0, ledger.apns[$0]!.accepted) } }
     }
 
     /// How many distinct `apns-id`s were accepted.
-    package var uniqueAcceptedCount: Int { ledger.withLock { $0.accepted.count } }
+    package var uniqueAcceptedCount: Int { ledger.withLock { $0.order.count } }
 
     package func notification(apnsID: String) -> AcceptedNotification? {
-        ledger.withLock { $0.last[apnsID] }
+        ledger.withLock { $0.apns[apnsID]?.last }
     }
 
     package var statusCounts: [Int: Int] { ledger.withLock { $0.statuses } }

@@ -272,6 +272,47 @@ import Testing
         try await harness.shutdown()
     }
 
+    /// The lean client keeps one timer per connection, at the earliest deadline in flight: a
+    /// request with a shorter timeout sent after a longer one still times out on its own deadline,
+    /// the longer one on its, and answered requests are not touched.
+    @Test func eachRequestTimesOutOnItsOwnDeadlineOnASharedConnection() async throws {
+        let harness = try await Harness()
+        var options = HTTP2Client.Configuration()
+        options.extraCertificateAuthorities = [harness.server.authority.caCertificatePEM]
+        let client = try HTTP2Client(origin: harness.server.baseURL, configuration: options)
+        let bearer = try harness.token.current()
+        func send(_ token: String, timeout: TimeAmount) async -> (Result<Int, HTTP2Client.Failure>, Duration) {
+            let started = ContinuousClock.now
+            let headers = [
+                ("authorization", "bearer \(bearer)"), ("apns-topic", "com.example.nohit"),
+                ("apns-id", UUID().text()),
+            ]
+            do {
+                let response = try await client.execute(
+                    path: "/3/device/\(token)", headers: headers, body: ByteBuffer(bytes: Self.payload),
+                    timeout: timeout)
+                return (.success(response.status), ContinuousClock.now - started)
+            } catch {
+                return (.failure(error), ContinuousClock.now - started)
+            }
+        }
+        async let long = send(Self.token("57a11"), timeout: .milliseconds(2500))
+        try await Task.sleep(for: .milliseconds(100))
+        async let short = send(Self.token("57a11"), timeout: .milliseconds(300))
+        async let answered = send(Self.token("a"), timeout: .milliseconds(200))
+        let (shortResult, shortTime) = await short
+        let (answeredResult, _) = await answered
+        let (longResult, longTime) = await long
+        #expect(shortResult == .failure(.timedOut))
+        #expect(shortTime >= .milliseconds(300) && shortTime < .milliseconds(1500))
+        #expect(answeredResult == .success(200))
+        #expect(longResult == .failure(.timedOut))
+        #expect(longTime >= .milliseconds(2500) && longTime < .milliseconds(4000))
+        #expect(harness.server.state.uniqueAcceptedCount == 1)
+        await client.shutdown()
+        try await harness.shutdown()
+    }
+
     /// Far more bytes than HTTP/2's initial 65,535-byte connection window, on one connection: both
     /// sides must hand window back, or requests stall once it runs out.
     @Test(arguments: APNsTransportKind.allCases)
