@@ -35,7 +35,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
     var transport = APNsTransportChoice.http2.rawValue
 
     @Option(help: "HTTP/2 connections to the APNs host (http2 transport).")
-    var connections = 4
+    var connections = 8
 
     @Option(help: "The nohit executable (runs the fake provider); default: beside this benchmark.")
     var nohit: String?

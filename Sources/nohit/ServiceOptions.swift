@@ -98,7 +98,7 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: "How APNs requests travel: http2 (the lean client, default) or async-http-client.")
     var apnsTransport: String?
 
-    @Option(help: "HTTP/2 connections per APNs host, http2 transport (default: 4).")
+    @Option(help: "HTTP/2 connections per APNs host, http2 transport (default: 8).")
     var apnsConnections: Int?
 
     @Option(help: ArgumentHelp("Also trust this certificate authority (PEM).", valueName: "file"))
@@ -147,7 +147,7 @@ struct ProviderOptions: ParsableArguments {
                 throw ValidationError("the APNs transport must be http2 or async-http-client, not '\(transportName)'")
             }
             settings.apnsTransport = transport
-            settings.apnsConnections = try config.int("apns.connections", default: 4)
+            settings.apnsConnections = try config.int("apns.connections", default: 8)
             guard (1...64).contains(settings.apnsConnections) else {
                 throw ValidationError("APNs connections must be 1 to 64, not \(settings.apnsConnections)")
             }
