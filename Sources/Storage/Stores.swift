@@ -160,6 +160,13 @@ package enum DeliveryResult: Sendable, Hashable {
     case failed(id: UUID, reason: String, at: Date)
     /// Failed, and the device is disabled.
     case pruned(id: UUID, deviceID: UUID, reason: String, at: Date)
+
+    /// The delivery it is about.
+    package var id: UUID {
+        switch self {
+        case .delivered(let id, _), .retry(let id, _, _, _), .failed(let id, _, _), .pruned(let id, _, _, _): id
+        }
+    }
 }
 
 package struct RecoveryReport: Sendable, Hashable {

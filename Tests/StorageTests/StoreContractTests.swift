@@ -291,6 +291,38 @@ enum Fixtures {
         #expect(try await store.hasUnfinished(channels: [.apns], dueBy: nil) == false)
     }
 
+    /// A store finds the rows it claimed by their ids; one that did not claim them (another
+    /// process on the same file, or this one after a restart) finds them by delivery id.
+    @Test func deliveriesClaimedByAnotherStoreOnTheFileAreFinishedAndReleased() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+            .path
+        let claimer = try SQLiteStore(path: path)
+        let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
+        try await claimer.register(contentsOf: phones)
+        let moment = Fixtures.moment()
+        try await claimer.record(
+            moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: phones))
+        let claimed = try await claimer.claim(channel: .apns, now: moment.occurredAt, limit: 10)
+        #expect(claimed.count == 3)
+        let other = try SQLiteStore(path: path)
+        try await other.complete([
+            .delivered(id: claimed[0].id, at: moment.occurredAt),
+            .failed(id: claimed[1].id, reason: "400 BadDeviceToken", at: moment.occurredAt),
+        ])
+        try await other.release([claimed[2].id])
+        var counts = try await claimer.outboxCounts()
+        #expect([counts.delivered, counts.failed, counts.pending, counts.sending] as [Int] == [1, 1, 1, 0])
+        // The claimer still remembers those rows; its answers land on the same rows.
+        try await claimer.complete([
+            .retry(id: claimed[1].id, at: moment.occurredAt, reason: "503", tokenRefreshed: false)
+        ])
+        try await claimer.release([claimed[2].id])
+        counts = try await other.outboxCounts()
+        #expect([counts.delivered, counts.failed, counts.pending, counts.sending] as [Int] == [1, 0, 2, 0])
+        let rows = try await other.outboxRows()
+        #expect(rows.map(\.attempts).sorted() == [0, 1, 1])
+    }
+
     @Test(arguments: StoreFactory.allCases)
     func releasedClaimsArePendingAgainWithoutAnAttempt(factory: StoreFactory) async throws {
         let store = try factory.make()
