@@ -456,12 +456,21 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                 sql: """
                     SELECT o.delivery_id, o.device_id, o.payload_id, o.bid_key, o.created_at, o.expires_at, o.attempts,
                         o.token_refreshed, d.channel, d.address, d.environment, d.topic, d.key1, d.key2, d.registered_at,
-                        o.id
-                    FROM outbox o JOIN devices d ON d.id = o.device_id
+                        o.id, d.active, d.status_reason
+                    FROM outbox o LEFT JOIN devices d ON d.id = o.device_id
                     WHERE o.id IN (\(rowIDs.map(String.init).joined(separator: ",")))
                     ORDER BY o.due_at, o.id
                     """)
+            // Alerts queued for a device since deleted or disabled are not sent: they fail here, with
+            // the reason (before, a deleted device's rows stayed claimed for ever).
+            var unsendable: [(rowID: Int64, reason: String)] = []
             while let row = try rows.next() {
+                let active: Int? = row[16]
+                guard active == 1 else {
+                    let reason = (row[17] as String?).map { "device disabled: \($0)" } ?? "device disabled"
+                    unsendable.append((row[15], active == nil ? "device removed" : reason))
+                    continue
+                }
                 let payloadID: Int64 = row[2]
                 let payload: Data
                 if let cached = cache.bodies[payloadID] {
@@ -486,6 +495,11 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                         createdAt: Date(timeIntervalSince1970: row[4]), expiresAt: Date(timeIntervalSince1970: row[5]),
                         deviceRegisteredAt: Date(timeIntervalSince1970: row[14]), attempts: row[6],
                         tokenRefreshed: row[7]))
+            }
+            let drop = try db.cachedStatement(
+                sql: "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE id = ?")
+            for (rowID, reason) in unsendable {
+                try drop.execute(arguments: [now.timeIntervalSince1970, reason, rowID])
             }
             return claimed
         }

@@ -66,7 +66,8 @@ package protocol OutboxStore: Sendable {
     /// What each of `deviceIDs` has already been planned about the bid.
     func history(bidKey: String) async throws -> [UUID: DeviceBidHistory]
     /// Claims up to `limit` due deliveries of `channel`, recording each attempt as started (so a
-    /// crash from here leaves it in doubt, not forgotten).
+    /// crash from here leaves it in doubt, not forgotten). Deliveries to a device deleted or
+    /// disabled since they were queued are not returned: they fail, with the reason.
     func claim(channel: ChannelKind, now: Date, limit: Int) async throws -> [ClaimedDelivery]
     /// Records the outcomes of attempts.
     func complete(_ results: [DeliveryResult]) async throws

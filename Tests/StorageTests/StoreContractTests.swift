@@ -362,6 +362,30 @@ enum Fixtures {
         #expect(counts.pending == 0)
     }
 
+    /// A device deleted or disabled after its alerts were queued gets none of them: claiming
+    /// finishes those rows as failed, with the reason, instead of sending them or leaving them
+    /// claimed for ever.
+    @Test(arguments: StoreFactory.allCases)
+    func queuedAlertsOfRemovedOrDisabledDevicesFailWhenClaimed(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
+        try await store.register(contentsOf: phones)
+        let moment = Fixtures.moment()
+        try await store.record(
+            moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: phones))
+        #expect(try await store.delete(id: phones[0].id))
+        #expect(try await store.disable(id: phones[1].id, reason: "disabled by the operator", at: moment.occurredAt))
+        let claimed = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
+        #expect(claimed.map(\.deviceID) == [phones[2].id])
+        let counts = try await store.outboxCounts()
+        #expect(counts.failed == 2)
+        #expect(counts.sending == 1)
+        try await store.complete([.delivered(id: claimed[0].id, at: moment.occurredAt)])
+        #expect(try await store.hasUnfinished(channels: [.apns]) == false)
+        let errors = try await store.outboxRows().compactMap(\.error).sorted()
+        #expect(errors == ["device disabled: disabled by the operator", "device removed"])
+    }
+
     @Test(arguments: StoreFactory.allCases)
     func inDoubtAttemptsAreRequeuedUnlessSuperseded(factory: StoreFactory) async throws {
         let store = try factory.make()
