@@ -149,10 +149,14 @@ import Testing
         deliveries.append(Self.delivery(token: "") { _ in .webhook(url: "https://hooks.example.org/n", secret: "x") })
         let reports = Mutex<[(Int, ProviderOutcome)]>([])
         await channel.send(deliveries) { index, outcome in reports.withLock { $0.append((index, outcome)) } }
-        let deadline = ContinuousClock.now + .seconds(10)
+        // Every request has a 10 s deadline, so every delivery is reported well within the minute
+        // even on a loaded machine (a 10 s wait here failed once in CI); then a moment more, for a
+        // second report of any of them to show.
+        let deadline = ContinuousClock.now + .seconds(60)
         while reports.withLock({ $0.count }) < deliveries.count && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
+        try await Task.sleep(for: .milliseconds(200))
         let received = reports.withLock { $0 }
         #expect(received.map(\.0).sorted() == Array(deliveries.indices))
         let byIndex = Dictionary(received, uniquingKeysWith: { first, _ in first })
