@@ -34,9 +34,7 @@ package struct APNsRequest: Sendable {
 /// How APNs requests travel: the HTTP/2 connection(s) to the production and sandbox hosts.
 package protocol APNsTransport: Sendable {
     /// Sends `POST /3/device/<token>` and classifies the answer.
-    func send(
-        environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer
-    ) async -> ProviderOutcome
+    func send(_ request: APNsRequest) async -> ProviderOutcome
     /// Starts sending all of `requests`; `report` gets each classified answer by index.
     func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async
     func shutdown() async
@@ -45,13 +43,7 @@ package protocol APNsTransport: Sendable {
 extension APNsTransport {
     package func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async {
         for (index, request) in requests.enumerated() {
-            Task {
-                report(
-                    index,
-                    await send(
-                        environment: request.environment, deviceToken: request.deviceToken,
-                        headers: request.headers, body: request.body))
-            }
+            Task { report(index, await send(request)) }
         }
     }
 }
@@ -66,14 +58,12 @@ package struct AsyncHTTPClientAPNsTransport: APNsTransport {
         self.configuration = configuration
     }
 
-    package func send(
-        environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer
-    ) async -> ProviderOutcome {
-        let base = environment == .production ? configuration.productionURL : configuration.sandboxURL
-        var request = HTTPClientRequest(url: "\(base)/3/device/\(deviceToken)")
+    package func send(_ apns: APNsRequest) async -> ProviderOutcome {
+        let base = apns.environment == .production ? configuration.productionURL : configuration.sandboxURL
+        var request = HTTPClientRequest(url: "\(base)/3/device/\(apns.deviceToken)")
         request.method = .POST
-        request.headers.add(contentsOf: headers)
-        request.body = .bytes(body)
+        request.headers.add(contentsOf: apns.headers)
+        request.body = .bytes(apns.body)
         do {
             let response = try await client.execute(request, timeout: configuration.timeout)
             let body = try await response.body.collect(upTo: 64 * 1024)
@@ -105,13 +95,12 @@ package struct HTTP2APNsTransport: APNsTransport {
         timeout = configuration.timeout
     }
 
-    package func send(
-        environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer
-    ) async -> ProviderOutcome {
-        let client = environment == .production ? production : sandbox
+    package func send(_ request: APNsRequest) async -> ProviderOutcome {
+        let client = request.environment == .production ? production : sandbox
         do {
             let response = try await client.execute(
-                path: "/3/device/\(deviceToken)", headers: headers, body: body, timeout: timeout)
+                path: "/3/device/\(request.deviceToken)", headers: request.headers, body: request.body,
+                timeout: timeout)
             return Self.outcome(of: .success(response))
         } catch {
             return Self.outcome(of: .failure(error))
@@ -188,34 +177,38 @@ package struct APNsChannel: DeliveryChannel {
         return outcome
     }
 
+    /// The provider token to send with, or what every delivery meets when it cannot be signed.
+    private func bearer() -> Result<String, Refusal> {
+        do {
+            return .success(try token.current())
+        } catch {
+            return .failure(
+                Refusal(outcome: .transient(reason: "cannot sign the provider token: \(error)", retryAfter: nil)))
+        }
+    }
+
     package func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome {
         let bearer: String
-        do {
-            bearer = try token.current()
-        } catch {
-            return .transient(reason: "cannot sign the provider token: \(error)", retryAfter: nil)
+        switch self.bearer() {
+        case .failure(let refusal): return refusal.outcome
+        case .success(let signed): bearer = signed
         }
         switch request(for: delivery, bearer: bearer) {
         case .failure(let refusal):
             return refusal.outcome
         case .success(let request):
-            let outcome = await transport.send(
-                environment: request.environment, deviceToken: request.deviceToken, headers: request.headers,
-                body: request.body)
-            return noting(outcome, sentWith: bearer)
+            return noting(await transport.send(request), sentWith: bearer)
         }
     }
 
     /// One provider token for the whole batch, then every request to the transport at once.
     package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
         let bearer: String
-        do {
-            bearer = try token.current()
-        } catch {
-            for index in deliveries.indices {
-                report(index, .transient(reason: "cannot sign the provider token: \(error)", retryAfter: nil))
-            }
+        switch self.bearer() {
+        case .failure(let refusal):
+            for index in deliveries.indices { report(index, refusal.outcome) }
             return
+        case .success(let signed): bearer = signed
         }
         var requests: [APNsRequest] = []
         var indices: [Int] = []

@@ -57,9 +57,11 @@ package struct DeliveryRetryState: Sendable, Hashable {
         self.registeredAt = registeredAt
     }
 
-    /// The next step after `outcome`, at `now`; `random` in [0, 1) picks the jitter.
+    /// The next step after `outcome`, at `now`; `random` in [0, 1) picks the jitter, and is only
+    /// evaluated for a backoff (a draw from the system generator is a syscall, and most answers
+    /// need none).
     package mutating func next(
-        after outcome: ProviderOutcome, policy: RetryPolicy, now: Date, random: Double
+        after outcome: ProviderOutcome, policy: RetryPolicy, now: Date, random: @autoclosure () -> Double
     ) -> DeliveryAction {
         let stale = now.timeIntervalSince(createdAt) > policy.staleAfter
         switch outcome {
@@ -91,13 +93,14 @@ package struct DeliveryRetryState: Sendable, Hashable {
     }
 
     private func backoff(
-        reason: String, retryAfter: TimeInterval?, policy: RetryPolicy, now: Date, random: Double, stale: Bool
+        reason: String, retryAfter: TimeInterval?, policy: RetryPolicy, now: Date, random: () -> Double,
+        stale: Bool
     ) -> DeliveryAction {
         guard attempts < policy.maximumAttempts, !stale else {
             return .fail(reason: "gave up after \(attempts) attempts: \(reason)")
         }
         let ceiling = min(policy.maximumDelay, policy.baseDelay * pow(2, Double(max(attempts - 1, 0))))
-        let delay = max(retryAfter ?? 0, ceiling * min(max(random, 0), 1))
+        let delay = max(retryAfter ?? 0, ceiling * min(max(random(), 0), 1))
         return .retry(at: now.addingTimeInterval(delay), reason: reason)
     }
 }

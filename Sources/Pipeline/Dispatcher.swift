@@ -187,9 +187,9 @@ package struct Dispatcher: Sendable {
                     guard var entry = inFlight.removeValue(forKey: slot) else { continue }
                     let claimed = entry.claimed
                     let now = clock.now()
-                    // Only a retry uses the jitter, and each draw from the system generator is a syscall.
-                    let random = if case .accepted = outcome { 0.0 } else { Double.random(in: 0..<1) }
-                    switch entry.retry.next(after: outcome, policy: policy, now: now, random: random) {
+                    switch entry.retry.next(
+                        after: outcome, policy: policy, now: now, random: Double.random(in: 0..<1))
+                    {
                     case .markDelivered:
                         statistics.record(kind) { $0.delivered += 1 }
                         statistics.recordLatency(
