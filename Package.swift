@@ -79,7 +79,10 @@ let package = Package(
         // Store protocols and their SQLite implementation (migrations, WAL).
         .target(
             name: "Storage",
-            dependencies: ["Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // MLB's Stats API: wire types, JSON Patch, GUMBO → game updates, the poller.
         .target(
@@ -184,7 +187,10 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Alerts", "Baseball"]),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: ["Storage", "Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "PipelineTests",
             dependencies: [

@@ -113,6 +113,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         Self.mark("start")
         let published = try await pipeline.publisher.publish(completed, game: game.info, at: momentTime)
         let recorded = ContinuousClock.now
+        Self.mark("committed")
         try await pipeline.waitUntilDrained(manual: nil)
         let drained = ContinuousClock.now
         Self.mark("end")

@@ -32,20 +32,35 @@ extension UUID {
     /// the same text as `uuidString` (uppercase) or `uuidString.lowercased()`, made without
     /// Foundation's formatting, which costs more than the rest of a fan-out's planning.
     package func text(uppercase: Bool = false) -> String {
+        String(unsafeUninitializedCapacity: 36) { out in
+            write(into: out, uppercase: uppercase)
+            return 36
+        }
+    }
+
+    /// Calls `body` with the 36 bytes of `text(uppercase:)`, without making a String (which, at 36
+    /// bytes, is an allocation).
+    package func withText<Result>(uppercase: Bool = false, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result)
+        rethrows -> Result
+    {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { out in
+            write(into: out, uppercase: uppercase)
+            return try body(UnsafeBufferPointer(out))
+        }
+    }
+
+    private func write(into out: UnsafeMutableBufferPointer<UInt8>, uppercase: Bool) {
         let offset = uppercase ? 16 : 0
-        return withUnsafeBytes(of: uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { out in
-                var index = 0
-                for (position, byte) in bytes.enumerated() {
-                    if position == 4 || position == 6 || position == 8 || position == 10 {
-                        out[index] = UInt8(ascii: "-")
-                        index += 1
-                    }
-                    out[index] = Self.hexDigits[offset + Int(byte >> 4)]
-                    out[index + 1] = Self.hexDigits[offset + Int(byte & 0x0F)]
-                    index += 2
+        withUnsafeBytes(of: uuid) { bytes in
+            var index = 0
+            for (position, byte) in bytes.enumerated() {
+                if position == 4 || position == 6 || position == 8 || position == 10 {
+                    out[index] = UInt8(ascii: "-")
+                    index += 1
                 }
-                return 36
+                out[index] = Self.hexDigits[offset + Int(byte >> 4)]
+                out[index + 1] = Self.hexDigits[offset + Int(byte & 0x0F)]
+                index += 2
             }
         }
     }

@@ -89,22 +89,33 @@ package struct MomentPublisher: Sendable {
 
         var deliveries: [NewDelivery] = []
         deliveries.reserveCapacity(devices.count)
-        var variants: Set<String> = []
+        // A payload per channel and wording, named once (not a string per device).
+        struct Variant: Hashable {
+            var kind: ChannelKind
+            var jinxSafe: Bool
+        }
+        var variantKeys: [Variant: String] = [:]
         for device in devices {
             guard
                 case .send(let notBefore) = Planner.decide(
                     moment, teams: teams, at: time, device: device, history: history[device.id] ?? DeviceBidHistory())
             else { continue }
             let kind = device.channel.kind
-            let variant = "\(moment.id)/\(kind.rawValue)/\(device.preferences.jinxSafe ? "jinx-safe" : "plain")"
-            variants.insert(variant)
+            let wording = Variant(kind: kind, jinxSafe: device.preferences.jinxSafe)
+            let variant: String
+            if let known = variantKeys[wording] {
+                variant = known
+            } else {
+                variant = "\(moment.id)/\(kind.rawValue)/\(wording.jinxSafe ? "jinx-safe" : "plain")"
+                variantKeys[wording] = variant
+            }
             deliveries.append(
                 NewDelivery(
                     id: .delivery(momentID: moment.id, deviceID: device.id), deviceID: device.id, channel: kind,
                     payloadKey: variant, notBefore: notBefore, expiresAt: expires, bidKey: bidKey,
                     momentKind: moment.kind, momentOuts: moment.outs))
         }
-        let payloads = variants.sorted().map { variant -> StoredPayload in
+        let payloads = variantKeys.values.sorted().map { variant -> StoredPayload in
             let parts = variant.split(separator: "/")
             let kind = ChannelKind(rawValue: String(parts[parts.count - 2])) ?? .console
             let message = MessageText.render(moment, game: game, jinxSafe: parts.last == "jinx-safe")

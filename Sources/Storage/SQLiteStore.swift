@@ -375,24 +375,31 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                 payloadIDs[payload.key] = try Int64.fetchOne(
                     db, sql: "SELECT id FROM payloads WHERE key = ?", arguments: [payload.key])
             }
-            let insert = try db.cachedStatement(
+            let insert = try DirectStatement(
+                db,
                 sql: """
                     INSERT INTO outbox (delivery_id, moment_id, device_id, channel, payload_id, bid_key, moment_kind,
                         moment_outs, created_at, expires_at, due_at, state)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
                     ON CONFLICT(delivery_id) DO NOTHING
                     """)
-            let created = moment.occurredAt.timeIntervalSince1970
             for delivery in deliveries {
                 guard let payloadID = payloadIDs[delivery.payloadKey] else {
                     throw StoreError.corrupt("delivery \(delivery.id) names payload \(delivery.payloadKey), not given")
                 }
-                try insert.execute(arguments: [
-                    delivery.id.text(uppercase: true), moment.moment.id, delivery.deviceID.text(uppercase: true),
-                    delivery.channel.rawValue,
-                    payloadID, delivery.bidKey, delivery.momentKind.rawValue, delivery.momentOuts, created,
-                    delivery.expiresAt.timeIntervalSince1970, delivery.notBefore.timeIntervalSince1970,
-                ])
+                try insert.execute { row in
+                    row.bind(delivery.id)
+                    row.bind(moment.moment.id)
+                    row.bind(delivery.deviceID)
+                    row.bind(delivery.channel.rawValue)
+                    row.bind(payloadID)
+                    row.bind(delivery.bidKey)
+                    row.bind(delivery.momentKind.rawValue)
+                    row.bind(delivery.momentOuts)
+                    row.bind(moment.occurredAt)
+                    row.bind(delivery.expiresAt)
+                    row.bind(delivery.notBefore)
+                }
             }
             return true
         }
@@ -524,32 +531,41 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         guard !results.isEmpty else { return }
         let claimedRows = claimedRows
         try await database.write { db in
-            let finish = try db.cachedStatement(
-                sql: "UPDATE outbox SET state = ?, finished_at = ?, last_error = ? WHERE id = ? AND delivery_id = ?")
-            let retry = try db.cachedStatement(
+            let finishing = try DirectStatement(
+                db, sql: "UPDATE outbox SET state = ?, finished_at = ?, last_error = ? WHERE id = ? AND delivery_id = ?"
+            )
+            let retry = try DirectStatement(
+                db,
                 sql: """
                     UPDATE outbox SET state = 0, due_at = ?, last_error = ?, token_refreshed = ?
                     WHERE id = ? AND delivery_id = ?
                     """)
+            func finish(_ id: UUID, row rowID: Int64, as state: State, at: Date, reason: String?) throws {
+                try finishing.execute { row in
+                    row.bind(state.rawValue)
+                    row.bind(at)
+                    row.bind(reason)
+                    row.bind(rowID)
+                    row.bind(id)
+                }
+            }
             for result in results {
                 guard let rowID = try claimedRows.take(result.id, db) else { continue }
                 switch result {
                 case .delivered(let id, let at):
-                    try finish.execute(arguments: [
-                        State.delivered.rawValue, at.timeIntervalSince1970, nil, rowID, id.text(uppercase: true),
-                    ])
+                    try finish(id, row: rowID, as: .delivered, at: at, reason: nil)
                 case .retry(let id, let at, let reason, let refreshed):
-                    try retry.execute(arguments: [
-                        at.timeIntervalSince1970, reason, refreshed, rowID, id.text(uppercase: true),
-                    ])
+                    try retry.execute { row in
+                        row.bind(at)
+                        row.bind(reason)
+                        row.bind(refreshed)
+                        row.bind(rowID)
+                        row.bind(id)
+                    }
                 case .failed(let id, let reason, let at):
-                    try finish.execute(arguments: [
-                        State.failed.rawValue, at.timeIntervalSince1970, reason, rowID, id.text(uppercase: true),
-                    ])
+                    try finish(id, row: rowID, as: .failed, at: at, reason: reason)
                 case .pruned(let id, let device, let reason, let at):
-                    try finish.execute(arguments: [
-                        State.failed.rawValue, at.timeIntervalSince1970, reason, rowID, id.text(uppercase: true),
-                    ])
+                    try finish(id, row: rowID, as: .failed, at: at, reason: reason)
                     try db.execute(
                         sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
                         arguments: [reason, at.timeIntervalSince1970, device.text(uppercase: true)])
