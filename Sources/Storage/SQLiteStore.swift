@@ -138,7 +138,49 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     CREATE INDEX devices_version ON devices(version);
                     """)
         }
+        migrator.registerMigration("4 partial outbox indexes") { db in
+            // Only the rows a dispatcher looks for are indexed: pending ones by due time, and the
+            // ones being sent. The full (channel, state, due_at) index held every row the outbox
+            // ever had, and each claim and each finish moved a row's entry in it (a delete and an
+            // insert, in a tree that grows all season). Now a claim moves it from the pending index
+            // to the sending one and a finish drops it, in trees as big as what is under way.
+            try db.execute(
+                sql: """
+                    DROP INDEX outbox_due;
+                    CREATE INDEX outbox_pending ON outbox(channel, due_at) WHERE state = 0;
+                    CREATE INDEX outbox_sending ON outbox(state, channel) WHERE state = 1;
+                    """)
+        }
         return migrator
+    }
+
+    /// The dispatchers' outbox queries, each answered from the partial indexes (a test checks
+    /// their plans): none of them reads the finished rows a season piles up.
+    enum Queries {
+        /// Due pending rows of a channel, oldest first, marked as being sent.
+        static let claim = """
+            UPDATE outbox SET state = 1, attempts = attempts + 1, attempt_started_at = ?
+            WHERE id IN (SELECT id FROM outbox WHERE channel = ? AND state = 0 AND due_at <= ?
+                         ORDER BY due_at, id LIMIT ?)
+            RETURNING id
+            """
+        /// Whether a channel has rows being sent, or pending rows due by a time: one probe each.
+        static let unfinished = """
+            SELECT EXISTS (SELECT 1 FROM outbox WHERE channel = ? AND state = 1)
+                OR EXISTS (SELECT 1 FROM outbox WHERE channel = ? AND state = 0 AND due_at <= ?)
+            """
+        static let nextDue = "SELECT MIN(due_at) FROM outbox WHERE channel = ? AND state = 0"
+        /// A pruned device's queued alerts fail with it (a scan of the pending rows only).
+        static let dropPendingOfDevice =
+            "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE device_id = ? AND state = 0"
+        /// Rows left being sent by a process that stopped without finishing them, and whether a
+        /// later alert of the same bid reached the device since.
+        static let inDoubt = """
+            SELECT o.delivery_id,
+                EXISTS (SELECT 1 FROM outbox later WHERE later.device_id = o.device_id
+                        AND later.bid_key = o.bid_key AND later.state = 2 AND later.created_at > o.created_at)
+            FROM outbox o WHERE o.state = 1
+            """
     }
 
     /// Outbox row states.
@@ -448,13 +490,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         let claimedRows = claimedRows
         return try await database.write { db in
             let rowIDs = try Int64.fetchAll(
-                db,
-                sql: """
-                    UPDATE outbox SET state = 1, attempts = attempts + 1, attempt_started_at = ?
-                    WHERE id IN (SELECT id FROM outbox WHERE channel = ? AND state = 0 AND due_at <= ?
-                                 ORDER BY due_at, id LIMIT ?)
-                    RETURNING id
-                    """, arguments: [now.timeIntervalSince1970, channel.rawValue, now.timeIntervalSince1970, limit])
+                db, sql: Queries.claim,
+                arguments: [now.timeIntervalSince1970, channel.rawValue, now.timeIntervalSince1970, limit])
             guard !rowIDs.isEmpty else { return [] }
             var claimed: [ClaimedDelivery] = []
             claimed.reserveCapacity(rowIDs.count)
@@ -571,8 +608,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                         arguments: [reason, at.timeIntervalSince1970, device.text(uppercase: true)])
                     // Nothing more goes to a pruned device.
                     try db.execute(
-                        sql:
-                            "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE device_id = ? AND state = 0",
+                        sql: Queries.dropPendingOfDevice,
                         arguments: [at.timeIntervalSince1970, "device pruned: \(reason)", device.text(uppercase: true)])
                 }
             }
@@ -582,14 +618,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     package func recoverInDoubt(now: Date) async throws -> RecoveryReport {
         try await database.write { db in
             var report = RecoveryReport()
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT o.delivery_id,
-                        EXISTS (SELECT 1 FROM outbox later WHERE later.device_id = o.device_id
-                                AND later.bid_key = o.bid_key AND later.state = 2 AND later.created_at > o.created_at)
-                    FROM outbox o WHERE o.state = 1
-                    """)
+            let rows = try Row.fetchAll(db, sql: Queries.inDoubt)
             for row in rows {
                 guard let id = UUID(text: row[0]) else { continue }
                 if row[1] as Bool {
@@ -634,12 +663,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     package func hasUnfinished(channels: [ChannelKind], dueBy: Date? = nil) async throws -> Bool {
         let due = dueBy?.timeIntervalSince1970 ?? .infinity
         return try await database.read { db in
-            // One index probe per channel and state (outbox_due), not a count of every pending row.
-            let probe = try db.cachedStatement(
-                sql: """
-                    SELECT EXISTS (SELECT 1 FROM outbox WHERE channel = ? AND state = 1)
-                        OR EXISTS (SELECT 1 FROM outbox WHERE channel = ? AND state = 0 AND due_at <= ?)
-                    """)
+            let probe = try db.cachedStatement(sql: Queries.unfinished)
             for channel in channels
             where try Bool.fetchOne(probe, arguments: [channel.rawValue, channel.rawValue, due]) == true {
                 return true
@@ -650,9 +674,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
 
     package func nextDue(channel: ChannelKind) async throws -> Date? {
         try await database.read { db in
-            try Double.fetchOne(
-                db, sql: "SELECT MIN(due_at) FROM outbox WHERE channel = ? AND state = 0", arguments: [channel.rawValue]
-            ).map(Date.init(timeIntervalSince1970:))
+            try Double.fetchOne(db, sql: Queries.nextDue, arguments: [channel.rawValue])
+                .map(Date.init(timeIntervalSince1970:))
         }
     }
 
