@@ -34,6 +34,11 @@ import Testing
         ),
         ("next due", SQLiteStore.Queries.nextDue, "SEARCH outbox USING INDEX outbox_pending (channel=?)"),
         ("pruning", SQLiteStore.Queries.dropPendingOfDevice, "SCAN outbox USING INDEX outbox_pending"),
+        ("claimed rows", SQLiteStore.Queries.claimed([1, 2]), "SEARCH o USING INTEGER PRIMARY KEY (rowid=?)"),
+        (
+            "claimed rows' devices", SQLiteStore.Queries.claimed([1, 2]),
+            "SEARCH d USING COVERING INDEX devices_sending (id=?) LEFT-JOIN"
+        ),
         ("in doubt", SQLiteStore.Queries.inDoubt, "SEARCH o USING INDEX outbox_sending (state=?)"),
         (
             "in doubt, later alert", SQLiteStore.Queries.inDoubt,
