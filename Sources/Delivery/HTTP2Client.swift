@@ -235,6 +235,7 @@ package final class HTTP2Client: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let ssl = try NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname)
                     try channel.pipeline.syncOperations.addHandler(ssl)
+                    try channel.pipeline.syncOperations.addHandler(WriteCoalescingHandler())
                     var settings = nioDefaultSettings
                     settings.append(HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20))
                     // This client writes only header blocks it built itself, and reads nothing from a

@@ -1,3 +1,4 @@
+import Delivery
 import Foundation
 import NIOCore
 import NIOHPACK
@@ -61,6 +62,7 @@ package final class FakeProviderServer: Sendable {
                                 ]
                                 // A benchmark opens many streams at once; do not mistake that for abuse.
                                 connection.maximumRecentlyResetStreams = 100_000
+                                try channel.pipeline.syncOperations.addHandler(WriteCoalescingHandler())
                                 try channel.pipeline.syncOperations.addHandler(
                                     NIOHTTP2Handler(
                                         mode: .server, connectionConfiguration: connection,
