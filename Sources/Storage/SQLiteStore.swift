@@ -142,8 +142,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
             // Only the rows a dispatcher looks for are indexed: pending ones by due time, and the
             // ones being sent. The full (channel, state, due_at) index held every row the outbox
             // ever had, and each claim and each finish moved a row's entry in it (a delete and an
-            // insert, in a tree that grows all season). Now a claim moves it from the pending index
-            // to the sending one and a finish drops it, in trees as big as what is under way.
+            // insert each). Now a claim moves it from the pending index to the sending one and a
+            // finish only drops it, in trees no bigger than the work under way.
             try db.execute(
                 sql: """
                     DROP INDEX outbox_due;
@@ -164,8 +164,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         return migrator
     }
 
-    /// The dispatchers' outbox queries, each answered from the partial indexes (a test checks
-    /// their plans): none of them reads the finished rows a season piles up.
+    /// The dispatchers' outbox queries. A test checks their plans: none of them scans the table
+    /// or sorts, so none reads through the finished rows a season piles up.
     enum Queries {
         /// Due pending rows of a channel, oldest first, marked as being sent.
         static let claim = """
