@@ -3,18 +3,25 @@ import Foundation
 extension UUID {
     /// A name-based UUID, version 5 (SHA-1), as RFC 9562 defines it.
     package static func version5(namespace: UUID, name: String) -> UUID {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16 + name.utf8.count + 72)
-        withUnsafeBytes(of: namespace.uuid) { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: name.utf8)
-        var digest = SHA1.digest(bytes)
-        digest[6] = (digest[6] & 0x0F) | 0x50
-        digest[8] = (digest[8] & 0x3F) | 0x80
-        return UUID(
-            uuid: (
-                digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7], digest[8],
-                digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]
-            ))
+        var sha = SHA1()
+        withUnsafeBytes(of: namespace.uuid) { sha.update($0) }
+        var name = name
+        name.withUTF8 { sha.update(UnsafeRawBufferPointer($0)) }
+        return UUID(version5: sha.finish())
+    }
+
+    /// The first 16 bytes of a SHA-1 digest, marked as version 5 (RFC 9562).
+    private init(version5 h: (UInt32, UInt32, UInt32, UInt32, UInt32)) {
+        var bytes = (h.0.bigEndian, h.1.bigEndian, h.2.bigEndian, h.3.bigEndian)
+        self = withUnsafeMutableBytes(of: &bytes) { digest in
+            digest[6] = (digest[6] & 0x0F) | 0x50
+            digest[8] = (digest[8] & 0x3F) | 0x80
+            return UUID(
+                uuid: (
+                    digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7], digest[8],
+                    digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]
+                ))
+        }
     }
 
     /// The namespace of delivery ids.
@@ -23,7 +30,15 @@ extension UUID {
     /// The delivery id of a moment to a device: `apns-id`, `webhook-id`; the same however often it
     /// is derived, so a retry can never become a different message.
     package static func delivery(momentID: String, deviceID: UUID) -> UUID {
-        version5(namespace: deliveryNamespace, name: "\(momentID)/\(deviceID.text())")
+        // The name is "<moment id>/<device id, lowercase>", hashed in pieces: a fan-out derives
+        // one per device, and building the name as a String cost two allocations each.
+        var sha = SHA1()
+        withUnsafeBytes(of: deliveryNamespace.uuid) { sha.update($0) }
+        var momentID = momentID
+        momentID.withUTF8 { sha.update(UnsafeRawBufferPointer($0)) }
+        withUnsafeBytes(of: UInt8(ascii: "/")) { sha.update($0) }
+        deviceID.withText { sha.update(UnsafeRawBufferPointer($0)) }
+        return UUID(version5: sha.finish())
     }
 
     private static let hexDigits = Array("0123456789abcdef0123456789ABCDEF".utf8)
@@ -105,25 +120,57 @@ extension UUID {
     }
 }
 
-/// SHA-1 (FIPS 180-4), only for name-based UUIDs; not for anything that needs security.
-enum SHA1 {
-    static func digest(_ message: [UInt8]) -> [UInt8] {
-        var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
-            0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
-        )
-        var padded = message
-        padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
-        let bits = UInt64(message.count) * 8
-        for shift in stride(from: 56, through: 0, by: -8) {
-            padded.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+/// SHA-1 (FIPS 180-4), only for name-based UUIDs; not for anything that needs security. Fed in
+/// pieces, without allocating: a fan-out derives a delivery id per device.
+struct SHA1 {
+    private var h: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
+    )
+    /// The block being filled (64 bytes) and how much of it is.
+    private var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var filled = 0
+    private var length: UInt64 = 0
+
+    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        length &+= UInt64(bytes.count)
+        absorb(bytes)
+    }
+
+    /// The digest, as five big-endian words. The hash is spent.
+    mutating func finish() -> (UInt32, UInt32, UInt32, UInt32, UInt32) {
+        let bits = (length &* 8).bigEndian
+        withUnsafeBytes(of: UInt8(0x80)) { absorb($0) }
+        let zeros = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        withUnsafeBytes(of: zeros) { zeros in
+            absorb(UnsafeRawBufferPointer(rebasing: zeros[..<((56 - filled + 64) % 64)]))
         }
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
-            for chunk in stride(from: 0, to: padded.count, by: 64) {
+        withUnsafeBytes(of: bits) { absorb($0) }
+        return h
+    }
+
+    private mutating func absorb(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = min(64 - filled, bytes.count - offset)
+            let (start, source) = (filled, bytes.baseAddress! + offset)
+            withUnsafeMutableBytes(of: &block) { block in
+                (block.baseAddress! + start).copyMemory(from: source, byteCount: count)
+            }
+            filled += count
+            offset += count
+            if filled == 64 {
+                compress()
+                filled = 0
+            }
+        }
+    }
+
+    private mutating func compress() {
+        let block = block
+        h = withUnsafeBytes(of: block) { bytes in
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { w in
                 for i in 0..<16 {
-                    w[i] =
-                        UInt32(padded[chunk + 4 * i]) << 24 | UInt32(padded[chunk + 4 * i + 1]) << 16
-                        | UInt32(padded[chunk + 4 * i + 2]) << 8 | UInt32(padded[chunk + 4 * i + 3])
+                    w[i] = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))
                 }
                 for i in 16..<80 {
                     let x = w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]
@@ -141,16 +188,8 @@ enum SHA1 {
                     let temp = (a << 5 | a >> 27) &+ f &+ e &+ k &+ w[i]
                     (e, d, c, b, a) = (d, c, b << 30 | b >> 2, a, temp)
                 }
-                h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
+                return (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e)
             }
         }
-        var digest: [UInt8] = []
-        digest.reserveCapacity(20)
-        for word in [h.0, h.1, h.2, h.3, h.4] {
-            for shift in stride(from: 24, through: 0, by: -8) {
-                digest.append(UInt8(truncatingIfNeeded: word >> shift))
-            }
-        }
-        return digest
     }
 }
