@@ -83,6 +83,14 @@ extension UUID {
     /// Reads the 36-character text form in either case (what `UUID(uuidString:)` accepts), or
     /// nil.
     package init?(text: String) {
+        var text = text
+        guard let uuid = text.withUTF8({ UUID(text: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = uuid
+    }
+
+    /// Reads the 36-character text form from UTF-8 bytes (a database column, without making a
+    /// String of it first), or nil.
+    package init?(text: UnsafeRawBufferPointer) {
         var bytes = (
             UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0),
             UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0), UInt8(0)
@@ -91,7 +99,7 @@ extension UUID {
             var count = 0
             var high: UInt8?
             var position = 0
-            for character in text.utf8 {
+            for character in text {
                 defer { position += 1 }
                 if position == 8 || position == 13 || position == 18 || position == 23 {
                     guard character == UInt8(ascii: "-") else { return false }

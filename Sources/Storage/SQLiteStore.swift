@@ -541,7 +541,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                     if cache.bodies.count > 1024 { cache.bodies.removeAll() }
                     cache.bodies[payloadID] = payload
                 }
-                guard let id = UUID(text: row[0]), let device = UUID(text: row[1]),
+                guard let id = try Self.uuid(row, 0), let device = try Self.uuid(row, 1),
                     let channel = Self.channel(
                         kind: row[8], address: row[9], environment: row[10], topic: row[11], key1: row[12],
                         key2: row[13])
@@ -771,6 +771,11 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
             id: id, channel: channel, preferences: try preferences(row["preferences"]),
             registeredAt: Date(timeIntervalSince1970: row["registered_at"]), secretHash: row["secret_hash"],
             status: status)
+    }
+
+    /// The UUID in a text column, read from SQLite's bytes (no String made on the way).
+    private static func uuid(_ row: Row, _ index: Int) throws -> UUID? {
+        try row.withUnsafeData(atIndex: index) { data in data?.withUnsafeBytes { UUID(text: $0) } }
     }
 
     private static func encode<Value: Encodable>(_ value: Value) throws -> String {

@@ -172,6 +172,7 @@ import Testing
             #expect(id.text() == id.uuidString.lowercased())
             #expect(UUID(text: id.text()) == id)
             #expect(UUID(text: id.uuidString) == id)
+            #expect(id.withText(uppercase: true) { String(decoding: $0, as: UTF8.self) } == id.uuidString)
         }
         let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         #expect(zero.text() == "00000000-0000-0000-0000-000000000000")
