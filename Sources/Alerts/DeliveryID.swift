@@ -3,17 +3,19 @@ import Foundation
 extension UUID {
     /// A name-based UUID, version 5 (SHA-1), as RFC 9562 defines it.
     package static func version5(namespace: UUID, name: String) -> UUID {
-        var sha = SHA1()
-        withUnsafeBytes(of: namespace.uuid) { sha.update($0) }
         var name = name
-        name.withUTF8 { sha.update(UnsafeRawBufferPointer($0)) }
-        return UUID(version5: sha.finish())
+        return version5(namespace: namespace) { sha in name.withUTF8 { sha.update(UnsafeRawBufferPointer($0)) } }
     }
 
-    /// The first 16 bytes of a SHA-1 digest, marked as version 5 (RFC 9562).
-    private init(version5 h: (UInt32, UInt32, UInt32, UInt32, UInt32)) {
+    /// A version 5 UUID whose name `name` feeds to the hash, in pieces.
+    private static func version5(namespace: UUID, name: (inout SHA1) -> Void) -> UUID {
+        var sha = SHA1()
+        withUnsafeBytes(of: namespace.uuid) { sha.update($0) }
+        name(&sha)
+        let h = sha.finish()
+        // The first 16 bytes of the digest, marked as version 5 (RFC 9562).
         var bytes = (h.0.bigEndian, h.1.bigEndian, h.2.bigEndian, h.3.bigEndian)
-        self = withUnsafeMutableBytes(of: &bytes) { digest in
+        return withUnsafeMutableBytes(of: &bytes) { digest in
             digest[6] = (digest[6] & 0x0F) | 0x50
             digest[8] = (digest[8] & 0x3F) | 0x80
             return UUID(
@@ -32,13 +34,12 @@ extension UUID {
     package static func delivery(momentID: String, deviceID: UUID) -> UUID {
         // The name is "<moment id>/<device id, lowercase>", hashed in pieces: a fan-out derives
         // one per device, and building the name as a String cost two allocations each.
-        var sha = SHA1()
-        withUnsafeBytes(of: deliveryNamespace.uuid) { sha.update($0) }
         var momentID = momentID
-        momentID.withUTF8 { sha.update(UnsafeRawBufferPointer($0)) }
-        withUnsafeBytes(of: UInt8(ascii: "/")) { sha.update($0) }
-        deviceID.withText { sha.update(UnsafeRawBufferPointer($0)) }
-        return UUID(version5: sha.finish())
+        return version5(namespace: deliveryNamespace) { sha in
+            momentID.withUTF8 { sha.update(UnsafeRawBufferPointer($0)) }
+            withUnsafeBytes(of: UInt8(ascii: "/")) { sha.update($0) }
+            deviceID.withText { sha.update(UnsafeRawBufferPointer($0)) }
+        }
     }
 
     private static let hexDigits = Array("0123456789abcdef0123456789ABCDEF".utf8)
