@@ -43,7 +43,43 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "Retrosheet 2020 season (the moment is Giolito's no-hitter, 2020-08-25).")
     var data = "../shared/data/retrosheet"
 
+    @Option(help: "Runs, each from scratch (a fresh database and fake); with more than one, the median too.")
+    var runs = 1
+
+    /// What one run measured, for the summary over runs.
+    struct Figures {
+        var committed: Double
+        var acknowledged: Double
+        var sendingRate: Double
+        var cpuPer10K: Double
+        var fakeCPUPer10K: Double
+    }
+
     func run() async throws {
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        var all: [Figures] = []
+        for index in 1...runs {
+            if runs > 1 { print("run \(index) of \(runs)") }
+            all.append(try await runOnce())
+        }
+        guard runs > 1 else { return }
+        func summary(_ label: String, _ format: String, _ value: (Figures) -> Double) {
+            let sorted = all.map(value).sorted()
+            let median =
+                sorted.count % 2 == 1
+                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+            print(
+                "\(label) over \(runs) runs: median " + String(format: format, median) + ", min "
+                    + String(format: format, sorted[0]) + ", max " + String(format: format, sorted[sorted.count - 1]))
+        }
+        summary("moment → all acknowledged", "%.3f s") { $0.acknowledged }
+        summary("moment → outbox committed", "%.3f s") { $0.committed }
+        summary("sending", "%.0f pushes/s") { $0.sendingRate }
+        summary("cpu per 10,000 in nohit", "%.3f s") { $0.cpuPer10K }
+        summary("cpu per 10,000 in the fake", "%.3f s") { $0.fakeCPUPer10K }
+    }
+
+    private func runOnce() async throws -> Figures {
         guard let kind = ChannelKind(rawValue: channel), [.apns, .webPush].contains(kind) else {
             throw ValidationError("--channel must be apns or web-push")
         }
@@ -170,6 +206,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
         if statistics.delivered != registered || accepted != registered {
             throw ValidationError("not every device was reached")
         }
+        let delivered = Double(max(1, statistics.delivered))
+        return Figures(
+            committed: (recorded - start).seconds, acknowledged: wall,
+            sendingRate: Double(statistics.delivered) / (drained - recorded).seconds,
+            cpuPer10K: cpu / delivered * 10_000, fakeCPUPer10K: fakeCPU / delivered * 10_000)
     }
 
     /// With NOHIT_BENCH_MARKS set, prints CLOCK_MONOTONIC at the edges of the timed section (to
