@@ -201,7 +201,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 cpu / Double(max(1, statistics.delivered)) * 10_000, fakeCPU,
                 fakeCPU / Double(max(1, statistics.delivered)) * 10_000))
         print(
-            "peak memory (max RSS): \(ProcessTimes.peakResidentKilobytes() / 1024) MB in this process, \(fake.peakResidentKilobytes() / 1024) MB in the fake"
+            "peak memory (max RSS): \(ProcessTimes.peakResidentKilobytes() / 1024) MB in this process"
+                + (runs > 1 ? " (over the runs so far)" : "")
+                + ", \(fake.peakResidentKilobytes() / 1024) MB in the fake"
         )
         if statistics.delivered != registered || accepted != registered {
             throw ValidationError("not every device was reached")
