@@ -164,6 +164,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let wall = (drained - start).seconds
         let latencies = statistics.latencies.sorted()
         func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        let delivered = Double(max(1, statistics.delivered))
+        let figures = Figures(
+            committed: (recorded - start).seconds, acknowledged: wall,
+            sendingRate: Double(statistics.delivered) / (drained - recorded).seconds,
+            cpuPer10K: cpu / delivered * 10_000, fakeCPUPer10K: fakeCPU / delivered * 10_000)
 
         print(
             "workload: 1 moment (\(completed.id)) to \(registered) \(kind.rawValue) devices; planner, outbox in SQLite "
@@ -181,13 +186,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
         print(
             "outcome: \(published.deliveries) planned, \(statistics.delivered) acknowledged, \(statistics.retried) retried, "
                 + "\(statistics.failed) failed; fake provider counted \(accepted)")
-        print(String(format: "moment → outbox committed: %.3f s", (recorded - start).seconds))
+        print(String(format: "moment → outbox committed: %.3f s", figures.committed))
         print(String(format: "moment → all acknowledged: %.3f s", wall))
         print(
             String(
                 format:
                     "throughput: %.0f pushes/s from the moment; %.0f pushes/s sending (outbox committed → all acknowledged)",
-                Double(statistics.delivered) / wall, Double(statistics.delivered) / (drained - recorded).seconds))
+                Double(statistics.delivered) / wall, figures.sendingRate))
         if !latencies.isEmpty {
             print(
                 String(
@@ -197,9 +202,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         print(
             String(
                 format: "cpu: %.2f s in nohit (%.3f s per 10,000), %.2f s in the fake provider (%.3f s per 10,000)",
-                cpu,
-                cpu / Double(max(1, statistics.delivered)) * 10_000, fakeCPU,
-                fakeCPU / Double(max(1, statistics.delivered)) * 10_000))
+                cpu, figures.cpuPer10K, fakeCPU, figures.fakeCPUPer10K))
         print(
             "peak memory (max RSS): \(ProcessTimes.peakResidentKilobytes() / 1024) MB in this process"
                 + (runs > 1 ? " (over the runs so far)" : "")
@@ -208,11 +211,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         if statistics.delivered != registered || accepted != registered {
             throw ValidationError("not every device was reached")
         }
-        let delivered = Double(max(1, statistics.delivered))
-        return Figures(
-            committed: (recorded - start).seconds, acknowledged: wall,
-            sendingRate: Double(statistics.delivered) / (drained - recorded).seconds,
-            cpuPer10K: cpu / delivered * 10_000, fakeCPUPer10K: fakeCPU / delivered * 10_000)
+        return figures
     }
 
     /// With NOHIT_BENCH_MARKS set, prints CLOCK_MONOTONIC at the edges of the timed section (to

@@ -115,19 +115,17 @@ package struct MomentPublisher: Sendable {
                     payloadKey: variant, notBefore: notBefore, expiresAt: expires, bidKey: bidKey,
                     momentKind: moment.kind, momentOuts: moment.outs))
         }
-        let payloads = variantKeys.values.sorted().map { variant -> StoredPayload in
-            let parts = variant.split(separator: "/")
-            let kind = ChannelKind(rawValue: String(parts[parts.count - 2])) ?? .console
-            let message = MessageText.render(moment, game: game, jinxSafe: parts.last == "jinx-safe")
+        let payloads = variantKeys.sorted { $0.value < $1.value }.map { variant, key -> StoredPayload in
+            let message = MessageText.render(moment, game: game, jinxSafe: variant.jinxSafe)
             let body: Data =
-                switch kind {
+                switch variant.kind {
                 case .apns: Payloads.apnsAlert(message, moment: moment, game: game)
                 case .liveActivity: Payloads.liveActivity(message, moment: moment, game: game, at: time)
                 case .webPush: Payloads.webPush(message, moment: moment, game: game)
                 case .webhook: Payloads.webhook(message, moment: moment, game: game)
                 case .console: Payloads.console(message)
                 }
-            return StoredPayload(key: variant, body: body)
+            return StoredPayload(key: key, body: body)
         }
         let isNew = try await outbox.record(
             StoredMoment(moment: moment, game: game, occurredAt: time), payloads: payloads, deliveries: deliveries)
