@@ -66,7 +66,7 @@ final class FakeProcess: Sendable {
 
     /// How many pushes the fake accepted: unique apns-ids for APNs, 201s for Web Push.
     func acceptedCount(kind: String, client: HTTPClient) async throws -> Int {
-        let path = kind == "apns" ? "/accepted" : "/stats"
+        let path = kind == "apns" ? "/accepted/count" : "/stats"
         let response = try await client.execute(HTTPClientRequest(url: description.url + path), timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 1 << 30)
         let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]

@@ -211,6 +211,10 @@ enum FakeRouter {
                     "unique": accepted.count, "total": accepted.reduce(0) { $0 + $1.count },
                     "accepted": accepted.map { ["apns_id": $0.apnsID, "count": $0.count] },
                 ])
+        case ("GET", 2, "accepted") where parts[1] == "count":
+            // The counts alone: a fan-out's listing is 100,000 entries to build and to parse.
+            let counts = state.acceptedCounts
+            return .json(200, ["unique": counts.unique, "total": counts.total])
         case ("GET", 2, "notifications"):
             guard let notification = state.notification(apnsID: parts[1]) else {
                 return .json(404, ["reason": "not accepted"])

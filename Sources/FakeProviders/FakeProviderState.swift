@@ -290,6 +290,14 @@ package final class FakeProviderState: Sendable {
     /// How many distinct `apns-id`s were accepted.
     package var uniqueAcceptedCount: Int { ledger.withLock { $0.order.count } }
 
+    /// How many distinct `apns-id`s were accepted, and how many acceptances in all (without
+    /// listing them).
+    package var acceptedCounts: (unique: Int, total: Int) {
+        ledger.withLock { ledger in
+            (ledger.order.count, ledger.order.reduce(0) { $0 + ledger.apns[$1]!.accepted })
+        }
+    }
+
     package func notification(apnsID: String) -> AcceptedNotification? {
         guard let key = UUID(text: apnsID) else { return nil }
         return ledger.withLock { $0.apns[key]?.last }

@@ -19,7 +19,8 @@ struct FakeAPNsCommand: AsyncParsableCommand {
             answers by token prefix: 400 BadDeviceToken, 403 Forbidden, 410 Unregistered (4100: unregistered \
             long ago), 413 PayloadTooLarge, 429/500/503 fail then succeed, 60a GOAWAY then succeed, 57a11 \
             stall then succeed, e0 expired provider token; any other hex token is accepted. GET /accepted \
-            lists every accepted apns-id with how many times; GET /notifications/<apns-id> shows one; \
+            lists every accepted apns-id with how many times (GET /accepted/count: the counts alone); \
+            GET /notifications/<apns-id> shows one; \
             GET /stats counts statuses; POST /reset forgets everything.
 
             Web Push: POST /webpush/subscriptions creates a subscription (endpoint and keys, as a browser \

@@ -186,6 +186,36 @@ import Testing
         try await harness.shutdown()
     }
 
+    /// `GET /accepted` lists every accepted `apns-id` with its count; `GET /accepted/count` gives
+    /// the same totals without the list (what the fan-out benchmark asks after 100,000 pushes).
+    @Test func acceptedListingAndCountsAgree() async throws {
+        let harness = try await Harness()
+        let channel = try harness.apns(transport: .http2)
+        let twice = Self.delivery(token: Self.token("ab"))
+        let once = Self.delivery(token: Self.token("cd"))
+        for delivery in [twice, once, twice] {
+            #expect(await Self.drive(delivery, on: channel).action == .markDelivered)
+        }
+        func get(_ path: String) async throws -> [String: Any] {
+            let response = try await harness.client.execute(
+                HTTPClientRequest(url: harness.server.baseURL + path), timeout: .seconds(10))
+            #expect(response.status == .ok, "\(path)")
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return try #require(try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])
+        }
+        let listing = try await get("/accepted")
+        let counts = try await get("/accepted/count")
+        #expect(listing["unique"] as? Int == 2)
+        #expect(listing["total"] as? Int == 3)
+        #expect(counts["unique"] as? Int == 2)
+        #expect(counts["total"] as? Int == 3)
+        #expect(counts["accepted"] == nil)
+        let entries = try #require(listing["accepted"] as? [[String: Any]])
+        #expect(entries.map { $0["apns_id"] as? String } == [twice.id.text(), once.id.text()])
+        #expect(entries.map { $0["count"] as? Int } == [2, 1])
+        try await harness.shutdown()
+    }
+
     @Test(arguments: APNsTransportKind.allCases)
     func liveActivityUpdateUsesItsTopicAndPushType(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
