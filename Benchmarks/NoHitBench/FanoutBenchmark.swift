@@ -31,11 +31,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "Requests in flight.")
     var concurrency = 600
 
-    @Option(help: "APNs transport: http2 (the lean client) or async-http-client.")
-    var transport = APNsTransportChoice.http2.rawValue
+    @Option(help: "The channel's transport: http2 (the lean client) or async-http-client.")
+    var transport = TransportChoice.http2.rawValue
 
-    @Option(help: "HTTP/2 connections to the APNs host (http2 transport).")
-    var connections = 8
+    @Option(help: "HTTP/2 connections to the provider (http2 transport; default: 8 for APNs, 2 for Web Push).")
+    var connections: Int?
 
     @Option(help: "The nohit executable (runs the fake provider); default: beside this benchmark.")
     var nohit: String?
@@ -117,11 +117,16 @@ struct FanoutBenchmark: AsyncParsableCommand {
         settings.apnsKeyID = fake.description.keyID
         settings.apnsTeamID = fake.description.teamID
         settings.extraCertificateAuthorities = [try KeyFiles.readText(fake.description.ca)]
-        guard let apnsTransport = APNsTransportChoice(rawValue: transport) else {
+        guard let transportChoice = TransportChoice(rawValue: transport) else {
             throw ValidationError("--transport must be http2 or async-http-client")
         }
-        settings.apnsTransport = apnsTransport
-        settings.apnsConnections = connections
+        settings.apnsTransport = transportChoice
+        settings.webPushTransport = transportChoice
+        if let connections {
+            settings.apnsConnections = connections
+            settings.webPushConnections = connections
+        }
+        let connections = kind == .apns ? settings.apnsConnections : settings.webPushConnections
         let providers = try ProviderChannels(settings)
         let setupStart = ContinuousClock.now
         let registered = try await register(
@@ -176,9 +181,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
         print(
             "workload: 1 moment (\(completed.id)) to \(registered) \(kind.rawValue) devices; planner, outbox in SQLite "
                 + "(WAL), dispatcher with \(concurrency) in flight, "
-                + (kind == .apns
-                    ? "APNs JWT + HTTP/2 (\(transport), \(connections) connection\(connections == 1 ? "" : "s"))"
-                    : "RFC 8291 encryption + VAPID + HTTP/2 (AsyncHTTPClient)") + " over TLS "
+                + (kind == .apns ? "APNs JWT" : "RFC 8291 encryption + VAPID")
+                + " + HTTP/2 (\(transport)"
+                + (transportChoice == .http2 ? ", \(connections) connection\(connections == 1 ? "" : "s"))" : ")")
+                + " over TLS "
                 + "to `nohit fake-apns` (its own process) on this machine, \(ProcessInfo.processInfo.activeProcessorCount) cores"
         )
         print(String(format: "setup (not timed): devices registered in %.1f s", setupSeconds))

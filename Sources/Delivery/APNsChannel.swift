@@ -133,6 +133,8 @@ package struct HTTP2APNsTransport: APNsTransport {
         case .failure(.notProcessed(let why)), .failure(.connectionLost(let why)): .connectionLost(reason: why)
         case .failure(.streamReset(let code)): .connectionLost(reason: "stream reset (\(code))")
         case .failure(.cannotConnect(let why)): .transient(reason: "cannot connect: \(why)", retryAfter: nil)
+        case .failure(.notHTTP2(let chosen)):
+            .transient(reason: "cannot connect: the server does not speak HTTP/2 (ALPN: \(chosen))", retryAfter: nil)
         case .failure(.badURL(let url)): .rejected(status: 0, reason: "bad APNs URL \(url)")
         }
     }

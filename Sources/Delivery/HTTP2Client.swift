@@ -4,6 +4,7 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import NIOTLS
 import Synchronization
 
 /// A lean HTTP/2 client for one origin, for the APNs hot path: requests go straight to frames on a
@@ -47,6 +48,8 @@ package final class HTTP2Client: Sendable {
         /// The server reset the stream.
         case streamReset(String)
         case cannotConnect(String)
+        /// The server chose another protocol than HTTP/2 in the TLS handshake (ALPN), or none.
+        case notHTTP2(String)
         case badURL(String)
 
         package var description: String {
@@ -56,6 +59,7 @@ package final class HTTP2Client: Sendable {
             case .connectionLost(let why): "connection lost (\(why))"
             case .streamReset(let code): "stream reset (\(code))"
             case .cannotConnect(let why): "cannot connect (\(why))"
+            case .notHTTP2(let protocolName): "the server does not speak HTTP/2 (ALPN: \(protocolName))"
             case .badURL(let url): "not an https URL: \(url)"
             }
         }
@@ -90,7 +94,9 @@ package final class HTTP2Client: Sendable {
         self.configuration = configuration
         self.group = group
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.applicationProtocols = ["h2"]
+        // HTTP/1.1 is offered too, so that a server without HTTP/2 says so in the handshake
+        // (and is then reached another way) rather than failing it.
+        tls.applicationProtocols = ["h2", "http/1.1"]
         if !configuration.extraCertificateAuthorities.isEmpty {
             let certificates = try configuration.extraCertificateAuthorities.flatMap {
                 try NIOSSLCertificate.fromPEMBytes(Array($0.utf8))
@@ -235,6 +241,8 @@ package final class HTTP2Client: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let ssl = try NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname)
                     try channel.pipeline.syncOperations.addHandler(ssl)
+                    try channel.pipeline.syncOperations.addHandler(
+                        ProtocolCheck(negotiated: channel.eventLoop.makePromise()))
                     try channel.pipeline.syncOperations.addHandler(WriteCoalescingHandler())
                     var settings = nioDefaultSettings
                     settings.append(HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20))
@@ -247,9 +255,21 @@ package final class HTTP2Client: Sendable {
                 }
             }
             .connect(host: host, port: port)
-            .flatMapThrowing { channel in
-                let handler = try channel.pipeline.syncOperations.handler(type: HTTP2Connection.Handler.self)
-                return HTTP2Connection(channel: channel, handler: handler)
+            .flatMap { channel in
+                // Usable once TLS has agreed on HTTP/2: requests queued before would fail with the
+                // connection if the server turned out to speak something else.
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.handler(type: ProtocolCheck.self).negotiated.futureResult
+                }
+                .flatMap { $0 }
+                .flatMapThrowing {
+                    let handler = try channel.pipeline.syncOperations.handler(type: HTTP2Connection.Handler.self)
+                    return HTTP2Connection(channel: channel, handler: handler)
+                }
+                .flatMapError { error in
+                    channel.close(promise: nil)
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
             }
             .flatMapErrorThrowing { error in
                 if error is Failure { throw error }
@@ -549,6 +569,46 @@ final class HTTP2Connection: Sendable {
         private func closeIfDrained() {
             if retiring && pending.isEmpty, let context, context.channel.isActive { context.close(promise: nil) }
         }
+    }
+}
+
+/// Completes `negotiated` when the TLS handshake ends: with success if the server chose HTTP/2,
+/// with `notHTTP2` if it chose another protocol or none, with the error if the handshake failed.
+private final class ProtocolCheck: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    let negotiated: EventLoopPromise<Void>
+    private var settled = false
+
+    init(negotiated: EventLoopPromise<Void>) {
+        self.negotiated = negotiated
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted(let chosen) = event as? TLSUserEvent {
+            settle(chosen == "h2" ? .success(()) : .failure(HTTP2Client.Failure.notHTTP2(chosen ?? "none")))
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        settle(.failure(HTTP2Client.Failure.cannotConnect("\(error)")))
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        settle(.failure(HTTP2Client.Failure.cannotConnect("closed during the TLS handshake")))
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        settle(.failure(HTTP2Client.Failure.cannotConnect("closed during the TLS handshake")))
+    }
+
+    private func settle(_ result: Result<Void, any Error>) {
+        guard !settled else { return }
+        settled = true
+        negotiated.completeWith(result)
     }
 }
 

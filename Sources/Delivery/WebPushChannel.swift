@@ -2,62 +2,267 @@ import Alerts
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import Synchronization
 
 /// Web Push (RFC 8030): the payload encrypted for the subscription (RFC 8291), the server
 /// identified with VAPID (RFC 8292).
+///
+/// With `origins`, requests to a push service go over the lean HTTP/2 client, a pool per origin
+/// (browsers' subscriptions point at a handful of services); a service that does not offer
+/// HTTP/2 is remembered and reached over AsyncHTTPClient, as every service is without `origins`.
 package struct WebPushChannel: DeliveryChannel {
     package let kind = ChannelKind.webPush
     let client: HTTPClient
     let vapid: VAPIDAuthorizations
     let clock: any WallClock
     let timeout: TimeAmount
+    let origins: WebPushOrigins?
 
-    package init(client: HTTPClient, vapid: VAPID, clock: any WallClock, timeout: TimeAmount = .seconds(10)) {
+    package init(
+        client: HTTPClient, vapid: VAPID, clock: any WallClock, timeout: TimeAmount = .seconds(10),
+        origins: WebPushOrigins? = nil
+    ) {
         self.client = client
         self.vapid = VAPIDAuthorizations(vapid: vapid)
         self.clock = clock
         self.timeout = timeout
+        self.origins = origins
+    }
+
+    /// A request ready to go: encrypted, signed, its headers set.
+    struct Prepared: Sendable {
+        var endpoint: String
+        var origin: String
+        var path: String
+        var headers: [(String, String)]
+        var body: ByteBuffer
     }
 
     package func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome {
+        switch prepare(delivery) {
+        case .failure(let outcome):
+            return outcome.outcome
+        case .success(let request):
+            if let origins, let lean = origins.client(for: request.origin) {
+                do {
+                    let response = try await lean.execute(
+                        path: request.path, headers: request.headers, body: request.body, timeout: timeout)
+                    return Self.outcome(of: .success(response))
+                } catch .notHTTP2(let why) {
+                    origins.noHTTP2(at: request.origin, why: why)
+                } catch {
+                    return Self.outcome(of: .failure(error))
+                }
+            }
+            return await sendOverHTTP1(request)
+        }
+    }
+
+    /// Encrypts and signs the batch (over the cores), then puts each push service's share on its
+    /// HTTP/2 connections in one step.
+    package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
+        guard let origins else {
+            for (index, delivery) in deliveries.enumerated() {
+                Task { report(index, await deliver(delivery)) }
+            }
+            return
+        }
+        let prepared = await prepareAll(deliveries)
+        var byOrigin: [String: [(index: Int, request: Prepared)]] = [:]
+        for (index, result) in prepared.enumerated() {
+            switch result {
+            case .failure(let outcome): report(index, outcome.outcome)
+            case .success(let request): byOrigin[request.origin, default: []].append((index, request))
+            }
+        }
+        for (origin, share) in byOrigin {
+            guard let lean = origins.client(for: origin) else {
+                for (index, request) in share {
+                    Task { report(index, await sendOverHTTP1(request)) }
+                }
+                continue
+            }
+            let outgoing = share.map {
+                HTTP2Client.Outgoing(path: $0.request.path, headers: $0.request.headers, body: $0.request.body)
+            }
+            await lean.submit(outgoing, timeout: timeout) { [self] position, result in
+                let (index, request) = share[position]
+                if case .failure(.notHTTP2(let why)) = result {
+                    origins.noHTTP2(at: origin, why: why)
+                    Task { report(index, await sendOverHTTP1(request)) }
+                } else {
+                    report(index, Self.outcome(of: result))
+                }
+            }
+        }
+    }
+
+    /// An outcome decided before sending (a bad subscription, a payload too large).
+    struct Unsendable: Error {
+        var outcome: ProviderOutcome
+    }
+
+    func prepare(_ delivery: OutboundDelivery) -> Result<Prepared, Unsendable> {
         guard case .webPush(let endpoint, let p256dh, let auth) = delivery.channel, let url = URL(string: endpoint),
+            let target = Self.originAndPath(of: endpoint),
             let key = Base64URL.decode(p256dh), let secret = Base64URL.decode(auth)
-        else { return .gone(reason: "not a valid Web Push subscription", since: nil) }
+        else { return .failure(Unsendable(outcome: .gone(reason: "not a valid Web Push subscription", since: nil))) }
         let body: Data
         let authorization: String
         do {
             body = try WebPushEncryption.encrypt(delivery.payload, p256dh: key, auth: secret)
             authorization = try vapid.authorization(endpoint: url, now: clock.now())
         } catch let failure as WebPushEncryption.Failure {
-            return failure == .tooLarge(delivery.payload.count)
-                ? .rejected(status: 413, reason: "\(failure)") : .gone(reason: "\(failure)", since: nil)
+            return .failure(
+                Unsendable(
+                    outcome: failure == .tooLarge(delivery.payload.count)
+                        ? .rejected(status: 413, reason: "\(failure)") : .gone(reason: "\(failure)", since: nil)))
         } catch {
-            return .rejected(status: 0, reason: "cannot sign: \(error)")
+            return .failure(Unsendable(outcome: .rejected(status: 0, reason: "cannot sign: \(error)")))
         }
-        var request = HTTPClientRequest(url: endpoint)
-        request.method = .POST
         let ttl = max(0, Int(delivery.expiresAt.timeIntervalSince(clock.now())))
-        request.headers.add(name: "ttl", value: "\(ttl)")
-        request.headers.add(name: "urgency", value: "high")
-        // Topic: at most 32 base64url characters; a bid's alerts replace each other while pending.
-        request.headers.add(name: "topic", value: String(Base64URL.encode(Data(delivery.collapseKey.utf8)).prefix(32)))
-        request.headers.add(name: "content-encoding", value: "aes128gcm")
-        request.headers.add(name: "content-type", value: "application/octet-stream")
-        request.headers.add(name: "authorization", value: authorization)
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let headers = [
+            ("ttl", "\(ttl)"),
+            ("urgency", "high"),
+            // Topic: at most 32 base64url characters; a bid's alerts replace each other while pending.
+            ("topic", String(Base64URL.encode(Data(delivery.collapseKey.utf8)).prefix(32))),
+            ("content-encoding", "aes128gcm"),
+            ("content-type", "application/octet-stream"),
+            ("authorization", authorization),
+        ]
+        return .success(
+            Prepared(
+                endpoint: endpoint, origin: target.origin, path: target.path, headers: headers,
+                body: ByteBuffer(bytes: body)))
+    }
+
+    /// Encryption is most of a push's CPU: slices of the batch are prepared in parallel.
+    private func prepareAll(_ deliveries: [OutboundDelivery]) async -> [Result<Prepared, Unsendable>] {
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, deliveries.count / 64))
+        guard slices > 1 else { return deliveries.map(prepare) }
+        let size = (deliveries.count + slices - 1) / slices
+        return await withTaskGroup(of: (Int, [Result<Prepared, Unsendable>]).self) { group in
+            for start in stride(from: 0, to: deliveries.count, by: size) {
+                let slice = deliveries[start..<min(start + size, deliveries.count)]
+                group.addTask { (start, slice.map(prepare)) }
+            }
+            var results = [Result<Prepared, Unsendable>?](repeating: nil, count: deliveries.count)
+            for await (start, prepared) in group {
+                for (offset, result) in prepared.enumerated() { results[start + offset] = result }
+            }
+            return results.map { $0! }
+        }
+    }
+
+    private func sendOverHTTP1(_ prepared: Prepared) async -> ProviderOutcome {
+        var request = HTTPClientRequest(url: prepared.endpoint)
+        request.method = .POST
+        for (name, value) in prepared.headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(prepared.body)
         do {
             let response = try await client.execute(request, timeout: timeout)
             _ = try await response.body.collect(upTo: 64 * 1024)
-            let status = Int(response.status.code)
-            let retryAfter = response.headers.first(name: "retry-after").flatMap(TimeInterval.init)
-            switch status {
-            case 200...299: return .accepted
-            case 404, 410: return .gone(reason: "subscription gone (\(status))", since: nil)
-            case 429, 500...599: return .transient(reason: "HTTP \(status)", retryAfter: retryAfter)
-            default: return .rejected(status: status, reason: "HTTP \(status)")
-            }
+            return Self.classify(
+                status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after"))
         } catch {
             return APNsChannel.classify(error)
         }
+    }
+
+    static func classify(status: Int, retryAfter: String?) -> ProviderOutcome {
+        switch status {
+        case 200...299: .accepted
+        case 404, 410: .gone(reason: "subscription gone (\(status))", since: nil)
+        case 429, 500...599: .transient(reason: "HTTP \(status)", retryAfter: retryAfter.flatMap(TimeInterval.init))
+        default: .rejected(status: status, reason: "HTTP \(status)")
+        }
+    }
+
+    static func outcome(of result: Result<HTTP2Client.Response, HTTP2Client.Failure>) -> ProviderOutcome {
+        switch result {
+        case .success(let response):
+            classify(status: response.status, retryAfter: response.headers.first(name: "retry-after"))
+        case .failure(let failure):
+            HTTP2APNsTransport.outcome(of: .failure(failure))
+        }
+    }
+
+    /// `https://host[:port]` and the path with its query, from an https endpoint.
+    package static func originAndPath(of endpoint: String) -> (origin: String, path: String)? {
+        let scheme = "https://"
+        guard endpoint.lowercased().hasPrefix(scheme) else { return nil }
+        let rest = endpoint.dropFirst(scheme.count)
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard !authority.isEmpty, !authority.contains("@") else { return nil }
+        var path = String(rest[authorityEnd...].prefix { $0 != "#" })
+        if !path.hasPrefix("/") { path = "/" + path }
+        return (scheme + authority.lowercased(), path)
+    }
+}
+
+/// The lean HTTP/2 clients of Web Push, one per push service (origin), made as services are
+/// first reached; services found not to offer HTTP/2 (ALPN) go over AsyncHTTPClient instead.
+package final class WebPushOrigins: Sendable {
+    private enum Route {
+        case http2(HTTP2Client)
+        case http1(why: String)
+    }
+
+    private let configuration: HTTP2Client.Configuration
+    private let routes = Mutex<[String: Route]>([:])
+
+    package init(configuration: HTTP2Client.Configuration = .init()) {
+        var configuration = configuration
+        configuration.unindexedHeaders.formUnion([":path"])
+        self.configuration = configuration
+    }
+
+    /// The lean client for `origin`, or nil when the service is reached over HTTP/1.1.
+    func client(for origin: String) -> HTTP2Client? {
+        routes.withLock { routes in
+            switch routes[origin] {
+            case .http2(let client): return client
+            case .http1: return nil
+            case nil:
+                guard let client = try? HTTP2Client(origin: origin, configuration: configuration) else {
+                    routes[origin] = .http1(why: "not an https origin")
+                    return nil
+                }
+                routes[origin] = .http2(client)
+                return client
+            }
+        }
+    }
+
+    /// The service at `origin` did not offer HTTP/2: from now on it is reached over HTTP/1.1.
+    func noHTTP2(at origin: String, why: String) {
+        let stale: HTTP2Client? = routes.withLock { routes in
+            guard case .http2(let client) = routes[origin] else { return nil }
+            routes[origin] = .http1(why: why)
+            return client
+        }
+        if let stale { Task { await stale.shutdown() } }
+    }
+
+    /// Origins reached over HTTP/1.1, and why (diagnostics, tests).
+    package var http1Origins: [String: String] {
+        routes.withLock { routes in
+            routes.compactMapValues {
+                if case .http1(let why) = $0 { return why }
+                return nil
+            }
+        }
+    }
+
+    package func shutdown() async {
+        let clients = routes.withLock { routes in
+            defer { routes = [:] }
+            return routes.values.compactMap {
+                if case .http2(let client) = $0 { return client }
+                return nil
+            }
+        }
+        for client in clients { await client.shutdown() }
     }
 }

@@ -11,7 +11,8 @@ import NIOSSL
 ///
 /// Routes: `POST /3/device/<token>` (APNs), `POST /webpush/subscriptions` (new subscription),
 /// `POST /webpush/<id>` (Web Push), `GET /webpush/<id>/messages` (what it decrypted),
-/// `GET /accepted` (every accepted `apns-id` with its count), `GET /notifications/<apns-id>`,
+/// `GET /accepted` (every accepted `apns-id` with its count; `/accepted/count`: the counts alone),
+/// `GET /notifications/<apns-id>`,
 /// `GET /stats`, `POST /reset`.
 package final class FakeProviderServer: Sendable {
     package let state: FakeProviderState
@@ -40,7 +41,7 @@ package final class FakeProviderServer: Sendable {
                 .certificate($0)
             },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(authority.serverKeyPEM.utf8), format: .pem)))
-        tls.applicationProtocols = ["h2", "http/1.1"]
+        tls.applicationProtocols = configuration.offersHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
         let context = try NIOSSLContext(configuration: tls)
         let originBox = OriginBox()
         let channel = try await ServerBootstrap(group: group)

@@ -16,6 +16,9 @@ package struct FakeProviderConfiguration: Sendable {
     /// How many attempts of a scripted failure (429, 500, 503, GOAWAY, stall) fail before one is
     /// accepted.
     package var failuresBeforeSuccess = 1
+    /// Whether TLS offers HTTP/2 (ALPN); without it the fake stands in for a push service that
+    /// speaks only HTTP/1.1.
+    package var offersHTTP2 = true
 
     package init(verificationKey: P256.Signing.PublicKey, keyID: String? = nil, teamID: String? = nil) {
         self.verificationKey = verificationKey

@@ -22,10 +22,15 @@ package struct ProviderSettings: Sendable {
     package var extraCertificateAuthorities: [String] = []
     package var requestTimeout = TimeAmount.seconds(10)
     /// How APNs requests travel: the lean HTTP/2 client (default) or AsyncHTTPClient.
-    package var apnsTransport = APNsTransportChoice.http2
+    package var apnsTransport = TransportChoice.http2
     /// HTTP/2 connections per APNs host (lean client only). nio-http2 looks streams up by a linear
     /// scan, so 600 requests in flight cost less spread over 8 connections than over 4.
     package var apnsConnections = 8
+    /// How Web Push requests travel: the lean HTTP/2 client, a pool per push service (default;
+    /// a service without HTTP/2 is reached over AsyncHTTPClient), or AsyncHTTPClient for all.
+    package var webPushTransport = TransportChoice.http2
+    /// HTTP/2 connections per push service (lean client only).
+    package var webPushConnections = 2
     package var writeConsole: @Sendable (String) -> Void = { print($0) }
 
     package init(vapidKey: P256.Signing.PrivateKey) {
@@ -33,7 +38,8 @@ package struct ProviderSettings: Sendable {
     }
 }
 
-package enum APNsTransportChoice: String, Sendable, CaseIterable {
+/// How a provider's requests travel.
+package enum TransportChoice: String, Sendable, CaseIterable {
     case http2
     case asyncHTTPClient = "async-http-client"
 }
@@ -45,6 +51,7 @@ package struct ProviderChannels: Sendable {
     /// Channels that could not be built, and why (e.g. no APNs key).
     package let unavailable: [ChannelKind: String]
     private let apnsTransport: (any APNsTransport)?
+    private let webPushOrigins: WebPushOrigins?
 
     package init(_ settings: ProviderSettings, clock: any WallClock = SystemWallClock()) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -88,10 +95,19 @@ package struct ProviderChannels: Sendable {
             unavailable[.apns] = reason
             unavailable[.liveActivity] = reason
         }
+        switch settings.webPushTransport {
+        case .http2:
+            var options = HTTP2Client.Configuration()
+            options.connections = max(1, settings.webPushConnections)
+            options.extraCertificateAuthorities = settings.extraCertificateAuthorities
+            webPushOrigins = WebPushOrigins(configuration: options)
+        case .asyncHTTPClient:
+            webPushOrigins = nil
+        }
         channels.append(
             WebPushChannel(
                 client: client, vapid: VAPID(key: settings.vapidKey, subject: settings.vapidSubject),
-                clock: SystemWallClock(), timeout: settings.requestTimeout))
+                clock: SystemWallClock(), timeout: settings.requestTimeout, origins: webPushOrigins))
         channels.append(WebhookChannel(client: client, clock: SystemWallClock(), timeout: settings.requestTimeout))
         channels.append(ConsoleChannel(write: settings.writeConsole))
         self.channels = channels
@@ -100,6 +116,7 @@ package struct ProviderChannels: Sendable {
 
     package func shutdown() async throws {
         await apnsTransport?.shutdown()
+        await webPushOrigins?.shutdown()
         try await client.shutdown()
     }
 }

@@ -110,6 +110,13 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: "The VAPID subject: a mailto: or https: contact (default: mailto:operator@localhost).")
     var vapidSubject: String?
 
+    @Option(
+        help: """
+            How Web Push requests travel: http2 (the lean client, per push service; default) or \
+            async-http-client. A push service without HTTP/2 is reached over HTTP/1.1 either way.
+            """)
+    var webPushTransport: String?
+
     @Option(help: "Deadline of each provider request, in seconds (default: 10).")
     var requestTimeout: Int?
 
@@ -118,7 +125,7 @@ struct ProviderOptions: ParsableArguments {
         for (key, value) in [
             ("apns.fake", fakeApns), ("apns.url", apnsURL), ("apns.key", apnsKey), ("apns.key-id", apnsKeyID),
             ("apns.team-id", apnsTeamID), ("apns.transport", apnsTransport), ("vapid.key", vapidKey),
-            ("vapid.subject", vapidSubject),
+            ("vapid.subject", vapidSubject), ("webpush.transport", webPushTransport),
         ] {
             if let value { flags[key] = .string(value) }
         }
@@ -142,11 +149,17 @@ struct ProviderOptions: ParsableArguments {
             }
             settings.requestTimeout = .seconds(Int64(timeout))
             settings.writeConsole = console
-            let transportName = try config.string("apns.transport", default: APNsTransportChoice.http2.rawValue)
-            guard let transport = APNsTransportChoice(rawValue: transportName) else {
+            let transportName = try config.string("apns.transport", default: TransportChoice.http2.rawValue)
+            guard let transport = TransportChoice(rawValue: transportName) else {
                 throw ValidationError("the APNs transport must be http2 or async-http-client, not '\(transportName)'")
             }
             settings.apnsTransport = transport
+            let webPushTransportName = try config.string("webpush.transport", default: TransportChoice.http2.rawValue)
+            guard let webPushTransport = TransportChoice(rawValue: webPushTransportName) else {
+                throw ValidationError(
+                    "the Web Push transport must be http2 or async-http-client, not '\(webPushTransportName)'")
+            }
+            settings.webPushTransport = webPushTransport
             settings.apnsConnections = try config.int("apns.connections", default: 8)
             guard (1...64).contains(settings.apnsConnections) else {
                 throw ValidationError("APNs connections must be 1 to 64, not \(settings.apnsConnections)")

@@ -25,7 +25,7 @@ struct Settings: Sendable {
         "apns.fake": "--fake-apns", "apns.url": "--apns-url", "apns.key": "--apns-key", "apns.key-id": "--apns-key-id",
         "apns.team-id": "--apns-team-id", "apns.transport": "--apns-transport",
         "apns.connections": "--apns-connections", "apns.trust-ca": "--trust-ca",
-        "vapid.key": "--vapid-key", "vapid.subject": "--vapid-subject",
+        "vapid.key": "--vapid-key", "vapid.subject": "--vapid-subject", "webpush.transport": "--web-push-transport",
     ]
 
     /// Keys whose values never appear in logs or errors.

@@ -18,10 +18,11 @@ import Testing
         let key = P256.Signing.PrivateKey()
         let token: APNsProviderToken
 
-        init(timeout: Int64 = 10) async throws {
+        init(timeout: Int64 = 10, offersHTTP2: Bool = true) async throws {
             var configuration = FakeProviderConfiguration(
                 verificationKey: key.publicKey, keyID: "KEY123", teamID: "TEAM45")
             configuration.failuresBeforeSuccess = 1
+            configuration.offersHTTP2 = offersHTTP2
             server = try await FakeProviderServer.start(configuration: configuration)
             client = try Self.client(trusting: server.authority.caCertificatePEM)
             token = APNsProviderToken(key: key, keyID: "KEY123", teamID: "TEAM45", clock: SystemWallClock())
@@ -63,14 +64,29 @@ import Testing
             }
         }
 
+        /// A Web Push channel over `transport` (the lean client's origins are shut down with the harness).
+        func webPush(transport: APNsTransportKind) -> (channel: WebPushChannel, origins: WebPushOrigins?) {
+            let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
+            var origins: WebPushOrigins?
+            if transport == .http2 {
+                var options = HTTP2Client.Configuration()
+                options.extraCertificateAuthorities = [server.authority.caCertificatePEM]
+                origins = WebPushOrigins(configuration: options)
+                transports.append(origins!)
+            }
+            let channel = WebPushChannel(client: client, vapid: vapid, clock: SystemWallClock(), origins: origins)
+            return (channel, origins)
+        }
+
         func shutdown() async throws {
             for transport in transports.all { await transport.shutdown() }
+            for origins in transports.allOrigins { await origins.shutdown() }
             try await client.shutdown()
             try await server.shutdown()
         }
     }
 
-    /// Both ways APNs requests can travel: every APNs test runs on each.
+    /// Both ways APNs (and Web Push) requests can travel: every APNs test runs on each.
     enum APNsTransportKind: String, CaseIterable, Sendable {
         case asyncHTTPClient
         case http2
@@ -80,8 +96,11 @@ import Testing
         // Guarded by the lock.
         private let lock = NSLock()
         private var transports: [HTTP2APNsTransport] = []
+        private var origins: [WebPushOrigins] = []
         func append(_ transport: HTTP2APNsTransport) { lock.withLock { transports.append(transport) } }
+        func append(_ origins: WebPushOrigins) { lock.withLock { self.origins.append(origins) } }
         var all: [HTTP2APNsTransport] { lock.withLock { transports } }
+        var allOrigins: [WebPushOrigins] { lock.withLock { origins } }
     }
 
     static let payload = Data(#"{"aps":{"alert":{"title":"No-hitter alert","body":"through 7"}}}"#.utf8)
@@ -410,11 +429,11 @@ import Testing
         try await harness.shutdown()
     }
 
-    @Test func webPushIsEncryptedForTheSubscriberAndSignedWithVAPID() async throws {
+    @Test(arguments: APNsTransportKind.allCases)
+    func webPushIsEncryptedForTheSubscriberAndSignedWithVAPID(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
         let subscription = harness.server.state.subscribe(baseURL: harness.server.baseURL)
-        let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
-        let channel = WebPushChannel(client: harness.client, vapid: vapid, clock: SystemWallClock())
+        let channel = harness.webPush(transport: transport).channel
         let delivery = Self.delivery(token: "") { _ in
             .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
         }
@@ -425,10 +444,10 @@ import Testing
         try await harness.shutdown()
     }
 
-    @Test func webPushGoneAndRetriedSubscriptions() async throws {
+    @Test(arguments: APNsTransportKind.allCases)
+    func webPushGoneAndRetriedSubscriptions(transport: APNsTransportKind) async throws {
         let harness = try await Harness()
-        let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
-        let channel = WebPushChannel(client: harness.client, vapid: vapid, clock: SystemWallClock())
+        let channel = harness.webPush(transport: transport).channel
         for (prefix, expected) in [
             ("410-", DeliveryAction.pruneDevice(reason: "subscription gone (410)")), ("429-", .markDelivered),
         ] {
@@ -439,6 +458,121 @@ import Testing
             }
             #expect(await Self.drive(delivery, on: channel).action == expected)
         }
+        try await harness.shutdown()
+    }
+
+    /// Sends `deliveries` as the dispatcher does and waits for every report (and a moment more, for
+    /// a second report of any of them to show).
+    static func sendBatch(_ deliveries: [OutboundDelivery], on channel: any DeliveryChannel) async throws
+        -> [(Int, ProviderOutcome)]
+    {
+        let reports = Mutex<[(Int, ProviderOutcome)]>([])
+        await channel.send(deliveries) { index, outcome in reports.withLock { $0.append((index, outcome)) } }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while reports.withLock({ $0.count }) < deliveries.count && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        return reports.withLock { $0 }
+    }
+
+    @Test(arguments: APNsTransportKind.allCases)
+    func aWebPushBatchReportsEveryDeliveryOnceWithItsOwnOutcome(transport: APNsTransportKind) async throws {
+        let harness = try await Harness()
+        let channel = harness.webPush(transport: transport).channel
+        let base = harness.server.baseURL
+        let state = harness.server.state
+        let valid = (0..<150).map { _ in state.subscribe(baseURL: base) }
+        let gone = state.subscribe(id: "410-" + UUID().uuidString, baseURL: base)
+        func webPush(_ subscription: (endpoint: String, p256dh: String, auth: String)) -> OutboundDelivery {
+            Self.delivery(token: "") { _ in
+                .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
+            }
+        }
+        var deliveries = valid.map(webPush)
+        var expected = [ProviderOutcome](repeating: .accepted, count: valid.count)
+        deliveries.append(webPush(gone))
+        expected.append(.gone(reason: "subscription gone (410)", since: nil))
+        // Refused without a request, in the same batch: keys that are not base64url, an endpoint
+        // that is not https, a payload too large to encrypt, a device of another channel.
+        deliveries.append(webPush((valid[0].endpoint, "not base64url!", valid[0].auth)))
+        expected.append(.gone(reason: "not a valid Web Push subscription", since: nil))
+        deliveries.append(webPush(("http://127.0.0.1/webpush/x", valid[0].p256dh, valid[0].auth)))
+        expected.append(.gone(reason: "not a valid Web Push subscription", since: nil))
+        var large = webPush(valid[1])
+        large.payload = Data(repeating: 0x61, count: 5000)
+        deliveries.append(large)
+        expected.append(.rejected(status: 413, reason: "payload of 5000 bytes is over the 3993-byte limit"))
+        deliveries.append(Self.delivery(token: Self.token("ab")))
+        expected.append(.gone(reason: "not a valid Web Push subscription", since: nil))
+
+        let received = try await Self.sendBatch(deliveries, on: channel)
+        #expect(received.map(\.0).sorted() == Array(deliveries.indices))
+        let byIndex = Dictionary(received, uniquingKeysWith: { first, _ in first })
+        for index in deliveries.indices {
+            #expect(byIndex[index] == expected[index], "delivery \(index)")
+        }
+        // Each subscriber got the payload once, decrypted with its own keys; the one too large
+        // reached nobody.
+        for (index, subscription) in valid.enumerated() {
+            let id = String(subscription.endpoint.split(separator: "/").last!)
+            #expect(state.webPushMessages(id: id) == [Self.payload], "subscriber \(index)")
+        }
+        try await harness.shutdown()
+    }
+
+    /// Requests to one push service share its connections: the origin is the scheme, host and
+    /// port, in lower case; the path keeps its query and drops a fragment.
+    @Test func aWebPushEndpointSplitsIntoOriginAndPath() {
+        let cases: [(String, String?, String?)] = [
+            ("https://fcm.googleapis.com/fcm/send/abc:APA91b", "https://fcm.googleapis.com", "/fcm/send/abc:APA91b"),
+            (
+                "HTTPS://Updates.Push.Services.Mozilla.com/wpush/v2/gAAA?x=1#f",
+                "https://updates.push.services.mozilla.com", "/wpush/v2/gAAA?x=1"
+            ),
+            ("https://127.0.0.1:4443", "https://127.0.0.1:4443", "/"),
+            ("https://[::1]:8443/push/1", "https://[::1]:8443", "/push/1"),
+            ("http://example.org/push", nil, nil),
+            ("https://user@example.org/push", nil, nil),
+            ("https:///push", nil, nil),
+        ]
+        for (endpoint, origin, path) in cases {
+            let split = WebPushChannel.originAndPath(of: endpoint)
+            #expect(split?.origin == origin, "\(endpoint)")
+            #expect(split?.path == path, "\(endpoint)")
+        }
+    }
+
+    /// A push service without HTTP/2 (ALPN offers only http/1.1): the lean client says so, and the
+    /// channel reaches that service over HTTP/1.1 from then on, the first requests included.
+    @Test func webPushFallsBackToHTTP1WhenTheServiceHasNoHTTP2() async throws {
+        let harness = try await Harness(offersHTTP2: false)
+        var options = HTTP2Client.Configuration()
+        options.extraCertificateAuthorities = [harness.server.authority.caCertificatePEM]
+        let lean = try HTTP2Client(origin: harness.server.baseURL, configuration: options)
+        await #expect(throws: HTTP2Client.Failure.notHTTP2("http/1.1")) {
+            try await lean.execute(
+                method: "GET", path: "/stats", headers: [], body: ByteBuffer(), timeout: .seconds(10))
+        }
+        await lean.shutdown()
+
+        let (channel, origins) = harness.webPush(transport: .http2)
+        let state = harness.server.state
+        let subscriptions = (0..<100).map { _ in state.subscribe(baseURL: harness.server.baseURL) }
+        let deliveries = subscriptions.map { subscription in
+            Self.delivery(token: "") { _ in
+                .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
+            }
+        }
+        let received = try await Self.sendBatch(Array(deliveries.dropLast()), on: channel)
+        #expect(received.map(\.0).sorted() == Array(0..<(deliveries.count - 1)))
+        #expect(received.allSatisfy { $0.1 == .accepted })
+        #expect(await channel.deliver(deliveries.last!) == .accepted)
+        for subscription in subscriptions {
+            let id = String(subscription.endpoint.split(separator: "/").last!)
+            #expect(state.webPushMessages(id: id) == [Self.payload])
+        }
+        #expect(origins?.http1Origins.keys.sorted() == [harness.server.baseURL])
         try await harness.shutdown()
     }
 
