@@ -20,6 +20,7 @@ package final class HTTP2Client: Sendable {
     package struct Configuration: Sendable {
         /// Connections kept open to the origin; requests are spread over them.
         package var connections = 1
+        /// For the TCP connection, and again for the TLS handshake after it.
         package var connectTimeout = TimeAmount.seconds(5)
         /// Certificate authorities (PEM) trusted besides the system's.
         package var extraCertificateAuthorities: [String] = []
@@ -234,6 +235,7 @@ package final class HTTP2Client: Sendable {
         let serverHostname = host.isIPAddress ? nil : host
         let sslContext = sslContext
         let unindexed = configuration.unindexedHeaders
+        let handshakeTimeout = configuration.connectTimeout
         return ClientBootstrap(group: loop)
             .connectTimeout(configuration.connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -242,7 +244,7 @@ package final class HTTP2Client: Sendable {
                     let ssl = try NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname)
                     try channel.pipeline.syncOperations.addHandler(ssl)
                     try channel.pipeline.syncOperations.addHandler(
-                        ProtocolCheck(negotiated: channel.eventLoop.makePromise()))
+                        ProtocolCheck(negotiated: channel.eventLoop.makePromise(), timeout: handshakeTimeout))
                     try channel.pipeline.syncOperations.addHandler(WriteCoalescingHandler())
                     var settings = nioDefaultSettings
                     settings.append(HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20))
@@ -573,15 +575,32 @@ final class HTTP2Connection: Sendable {
 }
 
 /// Completes `negotiated` when the TLS handshake ends: with success if the server chose HTTP/2,
-/// with `notHTTP2` if it chose another protocol or none, with the error if the handshake failed.
+/// with `notHTTP2` if it chose another protocol or none, with the error if the handshake failed
+/// or did not end within `timeout` (then the connection is closed: requests wait for it, and a
+/// server that accepts but never answers must not hold them past their deadline).
 private final class ProtocolCheck: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
     let negotiated: EventLoopPromise<Void>
+    private let timeout: TimeAmount
     private var settled = false
+    private var timer: Scheduled<Void>?
 
-    init(negotiated: EventLoopPromise<Void>) {
+    init(negotiated: EventLoopPromise<Void>, timeout: TimeAmount) {
         self.negotiated = negotiated
+        self.timeout = timeout
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if !settled {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            timer = context.eventLoop.scheduleTask(in: timeout) {
+                let (check, context) = loopBound.value
+                check.settle(.failure(HTTP2Client.Failure.cannotConnect("no TLS handshake within \(check.timeout)")))
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelActive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -608,6 +627,8 @@ private final class ProtocolCheck: ChannelInboundHandler, RemovableChannelHandle
     private func settle(_ result: Result<Void, any Error>) {
         guard !settled else { return }
         settled = true
+        timer?.cancel()
+        timer = nil
         negotiated.completeWith(result)
     }
 }

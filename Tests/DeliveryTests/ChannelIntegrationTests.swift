@@ -5,6 +5,7 @@ import Delivery
 import FakeProviders
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOSSL
 import Synchronization
 import Testing
@@ -541,6 +542,46 @@ import Testing
             #expect(split?.origin == origin, "\(endpoint)")
             #expect(split?.path == path, "\(endpoint)")
         }
+    }
+
+    /// A server that accepts the connection but never answers the TLS handshake: requests wait
+    /// for the handshake, so it has a deadline of its own, and the request fails at it.
+    @Test func aServerThatNeverAnswersTheHandshakeFailsTheRequest() async throws {
+        let silent = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { $0.eventLoop.makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0).get()
+        var options = HTTP2Client.Configuration()
+        options.connectTimeout = .milliseconds(300)
+        let client = try HTTP2Client(
+            origin: "https://127.0.0.1:\(try #require(silent.localAddress?.port))", configuration: options)
+        // Without a deadline of its own the request would wait for ever: it runs apart, and the
+        // test fails (rather than hangs) if it has not ended within 10 s.
+        let request = Task { () async -> HTTP2Client.Failure? in
+            do throws(HTTP2Client.Failure) {
+                _ = try await client.execute(path: "/", headers: [], body: ByteBuffer(), timeout: .seconds(30))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let finished = Mutex<HTTP2Client.Failure??>(nil)
+        Task {
+            let failure = await request.value
+            finished.withLock { $0 = .some(failure) }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while finished.withLock({ $0 == nil }) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        switch finished.withLock({ $0 }) {
+        case nil: Issue.record("the request was still waiting for the handshake after 10 s")
+        case .some(nil): Issue.record("a request without a TLS handshake succeeded")
+        case .some(.some(.cannotConnect(let why))): #expect(why.hasPrefix("no TLS handshake within"), "\(why)")
+        case .some(.some(let failure)): Issue.record("unexpected failure: \(failure)")
+        }
+        // (Shutting down waits for the connection being opened: only once it has ended.)
+        if finished.withLock({ $0 != nil }) { await client.shutdown() }
+        try await silent.close()
     }
 
     /// A push service without HTTP/2 (ALPN offers only http/1.1): the lean client says so, and the
