@@ -7,9 +7,10 @@ import NIOSSL
 import NIOTLS
 import Synchronization
 
-/// A lean HTTP/2 client for one origin, for the APNs hot path: requests go straight to frames on a
-/// shared TLS connection (no per-stream channel), writes are coalesced into one flush per
-/// event-loop turn, and a deadline guards every request.
+/// A lean HTTP/2 client for one origin, for the APNs hot path (and Web Push, a client per push
+/// service): requests go straight to frames on a shared TLS connection (no per-stream channel),
+/// writes are coalesced into one flush per event-loop turn, and a deadline guards every request
+/// (and the TLS handshake, which must choose HTTP/2).
 ///
 /// AsyncHTTPClient does the same job with a channel pipeline per stream and a flush per request
 /// part; measured on this project's benchmark machine it tops out near 9,000 requests/s of client
@@ -606,6 +607,10 @@ private final class ProtocolCheck: ChannelInboundHandler, RemovableChannelHandle
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .handshakeCompleted(let chosen) = event as? TLSUserEvent {
             settle(chosen == "h2" ? .success(()) : .failure(HTTP2Client.Failure.notHTTP2(chosen ?? "none")))
+            context.fireUserInboundEventTriggered(event)
+            // Its work is done: every read of the connection would pass through it otherwise.
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            return
         }
         context.fireUserInboundEventTriggered(event)
     }

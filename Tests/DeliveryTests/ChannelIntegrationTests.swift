@@ -167,17 +167,7 @@ import Testing
         }
         // Not an APNs device: refused without a request, in the same batch.
         deliveries.append(Self.delivery(token: "") { _ in .webhook(url: "https://hooks.example.org/n", secret: "x") })
-        let reports = Mutex<[(Int, ProviderOutcome)]>([])
-        await channel.send(deliveries) { index, outcome in reports.withLock { $0.append((index, outcome)) } }
-        // Every request has a 10 s deadline, so every delivery is reported well within the minute
-        // even on a loaded machine (a 10 s wait here failed once in CI); then a moment more, for a
-        // second report of any of them to show.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while reports.withLock({ $0.count }) < deliveries.count && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try await Task.sleep(for: .milliseconds(200))
-        let received = reports.withLock { $0 }
+        let received = try await Self.sendBatch(deliveries, on: channel)
         #expect(received.map(\.0).sorted() == Array(deliveries.indices))
         let byIndex = Dictionary(received, uniquingKeysWith: { first, _ in first })
         for (index, item) in cases.enumerated() {
@@ -462,8 +452,10 @@ import Testing
         try await harness.shutdown()
     }
 
-    /// Sends `deliveries` as the dispatcher does and waits for every report (and a moment more, for
-    /// a second report of any of them to show).
+    /// Sends `deliveries` as the dispatcher does and waits for every report, then a moment more,
+    /// for a second report of any of them to show. Every request has a 10 s deadline, so every
+    /// delivery is reported well within the minute even on a loaded machine (a 10 s wait failed
+    /// once in CI).
     static func sendBatch(_ deliveries: [OutboundDelivery], on channel: any DeliveryChannel) async throws
         -> [(Int, ProviderOutcome)]
     {
