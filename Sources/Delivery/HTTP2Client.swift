@@ -260,12 +260,16 @@ package final class HTTP2Client: Sendable {
             .connect(host: host, port: port)
             .flatMap { channel in
                 // Usable once TLS has agreed on HTTP/2: requests queued before would fail with the
-                // connection if the server turned out to speak something else.
+                // connection if the server turned out to speak something else. Each connection
+                // attempt has its own check (one per address tried); this one's is still in the
+                // pipeline, as only this code takes it out, once its work is done (every read of
+                // the connection would pass through it otherwise).
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.handler(type: ProtocolCheck.self).negotiated.futureResult
+                    try channel.pipeline.syncOperations.handler(type: ProtocolCheck.self)
                 }
-                .flatMap { $0 }
-                .flatMapThrowing {
+                .flatMap { check in check.negotiated.futureResult.map { check } }
+                .flatMapThrowing { check in
+                    channel.pipeline.syncOperations.removeHandler(check, promise: nil)
                     let handler = try channel.pipeline.syncOperations.handler(type: HTTP2Connection.Handler.self)
                     return HTTP2Connection(channel: channel, handler: handler)
                 }
@@ -607,10 +611,6 @@ private final class ProtocolCheck: ChannelInboundHandler, RemovableChannelHandle
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .handshakeCompleted(let chosen) = event as? TLSUserEvent {
             settle(chosen == "h2" ? .success(()) : .failure(HTTP2Client.Failure.notHTTP2(chosen ?? "none")))
-            context.fireUserInboundEventTriggered(event)
-            // Its work is done: every read of the connection would pass through it otherwise.
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-            return
         }
         context.fireUserInboundEventTriggered(event)
     }

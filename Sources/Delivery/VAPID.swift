@@ -20,8 +20,14 @@ package struct VAPID: Sendable {
     /// `Authorization: vapid t=<JWT>, k=<key>` for `endpoint`, expiring `lifetime` after `now` (at
     /// most 24 hours).
     package func authorization(endpoint: URL, now: Date, lifetime: TimeInterval = 12 * 3600) throws -> String {
-        guard let scheme = endpoint.scheme, let host = endpoint.host else { throw URLError(.badURL) }
-        let audience = endpoint.port.map { "\(scheme)://\(host):\($0)" } ?? "\(scheme)://\(host)"
+        guard let origin = WebPushChannel.originAndPath(of: endpoint.absoluteString)?.origin else {
+            throw URLError(.badURL)
+        }
+        return try authorization(audience: origin, now: now, lifetime: lifetime)
+    }
+
+    /// The same for the push service at `audience`: its origin, `https://host[:port]`.
+    package func authorization(audience: String, now: Date, lifetime: TimeInterval = 12 * 3600) throws -> String {
         let expiry = Int(now.timeIntervalSince1970 + min(lifetime, 24 * 3600))
         let claims = "{\"aud\":\(ES256JWT.quote(audience)),\"exp\":\(expiry),\"sub\":\(ES256JWT.quote(subject))}"
         let token = try ES256JWT.sign(header: "{\"typ\":\"JWT\",\"alg\":\"ES256\"}", claims: claims, key: key)
@@ -69,12 +75,19 @@ package final class VAPIDAuthorizations: Sendable {
     }
 
     package func authorization(endpoint: URL, now: Date) throws -> String {
-        let origin = "\(endpoint.scheme ?? "")://\(endpoint.host ?? ""):\(endpoint.port ?? 0)"
-        if let known = issued.withLock({ $0[origin] }), now >= known.at, now.timeIntervalSince(known.at) < reuse {
+        guard let origin = WebPushChannel.originAndPath(of: endpoint.absoluteString)?.origin else {
+            throw URLError(.badURL)
+        }
+        return try authorization(audience: origin, now: now)
+    }
+
+    /// The header for the push service at `audience` (its origin, as `WebPushChannel` derives it).
+    package func authorization(audience: String, now: Date) throws -> String {
+        if let known = issued.withLock({ $0[audience] }), now >= known.at, now.timeIntervalSince(known.at) < reuse {
             return known.header
         }
-        let header = try vapid.authorization(endpoint: endpoint, now: now)
-        issued.withLock { $0[origin] = (now, header) }
+        let header = try vapid.authorization(audience: audience, now: now)
+        issued.withLock { $0[audience] = (now, header) }
         return header
     }
 }

@@ -29,13 +29,10 @@ package struct WebPushChannel: DeliveryChannel {
         self.origins = origins
     }
 
-    /// A request ready to go: encrypted, signed, its headers set.
+    /// A request ready to go: encrypted, signed, its headers set; for the push service at `origin`.
     struct Prepared: Sendable {
-        var endpoint: String
         var origin: String
-        var path: String
-        var headers: [(String, String)]
-        var body: ByteBuffer
+        var request: HTTP2Client.Outgoing
     }
 
     package func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome {
@@ -46,7 +43,8 @@ package struct WebPushChannel: DeliveryChannel {
             if let origins, let lean = origins.client(for: request.origin) {
                 do {
                     let response = try await lean.execute(
-                        path: request.path, headers: request.headers, body: request.body, timeout: timeout)
+                        path: request.request.path, headers: request.request.headers, body: request.request.body,
+                        timeout: timeout)
                     return Self.outcome(of: .success(response))
                 } catch .notHTTP2(let why) {
                     origins.noHTTP2(at: request.origin, why: why)
@@ -82,10 +80,7 @@ package struct WebPushChannel: DeliveryChannel {
                 }
                 continue
             }
-            let outgoing = share.map {
-                HTTP2Client.Outgoing(path: $0.request.path, headers: $0.request.headers, body: $0.request.body)
-            }
-            await lean.submit(outgoing, timeout: timeout) { [self] position, result in
+            await lean.submit(share.map(\.request.request), timeout: timeout) { [self] position, result in
                 let (index, request) = share[position]
                 if case .failure(.notHTTP2(let why)) = result {
                     origins.noHTTP2(at: origin, why: why)
@@ -103,7 +98,7 @@ package struct WebPushChannel: DeliveryChannel {
     }
 
     func prepare(_ delivery: OutboundDelivery) -> Result<Prepared, Unsendable> {
-        guard case .webPush(let endpoint, let p256dh, let auth) = delivery.channel, let url = URL(string: endpoint),
+        guard case .webPush(let endpoint, let p256dh, let auth) = delivery.channel,
             let target = Self.originAndPath(of: endpoint),
             let key = Base64URL.decode(p256dh), let secret = Base64URL.decode(auth)
         else { return .failure(Unsendable(outcome: .gone(reason: "not a valid Web Push subscription", since: nil))) }
@@ -111,7 +106,7 @@ package struct WebPushChannel: DeliveryChannel {
         let authorization: String
         do {
             body = try WebPushEncryption.encrypt(delivery.payload, p256dh: key, auth: secret)
-            authorization = try vapid.authorization(endpoint: url, now: clock.now())
+            authorization = try vapid.authorization(audience: target.origin, now: clock.now())
         } catch let failure as WebPushEncryption.Failure {
             return .failure(
                 Unsendable(
@@ -132,8 +127,8 @@ package struct WebPushChannel: DeliveryChannel {
         ]
         return .success(
             Prepared(
-                endpoint: endpoint, origin: target.origin, path: target.path, headers: headers,
-                body: ByteBuffer(bytes: body)))
+                origin: target.origin,
+                request: HTTP2Client.Outgoing(path: target.path, headers: headers, body: ByteBuffer(bytes: body))))
     }
 
     /// Encryption is most of a push's CPU: slices of the batch are prepared in parallel.
@@ -155,10 +150,10 @@ package struct WebPushChannel: DeliveryChannel {
     }
 
     private func sendOverHTTP1(_ prepared: Prepared) async -> ProviderOutcome {
-        var request = HTTPClientRequest(url: prepared.endpoint)
+        var request = HTTPClientRequest(url: prepared.origin + prepared.request.path)
         request.method = .POST
-        for (name, value) in prepared.headers { request.headers.add(name: name, value: value) }
-        request.body = .bytes(prepared.body)
+        for (name, value) in prepared.request.headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(prepared.request.body)
         do {
             let response = try await client.execute(request, timeout: timeout)
             _ = try await response.body.collect(upTo: 64 * 1024)

@@ -149,17 +149,15 @@ struct ProviderOptions: ParsableArguments {
             }
             settings.requestTimeout = .seconds(Int64(timeout))
             settings.writeConsole = console
-            let transportName = try config.string("apns.transport", default: TransportChoice.http2.rawValue)
-            guard let transport = TransportChoice(rawValue: transportName) else {
-                throw ValidationError("the APNs transport must be http2 or async-http-client, not '\(transportName)'")
+            func transport(_ key: String, of provider: String) throws -> TransportChoice {
+                let name = try config.string(key, default: TransportChoice.http2.rawValue)
+                guard let transport = TransportChoice(rawValue: name) else {
+                    throw ValidationError("the \(provider) transport must be http2 or async-http-client, not '\(name)'")
+                }
+                return transport
             }
-            settings.apnsTransport = transport
-            let webPushTransportName = try config.string("webpush.transport", default: TransportChoice.http2.rawValue)
-            guard let webPushTransport = TransportChoice(rawValue: webPushTransportName) else {
-                throw ValidationError(
-                    "the Web Push transport must be http2 or async-http-client, not '\(webPushTransportName)'")
-            }
-            settings.webPushTransport = webPushTransport
+            settings.apnsTransport = try transport("apns.transport", of: "APNs")
+            settings.webPushTransport = try transport("webpush.transport", of: "Web Push")
             settings.apnsConnections = try config.int("apns.connections", default: 8)
             guard (1...64).contains(settings.apnsConnections) else {
                 throw ValidationError("APNs connections must be 1 to 64, not \(settings.apnsConnections)")

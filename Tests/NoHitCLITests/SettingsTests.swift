@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TestSupport
 import Testing
 
 @testable import nohit
@@ -105,6 +106,29 @@ import Testing
             try await Settings.load(flags: [:], file: missing, environment: [:])
         }
         #expect(missingError.map { "\($0)" }?.contains("cannot read") == true)
+    }
+
+    /// Each provider's transport is read from its own key; a name that is not a transport is
+    /// refused with the key's provider and the value.
+    @Test func eachProviderHasItsOwnTransport() async throws {
+        let options = try ProviderOptions.parse([])
+        let fromEnvironment = try await Settings.load(
+            flags: options.flags, file: nil, environment: ["NOHIT_WEBPUSH_TRANSPORT": "async-http-client"])
+        let settings = try options.settings(fromEnvironment, dataDir: folder.path, console: { _ in })
+        #expect(settings.webPushTransport == .asyncHTTPClient)
+        #expect(settings.apnsTransport == .http2)
+
+        // The message goes to standard error, as a user sees it.
+        let result = try Executable.run(
+            "nohit",
+            [
+                "replay", "--date", "2020-08-25", "--data-dir", folder.path, "--data",
+                SharedData.path("retrosheet"), "--web-push-transport", "carrier-pigeon",
+            ])
+        #expect(result.status == 2)
+        #expect(
+            result.standardError.contains(
+                "the Web Push transport must be http2 or async-http-client, not 'carrier-pigeon'"))
     }
 
     @Test func everyKeyHasAnEnvironmentName() {
