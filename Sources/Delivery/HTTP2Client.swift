@@ -265,10 +265,11 @@ package final class HTTP2Client: Sendable {
                 // pipeline, as only this code takes it out, once its work is done (every read of
                 // the connection would pass through it otherwise).
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.handler(type: ProtocolCheck.self)
+                    try channel.pipeline.syncOperations.handler(type: ProtocolCheck.self).negotiated.futureResult
                 }
-                .flatMap { check in check.negotiated.futureResult.map { check } }
-                .flatMapThrowing { check in
+                .flatMap { $0 }
+                .flatMapThrowing {
+                    let check = try channel.pipeline.syncOperations.handler(type: ProtocolCheck.self)
                     channel.pipeline.syncOperations.removeHandler(check, promise: nil)
                     let handler = try channel.pipeline.syncOperations.handler(type: HTTP2Connection.Handler.self)
                     return HTTP2Connection(channel: channel, handler: handler)

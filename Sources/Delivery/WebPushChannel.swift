@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// With `origins`, requests to a push service go over the lean HTTP/2 client, a pool per origin
 /// (browsers' subscriptions point at a handful of services); a service that does not offer
-/// HTTP/2 is remembered and reached over AsyncHTTPClient, as every service is without `origins`.
+/// HTTP/2 is remembered (for an hour) and reached over AsyncHTTPClient, as every service is
+/// without `origins`.
 package struct WebPushChannel: DeliveryChannel {
     package let kind = ChannelKind.webPush
     let client: HTTPClient
@@ -197,31 +198,40 @@ package struct WebPushChannel: DeliveryChannel {
 }
 
 /// The lean HTTP/2 clients of Web Push, one per push service (origin), made as services are
-/// first reached; services found not to offer HTTP/2 (ALPN) go over AsyncHTTPClient instead.
+/// first reached. A service found not to offer HTTP/2 (ALPN) goes over AsyncHTTPClient instead,
+/// for `recheckAfter`; then it is asked again, as services change their front ends.
 package final class WebPushOrigins: Sendable {
     private enum Route {
         case http2(HTTP2Client)
-        case http1(why: String)
+        case http1(why: String, until: Date)
     }
 
     private let configuration: HTTP2Client.Configuration
+    private let clock: any WallClock
+    private let recheckAfter: TimeInterval
     private let routes = Mutex<[String: Route]>([:])
 
-    package init(configuration: HTTP2Client.Configuration = .init()) {
+    package init(
+        configuration: HTTP2Client.Configuration = .init(), clock: any WallClock = SystemWallClock(),
+        recheckAfter: TimeInterval = 3600
+    ) {
         var configuration = configuration
         configuration.unindexedHeaders.formUnion([":path"])
         self.configuration = configuration
+        self.clock = clock
+        self.recheckAfter = recheckAfter
     }
 
     /// The lean client for `origin`, or nil when the service is reached over HTTP/1.1.
     func client(for origin: String) -> HTTP2Client? {
-        routes.withLock { routes in
+        let now = clock.now()
+        return routes.withLock { routes in
             switch routes[origin] {
             case .http2(let client): return client
-            case .http1: return nil
-            case nil:
+            case .http1(_, let until) where now < until: return nil
+            case .http1, nil:
                 guard let client = try? HTTP2Client(origin: origin, configuration: configuration) else {
-                    routes[origin] = .http1(why: "not an https origin")
+                    routes[origin] = .http1(why: "not an https origin", until: .distantFuture)
                     return nil
                 }
                 routes[origin] = .http2(client)
@@ -230,21 +240,24 @@ package final class WebPushOrigins: Sendable {
         }
     }
 
-    /// The service at `origin` did not offer HTTP/2: from now on it is reached over HTTP/1.1.
+    /// The service at `origin` did not offer HTTP/2: it is reached over HTTP/1.1 until the next check.
     func noHTTP2(at origin: String, why: String) {
+        let until = clock.now().addingTimeInterval(recheckAfter)
         let stale: HTTP2Client? = routes.withLock { routes in
             guard case .http2(let client) = routes[origin] else { return nil }
-            routes[origin] = .http1(why: why)
+            routes[origin] = .http1(why: why, until: until)
             return client
         }
         if let stale { Task { await stale.shutdown() } }
     }
 
-    /// Origins reached over HTTP/1.1, and why (diagnostics, tests).
+    /// Origins reached over HTTP/1.1 now, and why (diagnostics, tests); an origin due for its
+    /// next check is not among them.
     package var http1Origins: [String: String] {
-        routes.withLock { routes in
+        let now = clock.now()
+        return routes.withLock { routes in
             routes.compactMapValues {
-                if case .http1(let why) = $0 { return why }
+                if case .http1(let why, let until) = $0, now < until { return why }
                 return nil
             }
         }

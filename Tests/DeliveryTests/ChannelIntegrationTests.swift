@@ -66,13 +66,15 @@ import Testing
         }
 
         /// A Web Push channel over `transport` (the lean client's origins are shut down with the harness).
-        func webPush(transport: APNsTransportKind) -> (channel: WebPushChannel, origins: WebPushOrigins?) {
+        func webPush(
+            transport: APNsTransportKind, clock: any WallClock = SystemWallClock()
+        ) -> (channel: WebPushChannel, origins: WebPushOrigins?) {
             let vapid = VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org")
             var origins: WebPushOrigins?
             if transport == .http2 {
                 var options = HTTP2Client.Configuration()
                 options.extraCertificateAuthorities = [server.authority.caCertificatePEM]
-                origins = WebPushOrigins(configuration: options)
+                origins = WebPushOrigins(configuration: options, clock: clock)
                 transports.append(origins!)
             }
             let channel = WebPushChannel(client: client, vapid: vapid, clock: SystemWallClock(), origins: origins)
@@ -606,6 +608,38 @@ import Testing
             #expect(state.webPushMessages(id: id) == [Self.payload])
         }
         #expect(origins?.http1Origins.keys.sorted() == [harness.server.baseURL])
+        try await harness.shutdown()
+    }
+
+    @Test func aServiceWithoutHTTP2IsAskedAgainAfterAnHour() async throws {
+        let harness = try await Harness(offersHTTP2: false)
+        let clock = ManualWallClock(Date())
+        let (channel, lean) = harness.webPush(transport: .http2, clock: clock)
+        let origins = try #require(lean)
+        let state = harness.server.state
+        var subscribers: [String] = []
+        func push() async -> ProviderOutcome {
+            let subscription = state.subscribe(baseURL: harness.server.baseURL)
+            subscribers.append(String(subscription.endpoint.split(separator: "/").last!))
+            return await channel.deliver(
+                Self.delivery(token: "") { _ in
+                    .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
+                })
+        }
+        let service = [harness.server.baseURL: "http/1.1"]
+        #expect(origins.http1Origins.isEmpty)
+        #expect(await push() == .accepted)
+        #expect(origins.http1Origins == service)
+        clock.advance(by: 3599)
+        #expect(await push() == .accepted)
+        #expect(origins.http1Origins == service)
+        // An hour after it was found without HTTP/2, the service is due to be asked again: the
+        // next push offers h2 first, learns the same, and still arrives.
+        clock.advance(by: 1)
+        #expect(origins.http1Origins.isEmpty)
+        #expect(await push() == .accepted)
+        #expect(origins.http1Origins == service)
+        for id in subscribers { #expect(state.webPushMessages(id: id) == [Self.payload]) }
         try await harness.shutdown()
     }
 
