@@ -161,6 +161,12 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                         id, channel, address, environment, topic, key1, key2, registered_at, active, status_reason);
                     """)
         }
+        migrator.registerMigration("6 active devices index") { db in
+            // The directory reads every active device in registration order: along this index,
+            // rather than sorting them all (SQLite's sorter took about 80 MB for 100,000 devices).
+            try db.execute(
+                sql: "CREATE INDEX devices_active ON devices(registered_at, id) WHERE active = 1")
+        }
         return migrator
     }
 
@@ -194,6 +200,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
                 OR EXISTS (SELECT 1 FROM outbox WHERE channel = ? AND state = 0 AND due_at <= ?)
             """
         static let nextDue = "SELECT MIN(due_at) FROM outbox WHERE channel = ? AND state = 0"
+        /// The active devices in the directory's order, along `devices_active` (no sort).
+        static let activeDevices = "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id"
         /// A pruned device's queued alerts fail with it (a scan of the pending rows only).
         static let dropPendingOfDevice =
             "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE device_id = ? AND state = 0"
@@ -296,19 +304,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     }
 
     package func activeDevices() async throws -> [Device] {
-        try await database.read { db in
-            // Devices share a handful of preference sets: each distinct one is decoded once.
-            var decoded: [String: Preferences] = [:]
-            return try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id").map {
-                row in
-                try Self.device(row) { text in
-                    if let known = decoded[text] { return known }
-                    let preferences = try Self.decode(Preferences.self, text)
-                    decoded[text] = preferences
-                    return preferences
-                }
-            }
-        }
+        try await database.read { db in try Self.devices(db, sql: Queries.activeDevices) }
     }
 
     package func deviceChanges(after version: Int?) async throws -> DeviceChanges {
@@ -316,25 +312,36 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
             let row = try Row.fetchOne(db, sql: "SELECT version, removals FROM device_changes WHERE id = 1")
             let current: Int = row?["version"] ?? 0
             let removals: Int = row?["removals"] ?? 0
-            var decoded: [String: Preferences] = [:]
-            let rows =
+            let devices =
                 if let version {
-                    try Row.fetchAll(
+                    try Self.devices(
                         db, sql: "SELECT * FROM devices WHERE version > ? ORDER BY registered_at, id",
                         arguments: [version])
                 } else {
-                    try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id")
+                    try Self.devices(db, sql: Queries.activeDevices)
                 }
-            let devices = try rows.map { row in
-                try Self.device(row) { text in
-                    if let known = decoded[text] { return known }
-                    let preferences = try Self.decode(Preferences.self, text)
-                    decoded[text] = preferences
-                    return preferences
-                }
-            }
             return DeviceChanges(version: current, removals: removals, devices: devices)
         }
+    }
+
+    /// Devices, read one row at a time: the directory's full read would otherwise hold every
+    /// row's copy at once beside the devices made from them (for 100,000 devices, about 90 MB
+    /// the allocator kept, in pieces, after it was freed).
+    private static func devices(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Device] {
+        // Devices share a handful of preference sets: each distinct one is decoded once.
+        var decoded: [String: Preferences] = [:]
+        var devices: [Device] = []
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        while let row = try rows.next() {
+            devices.append(
+                try device(row) { text in
+                    if let known = decoded[text] { return known }
+                    let preferences = try decode(Preferences.self, text)
+                    decoded[text] = preferences
+                    return preferences
+                })
+        }
+        return devices
     }
 
     package func devicesVersion() async throws -> Int {

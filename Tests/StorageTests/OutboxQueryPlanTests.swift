@@ -55,6 +55,13 @@ import Testing
         #expect(scans.isEmpty, "\(query) scans: \(steps)")
     }
 
+    /// The directory of active devices is read whole, once per process: along the partial index
+    /// of active devices in registration order, not sorted (a sort of every device at once).
+    @Test func theDirectoryReadsActiveDevicesInOrderWithoutSorting() throws {
+        let steps = try plan(SQLiteStore.Queries.activeDevices)
+        #expect(steps == ["SCAN devices USING INDEX devices_active"], "\(steps)")
+    }
+
     /// A database from before the partial indexes, with rows pending, being sent and delivered,
     /// keeps every row through the migration, and each is found where the dispatchers look.
     @Test func anOutboxFromBeforeMigratesWithEveryRowInPlace() async throws {
