@@ -29,8 +29,9 @@ let package = Package(
         // Pure game engine: plays, game state, bids. Foundation only.
         .target(name: "Baseball"),
         // Retrosheet event, team and roster files → plays and games.
-        .target(name: "Retrosheet", dependencies: ["Baseball", "CAllocator"]),
-        // One C call: allocator tuning for batch reading (glibc's mallopt is not in the Swift overlay).
+        .target(name: "Retrosheet", dependencies: ["Baseball"]),
+        // One C call for the fan-out benchmark: freed memory back to the system (glibc's
+        // malloc_trim is not in the Swift overlay).
         .target(name: "CAllocator"),
         // Moments, preferences, the planner and message text. Pure.
         .target(name: "Alerts", dependencies: ["Baseball"]),
@@ -149,6 +150,7 @@ let package = Package(
             name: "NoHitBench",
             dependencies: [
                 "Alerts",
+                "CAllocator",
                 "FakeProviders",
                 "Baseball",
                 "Delivery",

@@ -20,7 +20,6 @@ struct BidsBenchmark: AsyncParsableCommand {
     var iterations = 5
 
     func run() async throws {
-        AllocatorTuning.keepFreedMemoryForReuse()
         let files = try EventFiles.expand(paths)
         let bytes = files.reduce(0) {
             $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0)

@@ -42,14 +42,15 @@ final class FakeProcess: Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// The fake's peak resident set (VmHWM), in kilobytes.
-    func peakResidentKilobytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
-        else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-        return 0
+    /// The fake's resident set now (`VmRSS`) or at its peak (`VmHWM`), in kilobytes.
+    func memoryKilobytes(_ field: String) -> Int {
+        ProcessMemory.kilobytes(field, pid: "\(process.processIdentifier)")
+    }
+
+    /// Starts the fake's peak again from its resident set now.
+    @discardableResult
+    func resetPeakMemory() -> Bool {
+        ProcessMemory.resetPeak(pid: "\(process.processIdentifier)")
     }
 
     func subscribe(client: HTTPClient) async throws -> (endpoint: String, p256dh: String, auth: String) {

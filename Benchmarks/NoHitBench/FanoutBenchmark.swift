@@ -2,6 +2,7 @@ import Alerts
 import ArgumentParser
 import AsyncHTTPClient
 import Baseball
+import CAllocator
 import Delivery
 import Foundation
 import NIOCore
@@ -141,12 +142,22 @@ struct FanoutBenchmark: AsyncParsableCommand {
         // directory of active devices, which a running service loads at its first moment and then
         // only tops up with what changed (its cold load is timed and printed on its own).
         try await warmUp(kind: kind, channel: channels[0], fake: fake, client: providers.client)
+        // What set-up freed goes back to the system first, so the directory's own memory shows.
+        nohit_return_freed_memory()
+        let residentBeforeDirectory = ProcessMemory.kilobytes("VmRSS")
         let directoryStart = ContinuousClock.now
         let directorySize = try await pipeline.directory.active().count
         let directorySeconds = (ContinuousClock.now - directoryStart).seconds
+        let directoryKilobytes = ProcessMemory.kilobytes("VmRSS") - residentBeforeDirectory
 
         let stop = StopSignal()
         let dispatchers = Task { try await pipeline.runDispatchers(stop: stop) }
+        // Memory: what the process holds as the moment arrives (the directory included), and
+        // its peak during the fan-out alone (the peaks start again here; set-up registered the
+        // devices, and in the fake made their subscriptions).
+        let setupPeak = (nohit: ProcessMemory.kilobytes("VmHWM"), fake: fake.memoryKilobytes("VmHWM"))
+        let peaksReset = ProcessMemory.resetPeak() && fake.resetPeakMemory()
+        let residentAtMoment = (nohit: ProcessMemory.kilobytes("VmRSS"), fake: fake.memoryKilobytes("VmRSS"))
         let fakeCPUBefore = fake.cpuSeconds()
         let cpuBefore = ProcessTimes.cpuSeconds()
         let momentTime = Date()
@@ -161,8 +172,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let cpu = ProcessTimes.cpuSeconds() - cpuBefore
         let fakeCPU = fake.cpuSeconds() - fakeCPUBefore
         // Peak memory as the fan-out leaves it, before the benchmark's own checks below.
-        let peakKilobytes = ProcessTimes.peakResidentKilobytes()
-        let fakePeakKilobytes = fake.peakResidentKilobytes()
+        let fanoutPeak = (nohit: ProcessMemory.kilobytes("VmHWM"), fake: fake.memoryKilobytes("VmHWM"))
+        let residentAtEnd = (anonymous: ProcessMemory.kilobytes("RssAnon"), file: ProcessMemory.kilobytes("RssFile"))
         stop.request()
         try await dispatchers.value
 
@@ -190,8 +201,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
         print(String(format: "setup (not timed): devices registered in %.1f s", setupSeconds))
         print(
             String(
-                format: "directory of active devices (not timed; once per process): %d devices loaded in %.3f s",
-                directorySize, directorySeconds))
+                format:
+                    "directory of active devices (not timed; once per process): %d devices loaded in %.3f s, %d MB "
+                    + "(RSS %d MB before it, set-up's freed memory returned)",
+                directorySize, directorySeconds, directoryKilobytes / 1024, residentBeforeDirectory / 1024))
         print(
             "outcome: \(published.deliveries) planned, \(statistics.delivered) acknowledged, \(statistics.retried) retried, "
                 + "\(statistics.failed) failed; fake provider counted \(accepted)")
@@ -212,10 +225,26 @@ struct FanoutBenchmark: AsyncParsableCommand {
             String(
                 format: "cpu: %.2f s in nohit (%.3f s per 10,000), %.2f s in the fake provider (%.3f s per 10,000)",
                 cpu, figures.cpuPer10K, fakeCPU, figures.fakeCPUPer10K))
-        print(
-            "peak memory (max RSS, at the end of the fan-out): \(peakKilobytes / 1024) MB in this process"
-                + (runs > 1 ? " (over the runs so far)" : "") + ", \(fakePeakKilobytes / 1024) MB in the fake"
-        )
+        if peaksReset {
+            print(
+                "memory (RSS): this process \(residentAtMoment.nohit / 1024) MB at the moment (directory loaded), "
+                    + "peak \(fanoutPeak.nohit / 1024) MB during the fan-out; the fake "
+                    + "\(residentAtMoment.fake / 1024) MB at the moment, peak \(fanoutPeak.fake / 1024) MB during the fan-out"
+            )
+            print(
+                "memory (RSS) of this process at the end: \(residentAtEnd.anonymous / 1024) MB its own, "
+                    + "\(residentAtEnd.file / 1024) MB mapped files (the database's memory map among them: pages of "
+                    + "the OS's file cache, which it can reclaim)")
+            print(
+                "memory (RSS) peak in set-up, not timed: this process \(setupPeak.nohit / 1024) MB"
+                    + (runs > 1 ? " (over the runs so far)" : "") + ", the fake \(setupPeak.fake / 1024) MB")
+        } else {
+            print(
+                "memory (RSS): this process \(residentAtMoment.nohit / 1024) MB at the moment; peak since start "
+                    + "\(fanoutPeak.nohit / 1024) MB"
+                    + (runs > 1 ? " (over the runs so far)" : "") + ", the fake \(fanoutPeak.fake / 1024) MB "
+                    + "(set-up included: this kernel would not reset the peaks)")
+        }
         if statistics.delivered != registered || accepted != registered {
             throw ValidationError("not every device was reached")
         }

@@ -33,8 +33,6 @@ struct ParseBenchmark: AsyncParsableCommand {
         }
         let format = !noOutput
 
-        AllocatorTuning.keepFreedMemoryForReuse()
-
         // The same pipeline as `nohit events`: files in parallel, each file's rows delivered in
         // order and dropped (here, instead of written to standard output).
         func once() async -> (plays: Int, games: Int, problems: Int) {

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -17,5 +19,26 @@ enum ProcessTimes {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return usage.ru_maxrss
+    }
+}
+
+/// Memory figures of a process, from Linux's /proc.
+enum ProcessMemory {
+    /// A kilobyte field of `/proc/<pid>/status`: `VmRSS` (resident now), `VmHWM` (peak resident).
+    static func kilobytes(_ field: String, pid: String = "self") -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+
+    /// Starts the peak (`VmHWM`) again from the resident set now (`clear_refs` 5, Linux 4.0 and
+    /// later), so a peak measures one phase, not the set-up before it; false when refused.
+    @discardableResult
+    static func resetPeak(pid: String = "self") -> Bool {
+        guard let file = FileHandle(forWritingAtPath: "/proc/\(pid)/clear_refs") else { return false }
+        defer { try? file.close() }
+        return (try? file.write(contentsOf: Data("5".utf8))) != nil
     }
 }

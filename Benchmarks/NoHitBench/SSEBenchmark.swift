@@ -215,13 +215,7 @@ struct SSEBenchmark: AsyncParsableCommand {
     static var RLIMIT_NOFILE_VALUE: __rlimit_resource_t { __rlimit_resource_t(RLIMIT_NOFILE.rawValue) }
 
     /// Current resident memory (VmRSS), in KB.
-    static func residentKilobytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-        }
-        return 0
-    }
+    static func residentKilobytes() -> Int { ProcessMemory.kilobytes("VmRSS") }
 }
 
 /// `nohit-bench sse-clients`: the benchmark's client side, as its own process. Prints

@@ -1,12 +1,14 @@
 #include "CAllocator.h"
 
+// Any libc header defines __GLIBC__ on glibc (without one, the check below is never true).
+#include <stdlib.h>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
-void nohit_keep_freed_memory_for_reuse(void) {
+void nohit_return_freed_memory(void) {
 #if defined(__GLIBC__)
-    mallopt(M_MMAP_THRESHOLD, 256 << 20);
-    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    malloc_trim(0);
 #endif
 }

@@ -19,7 +19,6 @@ struct EventsCommand: AsyncParsableCommand {
     var paths: [String]
 
     func run() async throws {
-        AllocatorTuning.keepFreedMemoryForReuse()
         let files: [String]
         do {
             files = try EventFiles.expand(paths)

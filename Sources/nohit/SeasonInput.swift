@@ -8,7 +8,6 @@ struct SeasonInput {
     var problems: [RetrosheetError]
 
     static func read(_ paths: [String]) async throws -> SeasonInput {
-        AllocatorTuning.keepFreedMemoryForReuse()
         let files: [String]
         do {
             files = try EventFiles.expand(paths)

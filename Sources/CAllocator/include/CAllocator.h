@@ -1,8 +1,8 @@
 #ifndef NOHIT_CALLOCATOR_H
 #define NOHIT_CALLOCATOR_H
 
-/// Asks the C allocator to keep large freed blocks for reuse instead of returning them to the
-/// kernel (glibc: mmap and trim thresholds). Does nothing where that is not available.
-void nohit_keep_freed_memory_for_reuse(void);
+/// Returns freed memory the C allocator still holds to the kernel (glibc: malloc_trim), so the
+/// resident set shows what is in use (benchmarks). Does nothing where that is not available.
+void nohit_return_freed_memory(void);
 
 #endif
