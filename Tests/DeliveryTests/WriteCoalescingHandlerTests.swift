@@ -1,6 +1,7 @@
 import Delivery
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 
 /// What goes below the gathering handler (to TLS) is what came from above it, in order, in
@@ -34,17 +35,17 @@ import Testing
 
     @Test func writesBetweenFlushesGoOutAsOneInOrder() throws {
         let channel = try channel()
-        var completed: [Int] = []
+        let completed = Mutex<[Int]>([])
         for (index, part) in ["HEADERS", "DATA-head", "payload"].enumerated() {
             let promise = channel.eventLoop.makePromise(of: Void.self)
-            promise.futureResult.whenSuccess { completed.append(index) }
+            promise.futureResult.whenSuccess { completed.withLock { $0.append(index) } }
             channel.write(buffer(part), promise: promise)
         }
         #expect(try outbound(channel).isEmpty)
-        #expect(completed.isEmpty)
+        #expect(completed.withLock { $0.isEmpty })
         channel.flush()
         #expect(try outbound(channel) == ["HEADERSDATA-headpayload"])
-        #expect(completed == [0, 1, 2])
+        #expect(completed.withLock { $0 } == [0, 1, 2])
         channel.writeAndFlush(buffer("next"), promise: nil)
         #expect(try outbound(channel) == ["next"])
         #expect(try channel.finish().isClean)
