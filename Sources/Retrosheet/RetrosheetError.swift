@@ -21,6 +21,7 @@ package struct RetrosheetError: Error, Sendable, Hashable, CustomStringConvertib
 
     package var description: String {
         let game = gameID.map { " (game \($0))" } ?? ""
-        return "\(file):\(line): \(reason)\(game): \(text)"
+        let place = line > 0 ? "\(file):\(line)" : file
+        return "\(place): \(reason)\(game)" + (text.isEmpty ? "" : ": \(text)")
     }
 }

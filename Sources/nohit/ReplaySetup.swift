@@ -48,6 +48,15 @@ struct ReplaySetup {
 
     /// The Retrosheet games of a day, or exit status 2 with the reason.
     static func games(on date: String, places: [String]) throws -> [ReplayGame] {
+        let missing = places.filter { !FileManager.default.fileExists(atPath: $0) }
+        guard missing.isEmpty else {
+            StandardStreams.writeError(
+                "nohit: no Retrosheet data at \(missing.joined(separator: ", ")) (from "
+                    + "\(FileManager.default.currentDirectoryPath)); the 2020 season that comes with nohit is "
+                    + "Data/retrosheet in its source directory: run nohit from there, or pass --data DIR "
+                    + "(a directory of season folders)\n")
+            throw ExitCode(2)
+        }
         do {
             return try ReplaySchedule.games(on: date, data: places)
         } catch {

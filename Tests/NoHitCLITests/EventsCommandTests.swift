@@ -47,6 +47,6 @@ import Testing
     @Test func missingFileIsAClearError() throws {
         let result = try Executable.run("nohit", ["events", "/nonexistent/2020XXX.EVA"])
         #expect(result.status == 2)
-        #expect(result.standardError.contains("/nonexistent/2020XXX.EVA:0: no such file or directory"))
+        #expect(result.standardError.contains("nohit: /nonexistent/2020XXX.EVA: no such file or directory\n"))
     }
 }

@@ -131,6 +131,17 @@ import Testing
                 "the Web Push transport must be http2 or async-http-client, not 'carrier-pigeon'"))
     }
 
+    /// Retrosheet data that is not there: the message says where nohit looked and what to do,
+    /// and nothing is written.
+    @Test func aReplayWithoutRetrosheetDataSaysWhereItLooked() throws {
+        let result = try Executable.run(
+            "nohit", ["replay", "--date", "2020-08-25", "--data-dir", folder.path, "--data", "/nonexistent/retrosheet"])
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix("nohit: no Retrosheet data at /nonexistent/retrosheet (from /"))
+        #expect(result.standardError.contains("pass --data DIR (a directory of season folders)"))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty ?? true)
+    }
+
     @Test func everyKeyHasAnEnvironmentName() {
         #expect(Settings.environmentName("store.data-dir") == "NOHIT_STORE_DATA_DIR")
         #expect(Settings.environmentName("admin.token") == "NOHIT_ADMIN_TOKEN")
