@@ -50,6 +50,6 @@ struct BidsBenchmark: AsyncParsableCommand {
             String(
                 format: "throughput (best wall): %.0f MB/s, %.0f games/s", Double(bytes) / 1e6 / walls[0],
                 Double(warmUp.sides.count / 2) / walls[0]))
-        print("peak memory (max RSS): \(ProcessTimes.peakResidentKilobytes() / 1024) MB")
+        print("peak memory (max RSS): \(ProcessMemory.kilobytes("VmHWM") / 1024) MB")
     }
 }

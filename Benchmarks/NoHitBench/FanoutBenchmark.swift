@@ -156,7 +156,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         // its peak during the fan-out alone (the peaks start again here; set-up registered the
         // devices, and in the fake made their subscriptions).
         let setupPeak = (nohit: ProcessMemory.kilobytes("VmHWM"), fake: fake.memoryKilobytes("VmHWM"))
-        let peaksReset = ProcessMemory.resetPeak() && fake.resetPeakMemory()
+        let peaksReset = (nohit: ProcessMemory.resetPeak(), fake: fake.resetPeakMemory())
         let residentAtMoment = (nohit: ProcessMemory.kilobytes("VmRSS"), fake: fake.memoryKilobytes("VmRSS"))
         let fakeCPUBefore = fake.cpuSeconds()
         let cpuBefore = ProcessTimes.cpuSeconds()
@@ -225,26 +225,20 @@ struct FanoutBenchmark: AsyncParsableCommand {
             String(
                 format: "cpu: %.2f s in nohit (%.3f s per 10,000), %.2f s in the fake provider (%.3f s per 10,000)",
                 cpu, figures.cpuPer10K, fakeCPU, figures.fakeCPUPer10K))
-        if peaksReset {
-            print(
-                "memory (RSS): this process \(residentAtMoment.nohit / 1024) MB at the moment (directory loaded), "
-                    + "peak \(fanoutPeak.nohit / 1024) MB during the fan-out; the fake "
-                    + "\(residentAtMoment.fake / 1024) MB at the moment, peak \(fanoutPeak.fake / 1024) MB during the fan-out"
-            )
-            print(
-                "memory (RSS) of this process at the end: \(residentAtEnd.anonymous / 1024) MB its own, "
-                    + "\(residentAtEnd.file / 1024) MB mapped files (the database's memory map among them: pages of "
-                    + "the OS's file cache, which it can reclaim)")
-            print(
-                "memory (RSS) peak in set-up, not timed: this process \(setupPeak.nohit / 1024) MB"
-                    + (runs > 1 ? " (over the runs so far)" : "") + ", the fake \(setupPeak.fake / 1024) MB")
-        } else {
-            print(
-                "memory (RSS): this process \(residentAtMoment.nohit / 1024) MB at the moment; peak since start "
-                    + "\(fanoutPeak.nohit / 1024) MB"
-                    + (runs > 1 ? " (over the runs so far)" : "") + ", the fake \(fanoutPeak.fake / 1024) MB "
-                    + "(set-up included: this kernel would not reset the peaks)")
-        }
+        // A kernel that refuses to reset a peak (before Linux 4.0) leaves it counting from the start.
+        func during(_ reset: Bool) -> String { reset ? "during the fan-out" : "since start, set-up included" }
+        print(
+            "memory (RSS): this process \(residentAtMoment.nohit / 1024) MB at the moment (directory loaded), "
+                + "peak \(fanoutPeak.nohit / 1024) MB \(during(peaksReset.nohit)); the fake "
+                + "\(residentAtMoment.fake / 1024) MB at the moment, peak \(fanoutPeak.fake / 1024) MB "
+                + during(peaksReset.fake))
+        print(
+            "memory (RSS) of this process at the end: \(residentAtEnd.anonymous / 1024) MB its own, "
+                + "\(residentAtEnd.file / 1024) MB mapped files (the database's memory map among them: pages of "
+                + "the OS's file cache, which it can reclaim)")
+        print(
+            "memory (RSS) peak in set-up, not timed: this process \(setupPeak.nohit / 1024) MB"
+                + (runs > 1 ? " (over the runs so far)" : "") + ", the fake \(setupPeak.fake / 1024) MB")
         if statistics.delivered != registered || accepted != registered {
             throw ValidationError("not every device was reached")
         }

@@ -82,7 +82,7 @@ struct ParseBenchmark: AsyncParsableCommand {
             String(
                 format: "throughput (best wall): %.0f MB/s, %.0f plays/s", megabytes / best, Double(warmUp.plays) / best
             ))
-        print("peak memory (max RSS of the process): \(ProcessTimes.peakResidentKilobytes() / 1024) MB")
+        print("peak memory (max RSS of the process): \(ProcessMemory.kilobytes("VmHWM") / 1024) MB")
 
         if let reference {
             let referenceWalls = try timeReference(reference, files: files)

@@ -4,7 +4,7 @@ import Foundation
     import Glibc
 #endif
 
-/// CPU time and peak memory of this process.
+/// CPU time of this process.
 enum ProcessTimes {
     /// User plus system CPU seconds consumed so far by all threads.
     static func cpuSeconds() -> Double {
@@ -13,18 +13,12 @@ enum ProcessTimes {
         return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
             + Double(usage.ru_stime.tv_usec) / 1e6
     }
-
-    /// The largest resident set size so far, in kilobytes.
-    static func peakResidentKilobytes() -> Int {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss
-    }
 }
 
 /// Memory figures of a process, from Linux's /proc.
 enum ProcessMemory {
-    /// A kilobyte field of `/proc/<pid>/status`: `VmRSS` (resident now), `VmHWM` (peak resident).
+    /// A kilobyte field of `/proc/<pid>/status`: `VmRSS` (resident now), `VmHWM` (peak resident,
+    /// since start or since `resetPeak`), `RssAnon` (the process's own pages), `RssFile` (mapped files).
     static func kilobytes(_ field: String, pid: String = "self") -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {

@@ -72,7 +72,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         var all: [DayReplay.Step] = []
         while let step = steps.next() { all.append(step) }
         let moments = all.reduce(0) { $0 + $1.moments.count }
-        let memoryBefore = Self.residentKilobytes()
+        let memoryBefore = ProcessMemory.kilobytes("VmRSS")
         let connectStart = ContinuousClock.now
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -89,7 +89,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         }
         while feed.clientCount < clients { try await Task.sleep(for: .milliseconds(20)) }
         let connected = ContinuousClock.now - connectStart
-        let memoryAfter = Self.residentKilobytes()
+        let memoryAfter = ProcessMemory.kilobytes("VmRSS")
         let recorder = Recorder()
 
         // The day, its steps spread evenly over --seconds.
@@ -149,7 +149,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         print(
             "server memory: \(memoryAfter - memoryBefore) KB more with \(clients) connections = "
                 + String(format: "%.1f KB per connection", Double(memoryAfter - memoryBefore) / Double(clients))
-                + "; server peak RSS \(ProcessTimes.peakResidentKilobytes() / 1024) MB; client process RSS "
+                + "; server peak RSS \(ProcessMemory.kilobytes("VmHWM") / 1024) MB; client process RSS "
                 + "\(clientMemory / 1024) MB")
         print(String(format: "cpu: %.2f s in the server process during the replay", cpu))
 
@@ -213,9 +213,6 @@ struct SSEBenchmark: AsyncParsableCommand {
     }
 
     static var RLIMIT_NOFILE_VALUE: __rlimit_resource_t { __rlimit_resource_t(RLIMIT_NOFILE.rawValue) }
-
-    /// Current resident memory (VmRSS), in KB.
-    static func residentKilobytes() -> Int { ProcessMemory.kilobytes("VmRSS") }
 }
 
 /// `nohit-bench sse-clients`: the benchmark's client side, as its own process. Prints
@@ -261,7 +258,7 @@ struct SSEClientsCommand: AsyncParsableCommand {
         }
         var text = ""
         for (id, at) in recorder.receiptsSinceBoot() { text += "\(id) \(at)\n" }
-        text += "rss \(SSEBenchmark.residentKilobytes())\n"
+        text += "rss \(ProcessMemory.kilobytes("VmRSS"))\n"
         FileHandle.standardOutput.write(Data(text.utf8))
         for channel in channels { channel.close(promise: nil) }
         try await loops.shutdownGracefully()

@@ -74,13 +74,6 @@ package final class VAPIDAuthorizations: Sendable {
         self.reuse = reuse
     }
 
-    package func authorization(endpoint: URL, now: Date) throws -> String {
-        guard let origin = WebPushChannel.originAndPath(of: endpoint.absoluteString)?.origin else {
-            throw URLError(.badURL)
-        }
-        return try authorization(audience: origin, now: now)
-    }
-
     /// The header for the push service at `audience` (its origin, as `WebPushChannel` derives it).
     package func authorization(audience: String, now: Date) throws -> String {
         if let known = issued.withLock({ $0[audience] }), now >= known.at, now.timeIntervalSince(known.at) < reuse {

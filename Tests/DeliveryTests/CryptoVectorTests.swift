@@ -105,19 +105,21 @@ import Testing
     @Test func vapidHeadersAreReusedPerPushServiceForAnHour() throws {
         let cache = VAPIDAuthorizations(vapid: VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org"))
         let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let endpoint = URL(string: "https://push.example.net/p/abc")!
-        let first = try cache.authorization(endpoint: endpoint, now: start)
+        // The audience as the channel derives it from a subscription's endpoint.
+        func header(_ endpoint: String, at now: Date) throws -> String {
+            try cache.authorization(audience: try #require(WebPushChannel.originAndPath(of: endpoint)).origin, now: now)
+        }
+        let endpoint = "https://push.example.net/p/abc"
+        let first = try header(endpoint, at: start)
         // Another subscription on the same service, 59 minutes later: the same header, still valid 11 hours.
-        #expect(
-            try cache.authorization(endpoint: URL(string: "https://push.example.net/p/xyz")!, now: start + 3540)
-                == first)
+        #expect(try header("https://push.example.net/p/xyz", at: start + 3540) == first)
         // Another service gets its own audience.
-        let other = try cache.authorization(endpoint: URL(string: "https://fcm.example.com/send/1")!, now: start)
+        let other = try header("https://fcm.example.com/send/1", at: start)
         let otherClaims = try VAPID.verify(
             token: try #require(VAPID.parse(authorization: other)).token, key: cache.vapid.publicKeyBase64URL)
         #expect(otherClaims["aud"] as? String == "https://fcm.example.com")
         // After an hour: signed again, expiring 12 hours from then.
-        let later = try cache.authorization(endpoint: endpoint, now: start + 3600)
+        let later = try header(endpoint, at: start + 3600)
         #expect(later != first)
         let claims = try VAPID.verify(
             token: try #require(VAPID.parse(authorization: later)).token, key: cache.vapid.publicKeyBase64URL)
