@@ -47,6 +47,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
     @Option(help: "Runs, each from scratch (a fresh database and fake); with more than one, the median too.")
     var runs = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "Days of the 2020 season before the moment to publish and deliver first, not timed (0: an empty outbox).",
+            discussion: "The moment's own day is included up to the moment, so its bid has its history: its "
+                + "earlier innings in the outbox, and its devices among the bid's followers."))
+    var seasonDays = 0
+
     /// What one run measured, for the summary over runs.
     struct Figures {
         var committed: Double
@@ -142,6 +149,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
         // directory of active devices, which a running service loads at its first moment and then
         // only tops up with what changed (its cold load is timed and printed on its own).
         try await warmUp(kind: kind, channel: channels[0], fake: fake, client: providers.client)
+        let season = try await deliverSeason(
+            before: completed, store: store, channels: channels, clock: clock, fake: fake, client: providers.client)
         // What set-up freed goes back to the system first, so the directory's own memory shows.
         nohit_return_freed_memory()
         let residentBeforeDirectory = ProcessMemory.kilobytes("VmRSS")
@@ -199,6 +208,13 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 + "to `nohit fake-apns` (its own process) on this machine, \(ProcessInfo.processInfo.activeProcessorCount) cores"
         )
         print(String(format: "setup (not timed): devices registered in %.1f s", setupSeconds))
+        if seasonDays > 0 {
+            print(
+                String(
+                    format: "season before the moment (not timed): %d days, %d moments published and delivered in "
+                        + "%.1f s; outbox %d rows, %d devices following the bid",
+                    seasonDays, season.moments, season.seconds, season.outboxRows, season.followers))
+        }
         print(
             String(
                 format:
@@ -307,6 +323,47 @@ struct FanoutBenchmark: AsyncParsableCommand {
             registered += batch.count
         }
         return registered
+    }
+
+    /// The `seasonDays` days before the moment (its own day up to it), published through a
+    /// pipeline of their own and delivered to the fake, so the outbox holds what a season would
+    /// and the moment's bid has its history. The fake's counts are reset after.
+    private func deliverSeason(
+        before moment: Moment, store: SQLiteStore, channels: [any DeliveryChannel], clock: any WallClock,
+        fake: FakeProcess, client: HTTPClient
+    ) async throws -> (moments: Int, seconds: Double, outboxRows: Int, followers: Int) {
+        guard seasonDays > 0 else { return (0, 0, 0, 0) }
+        let start = ContinuousClock.now
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let format = DateFormatter()
+        format.calendar = calendar
+        format.timeZone = calendar.timeZone
+        format.dateFormat = "yyyy-MM-dd"
+        guard let day = format.date(from: "2020-08-25") else { throw ValidationError("no date") }
+        var earlier: [(moment: Moment, game: GameInfo)] = []
+        for back in (0..<seasonDays).reversed() {
+            guard let date = calendar.date(byAdding: .day, value: -back, to: day) else { continue }
+            let games = try ReplaySchedule.games(on: format.string(from: date), data: [data])
+            for item in DayReplay(games: games).moments() {
+                if item.moment.id == moment.id { break }
+                earlier.append((item.moment, item.game))
+            }
+        }
+        let pipeline = AlertPipeline(store: store, channels: channels, clock: clock, concurrency: concurrency)
+        let stop = StopSignal()
+        let dispatchers = Task { try await pipeline.runDispatchers(stop: stop) }
+        for item in earlier {
+            try await pipeline.publisher.publish(item.moment, game: item.game, at: clock.now())
+            try await pipeline.waitUntilDrained(manual: nil)
+        }
+        stop.request()
+        try await dispatchers.value
+        try await fake.reset(client: client)
+        return (
+            earlier.count, (ContinuousClock.now - start).seconds, try await store.outboxCounts().total,
+            try await store.followers(bidKey: moment.bidKey).count
+        )
     }
 
     private func warmUp(kind: ChannelKind, channel: any DeliveryChannel, fake: FakeProcess, client: HTTPClient)

@@ -156,7 +156,7 @@ package enum MessageText {
         }
         return AlertMessage(
             title: truncated(title, to: 200), body: truncated(body, to: maximumTextBytes),
-            bidKey: "\(game.id)-\(moment.pitchingSide == .away ? "away" : "home")")
+            bidKey: moment.bidKey)
     }
 
     /// "Watch: NBC Sports Chicago, MLB.TV. Listen: WGN 720." National carriers first, each

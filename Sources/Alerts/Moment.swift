@@ -30,6 +30,9 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
     package var gameID: String
     package var pitchingSide: Side
     package var kind: Kind
+    /// The bid this moment is about: its game and the pitching side ("CHA202008250-home"). Its
+    /// alerts share it (APNs collapse and thread ids, the Web Push tag, the planner's followers).
+    package var bidKey: String { "\(gameID)-\(pitchingSide == .away ? "away" : "home")" }
     /// Outs recorded while hitless when it happened.
     package var outs: Int
     package var inning: Int

@@ -1,15 +1,13 @@
 import Foundation
 
-/// What a device has already been sent about one bid.
+/// What a device has already been sent about one bid. (Whether it already has this very moment
+/// is not asked: a moment is planned once, for every device, in the transaction that stores it.)
 package struct DeviceBidHistory: Sendable, Hashable {
     /// An in-progress alert (an inning, an out in the 9th, a revival) has been planned.
     package var progressSent = false
-    /// Ids of the moments planned for this device and bid.
-    package var momentIDs: Set<String> = []
 
-    package init(progressSent: Bool = false, momentIDs: Set<String> = []) {
+    package init(progressSent: Bool = false) {
         self.progressSent = progressSent
-        self.momentIDs = momentIDs
     }
 }
 
@@ -23,7 +21,6 @@ package enum PlanDecision: Sendable, Hashable {
 
 package enum SkipReason: String, Sendable, Hashable, Codable {
     case deviceDisabled = "device disabled"
-    case alreadyPlanned = "already planned"
     case kindNotWanted = "kind not wanted"
     case belowThreshold = "below the device's threshold"
     case frequency = "frequency"
@@ -37,7 +34,6 @@ package enum Planner {
         _ moment: Moment, teams: [String], at momentTime: Date, device: Device, history: DeviceBidHistory
     ) -> PlanDecision {
         guard device.isActive else { return .skip(.deviceDisabled) }
-        guard !history.momentIDs.contains(moment.id) else { return .skip(.alreadyPlanned) }
         let preferences = device.preferences
         let threshold = preferences.thresholdOuts(teams: teams)
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))

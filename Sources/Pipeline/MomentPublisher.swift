@@ -81,10 +81,13 @@ package struct MomentPublisher: Sendable {
     /// Publishes `moment`, which happened at `time`.
     @discardableResult
     package func publish(_ moment: Moment, game: GameInfo, at time: Date) async throws -> Published {
-        let bidKey = "\(game.id)-\(moment.pitchingSide == .away ? "away" : "home")"
+        let bidKey = moment.bidKey
         let teams = [game.away.code, game.home.code]
+        // A moment derived again (after a restart) was planned, for every device, when it was
+        // stored: nothing to do. (Recording it again would write nothing either.)
+        if try await outbox.isRecorded(momentID: moment.id) { return Published(isNew: false, deliveries: 0) }
         let devices = try await directory.active()
-        let history = try await outbox.history(bidKey: bidKey)
+        let followers = try await outbox.followers(bidKey: bidKey)
         let expires = time.addingTimeInterval(lifetime)
 
         var deliveries: [NewDelivery] = []
@@ -98,7 +101,8 @@ package struct MomentPublisher: Sendable {
         for device in devices {
             guard
                 case .send(let notBefore) = Planner.decide(
-                    moment, teams: teams, at: time, device: device, history: history[device.id] ?? DeviceBidHistory())
+                    moment, teams: teams, at: time, device: device,
+                    history: DeviceBidHistory(progressSent: followers.contains(device.id)))
             else { continue }
             let kind = device.channel.kind
             let wording = Variant(kind: kind, jinxSafe: device.preferences.jinxSafe)

@@ -63,8 +63,11 @@ package protocol OutboxStore: Sendable {
     /// already stored (derived again after a restart), nothing is written and false is returned.
     @discardableResult
     func record(_ moment: StoredMoment, payloads: [StoredPayload], deliveries: [NewDelivery]) async throws -> Bool
-    /// What each of `deviceIDs` has already been planned about the bid.
-    func history(bidKey: String) async throws -> [UUID: DeviceBidHistory]
+    /// Whether the moment is stored (its deliveries with it): then it was planned already.
+    func isRecorded(momentID: String) async throws -> Bool
+    /// The devices told the bid is on: an in-progress alert of it (an inning, an out in the 9th,
+    /// a revival) was planned for them. Recorded with the deliveries, so in the same transaction.
+    func followers(bidKey: String) async throws -> Set<UUID>
     /// Claims up to `limit` due deliveries of `channel`, recording each attempt as started (so a
     /// crash from here leaves it in doubt, not forgotten). Deliveries to a device deleted or
     /// disabled since they were queued are not returned: they fail, with the reason.

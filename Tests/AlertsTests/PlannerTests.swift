@@ -19,7 +19,7 @@ import Testing
         var testDescription: String { name }
     }
 
-    static let progressed = DeviceBidHistory(progressSent: true, momentIDs: ["earlier"])
+    static let progressed = DeviceBidHistory(progressSent: true)
 
     static let cases: [Case] = [
         Case(name: "default threshold reached", kind: .hitlessInnings, outs: 18, expected: .send(notBefore: time)),
@@ -105,14 +105,14 @@ import Testing
                 == testCase.expected)
     }
 
-    @Test func disabledDevicesAndRepeatsAreSkipped() {
+    @Test func disabledDevicesAreSkipped() {
         var device = Device(id: UUID(), channel: .console(label: "x"), registeredAt: Self.time, secretHash: "")
         let moment = Moment(
             id: "m", gameID: "g", pitchingSide: .home, kind: .hitlessInnings, outs: 18, inning: 6, battingSide: .away,
             outsInInning: 3, score: PerSide(repeating: 0), perfect: true, pitchers: [])
         #expect(
-            Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init(momentIDs: ["m"]))
-                == .skip(.alreadyPlanned))
+            Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init())
+                == .send(notBefore: Self.time))
         device.status = .disabled(reason: "410", at: Self.time)
         #expect(
             Planner.decide(moment, teams: [], at: Self.time, device: device, history: .init()) == .skip(.deviceDisabled)

@@ -47,24 +47,20 @@ import Testing
         }
 
         /// Every delivery id the day should produce for the registered devices, from the pure
-        /// parts alone: the engine's moments in order, and the planner with each device's history.
+        /// parts alone: the engine's moments in order, and the planner with the devices following each bid.
         func expectedDeliveries() async throws -> Set<String> {
             let devices = try await SQLiteStore(path: database).activeDevices()
             let games = try ReplaySchedule.games(on: CrashRecoveryTests.day, data: [SharedData.path("retrosheet")])
-            var history: [String: [UUID: DeviceBidHistory]] = [:]
+            var followers: [String: Set<UUID>] = [:]
             var expected = Set<String>()
             for (moment, game, time) in DayReplay(games: games).moments() {
-                let bid = "\(game.id)-\(moment.pitchingSide == .away ? "away" : "home")"
                 for device in devices {
-                    let past = history[bid]?[device.id] ?? DeviceBidHistory()
+                    let past = DeviceBidHistory(progressSent: followers[moment.bidKey]?.contains(device.id) == true)
                     guard
                         case .send = Planner.decide(
                             moment, teams: [game.away.code, game.home.code], at: time, device: device, history: past)
                     else { continue }
-                    var updated = past
-                    updated.momentIDs.insert(moment.id)
-                    if moment.kind.isProgress { updated.progressSent = true }
-                    history[bid, default: [:]][device.id] = updated
+                    if moment.kind.isProgress { followers[moment.bidKey, default: []].insert(device.id) }
                     expected.insert(UUID.delivery(momentID: moment.id, deviceID: device.id).uuidString.lowercased())
                 }
             }

@@ -42,8 +42,14 @@ import Testing
         ("in doubt", SQLiteStore.Queries.inDoubt, "SEARCH o USING INDEX outbox_sending (state=?)"),
         (
             "in doubt, later alert", SQLiteStore.Queries.inDoubt,
-            "SEARCH later USING INDEX outbox_bid (bid_key=? AND device_id=?)"
+            "SEARCH later USING INDEX sqlite_autoindex_outbox_1 (moment_id=? AND device_id=?)"
         ),
+        ("in doubt, the bid's moments", SQLiteStore.Queries.inDoubt, "SEARCH m USING INDEX moments_game (game_id=?)"),
+        (
+            "a row being sent, by delivery id", SQLiteStore.Queries.sendingRow,
+            "SEARCH outbox USING INDEX outbox_sending (state=?)"
+        ),
+        ("a bid's followers", SQLiteStore.Queries.followers, "SEARCH bid_followers USING PRIMARY KEY (bid_key=?)"),
     ])
     func usesThePartialIndexes(query: String, sql: String, step: String) throws {
         let steps = try plan(sql)
@@ -106,6 +112,101 @@ import Testing
         let indexes = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'")
         }
-        #expect(Set(indexes) == ["outbox_pending", "outbox_sending", "outbox_bid", "sqlite_autoindex_outbox_1"])
+        #expect(Set(indexes) == ["outbox_pending", "outbox_sending", "sqlite_autoindex_outbox_1"])
+    }
+
+    /// A database from before migration 7 (the outbox unique by delivery id, with an index by bid
+    /// and device, and no followers kept apart) keeps every row, learns its followers from them,
+    /// and still refuses a second row for a (moment, device).
+    @Test func anOutboxFromBeforeMigration7KeepsItsRowsAndLearnsItsFollowers() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+            .path
+        let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
+        let innings = Fixtures.moment(.hitlessInnings, outs: 18)
+        let change = Fixtures.moment(.pitchingChange, outs: 19)
+        let before: [(id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?)]
+        do {
+            let store = try SQLiteStore(path: path)
+            try await store.register(contentsOf: phones)
+            try await store.record(
+                innings, payloads: Fixtures.payloads(innings),
+                deliveries: Fixtures.deliveries(innings, to: Array(phones[0..<2])))
+            try await store.record(
+                change, payloads: Fixtures.payloads(change), deliveries: Fixtures.deliveries(change, to: [phones[2]]))
+            // phones[0]'s inning delivered, phones[1]'s being sent, phones[2]'s change pending.
+            let claimed = try await store.claim(channel: .apns, now: innings.occurredAt, limit: 2)
+            try await store.complete([.delivered(id: claimed[0].id, at: innings.occurredAt)])
+            before = try await store.outboxRows()
+        }
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            let columns = try db.columns(in: "outbox").map(\.name).joined(separator: ", ")
+            try db.execute(
+                sql: """
+                    CREATE TABLE outbox_old AS SELECT * FROM outbox;
+                    DROP TABLE outbox;
+                    DROP TABLE bid_followers;
+                    CREATE TABLE outbox (
+                        id INTEGER PRIMARY KEY,
+                        delivery_id TEXT NOT NULL UNIQUE,
+                        moment_id TEXT NOT NULL REFERENCES moments(id),
+                        device_id TEXT NOT NULL,
+                        channel TEXT NOT NULL,
+                        payload_id INTEGER NOT NULL REFERENCES payloads(id),
+                        bid_key TEXT NOT NULL,
+                        moment_kind TEXT NOT NULL,
+                        moment_outs INTEGER NOT NULL,
+                        created_at REAL NOT NULL,
+                        expires_at REAL NOT NULL,
+                        due_at REAL NOT NULL,
+                        state INTEGER NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        token_refreshed INTEGER NOT NULL DEFAULT 0,
+                        attempt_started_at REAL,
+                        finished_at REAL,
+                        last_error TEXT,
+                        resent_in_doubt INTEGER NOT NULL DEFAULT 0
+                    );
+                    INSERT INTO outbox (\(columns)) SELECT \(columns) FROM outbox_old;
+                    DROP TABLE outbox_old;
+                    CREATE INDEX outbox_bid ON outbox(bid_key, device_id);
+                    CREATE INDEX outbox_pending ON outbox(channel, due_at) WHERE state = 0;
+                    CREATE INDEX outbox_sending ON outbox(state, channel) WHERE state = 1;
+                    DELETE FROM grdb_migrations WHERE identifier LIKE '7 %';
+                    """)
+        }
+        try old.close()
+
+        let store = try SQLiteStore(path: path)
+        #expect(
+            try await store.outboxRows().map { [$0.id.uuidString, "\($0.state)", "\($0.attempts)"] }
+                == before.map { [$0.id.uuidString, "\($0.state)", "\($0.attempts)"] })
+        #expect(try await store.followers(bidKey: "CHA202008250-home") == [phones[0].id, phones[1].id])
+        #expect(try await store.isRecorded(momentID: change.moment.id))
+        // The row being sent is in doubt: queued again and sent, with the pending one.
+        let recovered = try await store.recoverInDoubt(now: change.occurredAt)
+        #expect(recovered.requeued == [.delivery(momentID: innings.moment.id, deviceID: phones[1].id)])
+        let claimed = try await store.claim(channel: .apns, now: change.occurredAt, limit: 10)
+        #expect(claimed.count == 2)
+        try await store.complete(claimed.map { .delivered(id: $0.id, at: change.occurredAt) })
+        #expect(try await store.outboxCounts().delivered == 3)
+        // The unique key is now (moment, device): a second row for one is refused.
+        let again = try DatabaseQueue(path: path)
+        #expect(throws: DatabaseError.self) {
+            try again.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO outbox (delivery_id, moment_id, device_id, channel, payload_id, bid_key, moment_kind,
+                            moment_outs, created_at, expires_at, due_at, state)
+                        SELECT 'another id', moment_id, device_id, channel, payload_id, bid_key, moment_kind, moment_outs,
+                            created_at, expires_at, due_at, 0 FROM outbox LIMIT 1
+                        """)
+            }
+        }
+        let indexes = try await again.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'")
+        }
+        #expect(Set(indexes) == ["outbox_pending", "outbox_sending", "sqlite_autoindex_outbox_1"])
+        try again.close()
     }
 }

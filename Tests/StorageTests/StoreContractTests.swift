@@ -413,18 +413,50 @@ enum Fixtures {
     }
 
     @Test(arguments: StoreFactory.allCases)
-    func historyTellsWhatEachDeviceWasPlanned(factory: StoreFactory) async throws {
+    func followersAreTheDevicesToldTheBidIsOn(factory: StoreFactory) async throws {
         let store = try factory.make()
-        let phones = (0..<2).map { _ in Fixtures.device(Fixtures.apns) }
+        let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
         for phone in phones { try await store.register(phone) }
         let innings = Fixtures.moment(.hitlessInnings, outs: 18)
         let change = Fixtures.moment(.pitchingChange, outs: 19)
+        let nextInnings = Fixtures.moment(.hitlessInnings, outs: 21)
+        let otherGame = Fixtures.moment(.hitlessInnings, outs: 18, game: "SDN202008250")
+        #expect(try await store.isRecorded(momentID: innings.moment.id) == false)
         try await store.record(
             innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: [phones[0]]))
+        // Not an in-progress alert: phones[1] is not told the bid is on by it.
         try await store.record(
             change, payloads: Fixtures.payloads(change), deliveries: Fixtures.deliveries(change, to: [phones[1]]))
-        let history = try await store.history(bidKey: "CHA202008250-home")
-        #expect(history[phones[0].id] == DeviceBidHistory(progressSent: true, momentIDs: [innings.moment.id]))
-        #expect(history[phones[1].id] == DeviceBidHistory(progressSent: false, momentIDs: [change.moment.id]))
+        // phones[0] again (kept once), and phones[2].
+        try await store.record(
+            nextInnings, payloads: Fixtures.payloads(nextInnings),
+            deliveries: Fixtures.deliveries(nextInnings, to: [phones[0], phones[2]]))
+        try await store.record(
+            otherGame, payloads: Fixtures.payloads(otherGame),
+            deliveries: Fixtures.deliveries(otherGame, to: [phones[1]]))
+        #expect(try await store.followers(bidKey: "CHA202008250-home") == [phones[0].id, phones[2].id])
+        #expect(try await store.followers(bidKey: "SDN202008250-home") == [phones[1].id])
+        #expect(try await store.followers(bidKey: "CHA202008250-away") == [])
+        #expect(try await store.isRecorded(momentID: innings.moment.id))
+        #expect(try await store.isRecorded(momentID: change.moment.id))
+    }
+
+    /// A moment recorded a second time writes nothing, not even a follower it did not have.
+    @Test(arguments: StoreFactory.allCases)
+    func aMomentRecordedAgainWritesNothing(factory: StoreFactory) async throws {
+        let store = try factory.make()
+        let phones = (0..<2).map { _ in Fixtures.device(Fixtures.apns) }
+        try await store.register(contentsOf: phones)
+        let innings = Fixtures.moment(.hitlessInnings, outs: 18)
+        #expect(
+            try await store.record(
+                innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: [phones[0]])
+            ))
+        #expect(
+            try await store.record(
+                innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: phones))
+                == false)
+        #expect(try await store.outboxRows().count == 1)
+        #expect(try await store.followers(bidKey: "CHA202008250-home") == [phones[0].id])
     }
 }
