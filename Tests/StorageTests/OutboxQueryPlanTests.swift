@@ -138,40 +138,25 @@ import Testing
             try await store.complete([.delivered(id: claimed[0].id, at: innings.occurredAt)])
             before = try await store.outboxRows()
         }
+        // The outbox as migrations 1-6 made it, from the migrations themselves.
+        let before7 = try DatabaseQueue()
+        try SQLiteStore.migrator.migrate(before7, upTo: "6 active devices index")
+        let oldSchema = try await before7.read { db in
+            try String.fetchAll(
+                db,
+                sql: "SELECT sql FROM sqlite_master WHERE tbl_name = 'outbox' AND sql IS NOT NULL ORDER BY type DESC")
+        }
+        #expect(oldSchema.contains { $0.contains("delivery_id TEXT NOT NULL UNIQUE") })
         let old = try DatabaseQueue(path: path)
         try await old.write { db in
             let columns = try db.columns(in: "outbox").map(\.name).joined(separator: ", ")
             try db.execute(
+                sql: "CREATE TABLE outbox_old AS SELECT * FROM outbox; DROP TABLE outbox; DROP TABLE bid_followers")
+            for statement in oldSchema { try db.execute(sql: statement) }
+            try db.execute(
                 sql: """
-                    CREATE TABLE outbox_old AS SELECT * FROM outbox;
-                    DROP TABLE outbox;
-                    DROP TABLE bid_followers;
-                    CREATE TABLE outbox (
-                        id INTEGER PRIMARY KEY,
-                        delivery_id TEXT NOT NULL UNIQUE,
-                        moment_id TEXT NOT NULL REFERENCES moments(id),
-                        device_id TEXT NOT NULL,
-                        channel TEXT NOT NULL,
-                        payload_id INTEGER NOT NULL REFERENCES payloads(id),
-                        bid_key TEXT NOT NULL,
-                        moment_kind TEXT NOT NULL,
-                        moment_outs INTEGER NOT NULL,
-                        created_at REAL NOT NULL,
-                        expires_at REAL NOT NULL,
-                        due_at REAL NOT NULL,
-                        state INTEGER NOT NULL,
-                        attempts INTEGER NOT NULL DEFAULT 0,
-                        token_refreshed INTEGER NOT NULL DEFAULT 0,
-                        attempt_started_at REAL,
-                        finished_at REAL,
-                        last_error TEXT,
-                        resent_in_doubt INTEGER NOT NULL DEFAULT 0
-                    );
                     INSERT INTO outbox (\(columns)) SELECT \(columns) FROM outbox_old;
                     DROP TABLE outbox_old;
-                    CREATE INDEX outbox_bid ON outbox(bid_key, device_id);
-                    CREATE INDEX outbox_pending ON outbox(channel, due_at) WHERE state = 0;
-                    CREATE INDEX outbox_sending ON outbox(state, channel) WHERE state = 1;
                     DELETE FROM grdb_migrations WHERE identifier LIKE '7 %';
                     """)
         }
