@@ -291,6 +291,7 @@ package struct Dispatcher: Sendable {
                     exhausted = false
                     if let due, due <= clock.now() { continue }
                     if stop.isRequested { break }
+                    try await outbox.deliveriesSettled(now: clock.now())
                     logger.debug(
                         "idle",
                         metadata: ["channel": "\(kind.rawValue)", "next.due": "\(due.map { "\($0)" } ?? "none")"])

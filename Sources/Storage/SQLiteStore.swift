@@ -6,6 +6,8 @@ import GRDB
 /// works. Writes that belong together (a moment and all its deliveries) are one transaction.
 package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, OutboxStore {
     private let database: any DatabaseWriter
+    /// Whether the database keeps a write-ahead log (a file; not the in-memory one of tests).
+    private let keepsWAL: Bool
 
     /// Opens (creating and migrating if needed) the database at `path`.
     package init(path: String) throws {
@@ -22,6 +24,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
         database = pool
+        keepsWAL = true
         try Self.migrator.migrate(pool)
     }
 
@@ -29,6 +32,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     package init(inMemory: Void) throws {
         let queue = try DatabaseQueue()
         database = queue
+        keepsWAL = false
         try Self.migrator.migrate(queue)
     }
 
@@ -492,16 +496,55 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
 
     // MARK: Outbox
 
+    /// SQLite copies the WAL back into the database (a checkpoint) at the commit that takes it
+    /// past 1,000 pages. A fan-out writes about 120 MB of WAL for 100,000 devices (the rows, then
+    /// each claim and each batch of outcomes), so it checkpointed dozens of times, inside its own
+    /// transactions, copying the same hot pages again each time. From a moment's record until the
+    /// dispatchers are idle, checkpoints wait (up to this many pages, 256 MB, as a backstop); a
+    /// dispatcher going idle makes one once no channel has anything being sent or due
+    /// (`deliveriesSettled`).
+    static let fanOutCheckpointPages = 65536
+    static let checkpointPages = 1000
+
+    private final class CheckpointDeferral: @unchecked Sendable {
+        // Accessed only inside `database.write` closures, which GRDB runs one at a time.
+        var isDeferred = false
+    }
+    private let checkpoints = CheckpointDeferral()
+
+    package func deliveriesSettled(now: Date) async throws {
+        guard keepsWAL else { return }
+        let checkpoints = checkpoints
+        try await database.writeWithoutTransaction { db in
+            guard checkpoints.isDeferred else { return }
+            let probe = try db.cachedStatement(sql: Queries.unfinished)
+            for channel in ChannelKind.allCases {
+                let busy = try Bool.fetchOne(
+                    probe, arguments: [channel.rawValue, channel.rawValue, now.timeIntervalSince1970])
+                if busy == true { return }
+            }
+            checkpoints.isDeferred = false
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.checkpointPages)")
+            try db.checkpoint(.passive)
+        }
+    }
+
     @discardableResult
     package func record(_ moment: StoredMoment, payloads: [StoredPayload], deliveries: [NewDelivery]) async throws
         -> Bool
     {
         let body = try Self.encode(moment)
+        let checkpoints = keepsWAL ? checkpoints : nil
         return try await database.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO moments (id, game_id, occurred_at, body) VALUES (?, ?, ?, ?)",
                 arguments: [moment.moment.id, moment.moment.gameID, moment.occurredAt.timeIntervalSince1970, body])
             guard db.changesCount > 0 else { return false }
+            if let checkpoints, !deliveries.isEmpty, !checkpoints.isDeferred {
+                // Before this transaction's commit, which would otherwise be the first to checkpoint.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.fanOutCheckpointPages)")
+                checkpoints.isDeferred = true
+            }
             var payloadIDs: [String: Int64] = [:]
             for payload in payloads {
                 try db.execute(

@@ -74,6 +74,10 @@ package protocol OutboxStore: Sendable {
     func claim(channel: ChannelKind, now: Date, limit: Int) async throws -> [ClaimedDelivery]
     /// Records the outcomes of attempts.
     func complete(_ results: [DeliveryResult]) async throws
+    /// A dispatcher has nothing in flight and nothing due: once no channel has anything being
+    /// sent or due by `now`, housekeeping that would have slowed a fan-out runs (SQLite: the WAL
+    /// checkpoint deferred since a moment was recorded).
+    func deliveriesSettled(now: Date) async throws
     /// Gives back claimed deliveries that were never sent (a graceful stop): pending again, the
     /// attempt not counted.
     func release(_ ids: [UUID]) async throws

@@ -291,6 +291,35 @@ enum Fixtures {
         #expect(try await store.hasUnfinished(channels: [.apns], dueBy: nil) == false)
     }
 
+    /// A fan-out's WAL is not copied back into the database file while its deliveries are under
+    /// way (SQLite would, at the first commit past 1,000 pages of WAL, and again every 1,000):
+    /// once nothing is being sent or due, it is.
+    @Test func aFanOutPutsOffItsCheckpointUntilNothingIsUnderWay() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+            .path
+        let store = try SQLiteStore(path: path)
+        let phones = (0..<20_000).map { _ in Fixtures.device(Fixtures.apns) }
+        try await store.register(contentsOf: phones)
+        func fileSize() throws -> Int {
+            try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        }
+        let before = try fileSize()
+        let moment = Fixtures.moment()
+        // About 1,500 pages of outbox rows and their index: without the deferral, this commit
+        // checkpoints them into the file.
+        try await store.record(
+            moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: phones))
+        #expect(try fileSize() == before)
+        let claimed = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 20_000)
+        #expect(claimed.count == 20_000)
+        try await store.deliveriesSettled(now: moment.occurredAt)
+        #expect(try fileSize() == before, "checkpointed while deliveries were being sent")
+        try await store.complete(claimed.map { .delivered(id: $0.id, at: moment.occurredAt) })
+        #expect(try fileSize() == before)
+        try await store.deliveriesSettled(now: moment.occurredAt)
+        #expect(try fileSize() > before + 4_000_000, "not checkpointed once nothing was under way")
+    }
+
     /// A store finds the rows it claimed by their ids; one that did not claim them (another
     /// process on the same file, or this one after a restart) finds them by delivery id.
     @Test func deliveriesClaimedByAnotherStoreOnTheFileAreFinishedAndReleased() async throws {
