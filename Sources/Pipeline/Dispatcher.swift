@@ -291,7 +291,12 @@ package struct Dispatcher: Sendable {
                     exhausted = false
                     if let due, due <= clock.now() { continue }
                     if stop.isRequested { break }
-                    try await outbox.deliveriesSettled(now: clock.now())
+                    do {
+                        try await outbox.deliveriesSettled(now: clock.now())
+                    } catch {
+                        // Housekeeping: the next idle moment tries again; delivery goes on.
+                        logger.warning("outbox housekeeping failed", metadata: ["error": "\(error)"])
+                    }
                     logger.debug(
                         "idle",
                         metadata: ["channel": "\(kind.rawValue)", "next.due": "\(due.map { "\($0)" } ?? "none")"])

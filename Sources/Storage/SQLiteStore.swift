@@ -618,9 +618,10 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     private let payloadCache = PayloadCache()
 
     /// The row of each delivery this store claimed and has not finished: finishing it then finds
-    /// the row by its id, not through the delivery-id index (a random probe per delivery, a third
-    /// of what finishing cost). Rows are still checked by delivery id, so a stale entry changes
-    /// nothing; a delivery claimed by an earlier process is found through the index as before.
+    /// the row by its id (a delivery-id index cost a random probe per delivery, a third of what
+    /// finishing cost, and is gone since migration 7). Rows are still checked by delivery id, so
+    /// a stale entry changes nothing; a delivery claimed by another store on the file is found
+    /// among the rows being sent (`Queries.sendingRow`).
     private final class ClaimedRows: @unchecked Sendable {
         // Accessed only inside `database.write` closures, which GRDB runs one at a time.
         var rowIDs: [UUID: Int64] = [:]
