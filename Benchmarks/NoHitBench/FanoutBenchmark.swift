@@ -129,7 +129,12 @@ struct FanoutBenchmark: AsyncParsableCommand {
             throw ValidationError("--transport must be http2 or async-http-client")
         }
         settings.apnsTransport = transportChoice
-        settings.webPushTransport = transportChoice
+        // Web Push never travels over AsyncHTTPClient: that choice means HTTP/1.1 for it.
+        settings.webPushTransport = transportChoice == .http2 ? .http2 : .http1
+        // The fake listens on loopback: its endpoints are trusted, as `--fake-apns` makes them.
+        if let origin = HTTP1Client.Target(url: fake.description.url) {
+            settings.endpointGuard.trusted.insert(EndpointGuard.Endpoint(host: origin.host, port: origin.port))
+        }
         if let connections {
             settings.apnsConnections = connections
             settings.webPushConnections = connections

@@ -67,10 +67,10 @@ package struct AsyncHTTPClientAPNsTransport: APNsTransport {
         do {
             let response = try await client.execute(request, timeout: configuration.timeout)
             let body = try await response.body.collect(upTo: 64 * 1024)
-            return APNsChannel.classify(
+            return OutcomeClassifier.apns(
                 status: Int(response.status.code), body: body, retryAfter: response.headers.first(name: "retry-after"))
         } catch {
-            return APNsChannel.classify(error)
+            return OutcomeClassifier.failure(error)
         }
     }
 
@@ -127,15 +127,10 @@ package struct HTTP2APNsTransport: APNsTransport {
     static func outcome(of result: Result<HTTP2Client.Response, HTTP2Client.Failure>) -> ProviderOutcome {
         switch result {
         case .success(let response):
-            APNsChannel.classify(
+            OutcomeClassifier.apns(
                 status: response.status, body: response.body, retryAfter: response.headers.first(name: "retry-after"))
-        case .failure(.timedOut): .transient(reason: "timed out", retryAfter: nil)
-        case .failure(.notProcessed(let why)), .failure(.connectionLost(let why)): .connectionLost(reason: why)
-        case .failure(.streamReset(let code)): .connectionLost(reason: "stream reset (\(code))")
-        case .failure(.cannotConnect(let why)): .transient(reason: "cannot connect: \(why)", retryAfter: nil)
-        case .failure(.notHTTP2(let chosen)):
-            .transient(reason: "cannot connect: the server does not speak HTTP/2 (ALPN: \(chosen))", retryAfter: nil)
-        case .failure(.badURL(let url)): .rejected(status: 0, reason: "bad APNs URL \(url)")
+        case .failure(let failure):
+            OutcomeClassifier.failure(failure)
         }
     }
 
@@ -263,39 +258,5 @@ package struct APNsChannel: DeliveryChannel {
             APNsRequest(
                 environment: environment, deviceToken: deviceToken, headers: headers,
                 body: ByteBuffer(bytes: delivery.payload)))
-    }
-
-    /// APNs statuses and reasons, per Apple's documentation.
-    package static func classify(status: Int, body: ByteBuffer, retryAfter: String?) -> ProviderOutcome {
-        if status == 200 { return .accepted }
-        let json = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
-        let reason = json?["reason"] as? String ?? "HTTP \(status)"
-        switch status {
-        case 410:
-            let since = (json?["timestamp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) }
-            return .gone(reason: reason, since: since)
-        case 400 where reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic":
-            return .gone(reason: reason, since: nil)
-        case 403 where reason == "ExpiredProviderToken":
-            return .expiredProviderToken
-        case 429, 500...599:
-            return .transient(
-                reason: "\(status) \(reason)", retryAfter: retryAfter.flatMap(TimeInterval.init)
-            )
-        default:
-            return .rejected(status: status, reason: reason)
-        }
-    }
-
-    /// Transport failures: a deadline is a stall (retry later); a connection that went away
-    /// (GOAWAY, reset) is resent at once on a new one.
-    package static func classify(_ error: any Error) -> ProviderOutcome {
-        if let error = error as? HTTPClientError,
-            error == .deadlineExceeded || error == .readTimeout
-                || error == .connectTimeout
-        {
-            return .transient(reason: "timed out (\(error))", retryAfter: nil)
-        }
-        return .connectionLost(reason: "\(error)")
     }
 }

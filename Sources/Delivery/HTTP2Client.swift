@@ -25,6 +25,10 @@ package final class HTTP2Client: Sendable {
         package var connectTimeout = TimeAmount.seconds(5)
         /// Certificate authorities (PEM) trusted besides the system's.
         package var extraCertificateAuthorities: [String] = []
+        /// For endpoints users give (Web Push services): the name is resolved and its addresses
+        /// checked before connecting (see ``EndpointGuard``). Nil for fixed providers (APNs),
+        /// which are connected to by name.
+        package var endpointGuard: EndpointGuard?
         /// Header names (`:path` included) whose values differ on every request — APNs's device
         /// path and `apns-id`: sent as HPACK literals without indexing, so they never push the
         /// values that repeat (the provider token, the topic) out of the compression table.
@@ -50,6 +54,8 @@ package final class HTTP2Client: Sendable {
         /// The server reset the stream.
         case streamReset(String)
         case cannotConnect(String)
+        /// The endpoint resolves only into networks the service must not reach.
+        case refused(EndpointRefusal)
         /// The server chose another protocol than HTTP/2 in the TLS handshake (ALPN), or none.
         case notHTTP2(String)
         case badURL(String)
@@ -61,6 +67,7 @@ package final class HTTP2Client: Sendable {
             case .connectionLost(let why): "connection lost (\(why))"
             case .streamReset(let code): "stream reset (\(code))"
             case .cannotConnect(let why): "cannot connect (\(why))"
+            case .refused(let refusal): "refused: \(refusal)"
             case .notHTTP2(let protocolName): "the server does not speak HTTP/2 (ALPN: \(protocolName))"
             case .badURL(let url): "not an https URL: \(url)"
             }
@@ -233,6 +240,34 @@ package final class HTTP2Client: Sendable {
     }
 
     private func connect(on loop: any EventLoop) -> EventLoopFuture<HTTP2Connection> {
+        guard let endpointGuard = configuration.endpointGuard else {
+            return connect(on: loop, to: nil)
+        }
+        // Resolved and checked first; then each allowed address is tried in turn.
+        let (host, port) = (host, port)
+        return loop.makeFutureWithTask { () async throws -> [SocketAddress] in
+            do throws(EndpointRefusal) {
+                return try await endpointGuard.addresses(host: host, port: port)
+            } catch {
+                throw Failure.refused(error)
+            }
+        }
+        .flatMap { (addresses: [SocketAddress]) -> EventLoopFuture<HTTP2Connection> in
+            func attempt(_ index: Int, _ reasons: [String]) -> EventLoopFuture<HTTP2Connection> {
+                guard index < addresses.count else {
+                    return loop.makeFailedFuture(Failure.cannotConnect(reasons.joined(separator: "; ")))
+                }
+                return self.connect(on: loop, to: addresses[index]).flatMapError { error in
+                    if case Failure.notHTTP2 = error { return loop.makeFailedFuture(error) }
+                    return attempt(index + 1, reasons + ["\(addresses[index]): \(error)"])
+                }
+            }
+            return attempt(0, [])
+        }
+    }
+
+    /// Connects to `address`, or to the host by name when nil.
+    private func connect(on loop: any EventLoop, to address: SocketAddress?) -> EventLoopFuture<HTTP2Connection> {
         let serverHostname = host.isIPAddress ? nil : host
         let sslContext = sslContext
         let unindexed = configuration.unindexedHeaders
@@ -257,7 +292,7 @@ package final class HTTP2Client: Sendable {
                     try channel.pipeline.syncOperations.addHandler(HTTP2Connection.Handler(unindexedHeaders: unindexed))
                 }
             }
-            .connect(host: host, port: port)
+            .connect(to: address, host: host, port: port)
             .flatMap { channel in
                 // Usable once TLS has agreed on HTTP/2: requests queued before would fail with the
                 // connection if the server turned out to speak something else. Each connection
@@ -639,11 +674,9 @@ private final class ProtocolCheck: ChannelInboundHandler, RemovableChannelHandle
     }
 }
 
-extension String {
-    /// An IPv4 or IPv6 literal (no SNI for those).
-    fileprivate var isIPAddress: Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, self, &v4) == 1 || inet_pton(AF_INET6, self, &v6) == 1
+extension ClientBootstrap {
+    /// Connects to `address` when given, else to `host` by name.
+    fileprivate func connect(to address: SocketAddress?, host: String, port: Int) -> EventLoopFuture<any Channel> {
+        address.map { connect(to: $0) } ?? connect(host: host, port: port)
     }
 }

@@ -140,7 +140,10 @@ package struct Registrar: Sendable {
     }
 
     /// An https URL with a host, and — unless private networks are allowed — a host that is not
-    /// a name or address of loopback, private, link-local or otherwise internal networks.
+    /// an address (in any numeric form the system resolver reads) or a name of loopback, private,
+    /// link-local or otherwise internal networks. A numeric host must be written as four decimal
+    /// numbers (or as IPv6). Names are judged by their form only here: what they resolve to is
+    /// checked each time a delivery connects (``EndpointGuard``).
     package func checkURL(_ text: String, field: String) throws(RegistrationError) {
         guard text.utf8.count <= 2048, let url = URLComponents(string: text), url.scheme?.lowercased() == "https",
             let host = url.host, !host.isEmpty
@@ -150,68 +153,36 @@ package struct Registrar: Sendable {
         guard url.user == nil, url.password == nil else {
             throw RegistrationError(field: field, reason: "must not carry a user name or password")
         }
-        if !allowPrivateNetworks, let range = Self.internalRange(host: host) {
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw RegistrationError(field: field, reason: "has no valid port (\(port))")
+        }
+        guard !allowPrivateNetworks else { return }
+        if let problem = Self.internalRange(host: host) {
             throw RegistrationError(
-                field: field, reason: "points into \(range) (\(host)); the operator has not allowed private networks")
+                field: field, reason: "\(problem) (\(host)); the operator has not allowed private networks")
         }
     }
 
-    /// Which internal range `host` names, if any. Names are judged by their form only (DNS is
-    /// not consulted here).
+    /// What is wrong with `host` as a public endpoint's host, if anything: the internal range it
+    /// names, a local network name, or a numeric form that is not canonical.
     package static func internalRange(host: String) -> String? {
-        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        if host == "localhost" || host.hasSuffix(".localhost") { return "loopback" }
-        if host.hasSuffix(".local") || host.hasSuffix(".internal") || host.hasSuffix(".lan")
-            || !host.contains(".")
-                && !host.contains(":")
-        {
-            return "a local network name"
-        }
-        if let v4 = ipv4(host) { return internalRange(v4) }
-        if host.contains(":") {
-            guard let v6 = ipv6(host) else { return "an unreadable IPv6 address" }
-            if v6 == [UInt8](repeating: 0, count: 15) + [1] { return "loopback" }
-            if v6.allSatisfy({ $0 == 0 }) { return "the unspecified address" }
-            if v6[0] & 0xFE == 0xFC { return "unique local addresses (fc00::/7)" }
-            if v6[0] == 0xFE && v6[1] & 0xC0 == 0x80 { return "link-local addresses (fe80::/10)" }
-            if v6[0] == 0xFF { return "multicast" }
-            if v6[0..<10].allSatisfy({ $0 == 0 }) && v6[10] == 0xFF && v6[11] == 0xFF {
-                return internalRange((v6[12], v6[13], v6[14], v6[15]))
+        switch IPAddress.read(host: host) {
+        case .invalid(let reason):
+            return "is not a valid host: \(reason)"
+        case .ipv4(let address, let canonical):
+            if let range = address.internalRange { return "points into \(range)" }
+            if !canonical { return "writes the address \(address) in a form other than four decimal numbers" }
+            return nil
+        case .ipv6(let address):
+            return address.internalRange.map { "points into \($0)" }
+        case .name(let name):
+            if name == "localhost" || name.hasSuffix(".localhost") { return "points into loopback" }
+            let local = [".local", ".internal", ".lan", ".home.arpa", ".localdomain", ".intranet", ".corp"]
+            if !name.contains(".") || local.contains(where: { name.hasSuffix($0) }) {
+                return "points into a local network name"
             }
-            if v6[0..<12].allSatisfy({ $0 == 0 }) { return "IPv4-compatible addresses" }
+            return nil
         }
-        return nil
-    }
-
-    private static func internalRange(_ a: (UInt8, UInt8, UInt8, UInt8)) -> String? {
-        switch a {
-        case (0, _, _, _): "this network (0.0.0.0/8)"
-        case (127, _, _, _): "loopback"
-        case (10, _, _, _): "a private network (10.0.0.0/8)"
-        case (172, 16...31, _, _): "a private network (172.16.0.0/12)"
-        case (192, 168, _, _): "a private network (192.168.0.0/16)"
-        case (169, 254, _, _): "link-local addresses (169.254.0.0/16)"
-        case (100, 64...127, _, _): "shared address space (100.64.0.0/10)"
-        case (192, 0, 0, _): "IETF protocol assignments (192.0.0.0/24)"
-        case (198, 18...19, _, _): "benchmarking addresses (198.18.0.0/15)"
-        case (224...255, _, _, _): "multicast or reserved addresses"
-        default: nil
-        }
-    }
-
-    private static func ipv4(_ host: String) -> (UInt8, UInt8, UInt8, UInt8)? {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        let bytes = parts.compactMap { part in part.count <= 3 ? UInt8(part) : nil }
-        guard bytes.count == 4 else { return nil }
-        return (bytes[0], bytes[1], bytes[2], bytes[3])
-    }
-
-    private static func ipv6(_ host: String) -> [UInt8]? {
-        var address = in6_addr()
-        let host = host.split(separator: "%").first.map(String.init) ?? host
-        guard inet_pton(AF_INET6, host, &address) == 1 else { return nil }
-        return withUnsafeBytes(of: &address) { Array($0) }
     }
 
     /// A fresh device secret: 32 random bytes, base64url.

@@ -1,5 +1,4 @@
 import Alerts
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import Synchronization
@@ -9,18 +8,19 @@ import Synchronization
 ///
 /// With `origins`, requests to a push service go over the lean HTTP/2 client, a pool per origin
 /// (browsers' subscriptions point at a handful of services); a service that does not offer
-/// HTTP/2 is remembered (for an hour) and reached over AsyncHTTPClient, as every service is
-/// without `origins`.
+/// HTTP/2 is remembered (for an hour) and reached over HTTP/1.1, as every service is without
+/// `origins`. Either way the endpoint's address is checked when connecting (the URL is the
+/// user's) and a redirect is never followed.
 package struct WebPushChannel: DeliveryChannel {
     package let kind = ChannelKind.webPush
-    let client: HTTPClient
+    let client: HTTP1Client
     let vapid: VAPIDAuthorizations
     let clock: any WallClock
     let timeout: TimeAmount
     let origins: WebPushOrigins?
 
     package init(
-        client: HTTPClient, vapid: VAPID, clock: any WallClock, timeout: TimeAmount = .seconds(10),
+        client: HTTP1Client, vapid: VAPID, clock: any WallClock, timeout: TimeAmount = .seconds(10),
         origins: WebPushOrigins? = nil
     ) {
         self.client = client
@@ -151,35 +151,26 @@ package struct WebPushChannel: DeliveryChannel {
     }
 
     private func sendOverHTTP1(_ prepared: Prepared) async -> ProviderOutcome {
-        var request = HTTPClientRequest(url: prepared.origin + prepared.request.path)
-        request.method = .POST
-        for (name, value) in prepared.request.headers { request.headers.add(name: name, value: value) }
-        request.body = .bytes(prepared.request.body)
         do {
-            let response = try await client.execute(request, timeout: timeout)
-            _ = try await response.body.collect(upTo: 64 * 1024)
-            return Self.classify(
-                status: Int(response.status.code), retryAfter: response.headers.first(name: "retry-after"))
+            let response = try await client.execute(
+                url: prepared.origin + prepared.request.path, headers: prepared.request.headers,
+                body: prepared.request.body, timeout: timeout)
+            return OutcomeClassifier.web(
+                status: response.status, retryAfter: response.headers.first(name: "retry-after"),
+                location: response.headers.first(name: "location"), goneStatuses: [404, 410], thing: "subscription")
         } catch {
-            return APNsChannel.classify(error)
-        }
-    }
-
-    static func classify(status: Int, retryAfter: String?) -> ProviderOutcome {
-        switch status {
-        case 200...299: .accepted
-        case 404, 410: .gone(reason: "subscription gone (\(status))", since: nil)
-        case 429, 500...599: .transient(reason: "HTTP \(status)", retryAfter: retryAfter.flatMap(TimeInterval.init))
-        default: .rejected(status: status, reason: "HTTP \(status)")
+            return OutcomeClassifier.failure(error)
         }
     }
 
     static func outcome(of result: Result<HTTP2Client.Response, HTTP2Client.Failure>) -> ProviderOutcome {
         switch result {
         case .success(let response):
-            classify(status: response.status, retryAfter: response.headers.first(name: "retry-after"))
+            OutcomeClassifier.web(
+                status: response.status, retryAfter: response.headers.first(name: "retry-after"),
+                location: response.headers.first(name: "location"), goneStatuses: [404, 410], thing: "subscription")
         case .failure(let failure):
-            HTTP2APNsTransport.outcome(of: .failure(failure))
+            OutcomeClassifier.failure(failure)
         }
     }
 

@@ -1,17 +1,17 @@
 import Alerts
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 
 /// Webhooks signed per Standard Webhooks: `webhook-id` the delivery id (receivers de-duplicate
-/// on it), `webhook-timestamp`, `webhook-signature`.
+/// on it), `webhook-timestamp`, `webhook-signature`. Sent over ``HTTP1Client``: the URL is the
+/// user's, so its address is checked when connecting and a redirect is never followed.
 package struct WebhookChannel: DeliveryChannel {
     package let kind = ChannelKind.webhook
-    let client: HTTPClient
+    let client: HTTP1Client
     let clock: any WallClock
     let timeout: TimeAmount
 
-    package init(client: HTTPClient, clock: any WallClock, timeout: TimeAmount = .seconds(20)) {
+    package init(client: HTTP1Client, clock: any WallClock, timeout: TimeAmount = .seconds(20)) {
         self.client = client
         self.clock = clock
         self.timeout = timeout
@@ -23,30 +23,23 @@ package struct WebhookChannel: DeliveryChannel {
         else { return .gone(reason: "not a valid webhook", since: nil) }
         let id = "msg_" + delivery.id.uuidString.lowercased()
         let timestamp = Int(clock.now().timeIntervalSince1970)
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/json")
-        request.headers.add(name: "webhook-id", value: id)
-        request.headers.add(name: "webhook-timestamp", value: "\(timestamp)")
-        request.headers.add(
-            name: "webhook-signature",
-            value: StandardWebhooks.signature(id: id, timestamp: timestamp, body: delivery.payload, key: key))
-        request.body = .bytes(ByteBuffer(bytes: delivery.payload))
+        let headers = [
+            ("content-type", "application/json"),
+            ("webhook-id", id),
+            ("webhook-timestamp", "\(timestamp)"),
+            (
+                "webhook-signature",
+                StandardWebhooks.signature(id: id, timestamp: timestamp, body: delivery.payload, key: key)
+            ),
+        ]
         do {
-            let response = try await client.execute(request, timeout: timeout)
-            _ = try await response.body.collect(upTo: 64 * 1024)
-            let status = Int(response.status.code)
-            switch status {
-            case 200...299: return .accepted
-            case 410: return .gone(reason: "endpoint answered 410 Gone", since: nil)
-            case 429, 500...599:
-                return .transient(
-                    reason: "HTTP \(status)",
-                    retryAfter: response.headers.first(name: "retry-after").flatMap(TimeInterval.init))
-            default: return .rejected(status: status, reason: "HTTP \(status)")
-            }
+            let response = try await client.execute(
+                url: url, headers: headers, body: ByteBuffer(bytes: delivery.payload), timeout: timeout)
+            return OutcomeClassifier.web(
+                status: response.status, retryAfter: response.headers.first(name: "retry-after"),
+                location: response.headers.first(name: "location"), goneStatuses: [410], thing: "endpoint")
         } catch {
-            return APNsChannel.classify(error)
+            return OutcomeClassifier.failure(error)
         }
     }
 }

@@ -19,6 +19,9 @@ package struct FakeProviderConfiguration: Sendable {
     /// Whether TLS offers HTTP/2 (ALPN); without it the fake stands in for a push service that
     /// speaks only HTTP/1.1.
     package var offersHTTP2 = true
+    /// Where webhook endpoints and Web Push subscriptions whose id starts `307-` send the request
+    /// on (`307 Temporary Redirect`): an SSRF probe, which a client must not follow.
+    package var redirectLocation = "http://127.0.0.1:9/internal"
 
     package init(verificationKey: P256.Signing.PublicKey, keyID: String? = nil, teamID: String? = nil) {
         self.verificationKey = verificationKey
@@ -358,6 +361,9 @@ package final class FakeProviderState: Sendable {
                 return ledger.attempts["webpush:" + id + ":" + String(body.count)]!
             }
             if id.hasPrefix("410-") { return .json(410, ["reason": "subscription expired"]) }
+            if id.hasPrefix("307-") {
+                return .json(307, ["reason": "moved"], headers: [("location", configuration.redirectLocation)])
+            }
             if id.hasPrefix("404-") { return .json(404, ["reason": "subscription not found"]) }
             if id.hasPrefix("429-") && attempt <= configuration.failuresBeforeSuccess {
                 return .json(429, ["reason": "slow down"], headers: [("retry-after", "1")])
@@ -401,7 +407,7 @@ package final class FakeProviderState: Sendable {
     // MARK: Webhooks
 
     /// A new webhook endpoint with its signing secret (prefix `410-` answers 410, `503-` fails then
-    /// succeeds).
+    /// succeeds, `307-` redirects to `redirectLocation`).
     package func webhookEndpoint(id: String = UUID().uuidString.lowercased(), baseURL: String) -> (
         url: String, secret: String
     ) {
@@ -427,6 +433,9 @@ package final class FakeProviderState: Sendable {
             return .json(400, ["reason": "stale timestamp"])
         }
         if id.hasPrefix("410-") { return .json(410, ["reason": "gone"]) }
+        if id.hasPrefix("307-") {
+            return .json(307, ["reason": "moved"], headers: [("location", configuration.redirectLocation)])
+        }
         let attempt = ledger.withLock { ledger -> Int in
             ledger.attempts["webhook:" + messageID, default: 0] += 1
             return ledger.attempts["webhook:" + messageID]!

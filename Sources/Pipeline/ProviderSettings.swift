@@ -27,21 +27,30 @@ package struct ProviderSettings: Sendable {
     /// scan, so 600 requests in flight cost less spread over 8 connections than over 4.
     package var apnsConnections = 8
     /// How Web Push requests travel: the lean HTTP/2 client, a pool per push service (default;
-    /// a service without HTTP/2 is reached over AsyncHTTPClient), or AsyncHTTPClient for all.
-    package var webPushTransport = TransportChoice.http2
+    /// a service without HTTP/2 is reached over HTTP/1.1), or HTTP/1.1 for all.
+    package var webPushTransport = WebPushTransport.http2
     /// HTTP/2 connections per push service (lean client only).
     package var webPushConnections = 2
     package var writeConsole: @Sendable (String) -> Void = { print($0) }
+    /// Resolves and checks the addresses of the endpoints users give (webhooks, push services).
+    package var endpointGuard = EndpointGuard()
 
     package init(vapidKey: P256.Signing.PrivateKey) {
         self.vapidKey = vapidKey
     }
 }
 
-/// How a provider's requests travel.
+/// How APNs requests travel.
 package enum TransportChoice: String, Sendable, CaseIterable {
     case http2
     case asyncHTTPClient = "async-http-client"
+}
+
+/// How Web Push requests travel. Not over AsyncHTTPClient: it connects to whatever a name
+/// resolves to and follows redirects, and a push endpoint is the user's URL.
+package enum WebPushTransport: String, Sendable, CaseIterable {
+    case http2
+    case http1
 }
 
 /// The delivery channels built from settings, over one HTTP client.
@@ -65,8 +74,26 @@ package struct ProviderChannels: Sendable {
         configuration.httpVersion = .automatic
         configuration.timeout = .init(connect: .seconds(5))
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        // Only APNs (a fixed host) travels over this client; nothing it talks to is followed
+        // elsewhere.
+        configuration.redirectConfiguration = .disallow
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.client = client
+        do {
+            (channels, unavailable, apnsTransport, webPushOrigins) = try Self.channels(
+                settings, client: client)
+        } catch {
+            // A client dropped without shutdown traps in its deinit.
+            try? client.syncShutdown()
+            throw error
+        }
+    }
 
+    private static func channels(_ settings: ProviderSettings, client: HTTPClient) throws -> (
+        [any DeliveryChannel], [ChannelKind: String], (any APNsTransport)?, WebPushOrigins?
+    ) {
+        let apnsTransport: (any APNsTransport)?
+        let webPushOrigins: WebPushOrigins?
         var channels: [any DeliveryChannel] = []
         var unavailable: [ChannelKind: String] = [:]
         if let key = settings.apnsKey, !settings.apnsKeyID.isEmpty, !settings.apnsTeamID.isEmpty {
@@ -100,18 +127,22 @@ package struct ProviderChannels: Sendable {
             var options = HTTP2Client.Configuration()
             options.connections = max(1, settings.webPushConnections)
             options.extraCertificateAuthorities = settings.extraCertificateAuthorities
+            options.endpointGuard = settings.endpointGuard
             webPushOrigins = WebPushOrigins(configuration: options)
-        case .asyncHTTPClient:
+        case .http1:
             webPushOrigins = nil
         }
+        var http1 = HTTP1Client.Configuration()
+        http1.extraCertificateAuthorities = settings.extraCertificateAuthorities
+        http1.endpointGuard = settings.endpointGuard
+        let endpoints = try HTTP1Client(configuration: http1)
         channels.append(
             WebPushChannel(
-                client: client, vapid: VAPID(key: settings.vapidKey, subject: settings.vapidSubject),
+                client: endpoints, vapid: VAPID(key: settings.vapidKey, subject: settings.vapidSubject),
                 clock: SystemWallClock(), timeout: settings.requestTimeout, origins: webPushOrigins))
-        channels.append(WebhookChannel(client: client, clock: SystemWallClock(), timeout: settings.requestTimeout))
+        channels.append(WebhookChannel(client: endpoints, clock: SystemWallClock(), timeout: settings.requestTimeout))
         channels.append(ConsoleChannel(write: settings.writeConsole))
-        self.channels = channels
-        self.unavailable = unavailable
+        return (channels, unavailable, apnsTransport, webPushOrigins)
     }
 
     package func shutdown() async throws {

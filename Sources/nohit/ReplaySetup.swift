@@ -90,7 +90,13 @@ struct ReplaySetup {
                 metadata: ["channel": "\(kind.rawValue)", "reason": "\(reason)"])
         }
 
-        let recovery = try await database.recoverInDoubt(now: clock.now())
+        let recovery: RecoveryReport
+        do {
+            recovery = try await database.recoverInDoubt(now: clock.now())
+        } catch {
+            try? await channels.shutdown()
+            throw error
+        }
         if !recovery.requeued.isEmpty || !recovery.superseded.isEmpty {
             StandardStreams.writeError(
                 "nohit: recovered after an unclean stop: \(recovery.requeued.count) in-doubt alerts queued again, "

@@ -67,11 +67,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The operator's token for /api/admin/... (none closes them).")
     var adminToken: String?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: "Allow webhook and Web Push URLs into loopback and private networks (default: no).")
-    var allowPrivateNetworks: Bool?
-
     @OptionGroup var store: StoreOptions
     @OptionGroup var providers: ProviderOptions
     @OptionGroup var logging: LoggingOptions
@@ -89,7 +84,6 @@ struct ServeCommand: AsyncParsableCommand {
         if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
         if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
         if let adminToken { flags["admin.token"] = .string(adminToken) }
-        if let allowPrivateNetworks { flags["delivery.allow-private-networks"] = .bool(allowPrivateNetworks) }
         return flags
     }
 
@@ -111,6 +105,13 @@ struct ServeCommand: AsyncParsableCommand {
                 "give the day to replay: --replay YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file), "
                     + "or --source statsapi")
         }
+        // Every setting is read before anything that must be shut down (the HTTP clients) exists.
+        let adminToken = try settings.string("admin.token")
+        let allowPrivateNetworks = try settings.bool("delivery.allow-private-networks", default: false)
+        let statsAPIDate = try settings.string("statsapi.date")
+        if let statsAPIDate, statsAPIDate.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil {
+            throw ValidationError("the Stats API date must be YYYY-MM-DD, not '\(statsAPIDate)'")
+        }
         try logging.bootstrap(settings)
         let logger = Logger(label: "nohit.serve")
 
@@ -120,7 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
         let channels: ProviderChannels
         let clock: any WallClock
         var games: [ReplayGame] = []
-        var statsAPIClient: HTTPClient?
+        var statsAPIURL: String?
         let banner: String
         if let replay, sourceName == "replay" {
             let setup = try await ReplaySetup.prepare(
@@ -132,10 +133,10 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             clock = SystemWallClock()
             places = try ReplaySetup.retrosheetPlaces(settings)
+            statsAPIURL = try settings.string("statsapi.url", default: Self.statsAPIURL)
             (database, providerSettings, channels) = try await ReplaySetup.prepareDelivery(
                 settings: settings, store: store, providers: providers, clock: clock, logger: logger)
-            statsAPIClient = HTTPClient(eventLoopGroupProvider: .singleton)
-            banner = "following the Stats API at \(try settings.string("statsapi.url", default: Self.statsAPIURL))"
+            banner = "following the Stats API at \(statsAPIURL ?? Self.statsAPIURL)"
         }
 
         let pipeline = AlertPipeline(
@@ -145,27 +146,25 @@ struct ServeCommand: AsyncParsableCommand {
         var api = APIServer(
             store: database, board: board, feed: feed,
             registrar: Registrar(
-                allowPrivateNetworks: try settings.bool("delivery.allow-private-networks", default: false)),
+                allowPrivateNetworks: allowPrivateNetworks),
             seasons: SeasonLibrary(places: places), clock: clock)
         api.vapidPublicKey =
             VAPID(
                 key: providerSettings.vapidKey, subject: providerSettings.vapidSubject
             ).publicKeyBase64URL
         api.statistics = pipeline.statistics
-        api.adminToken = try settings.string("admin.token")
+        api.adminToken = adminToken
         api.outbox = database
         let source: any Service
-        if let statsAPIClient {
-            let url = try settings.string("statsapi.url", default: Self.statsAPIURL)
+        // Created last, once nothing else can fail: a client dropped without shutdown traps.
+        var statsAPIClient: HTTPClient?
+        if let statsAPIURL {
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            statsAPIClient = client
             var poller = StatsAPIPoller(
-                transport: HTTPStatsAPITransport(client: statsAPIClient, baseURL: url), clock: clock,
+                transport: HTTPStatsAPITransport(client: client, baseURL: statsAPIURL), clock: clock,
                 logger: Logger(label: "nohit.statsapi"))
-            if let date = try settings.string("statsapi.date") {
-                guard date.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil else {
-                    throw ValidationError("the Stats API date must be YYYY-MM-DD, not '\(date)'")
-                }
-                poller.officialDates = { _ in [date] }
-            }
+            if let statsAPIDate { poller.officialDates = { _ in [statsAPIDate] } }
             source = StatsAPISource(
                 poller: poller, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
         } else {

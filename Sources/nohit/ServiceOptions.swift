@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import Delivery
 import Dispatch
 import FakeProviders
 import Foundation
@@ -112,10 +113,18 @@ struct ProviderOptions: ParsableArguments {
 
     @Option(
         help: """
-            How Web Push requests travel: http2 (the lean client, per push service; default) or \
-            async-http-client. A push service without HTTP/2 is reached over HTTP/1.1 either way.
+            How Web Push requests travel: http2 (the lean client, per push service; default) or http1. A \
+            push service without HTTP/2 is reached over HTTP/1.1 either way.
             """)
     var webPushTransport: String?
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Allow webhook and Web Push URLs into loopback and private networks (default: no): at \
+            registration, and when connecting (the addresses a name resolves to are checked).
+            """)
+    var allowPrivateNetworks: Bool?
 
     @Option(help: "Deadline of each provider request, in seconds (default: 10).")
     var requestTimeout: Int?
@@ -132,6 +141,7 @@ struct ProviderOptions: ParsableArguments {
         if let apnsConnections { flags["apns.connections"] = .int(apnsConnections) }
         if let requestTimeout { flags["delivery.request-timeout"] = .int(requestTimeout) }
         if !trustCA.isEmpty { flags["apns.trust-ca"] = .stringArray(trustCA) }
+        if let allowPrivateNetworks { flags["delivery.allow-private-networks"] = .bool(allowPrivateNetworks) }
         return flags
     }
 
@@ -157,7 +167,16 @@ struct ProviderOptions: ParsableArguments {
                 return transport
             }
             settings.apnsTransport = try transport("apns.transport", of: "APNs")
-            settings.webPushTransport = try transport("webpush.transport", of: "Web Push")
+            let webPush = try config.string("webpush.transport", default: WebPushTransport.http2.rawValue)
+            guard let webPushTransport = WebPushTransport(rawValue: webPush) else {
+                throw ValidationError(
+                    "the Web Push transport must be http2 or http1, not '\(webPush)'"
+                        + (webPush == "async-http-client"
+                            ? " (AsyncHTTPClient cannot check the address a push endpoint resolves to)" : ""))
+            }
+            settings.webPushTransport = webPushTransport
+            settings.endpointGuard.allowPrivateNetworks = try config.bool(
+                "delivery.allow-private-networks", default: false)
             settings.apnsConnections = try config.int("apns.connections", default: 8)
             guard (1...64).contains(settings.apnsConnections) else {
                 throw ValidationError("APNs connections must be 1 to 64, not \(settings.apnsConnections)")
@@ -179,6 +198,11 @@ struct ProviderOptions: ParsableArguments {
                 settings.apnsKeyID = fake.keyID
                 settings.apnsTeamID = fake.teamID
                 settings.extraCertificateAuthorities.append(try KeyFiles.readText(fake.ca))
+                // The operator named this fake: its endpoints (webhooks, Web Push) are reached on
+                // loopback without opening private networks to every user's URL.
+                if let origin = HTTP1Client.Target(url: fake.url) {
+                    settings.endpointGuard.trusted.insert(EndpointGuard.Endpoint(host: origin.host, port: origin.port))
+                }
             }
             if let apnsURL = try config.string("apns.url") {
                 settings.apnsProductionURL = apnsURL

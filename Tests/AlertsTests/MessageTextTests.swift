@@ -54,18 +54,18 @@ import Testing
     }
 
     @Test func brokenUpSaysByWhomHowAndWhen() throws {
-        let record = try MomentTests.game("retrosheet/2012/2012DET.EVA", "DET201205180")
+        let record = try MomentTests.game("retrosheet/2020/2020MIN.EVA", "MIN202008180")
         let broken = try #require(try MomentTests.moments(of: record).1.last { $0.kind == .brokenUp })
         let game = GameInfo(
-            id: record.id, date: "2012-05-18",
-            away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
-            home: .init(code: "DET", name: "Detroit Tigers", nickname: "Tigers"),
-            players: ["harrj002": "Josh Harrison", "verlj001": "Justin Verlander"])
+            id: record.id, date: "2020-08-18",
+            away: .init(code: "MIL", name: "Milwaukee Brewers", nickname: "Brewers"),
+            home: .init(code: "MIN", name: "Minnesota Twins", nickname: "Twins"),
+            players: ["sogae001": "Eric Sogard", "maedk001": "Kenta Maeda"])
         let message = MessageText.render(broken, game: game)
         #expect(message.title == "No-hitter broken up")
         #expect(
             message.body
-                == "Josh Harrison broke it up with a single off Justin Verlander, 1 out in the top of the 9th. PIT 0, DET 6."
+                == "Eric Sogard broke it up with a single off Kenta Maeda, nobody out in the top of the 9th. MIL 0, MIN 3."
         )
     }
 
@@ -76,5 +76,25 @@ import Testing
         let message = MessageText.render(moment, game: game)
         #expect(message.body.utf8.count <= MessageText.maximumTextBytes)
         #expect(message.body.hasSuffix("…"))
+    }
+}
+
+extension MessageTextTests {
+    @Suite(.extended) struct Extended {
+        @Test func brokenUpSaysByWhomHowAndWhen2012() throws {
+            let record = try MomentTests.game("retrosheet/2012/2012DET.EVA", "DET201205180")
+            let broken = try #require(try MomentTests.moments(of: record).1.last { $0.kind == .brokenUp })
+            let game = GameInfo(
+                id: record.id, date: "2012-05-18",
+                away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
+                home: .init(code: "DET", name: "Detroit Tigers", nickname: "Tigers"),
+                players: ["harrj002": "Josh Harrison", "verlj001": "Justin Verlander"])
+            let message = MessageText.render(broken, game: game)
+            #expect(message.title == "No-hitter broken up")
+            #expect(
+                message.body
+                    == "Josh Harrison broke it up with a single off Justin Verlander, 1 out in the top of the 9th. PIT 0, DET 6."
+            )
+        }
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// Moments derived from real games replayed as normalised updates.
 @Suite struct MomentTests {
     static func game(_ file: String, _ id: String) throws -> GameRecord {
-        let games = try EventFileReader(path: SharedData.path(file)).games()
+        let games = try EventFileReader(path: TestData.path(file)).games()
         return games.lazy.compactMap { try? $0.get() }.first { $0.id == id }!
     }
 
@@ -36,44 +36,32 @@ import Testing
         #expect(moments.first?.id == "CHA202008250-home-hitless-innings-12")
     }
 
-    @Test func perfectGameStaysPerfectToTheEnd() throws {
-        let humber = try Self.game("retrosheet/2012/2012SEA.EVA", "SEA201204210")
-        let (_, moments) = try Self.moments(of: humber)
-        #expect(moments.allSatisfy { $0.pitchingSide == .away && $0.perfect })
-        #expect(moments.last?.kind == .completed)
-    }
-
-    @Test func nearNoHitterIsBrokenUpWithOneOutInTheNinth() throws {
-        let verlander = try Self.game("retrosheet/2012/2012DET.EVA", "DET201205180")
-        let (_, moments) = try Self.moments(of: verlander)
+    @Test func nearNoHitterIsBrokenUpInTheNinth() throws {
+        let maeda = try Self.game("retrosheet/2020/2020MIN.EVA", "MIN202008180")
+        let (monitor, moments) = try Self.moments(of: maeda)
         let home = moments.filter { $0.pitchingSide == .home }
-        #expect(
-            Self.describe(home).suffix(3) == [
-                "home hitless-innings 24", "home ninth-inning-out 25", "home broken-up 25",
-            ])
+        #expect(Self.describe(home).suffix(2) == ["home hitless-innings 24", "home broken-up 24"])
         let broken = try #require(home.last)
-        #expect(broken.batter == PlayerID("harrj002"))
+        #expect(broken.batter == PlayerID("sogae001"))
         #expect(broken.eventType == .single)
         #expect(broken.inning == 9)
+        #expect(monitor.tracker[.home].status == .brokenUp)
         #expect(!moments.contains { $0.kind == .completed })
     }
 
-    @Test func combinedNoHitterAnnouncesEachPitcherAfterTheFourth() throws {
-        let seattle = try Self.game("retrosheet/2012/2012SEA.EVA", "SEA201206080")
-        let (monitor, moments) = try Self.moments(of: seattle)
-        let changes = moments.filter { $0.kind == .pitchingChange }
-        #expect(monitor.tracker[.home].pitchers.count == 6)
-        #expect(monitor.tracker[.home].isCombined)
-        #expect(changes.count == 5)
-        #expect(changes.allSatisfy { $0.outs >= Moment.notableOuts })
+    @Test func roadNoHitterCompletes() throws {
+        let mills = try Self.game("retrosheet/2020/2020MIL.EVN", "MIL202009130")
+        let (monitor, moments) = try Self.moments(of: mills)
+        #expect(monitor.tracker[.away].status == .official)
         #expect(moments.last?.kind == .completed)
-        #expect(moments.last?.pitchers.count == 6)
+        #expect(moments.last?.pitchers == [PlayerID("milla003")!])
+        #expect(moments.last?.score == PerSide(away: 12, home: 0))
     }
 
     @Test func derivingAgainGivesTheSameMomentsWithUniqueIDs() throws {
         for (file, id) in [
-            ("retrosheet/2020/2020CHA.EVA", "CHA202008250"), ("retrosheet/2012/2012SEA.EVA", "SEA201206080"),
-            ("retrosheet/2012/2012DET.EVA", "DET201205180"),
+            ("retrosheet/2020/2020CHA.EVA", "CHA202008250"), ("retrosheet/2020/2020MIN.EVA", "MIN202008180"),
+            ("retrosheet/2020/2020MIL.EVN", "MIL202009130"),
         ] {
             let game = try Self.game(file, id)
             let first = try Self.moments(of: game).1
@@ -83,30 +71,110 @@ import Testing
         }
     }
 
-    @Test func rescoredHitRevivesTheBid() throws {
-        let verlander = try Self.game("retrosheet/2012/2012DET.EVA", "DET201205180")
-        let original = try verlander.updates()
-        let (brokenMonitor, brokenMoments) = try Self.moments(of: verlander, updates: original)
-        // The scorer changes the ninth-inning single to an error.
+    @Test func rescoredHitRevivesTheBidUntilTheNextHit() throws {
+        let maeda = try Self.game("retrosheet/2020/2020MIN.EVA", "MIN202008180")
+        let original = try maeda.updates()
+        let (brokenMonitor, brokenMoments) = try Self.moments(of: maeda, updates: original)
+        // The scorer changes the ninth-inning single to an error; the double that follows breaks
+        // the bid up again, off the reliever.
         let corrected = original.map { update -> GameUpdate in
-            guard case .play(var record) = update, record.batter == PlayerID("harrj002"),
+            guard case .play(var record) = update, record.batter == PlayerID("sogae001"),
                 record.play?.eventType == .single, record.inning == 9
             else { return update }
-            record.play = try! EventTextParser.parse("E8/G")
+            record.play = try! EventTextParser.parse("E8/L8")
             return .play(record)
         }
-        let (revivedMonitor, revivedMoments) = try Self.moments(of: verlander, updates: corrected)
-        let context = MomentContext(gameID: verlander.id, after: revivedMonitor.state)
-        let change = MomentDetector.moments(
-            from: brokenMonitor.tracker[.home], to: revivedMonitor.tracker[.home], in: context)
-        #expect(Self.describe(change).first == "home revived 27")
-        #expect(change.contains { $0.kind == .completed })
-        // Moments derived before the change keep their ids; the new ones are what is new.
-        let new = Set(revivedMoments.map(\.id)).subtracting(brokenMoments.map(\.id))
+        let (revivedMonitor, revivedMoments) = try Self.moments(of: maeda, updates: corrected)
+        let home = revivedMoments.filter { $0.pitchingSide == .home }
         #expect(
-            new == [
-                "DET201205180-home-ninth-inning-out-26", "DET201205180-home-hitless-innings-27",
-                "DET201205180-home-completed-27",
+            Self.describe(home).suffix(3) == [
+                "home hitless-innings 24", "home pitching-change 24", "home broken-up 24",
             ])
+        #expect(home.last?.batter == PlayerID("garca003"))
+        #expect(home.last?.eventType == .double)
+        #expect(brokenMonitor.tracker[.home].firstHit?.batter == PlayerID("sogae001"))
+        #expect(revivedMonitor.tracker[.home].firstHit?.batter == PlayerID("garca003"))
+        // Moments derived before the change keep their ids; the new one is what is new.
+        let new = Set(revivedMoments.map(\.id)).subtracting(brokenMoments.map(\.id))
+        #expect(new == ["MIN202008180-home-pitching-change-24-roget001"])
+    }
+}
+
+extension MomentTests {
+    /// The same on 2012 games: a perfect game, a near no-hitter, a combined no-hitter.
+    @Suite(.extended) struct Extended {
+        @Test func perfectGameStaysPerfectToTheEnd() throws {
+            let humber = try MomentTests.game("retrosheet/2012/2012SEA.EVA", "SEA201204210")
+            let (_, moments) = try MomentTests.moments(of: humber)
+            #expect(moments.allSatisfy { $0.pitchingSide == .away && $0.perfect })
+            #expect(moments.last?.kind == .completed)
+        }
+
+        @Test func nearNoHitterIsBrokenUpWithOneOutInTheNinth() throws {
+            let verlander = try MomentTests.game("retrosheet/2012/2012DET.EVA", "DET201205180")
+            let (_, moments) = try MomentTests.moments(of: verlander)
+            let home = moments.filter { $0.pitchingSide == .home }
+            #expect(
+                MomentTests.describe(home).suffix(3) == [
+                    "home hitless-innings 24", "home ninth-inning-out 25", "home broken-up 25",
+                ])
+            let broken = try #require(home.last)
+            #expect(broken.batter == PlayerID("harrj002"))
+            #expect(broken.eventType == .single)
+            #expect(broken.inning == 9)
+            #expect(!moments.contains { $0.kind == .completed })
+        }
+
+        @Test func combinedNoHitterAnnouncesEachPitcherAfterTheFourth() throws {
+            let seattle = try MomentTests.game("retrosheet/2012/2012SEA.EVA", "SEA201206080")
+            let (monitor, moments) = try MomentTests.moments(of: seattle)
+            let changes = moments.filter { $0.kind == .pitchingChange }
+            #expect(monitor.tracker[.home].pitchers.count == 6)
+            #expect(monitor.tracker[.home].isCombined)
+            #expect(changes.count == 5)
+            #expect(changes.allSatisfy { $0.outs >= Moment.notableOuts })
+            #expect(moments.last?.kind == .completed)
+            #expect(moments.last?.pitchers.count == 6)
+        }
+
+        @Test func derivingAgainGivesTheSameMomentsWithUniqueIDs2012() throws {
+            for (file, id) in [
+                ("retrosheet/2020/2020CHA.EVA", "CHA202008250"), ("retrosheet/2012/2012SEA.EVA", "SEA201206080"),
+                ("retrosheet/2012/2012DET.EVA", "DET201205180"),
+            ] {
+                let game = try MomentTests.game(file, id)
+                let first = try MomentTests.moments(of: game).1
+                let second = try MomentTests.moments(of: game).1
+                #expect(first == second)
+                #expect(Set(first.map(\.id)).count == first.count)
+            }
+        }
+
+        @Test func rescoredHitRevivesTheBid() throws {
+            let verlander = try MomentTests.game("retrosheet/2012/2012DET.EVA", "DET201205180")
+            let original = try verlander.updates()
+            let (brokenMonitor, brokenMoments) = try MomentTests.moments(of: verlander, updates: original)
+            // The scorer changes the ninth-inning single to an error.
+            let corrected = original.map { update -> GameUpdate in
+                guard case .play(var record) = update, record.batter == PlayerID("harrj002"),
+                    record.play?.eventType == .single, record.inning == 9
+                else { return update }
+                record.play = try! EventTextParser.parse("E8/G")
+                return .play(record)
+            }
+            let (revivedMonitor, revivedMoments) = try MomentTests.moments(of: verlander, updates: corrected)
+            let context = MomentContext(gameID: verlander.id, after: revivedMonitor.state)
+            let change = MomentDetector.moments(
+                from: brokenMonitor.tracker[.home], to: revivedMonitor.tracker[.home], in: context)
+            #expect(MomentTests.describe(change).first == "home revived 27")
+            #expect(change.contains { $0.kind == .completed })
+            // Moments derived before the change keep their ids; the new ones are what is new.
+            let new = Set(revivedMoments.map(\.id)).subtracting(brokenMoments.map(\.id))
+            #expect(
+                new == [
+                    "DET201205180-home-ninth-inning-out-26", "DET201205180-home-hitless-innings-27",
+                    "DET201205180-home-completed-27",
+                ])
+        }
     }
 }

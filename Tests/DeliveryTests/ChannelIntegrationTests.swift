@@ -16,18 +16,29 @@ import Testing
     struct Harness {
         let server: FakeProviderServer
         let client: HTTPClient
+        /// Webhooks and HTTP/1.1 pushes: the fake listens on loopback, which these tests allow.
+        let endpoints: HTTP1Client
         let key = P256.Signing.PrivateKey()
         let token: APNsProviderToken
 
-        init(timeout: Int64 = 10, offersHTTP2: Bool = true) async throws {
+        init(timeout: Int64 = 10, offersHTTP2: Bool = true, redirectLocation: String? = nil) async throws {
             var configuration = FakeProviderConfiguration(
                 verificationKey: key.publicKey, keyID: "KEY123", teamID: "TEAM45")
             configuration.failuresBeforeSuccess = 1
             configuration.offersHTTP2 = offersHTTP2
+            if let redirectLocation { configuration.redirectLocation = redirectLocation }
             server = try await FakeProviderServer.start(configuration: configuration)
             client = try Self.client(trusting: server.authority.caCertificatePEM)
+            var http1 = HTTP1Client.Configuration()
+            http1.extraCertificateAuthorities = [server.authority.caCertificatePEM]
+            http1.endpointGuard = Self.loopbackAllowed
+            endpoints = try HTTP1Client(configuration: http1)
             token = APNsProviderToken(key: key, keyID: "KEY123", teamID: "TEAM45", clock: SystemWallClock())
         }
+
+        /// The guard these tests connect through: loopback allowed (the fake is there), and names
+        /// resolved by a table, never on the network.
+        static let loopbackAllowed = EndpointGuard(resolver: StaticHostResolver([:]), allowPrivateNetworks: true)
 
         static func client(trusting pem: String) throws -> HTTPClient {
             var tls = TLSConfiguration.makeClientConfiguration()
@@ -74,11 +85,17 @@ import Testing
             if transport == .http2 {
                 var options = HTTP2Client.Configuration()
                 options.extraCertificateAuthorities = [server.authority.caCertificatePEM]
+                options.endpointGuard = Self.loopbackAllowed
                 origins = WebPushOrigins(configuration: options, clock: clock)
                 transports.append(origins!)
             }
-            let channel = WebPushChannel(client: client, vapid: vapid, clock: SystemWallClock(), origins: origins)
+            let channel = WebPushChannel(client: endpoints, vapid: vapid, clock: SystemWallClock(), origins: origins)
             return (channel, origins)
+        }
+
+        /// A webhook channel that trusts the fake.
+        func webhook() -> WebhookChannel {
+            WebhookChannel(client: endpoints, clock: SystemWallClock())
         }
 
         func shutdown() async throws {
@@ -681,7 +698,7 @@ import Testing
 
     @Test func webhooksAreSignedPerStandardWebhooks() async throws {
         let harness = try await Harness()
-        let channel = WebhookChannel(client: harness.client, clock: SystemWallClock())
+        let channel = harness.webhook()
         let endpoint = harness.server.state.webhookEndpoint(id: "503-hook", baseURL: harness.server.baseURL)
         let delivery = Self.delivery(token: "") { _ in .webhook(url: endpoint.url, secret: endpoint.secret) }
         let result = await Self.drive(delivery, on: channel)

@@ -7,7 +7,7 @@ import Testing
 /// Published test vectors: RFC 8291 Appendix A, RFC 8292's example, Standard Webhooks.
 @Suite struct CryptoVectorTests {
     static func vector(_ name: String) throws -> [String: Any] {
-        try JSONSerialization.jsonObject(with: Data(try SharedData.bytes("vectors/\(name)"))) as! [String: Any]
+        try JSONSerialization.jsonObject(with: Data(try TestData.bytes("vectors/\(name)"))) as! [String: Any]
     }
 
     static func bytes(_ vector: [String: Any], _ key: String) throws -> Data {

@@ -21,7 +21,7 @@ import Testing
             "nohit",
             [
                 "serve", "--replay", "2020-08-25", "--speed", "600", "--port", "0", "--data",
-                SharedData.path("retrosheet"), "--data-dir", directory.path,
+                TestData.path("retrosheet"), "--data-dir", directory.path,
             ])
         defer {
             server.terminate()
@@ -29,11 +29,11 @@ import Testing
         }
         try #require(address.hasPrefix("http://"), "no address in the server's banner")
 
-        let output = SharedData.packageRoot.appendingPathComponent(".build/test-output/browser")
+        let output = TestData.packageRoot.appendingPathComponent(".build/test-output/browser")
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         probe.arguments = [
-            "python3", SharedData.packageRoot.appendingPathComponent("Tests/Browser/live_page.py").path, address + "/",
+            "python3", TestData.packageRoot.appendingPathComponent("Tests/Browser/live_page.py").path, address + "/",
             "CHA202008250-CHA", output.path, "150",
         ]
         let report = Pipe()

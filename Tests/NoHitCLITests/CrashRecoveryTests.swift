@@ -50,7 +50,7 @@ import Testing
         /// parts alone: the engine's moments in order, and the planner with the devices following each bid.
         func expectedDeliveries() async throws -> Set<String> {
             let devices = try await SQLiteStore(path: database).activeDevices()
-            let games = try ReplaySchedule.games(on: CrashRecoveryTests.day, data: [SharedData.path("retrosheet")])
+            let games = try ReplaySchedule.games(on: CrashRecoveryTests.day, data: [TestData.path("retrosheet")])
             var followers: [String: Set<UUID>] = [:]
             var expected = Set<String>()
             for (moment, game, time) in DayReplay(games: games).moments() {
@@ -74,7 +74,7 @@ import Testing
             let process = Process()
             process.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
             process.arguments = [
-                "replay", "--date", CrashRecoveryTests.day, "--speed", "0", "--data", SharedData.path("retrosheet"),
+                "replay", "--date", CrashRecoveryTests.day, "--speed", "0", "--data", TestData.path("retrosheet"),
                 "--database", database, "--data-dir", directory, "--fake-apns", directory, "--quiet",
                 "--concurrency", "16",
             ]

@@ -15,18 +15,18 @@ import Testing
     }
 
     @Test func printsCwevents2020RowsForARealFile() throws {
-        let file = SharedData.path("retrosheet/2020/2020CHA.EVA")
+        let file = TestData.path("retrosheet/2020/2020CHA.EVA")
         let result = try Executable.run("nohit", ["events", file])
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty)
         let lines = result.standardOutput.split(separator: "\n")
         #expect(lines.first.map { String($0) + "\n" } == CWEventCSV.header)
-        let oracle = try SharedData.lines("oracle/cwevent-2020.csv").filter { $0.hasPrefix("\"CHA2020") }
+        let oracle = try TestData.lines("oracle/cwevent-2020.csv").filter { $0.hasPrefix("\"CHA2020") }
         #expect(Array(lines.dropFirst()) == oracle)
     }
 
     @Test func damagedGameIsReportedSkippedAndCounted() throws {
-        let lines = try SharedData.lines("retrosheet/2020/2020CHA.EVA").map(String.init)
+        let lines = try TestData.lines("retrosheet/2020/2020CHA.EVA").map(String.init)
         let ids = lines.indices.filter { lines[$0].hasPrefix("id,") }
         var firstGame = Array(lines[ids[0]..<ids[1]])
         let secondGame = Array(lines[ids[1]..<ids[2]])

@@ -113,22 +113,22 @@ import Testing
     @Test func eachProviderHasItsOwnTransport() async throws {
         let options = try ProviderOptions.parse([])
         let fromEnvironment = try await Settings.load(
-            flags: options.flags, file: nil, environment: ["NOHIT_WEBPUSH_TRANSPORT": "async-http-client"])
+            flags: options.flags, file: nil,
+            environment: ["NOHIT_WEBPUSH_TRANSPORT": "http1", "NOHIT_APNS_TRANSPORT": "async-http-client"])
         let settings = try options.settings(fromEnvironment, dataDir: folder.path, console: { _ in })
-        #expect(settings.webPushTransport == .asyncHTTPClient)
-        #expect(settings.apnsTransport == .http2)
+        #expect(settings.webPushTransport == .http1)
+        #expect(settings.apnsTransport == .asyncHTTPClient)
+        #expect(!settings.endpointGuard.allowPrivateNetworks)
 
         // The message goes to standard error, as a user sees it.
         let result = try Executable.run(
             "nohit",
             [
                 "replay", "--date", "2020-08-25", "--data-dir", folder.path, "--data",
-                SharedData.path("retrosheet"), "--web-push-transport", "carrier-pigeon",
+                TestData.path("retrosheet"), "--web-push-transport", "carrier-pigeon",
             ])
         #expect(result.status == 2)
-        #expect(
-            result.standardError.contains(
-                "the Web Push transport must be http2 or async-http-client, not 'carrier-pigeon'"))
+        #expect(result.standardError.contains("the Web Push transport must be http2 or http1, not 'carrier-pigeon'"))
     }
 
     /// Retrosheet data that is not there: the message says where nohit looked and what to do,

@@ -22,7 +22,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statsapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let data = SharedData.path("retrosheet")
+        let data = TestData.path("retrosheet")
 
         // The day at 1,500 times real speed (about 20 s), feeds asking for a poll every second.
         let (fake, fakeAddress) = try Executable.start(

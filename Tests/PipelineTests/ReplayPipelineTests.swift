@@ -18,6 +18,7 @@ import Testing
     struct Setup {
         let server: FakeProviderServer
         let client: HTTPClient
+        let endpoints: HTTP1Client
         let key = P256.Signing.PrivateKey()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-\(UUID().uuidString).sqlite")
             .path
@@ -30,6 +31,11 @@ import Testing
                 try NIOSSLCertificate.fromPEMBytes(Array(server.authority.caCertificatePEM.utf8)))
             var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
             configuration.httpVersion = .automatic
+            var http1 = HTTP1Client.Configuration()
+            http1.extraCertificateAuthorities = [server.authority.caCertificatePEM]
+            // The fake is on loopback; names are never looked up on the network.
+            http1.endpointGuard = EndpointGuard(resolver: StaticHostResolver([:]), allowPrivateNetworks: true)
+            endpoints = try HTTP1Client(configuration: http1)
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         }
 
@@ -41,9 +47,9 @@ import Testing
                 APNsChannel(client: client, configuration: apns, token: token),
                 APNsChannel(kind: .liveActivity, client: client, configuration: apns, token: token),
                 WebPushChannel(
-                    client: client, vapid: VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org"),
+                    client: endpoints, vapid: VAPID(key: P256.Signing.PrivateKey(), subject: "mailto:ops@example.org"),
                     clock: SystemWallClock()),
-                WebhookChannel(client: client, clock: SystemWallClock()),
+                WebhookChannel(client: endpoints, clock: SystemWallClock()),
                 ConsoleChannel(write: console),
             ]
         }
@@ -55,7 +61,7 @@ import Testing
         ) async throws -> (DayReplay.Summary, DeliveryStatistics.Snapshot) {
             let store = try SQLiteStore(path: path)
             _ = try await store.recoverInDoubt(now: Date())
-            let games = try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [SharedData.path("retrosheet")])
+            let games = try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [TestData.path("retrosheet")])
             let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
             let pipeline = AlertPipeline(store: store, channels: channels(console: console), clock: clock)
             let dispatchers = Task { try await pipeline.runDispatchers() }
@@ -196,7 +202,7 @@ import Testing
         let dispatchers = Task { try await pipeline.runDispatchers() }
 
         let game = try #require(
-            try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [SharedData.path("retrosheet")])
+            try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [TestData.path("retrosheet")])
                 .first { $0.record.id == "CHA202008250" })
         var monitor = GameMonitor(
             gameID: game.record.id, starters: game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst)

@@ -7,7 +7,7 @@ import Testing
 /// from his other side (`badj`).
 @Suite struct AdjustmentRecordTests {
     static func game(_ file: String, _ id: String) throws -> GameRecord {
-        let games = try EventFileReader(path: SharedData.path("retrosheet/2020/\(file)")).games()
+        let games = try EventFileReader(path: TestData.path("retrosheet/2020/\(file)")).games()
         return games.lazy.compactMap { try? $0.get() }.first { $0.id == id }!
     }
 
@@ -39,7 +39,7 @@ import Testing
 
     /// The game of `2020ATL.EVN` that holds `badj,albio001,L`.
     let game2020ATLWithBadj: String = {
-        let lines = (try? SharedData.lines("retrosheet/2020/2020ATL.EVN")) ?? []
+        let lines = (try? TestData.lines("retrosheet/2020/2020ATL.EVN")) ?? []
         var id = ""
         for line in lines {
             if line.hasPrefix("id,") { id = String(line.dropFirst(3)) }

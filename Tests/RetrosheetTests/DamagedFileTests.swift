@@ -89,7 +89,7 @@ import Testing
 
     /// The lines of the first two games of the file.
     static func twoGames() throws -> (first: [String], second: [String]) {
-        let lines = try SharedData.lines("retrosheet/2020/2020CHA.EVA").map(String.init)
+        let lines = try TestData.lines("retrosheet/2020/2020CHA.EVA").map(String.init)
         let ids = lines.indices.filter { lines[$0].hasPrefix("id,") }
         return (Array(lines[ids[0]..<ids[1]]), Array(lines[ids[1]..<ids[2]]))
     }

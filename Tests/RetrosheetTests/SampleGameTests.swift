@@ -30,7 +30,7 @@ import Testing
             homePitchers: ["blanr001"], awayPitchers: ["franb002", "cabrg001", "richt001", "kinei001"]),
     ])
     func sampleGameEndsWithTheRightScore(sample: Sample) throws {
-        let games = try EventFileReader(path: SharedData.path("retrosheet/samples/\(sample.file)")).games()
+        let games = try EventFileReader(path: TestData.path("retrosheet/samples/\(sample.file)")).games()
         #expect(games.count == 1)
         let game = try games[0].get()
         #expect(game.id == sample.id)
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func perfectGameAllowsNoBaserunner() throws {
-        let game = try EventFileReader(path: SharedData.path("retrosheet/samples/2023OAK_OAK202306280.EVA")).games()[0]
+        let game = try EventFileReader(path: TestData.path("retrosheet/samples/2023OAK_OAK202306280.EVA")).games()[0]
             .get()
         let final = try GameReplay.run(game)
         #expect(final.pitching(.away).battersReached == 0)
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func placeholdersKeepTheirPitches() throws {
-        let game = try EventFileReader(path: SharedData.path("retrosheet/samples/2023OAK_OAK202306280.EVA")).games()[0]
+        let game = try EventFileReader(path: TestData.path("retrosheet/samples/2023OAK_OAK202306280.EVA")).games()[0]
             .get()
         let pitched = game.events.filter { $0.isNoPlay && !$0.pitches.isEmpty }
         #expect(pitched.map { game.text($0.pitches) } == [".BBB"])

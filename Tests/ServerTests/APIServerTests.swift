@@ -29,12 +29,12 @@ import Testing
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             store = try SQLiteStore(path: directory + "/nohit.sqlite")
-            let games = try ReplaySchedule.games(on: APIServerTests.day, data: [SharedData.path("retrosheet")])
+            let games = try ReplaySchedule.games(on: APIServerTests.day, data: [TestData.path("retrosheet")])
             board = LiveBoard(games: games)
             feed = LiveFeed()
             let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
             api = APIServer(
-                store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [SharedData.path("retrosheet")]),
+                store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [TestData.path("retrosheet")]),
                 clock: clock)
             let pipeline = AlertPipeline(store: store, channels: [], clock: clock)
             let source = LiveReplay(

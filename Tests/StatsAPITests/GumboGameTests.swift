@@ -8,7 +8,7 @@ import Testing
 
 /// Real finished feeds read into the engine: every play fits, and the engine's totals are the
 /// feed's own (runs, hits by side, outs, pitchers in order).
-@Suite struct GumboGameTests {
+@Suite(.extended) struct GumboGameTests {
     @Test(arguments: ["gumbo-744914-final.json", "gumbo-746215-final.json", "gumbo-747175-final.json"])
     func finishedGamesReplayInTheEngineToTheFeedsTotals(name: String) throws {
         let feed = try RecordedResponseTests.decode(GameFeed.self, name)
@@ -35,7 +35,7 @@ import Testing
 }
 
 /// Bad input inside a feed: the game keeps what came before it, and the problem names the play.
-@Suite struct GumboProblemTests {
+@Suite(.extended) struct GumboProblemTests {
     @Test func anUnknownEventTypeStopsTheGameAtItsLastGoodPlay() throws {
         var feed = try RecordedResponseTests.decode(GameFeed.self, "gumbo-747175-final.json")
         let clean = try GumboGame(feed)

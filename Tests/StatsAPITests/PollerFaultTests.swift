@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func throughFaultsAndRescoringsThePollerKeepsEveryGameRight() async throws {
-        let games = try ReplaySchedule.games(on: Self.day, data: [SharedData.path("retrosheet")])
+        let games = try ReplaySchedule.games(on: Self.day, data: [TestData.path("retrosheet")])
         let people = GumboWriter.People(games: games)
         let expected = try Self.retrosheetMoments(games, people: people)
         let giolito = try #require(games.first { $0.record.id == "CHA202008250" })

@@ -6,13 +6,13 @@ import Testing
 
 /// Every recorded Stats API response in `shared/data/statsapi` decodes into its type, and the
 /// recorded diffPatch responses apply to the snapshots they were taken after.
-@Suite struct RecordedResponseTests {
+@Suite(.extended) struct RecordedResponseTests {
     static func document(_ name: String) throws -> JSONValue {
-        try JSONValue(parsing: Data(SharedData.bytes("statsapi/\(name)")))
+        try JSONValue(parsing: Data(TestData.bytes("statsapi/\(name)")))
     }
 
     static func decode<Value: Decodable>(_ type: Value.Type, _ name: String) throws -> Value {
-        try JSONDecoder().decode(type, from: Data(SharedData.bytes("statsapi/\(name)")))
+        try JSONDecoder().decode(type, from: Data(TestData.bytes("statsapi/\(name)")))
     }
 
     static let hitTypes: Set<String> = ["single", "double", "triple", "home_run"]
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func malformedPlayEventsAreReportedNotFatal() throws {
-        let bytes = Data(try SharedData.bytes("statsapi/dsotm-malformed_play_events.json"))
+        let bytes = Data(try TestData.bytes("statsapi/dsotm-malformed_play_events.json"))
         // Read strictly, the pitch without a type code is an error naming where it is.
         struct Strict: Decodable { var playEvents: [PlayEvent] }
         #expect {
@@ -153,7 +153,7 @@ import Testing
     }
 
     @Test func truncatedJSONIsAnError() throws {
-        let bytes = Data(try SharedData.bytes("statsapi/gumbo-747175-final.json"))
+        let bytes = Data(try TestData.bytes("statsapi/gumbo-747175-final.json"))
         #expect(throws: (any Error).self) { try JSONValue(parsing: bytes.prefix(bytes.count / 2)) }
         #expect(throws: (any Error).self) { try JSONDecoder().decode(GameFeed.self, from: bytes.prefix(1000)) }
     }

@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func everyGameOfGiolitosDayGivesTheSameMoments() throws {
-        let games = try ReplaySchedule.games(on: "2020-08-25", data: [SharedData.path("retrosheet")])
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet")])
         #expect(games.count == 16)
         let people = GumboWriter.People(games: games)
         var total = 0
@@ -61,7 +61,7 @@ import Testing
     @Test(.enabled(if: ProcessInfo.processInfo.environment["NOHIT_EQUIVALENCE_SEASON"] != nil))
     func everyGameOfTheSeasonGivesTheSameMoments() throws {
         let season = ProcessInfo.processInfo.environment["NOHIT_EQUIVALENCE_SEASON"] ?? "2020"
-        let folder = SharedData.path("retrosheet/\(season)")
+        let folder = TestData.path("retrosheet/\(season)")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder)
         var dates = Set<String>()
         for file in files where file.hasSuffix(".EVA") || file.hasSuffix(".EVN") {
@@ -75,7 +75,7 @@ import Testing
         var games = 0
         var mismatched: [String] = []
         for date in dates.sorted() {
-            let day = try ReplaySchedule.games(on: date, data: [SharedData.path("retrosheet")])
+            let day = try ReplaySchedule.games(on: date, data: [TestData.path("retrosheet")])
             let people = GumboWriter.People(games: day)
             for game in day {
                 games += 1
@@ -96,7 +96,7 @@ import Testing
 /// is taken back unless a play is re-scored.
 @Suite struct ProgressiveFeedTests {
     @Test func eachSnapshotExtendsTheOneBefore() throws {
-        let games = try ReplaySchedule.games(on: "2020-08-25", data: [SharedData.path("retrosheet")])
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet")])
         let people = GumboWriter.People(games: games)
         for game in games {
             var previous: [GameUpdate] = []

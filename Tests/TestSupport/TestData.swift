@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// Real data for the tests, wherever it is: what the repository ships (a bare clone has it), else
+/// the shared data beside the checkout (`../shared/data`, or `$NOHIT_SHARED_DATA`).
+///
+/// Paths are written as `shared/data` lays them out (`retrosheet/2020/2020CHA.EVA`,
+/// `oracle/cwevent-2020.csv`, `vectors/...`). The repository ships:
+/// - `retrosheet` and `retrosheet/2020/...` in `Data/retrosheet` (the product's own 2020 season);
+/// - everything else it ships under `Tests/Fixtures/` with the same layout, large files
+///   gzip-compressed (`oracle/cwevent-2020.csv.gz`). Retrosheet's notice is in
+///   `Tests/Fixtures/NOTICE.txt`.
+///
+/// Tests that need anything else (the 2012, 2015 and 2019 seasons, the 2012 oracle, MLB's recorded
+/// Stats API responses, which may not be redistributed) are extended suites: they carry
+/// ``Testing/Trait/extended`` and are skipped on a bare clone.
+package enum TestData {
+    /// The package root (`Tests/TestSupport/TestData.swift` → the root).
+    package static let packageRoot: URL = {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+    }()
+
+    /// The shared data folder: `$NOHIT_SHARED_DATA`, else `shared/data` beside the checkout.
+    package static let sharedRoot: URL = {
+        if let override = ProcessInfo.processInfo.environment["NOHIT_SHARED_DATA"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
+    }()
+
+    /// Whether the shared data is there (its Retrosheet seasons, at least): extended suites run.
+    package static let isSharedAvailable: Bool = {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(
+            atPath: sharedRoot.appendingPathComponent("retrosheet/2012").path, isDirectory: &isDirectory)
+            && isDirectory.boolValue
+    }()
+
+    /// Where the repository ships `relative`, if it does.
+    package static func shipped(_ relative: String) -> String? {
+        let manager = FileManager.default
+        if relative == "retrosheet" || relative.hasPrefix("retrosheet/2020") {
+            let path = packageRoot.appendingPathComponent("Data").appendingPathComponent(relative).path
+            return manager.fileExists(atPath: path) ? path : nil
+        }
+        let fixture = packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relative).path
+        if manager.fileExists(atPath: fixture) { return fixture }
+        if manager.fileExists(atPath: fixture + ".gz") { return fixture + ".gz" }
+        return nil
+    }
+
+    /// The path of `relative`: the repository's copy when it ships one, else the shared one.
+    package static func path(_ relative: String) -> String {
+        shipped(relative) ?? sharedRoot.appendingPathComponent(relative).path
+    }
+
+    /// The bytes of `relative`, decompressing `.gz` with `gzip -dc`.
+    package static func bytes(_ relative: String) throws -> [UInt8] {
+        let path = path(relative)
+        guard path.hasSuffix(".gz") else {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["gzip", "-dc", path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        return Array(data)
+    }
+
+    /// The lines of `relative` (decompressed if needed), without line terminators.
+    package static func lines(_ relative: String) throws -> [Substring] {
+        let text = String(decoding: try bytes(relative), as: UTF8.self)
+        return text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline)
+    }
+}
+
+/// The extended suites: those that need the shared data beside the checkout. Each carries
+/// `.extended`; this list names them for the one line a bare clone's test run prints about what
+/// it skipped (`ExtendedSuitesTests` checks the list against the sources).
+package enum ExtendedSuites {
+    package static let names = [
+        "AlertsTests.MessageTextTests.Extended",
+        "AlertsTests.MomentTests.Extended",
+        "NoHitCLITests.NoHitterCommandsTests.Extended",
+        "RetrosheetTests.BidPropertyTests.Extended",
+        "RetrosheetTests.CWEventOracleTests.Extended",
+        "RetrosheetTests.NoHitGroundTruthTests.Extended",
+        "RetrosheetTests.ScoringChangeTests.Extended",
+        "RetrosheetTests.TeamFileTests.Extended",
+        "RetrosheetTests.UnofficialNoHitterTests.Extended",
+        "StatsAPITests.GumboGameTests",
+        "StatsAPITests.GumboProblemTests",
+        "StatsAPITests.JSONDiffTests.Extended",
+        "StatsAPITests.RecordedResponseTests",
+    ]
+
+    /// The line a test run prints when the shared data is absent.
+    package static var skipLine: String {
+        "Extended suites skipped (no shared data at \(TestData.sharedRoot.path); put shared/ beside the checkout "
+            + "or set NOHIT_SHARED_DATA): \(names.joined(separator: ", "))"
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// An extended suite or test: it needs the shared data beside the checkout, and is skipped
+    /// without it (a bare clone). CI runs it.
+    package static var extended: Self {
+        .enabled(
+            if: TestData.isSharedAvailable,
+            "extended: needs the shared data (../shared/data or $NOHIT_SHARED_DATA)")
+    }
+}
