@@ -24,22 +24,27 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
-        // Pure game engine: plays, game state, bids. Foundation only.
+        // Pure game engine: plays, game state, bids, what a source says about a game. Foundation only.
         .target(name: "Baseball"),
-        // Retrosheet event, team and roster files → plays and games.
+        // Wall-clock time, injected wherever code waits or reads the time (replays, tests).
+        .target(name: "Clocks"),
+        // Retrosheet event, team and roster files → plays and games; a past day's schedule.
         .target(name: "Retrosheet", dependencies: ["Baseball"]),
         // One C call for the fan-out benchmark: freed memory back to the system (glibc's
         // malloc_trim is not in the Swift overlay).
         .target(name: "CAllocator"),
-        // Moments, preferences, the planner and message text. Pure.
+        // The game follower and its events, moments, preferences, the planner and message text. Pure.
         .target(name: "Alerts", dependencies: ["Baseball"]),
         // Channels (APNs, Web Push, webhooks, console), their cryptography, and the retry policy.
         .target(
             name: "Delivery",
             dependencies: [
-                "Alerts",
+                "Alerts", "Clocks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -66,11 +71,15 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // The alert pipeline: publisher (planner fan-out into the outbox), dispatchers, replay.
+        // The runtime: the game hub (one follower per game, its consumers), the replay source, the
+        // publisher (planner fan-out into the outbox) and the dispatchers, as services.
         .target(
             name: "Pipeline",
             dependencies: [
-                "Alerts", "Baseball", "Delivery", "Retrosheet", "Storage",
+                "Alerts", "Baseball", "Clocks", "Delivery", "Retrosheet", "Storage",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -86,21 +95,23 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
-        // MLB's Stats API: wire types, JSON Patch, GUMBO → game updates, the poller.
+        // MLB's Stats API: wire types, JSON Patch, GUMBO → game updates, the poller and its source
+        // service.
         .target(
             name: "StatsAPI",
             dependencies: [
-                "Alerts", "Baseball",
+                "Baseball", "Clocks",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // `nohit fake-statsapi`: Retrosheet games served as the Stats API would show them.
         .target(
             name: "FakeStatsAPI",
             dependencies: [
-                "Alerts", "Baseball", "Pipeline", "Retrosheet", "StatsAPI",
+                "Baseball", "Clocks", "Retrosheet", "StatsAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -110,7 +121,9 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Alerts", "Baseball", "Delivery", "Pipeline", "Retrosheet", "StatsAPI", "Storage",
+                "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline", "Retrosheet", "StatsAPI", "Storage",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -129,7 +142,11 @@ let package = Package(
                 "Server",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 "Alerts",
+                "Clocks",
                 "Baseball",
                 "Delivery",
                 "FakeProviders",
@@ -150,6 +167,10 @@ let package = Package(
             name: "NoHitBench",
             dependencies: [
                 "Alerts",
+                "Clocks",
+                "FakeStatsAPI",
+                "StatsAPI",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 "CAllocator",
                 "FakeProviders",
                 "Baseball",
@@ -176,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "DeliveryTests",
             dependencies: [
-                "Delivery", "Alerts", "FakeProviders", "TestSupport",
+                "Delivery", "Alerts", "Clocks", "FakeProviders", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -186,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "StatsAPITests",
             dependencies: [
-                "StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Pipeline", "Retrosheet", "TestSupport",
+                "StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Clocks", "Pipeline", "Retrosheet", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -199,7 +220,10 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Alerts", "Baseball", "Delivery", "FakeProviders", "Storage", "TestSupport",
+                "Pipeline", "Alerts", "Baseball", "Clocks", "Delivery", "FakeProviders", "Retrosheet", "Storage",
+                "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
@@ -207,7 +231,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Alerts", "Baseball", "Delivery", "Pipeline", "Retrosheet", "Storage", "TestSupport",
+                "Server", "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline", "Retrosheet", "Storage",
+                "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
@@ -217,7 +242,8 @@ let package = Package(
         .testTarget(
             name: "NoHitCLITests",
             dependencies: [
-                "nohit", "Alerts", "Baseball", "FakeProviders", "FakeStatsAPI", "Pipeline", "Retrosheet", "Storage",
+                "nohit", "Alerts", "Baseball", "Clocks", "FakeProviders", "FakeStatsAPI", "Pipeline", "Retrosheet",
+                "Storage",
                 "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -3,10 +3,12 @@ import ArgumentParser
 import AsyncHTTPClient
 import Baseball
 import CAllocator
+import Clocks
 import Delivery
 import Foundation
 import NIOCore
 import Pipeline
+import Retrosheet
 import Storage
 
 #if canImport(Glibc)
@@ -109,10 +111,10 @@ struct FanoutBenchmark: AsyncParsableCommand {
         guard let game = games.first(where: { $0.record.id == "CHA202008250" }) else {
             throw ValidationError("CHA202008250 is not in \(data)")
         }
-        var monitor = GameMonitor(
-            gameID: game.record.id, starters: game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst)
-        for item in game.updates { _ = try monitor.apply(item.update) }
-        guard let completed = monitor.finish(scheduledInnings: 9).first(where: { $0.kind == .completed }) else {
+        let followed = GameFollower.moments(
+            gameID: game.record.id, starters: game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst,
+            updates: game.updates.map(\.update), result: game.result)
+        guard let completed = followed.moments.first(where: { $0.kind == .completed }) else {
             throw ValidationError("no completed moment in CHA202008250")
         }
 
@@ -148,8 +150,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
         let clock = SystemWallClock()
         let channels = providers.channels.filter { $0.kind == kind }
-        let pipeline = AlertPipeline(
-            store: store, channels: channels, clock: clock, concurrency: concurrency, keepsLatencies: true)
+        let pipeline = AlertPipeline(store: store, channels: channels, clock: clock, concurrency: concurrency)
         // Warm up: the connection, TLS and the provider token, as in a running service; and the
         // directory of active devices, which a running service loads at its first moment and then
         // only tops up with what changed (its cold load is timed and printed on its own).
@@ -199,8 +200,9 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let accepted = try await fake.acceptedCount(kind: kind.rawValue, client: providers.client)
         try await providers.shutdown()
         let wall = (drained - start).seconds
-        let latencies = statistics.latencies.sorted()
-        func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        // Exact to three significant digits, from the dispatcher's bounded histogram.
+        let latencies = statistics.latency
+        func percentile(_ p: Double) -> Double { Double(latencies.valueAtPercentile(p * 100)) / 1e6 }
         let delivered = Double(max(1, statistics.delivered))
         let figures = Figures(
             committed: (recorded - start).seconds, acknowledged: wall,
@@ -240,11 +242,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
                 format:
                     "throughput: %.0f pushes/s from the moment; %.0f pushes/s sending (outbox committed → all acknowledged)",
                 Double(statistics.delivered) / wall, figures.sendingRate))
-        if !latencies.isEmpty {
+        if latencies.totalCount > 0 {
             print(
                 String(
                     format: "moment → acknowledgement: p50 %.3f s, p99 %.3f s, max %.3f s", percentile(0.5),
-                    percentile(0.99), latencies.last!))
+                    percentile(0.99), Double(latencies.max) / 1e6))
         }
         print(
             String(
@@ -358,7 +360,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         for back in (0..<seasonDays).reversed() {
             guard let date = calendar.date(byAdding: .day, value: -back, to: day) else { continue }
             let games = try ReplaySchedule.games(on: format.string(from: date), data: [data])
-            for item in DayReplay(games: games).moments() {
+            for item in ReplayTimeline(games: games).moments() {
                 if item.moment.id == moment.id { break }
                 earlier.append((item.moment, item.game))
             }

@@ -1,11 +1,13 @@
 import Alerts
 import ArgumentParser
+import Clocks
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
 import Pipeline
+import Retrosheet
 import Server
 import ServiceLifecycle
 import Storage
@@ -50,12 +52,18 @@ struct SSEBenchmark: AsyncParsableCommand {
         let store = try SQLiteStore(path: work + "/bench.sqlite")
         let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
         let pipeline = AlertPipeline(store: store, channels: [], clock: clock, logger: logger)
-        let board = LiveBoard(games: games)
+        let board = LiveBoard()
         let feed = LiveFeed()
         let api = APIServer(
             store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock)
-        let source = LiveReplay(
-            games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
+        let recorder = Recorder()
+        // As `nohit serve` builds it: the publisher first, then the board and the stream; each
+        // moment's time of publication noted just before the stream gets it.
+        let hub = GameHub(
+            consumers: [
+                AlertConsumer(publisher: pipeline.publisher), PublicationClock(feed: feed, recorder: recorder),
+                LiveConsumer(board: board, feed: feed),
+            ], logger: logger)
         let serverLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
@@ -68,10 +76,9 @@ struct SSEBenchmark: AsyncParsableCommand {
         guard let port = await ports.next() else { throw ValidationError("the server did not start") }
 
         // The clients, in their own process (each side needs one descriptor per connection).
-        var steps = DayReplay(games: games).steps()
-        var all: [DayReplay.Step] = []
-        while let step = steps.next() { all.append(step) }
-        let moments = all.reduce(0) { $0 + $1.moments.count }
+        let timeline = ReplayTimeline(games: games, announced: clock.now())
+        let all = timeline.entries
+        let moments = timeline.moments().count
         let memoryBefore = ProcessMemory.kilobytes("VmRSS")
         let connectStart = ContinuousClock.now
         let child = Process()
@@ -90,22 +97,16 @@ struct SSEBenchmark: AsyncParsableCommand {
         while feed.clientCount < clients { try await Task.sleep(for: .milliseconds(20)) }
         let connected = ContinuousClock.now - connectStart
         let memoryAfter = ProcessMemory.kilobytes("VmRSS")
-        let recorder = Recorder()
 
-        // The day, its steps spread evenly over --seconds.
+        // The day, its entries (each game's schedule, lineups, plays and end) spread evenly over
+        // --seconds, through the game hub.
         let interval = Duration.seconds(seconds / Double(all.count))
         let cpuBefore = ProcessTimes.cpuSeconds()
         let start = ContinuousClock.now
-        for (index, step) in all.enumerated() {
+        for (index, entry) in all.enumerated() {
             try await Task.sleep(until: start + interval * index, clock: .continuous)
-            clock.advance(to: step.time)
-            for moment in step.moments {
-                _ = try await pipeline.publisher.publish(moment, game: step.game.info, at: step.time)
-            }
-            let first = feed.lastID + 1
-            let published = ContinuousClock.now
-            source.publish(step)
-            for offset in 0..<step.moments.count { recorder.published(id: first + offset, at: published) }
+            clock.advance(to: entry.time)
+            try await hub.receive(entry.item, gameID: entry.gameID, at: entry.time)
         }
         // The client process reports each receipt ("id nanoseconds", CLOCK_MONOTONIC) once every
         // client has read every moment, or after a minute.
@@ -123,7 +124,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - start
         let cpu = ProcessTimes.cpuSeconds() - cpuBefore
         let delays = recorder.delays().sorted()
-        let events = all.count + moments
+        let events = feed.lastID
 
         func ms(_ duration: Duration) -> String {
             String(
@@ -136,9 +137,9 @@ struct SSEBenchmark: AsyncParsableCommand {
         print(
             "workload: \(clients) SSE clients (HTTP/1.1; the clients in a second process on 1 event-loop thread, "
                 + "the server on 1) "
-                + "on `nohit serve`'s router, live board and stream while \(date) is replayed: \(all.count) plays "
-                + "and game ends over \(Int(seconds)) s, each one a game event to every client, \(moments) "
-                + "moments; 2 cores")
+                + "on `nohit serve`'s router, game hub, live board and stream while \(date) is replayed: "
+                + "\(all.count) entries (each game's schedule, lineups and start, plays, end) over \(Int(seconds)) s, "
+                + "each one a game event to every client, \(moments) moments; 2 cores")
         print("connected: \(clients) clients in \(ms(connected))")
         print(
             "delivered: \(recorder.receipts) of \(expected) moment receipts; \(events * clients) events sent over "
@@ -335,5 +336,20 @@ final class StreamReader: ChannelInboundHandler {
         } else if line.elementsEqual("event: moment".utf8) {
             recorder.received(id: lastID, at: .now)
         }
+    }
+}
+
+/// Notes when each moment of a change goes on the stream (the ids it will get there): placed
+/// right before the live consumer, after the publisher has stored the moments.
+struct PublicationClock: GameChangeConsumer {
+    let feed: LiveFeed
+    let recorder: Recorder
+
+    func consume(_ change: GameChange) async throws {
+        let count = change.moments.count
+        guard count > 0 else { return }
+        let first = feed.lastID + 1
+        let now = ContinuousClock.now
+        for offset in 0..<count { recorder.published(id: first + offset, at: now) }
     }
 }

@@ -42,8 +42,10 @@ package protocol APNsTransport: Sendable {
 
 extension APNsTransport {
     package func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async {
-        for (index, request) in requests.enumerated() {
-            Task { report(index, await send(request)) }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { report(index, await send(request)) }
+            }
         }
     }
 }

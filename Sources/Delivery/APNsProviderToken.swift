@@ -1,4 +1,5 @@
 import Alerts
+import Clocks
 import Crypto
 import Foundation
 import Synchronization

@@ -40,10 +40,11 @@ package protocol DeliveryChannel: Sendable {
     /// Sends one delivery and classifies what the provider said. Never throws: failures are
     /// outcomes.
     func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome
-    /// Starts sending every one of `deliveries` and returns once they are on their way; `report`
-    /// gets each outcome as it comes. The dispatcher's path: a channel that can put many requests
-    /// on the wire in one step (APNs over the lean HTTP/2 client) does so; the default sends each
-    /// with `deliver(_:)` in a task of its own.
+    /// Sends every one of `deliveries`; `report` gets each outcome as it comes. Returns once every
+    /// request is on its way (a transport that answers through callbacks, as the lean HTTP/2 client
+    /// does) or answered. The dispatcher's path, run in a child task of its own: a channel that can
+    /// put many requests on the wire in one step does so; the default sends each with
+    /// `deliver(_:)` in a child task.
     func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async
     /// The provider rejected the credentials as expired: make new ones (APNs JWT), unless the
     /// ones it rejected were already replaced. Returns whether new ones were made.
@@ -54,8 +55,10 @@ extension DeliveryChannel {
     package func refreshCredentials() async -> Bool { false }
 
     package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
-        for (index, delivery) in deliveries.enumerated() {
-            Task { report(index, await deliver(delivery)) }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, delivery) in deliveries.enumerated() {
+                group.addTask { report(index, await deliver(delivery)) }
+            }
         }
     }
 }

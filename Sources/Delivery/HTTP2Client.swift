@@ -221,7 +221,19 @@ package final class HTTP2Client: Sendable {
             }
             // The connection lives on the loop its promise was made on: asking the group for a
             // loop again would pair them up so that every connection landed on the same loop.
-            connect(on: opening.futureResult.eventLoop).cascade(to: opening)
+            let loop = opening.futureResult.eventLoop
+            if let endpointGuard = configuration.endpointGuard {
+                // Resolved and checked here, in the task of the request that opens the connection;
+                // then each allowed address is tried in turn.
+                do {
+                    let addresses = try await endpointGuard.addresses(host: host, port: port)
+                    connect(on: loop, trying: addresses).cascade(to: opening)
+                } catch {
+                    opening.fail(Failure.refused(error))
+                }
+            } else {
+                connect(on: loop, to: nil).cascade(to: opening)
+            }
         }
         switch choice {
         case .ready(let connection):
@@ -239,31 +251,19 @@ package final class HTTP2Client: Sendable {
         }
     }
 
-    private func connect(on loop: any EventLoop) -> EventLoopFuture<HTTP2Connection> {
-        guard let endpointGuard = configuration.endpointGuard else {
-            return connect(on: loop, to: nil)
-        }
-        // Resolved and checked first; then each allowed address is tried in turn.
-        let (host, port) = (host, port)
-        return loop.makeFutureWithTask { () async throws -> [SocketAddress] in
-            do throws(EndpointRefusal) {
-                return try await endpointGuard.addresses(host: host, port: port)
-            } catch {
-                throw Failure.refused(error)
+    /// Connects to the first of `addresses` that answers (a server without HTTP/2 ends the tries).
+    private func connect(on loop: any EventLoop, trying addresses: [SocketAddress]) -> EventLoopFuture<HTTP2Connection>
+    {
+        @Sendable func attempt(_ index: Int, _ reasons: [String]) -> EventLoopFuture<HTTP2Connection> {
+            guard index < addresses.count else {
+                return loop.makeFailedFuture(Failure.cannotConnect(reasons.joined(separator: "; ")))
+            }
+            return connect(on: loop, to: addresses[index]).flatMapError { error in
+                if case Failure.notHTTP2 = error { return loop.makeFailedFuture(error) }
+                return attempt(index + 1, reasons + ["\(addresses[index]): \(error)"])
             }
         }
-        .flatMap { (addresses: [SocketAddress]) -> EventLoopFuture<HTTP2Connection> in
-            func attempt(_ index: Int, _ reasons: [String]) -> EventLoopFuture<HTTP2Connection> {
-                guard index < addresses.count else {
-                    return loop.makeFailedFuture(Failure.cannotConnect(reasons.joined(separator: "; ")))
-                }
-                return self.connect(on: loop, to: addresses[index]).flatMapError { error in
-                    if case Failure.notHTTP2 = error { return loop.makeFailedFuture(error) }
-                    return attempt(index + 1, reasons + ["\(addresses[index]): \(error)"])
-                }
-            }
-            return attempt(0, [])
-        }
+        return attempt(0, [])
     }
 
     /// Connects to `address`, or to the host by name when nil.

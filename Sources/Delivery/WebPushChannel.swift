@@ -1,4 +1,5 @@
 import Alerts
+import Clocks
 import Foundation
 import NIOCore
 import Synchronization
@@ -49,6 +50,7 @@ package struct WebPushChannel: DeliveryChannel {
                     return Self.outcome(of: .success(response))
                 } catch .notHTTP2(let why) {
                     origins.noHTTP2(at: request.origin, why: why)
+                    await origins.closeRetired()
                 } catch {
                     return Self.outcome(of: .failure(error))
                 }
@@ -58,11 +60,14 @@ package struct WebPushChannel: DeliveryChannel {
     }
 
     /// Encrypts and signs the batch (over the cores), then puts each push service's share on its
-    /// HTTP/2 connections in one step.
+    /// HTTP/2 connections in one step. A share whose service turns out not to speak HTTP/2 goes
+    /// over HTTP/1.1, in child tasks; returns once those are answered and the rest on their way.
     package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
         guard let origins else {
-            for (index, delivery) in deliveries.enumerated() {
-                Task { report(index, await deliver(delivery)) }
+            await withTaskGroup(of: Void.self) { group in
+                for (index, delivery) in deliveries.enumerated() {
+                    group.addTask { report(index, await deliver(delivery)) }
+                }
             }
             return
         }
@@ -74,23 +79,45 @@ package struct WebPushChannel: DeliveryChannel {
             case .success(let request): byOrigin[request.origin, default: []].append((index, request))
             }
         }
-        for (origin, share) in byOrigin {
-            guard let lean = origins.client(for: origin) else {
-                for (index, request) in share {
-                    Task { report(index, await sendOverHTTP1(request)) }
+        // What must go over HTTP/1.1 instead, as the lean client finds it out; finished once every
+        // request given to a lean client is answered.
+        let routed = byOrigin.map { (origin: $0.key, share: $0.value, lean: origins.client(for: $0.key)) }
+        let (fallback, fallbackInput) = AsyncStream.makeStream(of: (index: Int, request: Prepared).self)
+        let awaited = Countdown(routed.reduce(0) { $0 + ($1.lean == nil ? 0 : $1.share.count) })
+        if awaited.isDone { fallbackInput.finish() }
+        await withTaskGroup(of: Void.self) { group in
+            for (origin, share, lean) in routed {
+                guard let lean else {
+                    for (index, request) in share {
+                        group.addTask { report(index, await sendOverHTTP1(request)) }
+                    }
+                    continue
                 }
-                continue
+                await lean.submit(share.map(\.request.request), timeout: timeout) { [self] position, result in
+                    let (index, request) = share[position]
+                    if case .failure(.notHTTP2(let why)) = result {
+                        origins.noHTTP2(at: origin, why: why)
+                        fallbackInput.yield((index, request))
+                    } else {
+                        report(index, Self.outcome(of: result))
+                    }
+                    if awaited.countDown() { fallbackInput.finish() }
+                }
             }
-            await lean.submit(share.map(\.request.request), timeout: timeout) { [self] position, result in
-                let (index, request) = share[position]
-                if case .failure(.notHTTP2(let why)) = result {
-                    origins.noHTTP2(at: origin, why: why)
-                    Task { report(index, await sendOverHTTP1(request)) }
-                } else {
-                    report(index, Self.outcome(of: result))
-                }
+            for await (index, request) in fallback {
+                group.addTask { report(index, await sendOverHTTP1(request)) }
             }
         }
+        await origins.closeRetired()
+    }
+
+    /// Answers still to come, from any thread.
+    private final class Countdown: Sendable {
+        private let remaining: Atomic<Int>
+        init(_ count: Int) { remaining = Atomic(count) }
+        var isDone: Bool { remaining.load(ordering: .acquiring) == 0 }
+        /// One more answered; true for the last.
+        func countDown() -> Bool { remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
     }
 
     /// An outcome decided before sending (a bad subscription, a payload too large).
@@ -201,6 +228,8 @@ package final class WebPushOrigins: Sendable {
     private let clock: any WallClock
     private let recheckAfter: TimeInterval
     private let routes = Mutex<[String: Route]>([:])
+    /// Clients of services found without HTTP/2, to be closed by the next sender.
+    private let retired = Mutex<[HTTP2Client]>([])
 
     package init(
         configuration: HTTP2Client.Configuration = .init(), clock: any WallClock = SystemWallClock(),
@@ -239,7 +268,17 @@ package final class WebPushOrigins: Sendable {
             routes[origin] = .http1(why: why, until: until)
             return client
         }
-        if let stale { Task { await stale.shutdown() } }
+        if let stale { retired.withLock { $0.append(stale) } }
+    }
+
+    /// Closes the clients of services found without HTTP/2 (in the task of whoever sends next,
+    /// not in one of their own).
+    func closeRetired() async {
+        let clients = retired.withLock { retired in
+            defer { retired = [] }
+            return retired
+        }
+        for client in clients { await client.shutdown() }
     }
 
     /// Origins reached over HTTP/1.1 now, and why (diagnostics, tests); an origin due for its
@@ -255,6 +294,7 @@ package final class WebPushOrigins: Sendable {
     }
 
     package func shutdown() async {
+        await closeRetired()
         let clients = routes.withLock { routes in
             defer { routes = [:] }
             return routes.values.compactMap {

@@ -1,4 +1,5 @@
 import Alerts
+import Clocks
 import Foundation
 import NIOCore
 

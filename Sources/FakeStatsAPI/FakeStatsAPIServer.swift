@@ -1,9 +1,9 @@
-import Alerts
+import Clocks
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import Pipeline
+import Retrosheet
 import StatsAPI
 import Synchronization
 

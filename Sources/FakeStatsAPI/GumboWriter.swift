@@ -1,7 +1,5 @@
-import Alerts
 import Baseball
 import Foundation
-import Pipeline
 import Retrosheet
 import StatsAPI
 
@@ -128,7 +126,7 @@ package enum GumboWriter {
         return now >= game.start.addingTimeInterval(-20 * 60) ? "PW" : "S"
     }
 
-    static func status(_ code: String) -> GameStatus {
+    static func status(_ code: String) -> FeedStatus {
         let (abstract, detailed): (String, String) =
             switch code {
             case "F": ("Final", "Final")
@@ -136,7 +134,7 @@ package enum GumboWriter {
             case "PW": ("Preview", "Warmup")
             default: ("Preview", "Scheduled")
             }
-        return GameStatus(
+        return FeedStatus(
             abstractGameState: abstract, codedGameState: code, detailedState: detailed, statusCode: code, reason: nil,
             startTimeTBD: false)
     }
@@ -148,7 +146,7 @@ package enum GumboWriter {
             locationName: nil)
     }
 
-    static func gameData(_ game: ReplayGame, status: GameStatus, people: People) -> GameData {
+    static func gameData(_ game: ReplayGame, status: FeedStatus, people: People) -> GameData {
         let number = Int(game.record.id.suffix(1)) ?? 0
         var players: [String: Person] = [:]
         for (id, name) in game.info.players {
@@ -250,6 +248,9 @@ package enum GumboWriter {
                 addPlay(record, at: time)
             case .substitution(let appearance):
                 addSubstitution(appearance)
+            case .lineupChange(let change):
+                // Retrosheet's records always give the slot; a change is placed as the engine would.
+                addSubstitution(state.appearance(for: change))
             }
         }
 

@@ -18,25 +18,18 @@ package struct GameBids: Sendable {
         indices.reserveCapacity(game.events.count + 1)
         var pitchers = PerSide<[PlayerID]>(repeating: [])
         var lastInning = 0
-        var tracker = BidTracker(
-            startingFrom: GameState(starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst))
-        let final = try GameReplay.run(game) { replayed in
-            tracker.record(replayed.result, number: replayed.number)
+        var engine = try GameReplay.run(game, followsBids: true) { replayed in
             indices.append(Int32(replayed.eventIndex))
             let side = replayed.result.pitchingSide
             if pitchers[side].last != replayed.result.pitcher && !pitchers[side].contains(replayed.result.pitcher) {
                 pitchers[side].append(replayed.result.pitcher)
             }
             lastInning = max(lastInning, replayed.result.inning)
-        } onSubstitution: { appearance, _ in
-            if appearance.position == Position.pitcher {
-                tracker.recordPitcher(appearance.player, side: appearance.side)
-            }
         }
-        tracker.finish(final, scheduledInnings: game.scheduledInnings)
+        engine.finish(scheduledInnings: game.scheduledInnings)
         return GameBids(
-            game: game, final: final, tracker: tracker, eventIndexOfPlay: indices, pitchersOfPlays: pitchers,
-            lastInning: lastInning)
+            game: game, final: engine.state, tracker: engine.tracker, eventIndexOfPlay: indices,
+            pitchersOfPlays: pitchers, lastInning: lastInning)
     }
 
     /// The event text of play `number`.

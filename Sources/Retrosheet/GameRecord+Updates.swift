@@ -1,38 +1,73 @@
 import Baseball
 
+/// Where an update came from in its file: the record to name when the update does not fit.
+package struct RecordPlace: Sendable {
+    /// Index of the play record in `GameRecord.events` (of the one a substitution follows).
+    package var eventIndex: Int
+    package var line: Int
+    /// The record's text (its whole line is quoted in errors).
+    package var text: ByteRange
+    /// For a play record with a runner put on base before it (`radj`): that record.
+    package var placedRunner: (line: Int, text: ByteRange)?
+}
+
 extension GameRecord {
     /// The game as normalised updates, in order: each play record (with the adjustments before
-    /// it), then the substitutions after it. A malformed event throws with its file and line.
+    /// it), then the substitutions after it. The one place Retrosheet's records become updates;
+    /// a malformed event throws with its file and line.
+    package func forEachUpdate(
+        _ body: (GameUpdate, RecordPlace) throws(RetrosheetError) -> Void
+    ) throws(RetrosheetError) {
+        try source.withUnsafeBufferPointer { (buffer) throws(RetrosheetError) in
+            try events.withUnsafeBufferPointer { (events) throws(RetrosheetError) in
+                for index in events.indices {
+                    let event = events.baseAddress! + index
+                    var record = PlayUpdate(
+                        inning: Int(event.pointee.inning), battingSide: event.pointee.battingSide,
+                        batter: event.pointee.batter, count: event.pointee.count, play: nil)
+                    var place = RecordPlace(
+                        eventIndex: index, line: Int(event.pointee.line), text: event.pointee.text)
+                    if event.pointee.adjustmentIndex >= 0 {
+                        let adjustments = self.adjustments[Int(event.pointee.adjustmentIndex)]
+                        record.nextBattingSlot = adjustments.nextBattingSlot
+                        if !adjustments.placedRunner.isNone {
+                            record.placedRunner = (adjustments.placedRunner, Int(adjustments.placedRunnerBase))
+                            place.placedRunner = (Int(adjustments.placedRunnerLine), adjustments.placedRunnerRecord)
+                        }
+                        if !adjustments.responsiblePitcher.isNone {
+                            record.responsiblePitcher = (
+                                adjustments.responsiblePitcher, Int(adjustments.responsiblePitcherBase)
+                            )
+                        }
+                    }
+                    if !event.pointee.isNoPlay {
+                        do throws(EventTextError) {
+                            record.play = try EventTextParser.parse(buffer.slice(event.pointee.text))
+                        } catch {
+                            throw RetrosheetError(
+                                file: file, line: place.line,
+                                text: buffer.string(buffer.lineRange(containing: place.text)),
+                                reason: "malformed event: \(error)", gameID: id)
+                        }
+                    }
+                    try body(.play(record), place)
+                    if event.pointee.substitutionCount > 0 {
+                        for substitution in substitutions(after: event.pointee) {
+                            try body(
+                                .substitution(substitution.appearance),
+                                RecordPlace(eventIndex: index, line: Int(substitution.line), text: substitution.name))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The game's updates, in order (see `forEachUpdate(_:)`).
     package func updates() throws(RetrosheetError) -> [GameUpdate] {
         var updates: [GameUpdate] = []
         updates.reserveCapacity(events.count + substitutions.count)
-        for event in events {
-            var record = PlayUpdate(
-                inning: Int(event.inning), battingSide: event.battingSide, batter: event.batter, count: event.count,
-                play: nil)
-            let adjustments = adjustments(before: event)
-            record.nextBattingSlot = adjustments.nextBattingSlot
-            if !adjustments.placedRunner.isNone {
-                record.placedRunner = (adjustments.placedRunner, Int(adjustments.placedRunnerBase))
-            }
-            if !adjustments.responsiblePitcher.isNone {
-                record.responsiblePitcher = (adjustments.responsiblePitcher, Int(adjustments.responsiblePitcherBase))
-            }
-            if !event.isNoPlay {
-                let parsed: Result<Play, EventTextError> = source.withUnsafeBufferPointer { buffer in
-                    Result { () throws(EventTextError) in try EventTextParser.parse(buffer.slice(event.text)) }
-                }
-                switch parsed {
-                case .success(let play): record.play = play
-                case .failure(let error):
-                    throw RetrosheetError(
-                        file: file, line: Int(event.line), text: lineText(containing: event.text),
-                        reason: "malformed event: \(error)", gameID: id)
-                }
-            }
-            updates.append(.play(record))
-            updates += substitutions(after: event).map { .substitution($0.appearance) }
-        }
+        try forEachUpdate { update, _ in updates.append(update) }
         return updates
     }
 }

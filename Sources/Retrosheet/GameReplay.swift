@@ -11,96 +11,51 @@ package struct ReplayedPlay: Sendable {
     package var result: PlayResult
 }
 
-/// Drives a game record through the engine, play by play.
+/// Drives a game record through the engine, play by play: its updates (the one translation,
+/// `GameRecord.forEachUpdate`) into one `GameEngine`, with errors that name the file, line and
+/// text.
 package enum GameReplay {
-    /// Replays `game`, calling `body` after each play with what it did and the state after it.
-    /// Returns the final state. Any play, substitution or adjustment that does not fit the game
-    /// throws an error naming the file, line and text.
+    /// Replays `game`, calling `body` after each play with what it did, and returns the engine at
+    /// the end (not finished: whether the game is over is the caller's to say). Any play,
+    /// substitution or adjustment that does not fit the game throws an error naming the file, line
+    /// and text. `followsBids` follows both no-hit bids too; `onSubstitution` sees each player
+    /// entering, with the number of plays made before he came in.
     @discardableResult
-    ///
-    /// `onSubstitution` sees each player entering, with the number of plays made before he came in.
     package static func run(
-        _ game: GameRecord, _ body: (ReplayedPlay) -> Void = { _ in },
+        _ game: GameRecord, followsBids: Bool = false, _ body: (ReplayedPlay) -> Void = { _ in },
         onSubstitution: (Appearance, _ playsBefore: Int) -> Void = { _, _ in }
-    ) throws(RetrosheetError) -> GameState {
+    ) throws(RetrosheetError) -> GameEngine {
         try validateStarters(game)
-        let outcome = game.source.withUnsafeBufferPointer { buffer in
-            game.events.withUnsafeBufferPointer { events in
-                replay(game, buffer: buffer, events: events, onSubstitution, body)
-            }
-        }
-        return try outcome.get()
-    }
-
-    private static func replay(
-        _ game: GameRecord, buffer: UnsafeBufferPointer<UInt8>, events: UnsafeBufferPointer<EventRecord>,
-        _ onSubstitution: (Appearance, Int) -> Void, _ body: (ReplayedPlay) -> Void
-    ) -> Result<GameState, RetrosheetError> {
-        var state = GameState(starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst)
-        var lastPlay = events.count - 1
-        while lastPlay >= 0 && events[lastPlay].isNoPlay { lastPlay -= 1 }
+        var engine = GameEngine(
+            starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst, followsBids: followsBids)
+        var lastPlay = game.events.count - 1
+        while lastPlay >= 0 && game.events[lastPlay].isNoPlay { lastPlay -= 1 }
         var seenPlay = false
-        for index in events.indices {
-            let event = events.baseAddress! + index
-            var record = PlayUpdate(
-                inning: Int(event.pointee.inning), battingSide: event.pointee.battingSide, batter: event.pointee.batter,
-                count: event.pointee.count, play: nil)
-            var placedRunnerLine = 0
-            var placedRunnerRecord = ByteRange.empty
-            if event.pointee.adjustmentIndex >= 0 {
-                let adjustments = game.adjustments[Int(event.pointee.adjustmentIndex)]
-                record.nextBattingSlot = adjustments.nextBattingSlot
-                if !adjustments.placedRunner.isNone {
-                    record.placedRunner = (adjustments.placedRunner, Int(adjustments.placedRunnerBase))
-                    placedRunnerLine = Int(adjustments.placedRunnerLine)
-                    placedRunnerRecord = adjustments.placedRunnerRecord
-                }
-                if !adjustments.responsiblePitcher.isNone {
-                    record.responsiblePitcher = (
-                        adjustments.responsiblePitcher, Int(adjustments.responsiblePitcherBase)
-                    )
-                }
-            }
+        try game.forEachUpdate { (update, place) throws(RetrosheetError) in
+            let applied: GameEngine.Applied
             do throws(GameStateError) {
-                try state.begin(record)
+                applied = try engine.apply(update)
             } catch {
-                return .failure(Self.error(game, buffer, line: placedRunnerLine, at: placedRunnerRecord, "\(error)"))
+                let record = (line: place.line, text: place.text)
+                let at = error.concernsPlacedRunner ? place.placedRunner ?? record : record
+                throw RetrosheetError(
+                    file: game.file, line: at.line, text: game.lineText(containing: at.text), reason: "\(error)",
+                    gameID: game.id)
             }
-            if !event.pointee.isNoPlay {
-                let play: Play
-                do throws(EventTextError) {
-                    play = try EventTextParser.parse(buffer.slice(event.pointee.text))
-                } catch {
-                    return .failure(
-                        Self.error(
-                            game, buffer, line: Int(event.pointee.line), at: event.pointee.text,
-                            "malformed event: \(error)"))
-                }
-                do throws(GameStateError) {
-                    // Built in place around the result, which saves copying it per play.
-                    body(
-                        ReplayedPlay(
-                            eventIndex: index, number: state.playCount + 1, isFirstPlay: !seenPlay,
-                            isLastPlay: index == lastPlay, result: try state.apply(play, batter: event.pointee.batter)))
-                    seenPlay = true
-                } catch {
-                    return .failure(
-                        Self.error(game, buffer, line: Int(event.pointee.line), at: event.pointee.text, "\(error)"))
-                }
-            }
-            if event.pointee.substitutionCount > 0 {
-                for substitution in game.substitutions(after: event.pointee) {
-                    do throws(GameStateError) {
-                        try state.apply(substitution.appearance)
-                        onSubstitution(substitution.appearance, state.playCount)
-                    } catch {
-                        return .failure(
-                            Self.error(game, buffer, line: Int(substitution.line), at: substitution.name, "\(error)"))
-                    }
-                }
+            switch applied {
+            case .play(let result):
+                body(
+                    ReplayedPlay(
+                        eventIndex: place.eventIndex, number: engine.state.playCount, isFirstPlay: !seenPlay,
+                        isLastPlay: place.eventIndex == lastPlay, result: result))
+                seenPlay = true
+            case .substitution(let appearance):
+                onSubstitution(appearance, engine.state.playCount)
+            case .placeholder:
+                break
             }
         }
-        return .success(state)
+        return engine
     }
 
     /// Both teams need batting slots 1-9 and positions 1-9 filled by `start` records.
@@ -131,14 +86,6 @@ package enum GameReplay {
                     gameID: game.id)
             }
         }
-    }
-
-    private static func error(
-        _ game: GameRecord, _ buffer: UnsafeBufferPointer<UInt8>, line: Int, at range: ByteRange, _ reason: String
-    ) -> RetrosheetError {
-        RetrosheetError(
-            file: game.file, line: line, text: buffer.string(buffer.lineRange(containing: range)), reason: reason,
-            gameID: game.id)
     }
 }
 

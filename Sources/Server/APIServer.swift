@@ -1,4 +1,5 @@
 import Alerts
+import Clocks
 import Delivery
 import Foundation
 import HTTPTypes
@@ -27,8 +28,10 @@ package struct APIServer: Sendable {
     package var vapidPublicKey: String?
     /// The operator's token for `/api/admin/...`; without one those endpoints are closed.
     package var adminToken: String?
-    /// The dispatchers' counts and the outbox, for /metrics (absent in tests of the API alone).
-    package var statistics: DeliveryStatistics?
+    /// The registry behind /metrics (the dispatchers feed it through its factory).
+    package var metrics = ServerMetrics()
+    /// The outbox, for its depth in /metrics and the operator's counts (absent in tests of the API
+    /// alone).
     package var outbox: (any OutboxStore)?
     /// The web UI's files; nil serves the API alone.
     package var publicFolder: String? = Bundle.module.resourceURL?.appendingPathComponent("Public").path
@@ -51,11 +54,14 @@ package struct APIServer: Sendable {
 
     package func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        // Requests by endpoint, method and status, and their durations (through the process's
+        // metrics system, which `nohit serve` bootstraps with ``metrics``' factory).
+        router.add(middleware: MetricsMiddleware())
         if let publicFolder {
             router.add(middleware: FileMiddleware(publicFolder, searchForIndexHtml: true))
         }
         router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
-        router.get("metrics") { _, _ in try await metrics() }
+        router.get("metrics") { _, _ in try await scrapeMetrics() }
 
         let api = router.group("api")
         api.get("config") { _, _ in
@@ -242,72 +248,11 @@ package struct APIServer: Sendable {
 
     // MARK: Metrics
 
-    func metrics() async throws -> Response {
-        let games = board.all
-        var lines = [
-            "# HELP nohit_live_events_total Events published on the live stream.",
-            "# TYPE nohit_live_events_total counter",
-            "nohit_live_events_total \(feed.lastID)",
-            "# HELP nohit_stream_clients Clients connected to the live stream.",
-            "# TYPE nohit_stream_clients gauge",
-            "nohit_stream_clients \(feed.clientCount)",
-            "# HELP nohit_games Today's games by status.",
-            "# TYPE nohit_games gauge",
-        ]
-        for status in [GameSnapshot.Status.scheduled, .live, .final] {
-            lines.append("nohit_games{status=\"\(status.rawValue)\"} \(games.filter { $0.status == status }.count)")
-        }
-        lines.append("# HELP nohit_attempts Sides hitless through at least \(attemptOuts) outs.")
-        lines.append("# TYPE nohit_attempts gauge")
-        lines.append("nohit_attempts \(games.reduce(0) { $0 + $1.attempts(minimumOuts: attemptOuts).count })")
-        if let snapshot = statistics?.snapshot {
-            let channels = snapshot.byChannel.sorted { $0.key.rawValue < $1.key.rawValue }
-            lines.append("# HELP nohit_deliveries_total Provider requests by channel and outcome since start.")
-            lines.append("# TYPE nohit_deliveries_total counter")
-            for (channel, counts) in channels {
-                for (outcome, count) in [
-                    ("delivered", counts.delivered), ("retried", counts.retried), ("failed", counts.failed),
-                    ("pruned", counts.pruned),
-                ] {
-                    lines.append(
-                        "nohit_deliveries_total{channel=\"\(channel.rawValue)\",outcome=\"\(outcome)\"} \(count)")
-                }
-            }
-            lines.append(
-                "# HELP nohit_provider_token_refreshes_total Provider tokens refreshed on request, by channel.")
-            lines.append("# TYPE nohit_provider_token_refreshes_total counter")
-            for (channel, counts) in channels {
-                lines.append(
-                    "nohit_provider_token_refreshes_total{channel=\"\(channel.rawValue)\"} \(counts.tokenRefreshes)")
-            }
-            lines.append("# HELP nohit_alert_latency_seconds From the moment to the provider's acknowledgement.")
-            lines.append("# TYPE nohit_alert_latency_seconds histogram")
-            for (channel, counts) in channels {
-                let label = "channel=\"\(channel.rawValue)\""
-                let histogram = counts.latency
-                for (bound, count) in zip(DeliveryStatistics.LatencyHistogram.bounds, histogram.cumulative) {
-                    lines.append("nohit_alert_latency_seconds_bucket{\(label),le=\"\(bound)\"} \(count)")
-                }
-                lines.append("nohit_alert_latency_seconds_bucket{\(label),le=\"+Inf\"} \(histogram.count)")
-                lines.append("nohit_alert_latency_seconds_sum{\(label)} \(histogram.sum)")
-                lines.append("nohit_alert_latency_seconds_count{\(label)} \(histogram.count)")
-            }
-        }
-        if let counts = try await outbox?.outboxCounts() {
-            lines.append("# HELP nohit_outbox Outbox rows by state (pending and sending are the depth).")
-            lines.append("# TYPE nohit_outbox gauge")
-            for (state, count) in [
-                ("pending", counts.pending), ("sending", counts.sending), ("delivered", counts.delivered),
-                ("failed", counts.failed), ("superseded", counts.superseded),
-            ] {
-                lines.append("nohit_outbox{state=\"\(state)\"} \(count)")
-            }
-        }
+    func scrapeMetrics() async throws -> Response {
+        let text = try await metrics.scrape(board: board, feed: feed, outboxStore: outbox, attemptOuts: attemptOuts)
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4"
-        return Response(
-            status: .ok, headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: lines.joined(separator: "\n") + "\n")))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: text)))
     }
 
     // MARK: Helpers

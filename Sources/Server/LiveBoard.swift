@@ -2,6 +2,7 @@ import Alerts
 import Baseball
 import Foundation
 import Pipeline
+import Storage
 import Synchronization
 
 /// What the API and the stream say about a game: teams, status, inning, score, and each
@@ -52,39 +53,25 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     }
 }
 
-/// The day's games as they stand, fed by the replay (or later a live source), read by the API.
+/// The day's games as they stand, fed by the game changes of any source, read by the API.
 package final class LiveBoard: Sendable {
-    private let games: Mutex<[String: GameSnapshot]>
+    private let games = Mutex<[String: GameSnapshot]>([:])
 
-    package init(games: [ReplayGame] = []) {
-        var snapshots: [String: GameSnapshot] = [:]
-        for game in games {
-            snapshots[game.record.id] = Self.scheduled(game.info, start: game.start)
-        }
-        self.games = Mutex(snapshots)
-    }
+    package init() {}
 
-    static func scheduled(_ info: GameInfo, start: Date) -> GameSnapshot {
-        GameSnapshot(
-            id: info.id, date: info.date, startTime: start, status: .scheduled,
-            away: .init(code: info.away.code, name: info.away.name, runs: 0),
-            home: .init(code: info.home.code, name: info.home.name, runs: 0), inning: 1, half: "top",
-            outs: 0, bids: [], broadcasts: info.broadcasts.map(\.name), updatedAt: start)
-    }
-
-    /// Records a replay step and returns the game's new snapshot.
+    /// Records a game as it stands after `change` and returns its snapshot, or nil for a game
+    /// not yet scheduled (no teams to show).
     @discardableResult
-    package func apply(_ step: DayReplay.Step) -> GameSnapshot {
-        apply(
-            info: step.game.info, start: step.game.start, state: step.state, bids: step.bids,
-            isFinished: step.isFinished, at: step.time)
+    package func apply(_ change: GameChange) -> GameSnapshot? {
+        let game = change.game
+        guard game.isScheduled else { return nil }
+        let snapshot = Self.snapshot(game, at: change.time)
+        games.withLock { $0[snapshot.id] = snapshot }
+        return snapshot
     }
 
-    /// Records a game as it stands (from any source) and returns its new snapshot.
-    @discardableResult
-    package func apply(
-        info: GameInfo, start: Date, state: GameState, bids: PerSide<NoHitBid>, isFinished: Bool, at time: Date
-    ) -> GameSnapshot {
+    static func snapshot(_ game: GameFollower, at time: Date) -> GameSnapshot {
+        let info = game.info
         func bid(_ bid: NoHitBid) -> GameSnapshot.Bid {
             let team = bid.pitchingSide == .home ? info.home.code : info.away.code
             let status: String
@@ -101,24 +88,21 @@ package final class LiveBoard: Sendable {
                 perfect: bid.isHitless && bid.isPerfect,
                 status: status)
         }
-        let snapshot = GameSnapshot(
-            id: info.id, date: info.date, startTime: start,
-            status: isFinished ? .final : .live,
-            away: .init(code: info.away.code, name: info.away.name, runs: state.score.away),
-            home: .init(code: info.home.code, name: info.home.name, runs: state.score.home), inning: state.inning,
-            half: state.battingSide == .away ? "top" : "bottom", outs: state.outs,
-            // The home side pitches to the away batters first.
-            bids: [bid(bids.home), bid(bids.away)], broadcasts: info.broadcasts.map(\.name),
-            updatedAt: time)
-        games.withLock { $0[snapshot.id] = snapshot }
-        return snapshot
-    }
-
-    /// A game known before it starts (from the schedule).
-    package func add(_ info: GameInfo, start: Date) {
-        games.withLock { games in
-            if games[info.id] == nil { games[info.id] = Self.scheduled(info, start: start) }
+        let state = game.state
+        let status: GameSnapshot.Status
+        switch game.status.phase {
+        case .final: status = .final
+        case .scheduled, .warmup, .postponed, .cancelled: status = .scheduled
+        case .live, .delayed, .suspended: status = .live
         }
+        let bids = game.bids.map { [bid($0.home), bid($0.away)] } ?? []
+        return GameSnapshot(
+            id: info.id, date: info.date, startTime: game.start ?? time, status: status,
+            away: .init(code: info.away.code, name: info.away.name, runs: state?.score.away ?? 0),
+            home: .init(code: info.home.code, name: info.home.name, runs: state?.score.home ?? 0),
+            inning: state?.inning ?? 1, half: state?.battingSide == .home ? "bottom" : "top", outs: state?.outs ?? 0,
+            // The home side pitches to the away batters first.
+            bids: bids, broadcasts: info.broadcasts.map(\.name), updatedAt: time)
     }
 
     /// Every game of the day by start time.
@@ -128,5 +112,40 @@ package final class LiveBoard: Sendable {
 
     package func game(id: String) -> GameSnapshot? {
         games.withLock { $0[id] }
+    }
+}
+
+/// The live board and the live stream as a consumer of game changes: the change's moments go on
+/// the stream (after the alert publisher stored them: it comes first), then the game as it
+/// stands. The same for every source.
+package struct LiveConsumer: GameChangeConsumer {
+    package let board: LiveBoard
+    package let feed: LiveFeed
+
+    package init(board: LiveBoard, feed: LiveFeed) {
+        self.board = board
+        self.feed = feed
+    }
+
+    package func consume(_ change: GameChange) async throws {
+        for moment in change.moments { feed.publish(moment, game: change.game.info, at: change.time) }
+        if let snapshot = board.apply(change) { feed.publish(snapshot) }
+    }
+}
+
+extension LiveFeed {
+    /// A moment as the stream's `moment` event.
+    package func publish(_ moment: Moment, game: GameInfo, at time: Date) {
+        let view = MomentView(StoredMoment(moment: moment, game: game, occurredAt: time))
+        if let data = try? APIServer.encoder.encode(view) {
+            publish(.moment, data: String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    /// A game as it stands, as the stream's `game` event.
+    package func publish(_ snapshot: GameSnapshot) {
+        if let data = try? APIServer.encoder.encode(snapshot) {
+            publish(.game, data: String(decoding: data, as: UTF8.self))
+        }
     }
 }

@@ -144,7 +144,8 @@ package final class LiveFeed: Sendable {
     }
 }
 
-/// Sends the live stream's heartbeat every `interval` until shutdown.
+/// Sends the live stream's heartbeat every `interval` until shutdown, when it ends every client's
+/// stream (streams never end by themselves).
 package struct FeedHeartbeat: Service {
     package var feed: LiveFeed
     package var interval: Duration
@@ -165,5 +166,6 @@ package struct FeedHeartbeat: Service {
         } catch is CancellationError {
             // Shutdown.
         }
+        feed.finishAll()
     }
 }

@@ -1,15 +1,14 @@
-import Alerts
 import Baseball
 
 extension ScheduleGame {
     /// Where to watch or listen, from the schedule's `broadcasts(all)` hydrate: television, radio
     /// (AM and FM) and streaming. National carriers come once per team side; each is kept once.
-    package var carriage: [Alerts.Broadcast] {
+    package var carriage: [Broadcast] {
         var seen = Set<String>()
-        var result: [Alerts.Broadcast] = []
+        var result: [Broadcast] = []
         for broadcast in broadcasts ?? [] {
             let type = (broadcast.type ?? "").uppercased()
-            let kind: Alerts.Broadcast.Kind
+            let kind: Broadcast.Kind
             switch type {
             case "TV": kind = .tv
             case "AM", "FM", "RADIO": kind = .radio
@@ -25,12 +24,12 @@ extension ScheduleGame {
             let key = national ? "\(kind)-\(broadcast.name)" : "\(kind)-\(broadcast.name)-\(broadcast.homeAway ?? "")"
             guard seen.insert(key).inserted else { continue }
             result.append(
-                Alerts.Broadcast(
+                Broadcast(
                     kind: kind, name: broadcast.name, callSign: broadcast.callSign, isNational: national, side: side))
         }
         // National first, then the home team's, then the visitors'.
         return result.enumerated().sorted { a, b in
-            func rank(_ broadcast: Alerts.Broadcast) -> Int {
+            func rank(_ broadcast: Broadcast) -> Int {
                 broadcast.isNational ? 0 : broadcast.side == .home ? 1 : 2
             }
             return (rank(a.element), a.offset) < (rank(b.element), b.offset)

@@ -1,4 +1,3 @@
-import Alerts
 import Baseball
 import Foundation
 
@@ -8,9 +7,11 @@ import Foundation
 /// the same bids and moments.
 ///
 /// Only what has happened is read: completed plate appearances, and within the one in progress
-/// the substitutions and base-running plays already made. Reading stops at the first play the
-/// engine cannot accept (an unknown event type, a runner who is not on base, a batter who is not
-/// in the lineup): the updates before it stand, and `problems` says what and where. Pure.
+/// the substitutions and base-running plays already made. Reading is a translation, not a replay:
+/// no engine runs here (the game's follower applies each update, once). A substitution whose
+/// batting slot the feed does not give is a `LineupChange`, which the engine places. Reading stops
+/// at the first play that cannot be translated (an unknown event type, a base that is not one):
+/// the updates before it stand, and `problems` says what and where. Pure.
 package struct GumboGame: Sendable {
     package var gamePk: Int
     /// Retrosheet's form: home team code, official date, game number (0, or 1 and 2 in a
@@ -19,8 +20,11 @@ package struct GumboGame: Sendable {
     package var info: GameInfo
     package var starters: [Appearance]
     package var updates: [GameUpdate]
-    package var status: GameStatus
+    /// The feed's own status block.
+    package var feedStatus: FeedStatus
     package var scheduledInnings: Int
+    /// The pitchers of record, once the game is over.
+    package var decisions: LiveData.Decisions?
     /// The feed's timecode.
     package var timeStamp: String
     /// The first pitch, as scheduled.
@@ -29,12 +33,24 @@ package struct GumboGame: Sendable {
     package var problems: [String]
 
     /// Whether the game is over and its bids can be settled.
-    package var isFinal: Bool { status.phase == .final }
+    package var isFinal: Bool { feedStatus.phase == .final }
+
+    /// The status in the engine's words.
+    package var status: GameStatus { feedStatus.gameStatus }
+
+    /// What the end of the game says: its scheduled length and the pitchers of record.
+    package var result: GameResult {
+        func id(_ person: Person?) -> PlayerID? { person.flatMap { PlayerID(String($0.id)) } }
+        return GameResult(
+            scheduledInnings: scheduledInnings, winningPitcher: id(decisions?.winner),
+            losingPitcher: id(decisions?.loser), savePitcher: id(decisions?.save))
+    }
 
     /// Reads `feed`. Throws only when the game itself cannot be identified (teams, lineups).
     package init(_ feed: GameFeed) throws(StatsAPIError) {
         gamePk = feed.gamePk
-        status = feed.gameData.status
+        feedStatus = feed.gameData.status
+        decisions = feed.liveData.decisions
         timeStamp = feed.metaData.timeStamp
         start = feed.gameData.datetime.dateTime.flatMap { ISO8601DateFormatter().date(from: $0) }
         scheduledInnings = feed.liveData.linescore?.scheduledInnings ?? 9
@@ -112,19 +128,16 @@ package struct GumboGame: Sendable {
 
     // MARK: Plays
 
-    /// Reads plate appearances in order, checking each update against the engine.
+    /// Reads plate appearances in order.
     mutating func read(_ plays: [PlayRecord]) {
-        var state = GameState(starters: starters)
+        var half: (inning: Int, battingSide: Side)?
         for record in plays.sorted(by: { $0.about.atBatIndex < $1.about.atBatIndex }) {
             for problem in record.malformedEvents {
                 problems.append("play \(record.about.atBatIndex) (inning \(record.about.inning)): \(problem)")
             }
             do {
-                let produced = try Self.updates(of: record, state: state, scheduledInnings: scheduledInnings)
-                var next = state
-                for update in produced { try next.apply(update) }
-                state = next
-                updates += produced
+                updates += try Self.updates(of: record, after: half, scheduledInnings: scheduledInnings)
+                half = (record.about.inning, record.about.halfInning == "bottom" ? .home : .away)
             } catch {
                 problems.append(
                     "play \(record.about.atBatIndex) (inning \(record.about.inning) \(record.about.halfInning)): \(error)"
@@ -139,22 +152,22 @@ package struct GumboGame: Sendable {
         case unknownEvent(String)
         case badBase(String)
         case badPlayer(Int)
-        case engine(GameStateError)
 
         package var description: String {
             switch self {
             case .unknownEvent(let type): "event type '\(type)' is not one the service knows"
             case .badBase(let base): "'\(base)' is not a base"
             case .badPlayer(let id): "player id \(id) does not fit"
-            case .engine(let error): "the play does not fit the game: \(error)"
             }
         }
     }
 
     /// One plate appearance as updates: a placeholder and the substitution for each substitution
     /// event, a play for each base-running group before the end, and the plate appearance's own
-    /// play once complete.
-    static func updates(of record: PlayRecord, state: GameState, scheduledInnings: Int) throws -> [GameUpdate] {
+    /// play once complete. `previous` is the half-inning of the plate appearance before.
+    static func updates(
+        of record: PlayRecord, after previous: (inning: Int, battingSide: Side)?, scheduledInnings: Int
+    ) throws -> [GameUpdate] {
         let inning = record.about.inning
         let battingSide: Side = record.about.halfInning == "bottom" ? .home : .away
         guard let finalBatter = PlayerID(String(record.matchup.batter.id)) else {
@@ -184,17 +197,15 @@ package struct GumboGame: Sendable {
         let finalGroupIndex = record.about.isComplete ? (groups.keys.max() ?? lastIndex) : nil
 
         var updates: [GameUpdate] = []
-        var state = state
+        // Whether an update of this half-inning has been made yet (here or in an earlier plate
+        // appearance).
+        var halfStarted = previous.map { $0.inning == inning && $0.battingSide == battingSide } ?? false
         // The automatic runner of an extra inning: written as a "runner_placed" movement, put on
         // base before the next play.
         var placed: (PlayerID, Int)?
-        func emit(_ update: GameUpdate) throws {
-            do {
-                try state.apply(update)
-            } catch {
-                throw ReadError.engine(error)
-            }
+        func emit(_ update: GameUpdate) {
             updates.append(update)
+            halfStarted = true
         }
         func play(_ type: String, runners: [PlayRecord.Runner], at index: Int, count eventCount: PlayRecord.Count?)
             throws
@@ -205,20 +216,20 @@ package struct GumboGame: Sendable {
             if let runner = placed {
                 update.placedRunner = runner
                 placed = nil
-            } else if inning > scheduledInnings, state.inning != inning || state.battingSide != battingSide,
+            } else if inning > scheduledInnings, !halfStarted,
                 let runner = runners.first(where: { $0.movement.originBase == "2B" }),
                 let id = PlayerID(String(runner.details.runner.id))
             {
                 // No placement written, but a runner starts the half on second.
                 update.placedRunner = (id, 2)
             }
-            try emit(.play(update))
+            emit(.play(update))
         }
 
         for event in events {
             if event.isSubstitution == true, let player = event.player {
                 guard let id = PlayerID(String(player.id)) else { throw ReadError.badPlayer(player.id) }
-                try emit(
+                emit(
                     .play(
                         PlayUpdate(
                             inning: inning, battingSide: battingSide, batter: batter(at: event.index),
@@ -234,24 +245,15 @@ package struct GumboGame: Sendable {
                     side = position(event.position?.code) >= Position.pinchHitter ? battingSide : fielding
                 }
                 let code = position(event.position?.code)
-                var slot: UInt8
                 if let order = event.battingOrder, let number = Int(order), (1...9).contains(number / 100) {
-                    slot = UInt8(number / 100)
-                } else if code == Position.pitcher {
-                    // A pitcher without a batting slot takes the slot of the one he replaces.
-                    let current = state.fielder(1, of: side)
-                    slot = UInt8(state.battingSlot(of: current, side: side) ?? 0)
-                } else if let replaced = event.replacedPlayer, let replacedID = PlayerID(String(replaced.id)) {
-                    slot = UInt8(state.battingSlot(of: replacedID, side: side) ?? 0)
+                    emit(
+                        .substitution(
+                            Appearance(player: id, side: side, battingSlot: UInt8(number / 100), position: code)))
                 } else {
-                    slot = UInt8(state.battingSlot(of: id, side: side) ?? 0)
+                    // The engine finds his slot in the lineup as it stands.
+                    let replaced = event.replacedPlayer.flatMap { PlayerID(String($0.id)) }
+                    emit(.lineupChange(LineupChange(player: id, side: side, position: code, replacing: replaced)))
                 }
-                if code == Position.pitcher, state.lineup(side).designatedHitterSlot != 0,
-                    event.battingOrder == nil
-                {
-                    slot = 0
-                }
-                try emit(.substitution(Appearance(player: id, side: side, battingSlot: slot, position: code)))
                 continue
             }
             guard let runners = groups[event.index], event.index != finalGroupIndex else { continue }

@@ -23,11 +23,6 @@ package enum JSONValue: Sendable, Hashable {
         return try encoder.encode(self)
     }
 
-    /// Reads the document as a typed value.
-    package func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
-        try JSONDecoder().decode(type, from: try encoded())
-    }
-
     package subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil

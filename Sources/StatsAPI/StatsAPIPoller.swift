@@ -1,5 +1,6 @@
-import Alerts
 import AsyncHTTPClient
+import Baseball
+import Clocks
 import Foundation
 import Logging
 import NIOCore
@@ -60,7 +61,8 @@ package struct HTTPStatsAPITransport: StatsAPITransport {
 /// a patch that does not apply, or a response that is not a whole feed, brings the whole feed;
 /// a response older than the one kept is ignored; a feed whose timecode stops moving while the
 /// game is live is fetched whole again. Every game whose feed changed is handed to `onGame`,
-/// read into the engine's form; a game keeps its last good state through bad responses.
+/// read into the engine's form (every game of the schedule to `onSchedule` too, at each schedule
+/// request); a game keeps its last good state through bad responses.
 package struct StatsAPIPoller: Sendable {
     package var transport: any StatsAPITransport
     package var clock: any WallClock
@@ -106,11 +108,14 @@ package struct StatsAPIPoller: Sendable {
         var problems = Set<String>()
         var done = false
         /// Where to watch, from the schedule (the live feed does not carry it).
-        var broadcasts: [Alerts.Broadcast] = []
+        var broadcasts: [Broadcast] = []
     }
 
     /// Polls until cancelled.
-    package func run(onGame: @escaping @Sendable (GumboGame) async -> Void) async throws {
+    package func run(
+        onSchedule: @escaping @Sendable (ScheduleGame) async throws -> Void = { _ in },
+        onGame: @escaping @Sendable (GumboGame) async throws -> Void
+    ) async throws {
         var tracks: [Int: Track] = [:]
         var nextSchedule = clock.now()
         var scheduleFailures = 0
@@ -118,6 +123,7 @@ package struct StatsAPIPoller: Sendable {
         while !Task.isCancelled {
             let now = clock.now()
             if now >= nextSchedule {
+                var scheduled: [ScheduleGame] = []
                 do {
                     let dates = officialDates(now)
                     for (offset, date) in dates.enumerated() {
@@ -134,6 +140,7 @@ package struct StatsAPIPoller: Sendable {
                             follow(game, in: &tracks, now: now)
                             tracks[game.gamePk]?.broadcasts = game.carriage
                         }
+                        scheduled += games
                     }
                     scheduleFailures = 0
                     nextSchedule = now.addingTimeInterval(scheduleInterval)
@@ -147,6 +154,8 @@ package struct StatsAPIPoller: Sendable {
                         metadata: ["error": "\(error)", "retry.seconds": "\(Int(delay))"])
                     nextSchedule = now.addingTimeInterval(delay)
                 }
+                // Outside the request's error handling: a failure downstream ends the poller.
+                for game in scheduled { try await onSchedule(game) }
             }
             let due = tracks.values.filter { !$0.done && $0.nextPoll <= now }.map(\.pk).sorted()
             if !due.isEmpty {
@@ -161,7 +170,7 @@ package struct StatsAPIPoller: Sendable {
                 }
                 for (track, game) in polled.sorted(by: { $0.0.pk < $1.0.pk }) {
                     tracks[track.pk] = track
-                    if let game { await onGame(game) }
+                    if let game { try await onGame(game) }
                 }
             }
             let wake = ([nextSchedule] + tracks.values.filter { !$0.done }.map(\.nextPoll)).min() ?? nextSchedule
@@ -188,7 +197,7 @@ package struct StatsAPIPoller: Sendable {
                 if case .unknown(let code) = game.status.phase {
                     logger.notice(
                         "unknown game status; following as if live",
-                        metadata: ["game": "\(game.gamePk)", "status": "\(code)"])
+                        metadata: ["game.pk": "\(game.gamePk)", "status": "\(code)"])
                 }
                 tracks[game.gamePk] = Track(pk: game.gamePk, nextPoll: now, lastChange: now)
             }
@@ -197,7 +206,7 @@ package struct StatsAPIPoller: Sendable {
                 logger.notice(
                     "game not played today",
                     metadata: [
-                        "game": "\(game.gamePk)",
+                        "game.pk": "\(game.gamePk)",
                         "status": "\(game.status.detailedState ?? game.status.codedGameState)",
                         "reschedule": "\(game.rescheduleDate ?? game.resumeDate ?? "none")",
                     ])
@@ -219,7 +228,7 @@ package struct StatsAPIPoller: Sendable {
     func poll(_ track: Track) async -> (Track, GumboGame?) {
         let now = clock.now()
         var track = track
-        let context: Logger.Metadata = ["game": "\(track.pk)", "timecode": "\(track.timeStamp ?? "none")"]
+        let context: Logger.Metadata = ["game.pk": "\(track.pk)", "timecode": "\(track.timeStamp ?? "none")"]
         do {
             var document: JSONValue
             if let cached = track.document, let since = track.timeStamp {

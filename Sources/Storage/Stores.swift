@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import Foundation
 
 /// Registered devices.

@@ -3,6 +3,7 @@ import Crypto
 import FakeProviders
 import Foundation
 import Pipeline
+import UnixSignals
 
 /// `nohit fake-apns`: a local APNs and Web Push provider for tests, benchmarks and the demo.
 struct FakeAPNsCommand: AsyncParsableCommand {
@@ -91,8 +92,15 @@ struct FakeAPNsCommand: AsyncParsableCommand {
         try StandardStreams.writeOutput(Array(json) + [0x0A])
         StandardStreams.writeError("nohit: fake APNs and Web Push listening on \(server.baseURL)\n")
 
-        let signals = TerminationSignals { _ in Task { try? await server.shutdown() } }
-        defer { signals.cancel() }
-        try await server.waitUntilClosed()
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+                    try? await server.shutdown()
+                    return
+                }
+            }
+            try await server.waitUntilClosed()
+            tasks.cancelAll()
+        }
     }
 }

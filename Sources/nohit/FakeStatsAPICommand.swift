@@ -1,5 +1,6 @@
 import Alerts
 import ArgumentParser
+import Clocks
 import FakeStatsAPI
 import Foundation
 import Hummingbird

@@ -1,10 +1,14 @@
 import Alerts
 import ArgumentParser
+import Baseball
+import Clocks
 import Foundation
 import Logging
 import Pipeline
+import Retrosheet
+import ServiceLifecycle
 import Storage
-import Synchronization
+import UnixSignals
 
 /// `nohit replay --date DATE`: a past day's games through the whole alert pipeline (engine,
 /// planner, outbox, dispatchers, providers) without the HTTP server.
@@ -58,52 +62,23 @@ struct ReplayCommand: AsyncParsableCommand {
             setup.games, setup.database, setup.channels, setup.clock, setup.manual
         )
 
-        let pipeline = AlertPipeline(
-            store: database, channels: channels.channels, clock: clock, concurrency: concurrency, logger: logger)
-        let stop = StopSignal()
-        let stoppedBy = Atomic<Int32>(0)
-        let replay = Task {
-            let summary = try await DayReplay(games: games).run(
-                clock: clock, publisher: pipeline.publisher, settle: { try await pipeline.waitUntilIdle(stop: stop) }
-            ) { moment, game in
-                guard !quiet else { return }
-                let text = MessageText.render(moment, game: game, jinxSafe: false)
-                print("\(Self.timestamp(clock.now(), game: game))  \(moment.id)  \(text.title) — \(text.body)")
-            }
-            try await pipeline.waitUntilDrained(manual: manual, stop: stop)
-            return summary
-        }
-        // Should delivery fail (the database, say), the replay stops too.
-        let dispatchers = Task {
-            do {
-                try await pipeline.runDispatchers(stop: stop)
-            } catch {
-                replay.cancel()
-                throw error
-            }
-        }
-        let signals = TerminationSignals { number in
-            stoppedBy.store(number, ordering: .relaxed)
-            replay.cancel()
-            stop.request()
-        }
-        defer { signals.cancel() }
+        let statistics = DeliveryStatistics()
+        let runtime = Runtime(
+            store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
+            statistics: statistics, consumers: quiet ? [] : [MomentPrinter(clock: clock)], logger: logger)
+        var source = ReplaySource(games: games, sink: runtime.hub, clock: clock)
+        source.settle = { try await runtime.pipeline.waitUntilIdle() }
+        source.afterDay = { try await runtime.pipeline.waitUntilDrained(manual: manual) }
 
         let started = ContinuousClock.now
-        var summary: DayReplay.Summary?
+        var signal: UnixSignal?
         var failure: (any Error)?
         do {
-            summary = try await replay.value
-        } catch is CancellationError {
+            // The day over and every alert sent, the group shuts down (the dispatchers last).
+            signal = try await runtime.run(
+                [.init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)], logger: logger)
         } catch {
             failure = error
-        }
-        stop.request()
-        do {
-            try await dispatchers.value
-        } catch {
-            StandardStreams.writeError("nohit: delivery failed: \(error)\n")
-            failure = failure ?? error
         }
         try? await channels.shutdown()
         if let failure {
@@ -112,20 +87,20 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         let elapsed = ContinuousClock.now - started
 
-        let statistics = pipeline.statistics.snapshot
+        let delivered = statistics.snapshot
         let counts = try await database.outboxCounts()
-        var lines: [String] = []
-        if let summary {
-            lines.append(
-                "\(date): \(games.count) games, \(summary.updates) plays, \(summary.moments.count) moments "
-                    + "(\(summary.newMoments) new), \(summary.deliveries) alerts planned")
-            if !summary.skippedGames.isEmpty {
-                lines.append("games left out (unreadable): \(summary.skippedGames.joined(separator: ", "))")
-            }
+        let published = runtime.alerts.counts.value
+        let skipped = await runtime.hub.problems.keys.sorted()
+        var lines = [
+            "\(date): \(games.count) games, \(source.progress.updates) plays, \(published.moments) moments "
+                + "(\(published.new) new), \(published.deliveries) alerts planned"
+        ]
+        if !skipped.isEmpty {
+            lines.append("games left out from a play that did not fit: \(skipped.joined(separator: ", "))")
         }
         lines.append(
-            "this run: \(statistics.delivered) delivered, \(statistics.retried) retries, \(statistics.failed) failed, "
-                + "\(statistics.pruned) devices pruned, \(statistics.tokenRefreshes) token refreshes in "
+            "this run: \(delivered.delivered) delivered, \(delivered.retried) retries, \(delivered.failed) failed, "
+                + "\(delivered.pruned) devices pruned, \(delivered.tokenRefreshes) token refreshes in "
                 + String(
                     format: "%.2f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 ))
@@ -133,10 +108,24 @@ struct ReplayCommand: AsyncParsableCommand {
             "outbox: \(counts.delivered) delivered, \(counts.pending) pending, \(counts.sending) in doubt, "
                 + "\(counts.failed) failed, \(counts.superseded) superseded")
         StandardStreams.writeError(lines.map { "nohit: \($0)\n" }.joined())
-        let signal = stoppedBy.load(ordering: .relaxed)
-        if signal != 0 {
-            StandardStreams.writeError("nohit: stopped by signal \(signal); the rest is sent on the next run\n")
-            throw ExitCode(128 + signal)
+        if let signal, !source.progress.isDone {
+            StandardStreams.writeError(
+                "nohit: stopped by signal \(signal.rawValue); the rest is sent on the next run\n")
+            throw ExitCode(128 + signal.rawValue)
+        }
+    }
+
+    /// Prints each moment as it happens, with the replay clock's time in the ballpark.
+    struct MomentPrinter: GameChangeConsumer {
+        let clock: any WallClock
+
+        func consume(_ change: GameChange) async throws {
+            for moment in change.moments {
+                let text = MessageText.render(moment, game: change.game.info, jinxSafe: false)
+                print(
+                    "\(ReplayCommand.timestamp(clock.now(), game: change.game.info))  \(moment.id)  "
+                        + "\(text.title) — \(text.body)")
+            }
         }
     }
 

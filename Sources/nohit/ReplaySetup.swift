@@ -1,8 +1,10 @@
 import Alerts
 import ArgumentParser
+import Clocks
 import Foundation
 import Logging
 import Pipeline
+import Retrosheet
 import Storage
 
 #if canImport(Glibc)

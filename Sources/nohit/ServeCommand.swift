@@ -1,12 +1,15 @@
 import Alerts
 import ArgumentParser
 import AsyncHTTPClient
+import Clocks
 import Configuration
 import Delivery
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import Pipeline
+import Retrosheet
 import Server
 import ServiceLifecycle
 import StatsAPI
@@ -139,20 +142,21 @@ struct ServeCommand: AsyncParsableCommand {
             banner = "following the Stats API at \(statsAPIURL ?? Self.statsAPIURL)"
         }
 
-        let pipeline = AlertPipeline(
-            store: database, channels: channels.channels, clock: clock, concurrency: concurrency, logger: logger)
-        let board = LiveBoard(games: games)
+        let board = LiveBoard()
         let feed = LiveFeed()
+        let metrics = ServerMetrics()
+        // Hummingbird's request metrics go through the process's metrics system.
+        MetricsSystem.bootstrap(metrics.factory)
+        let statistics = DeliveryStatistics(metrics: metrics.factory)
+        let runtime = Runtime(
+            store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
+            statistics: statistics, consumers: [LiveConsumer(board: board, feed: feed)], logger: logger)
         var api = APIServer(
-            store: database, board: board, feed: feed,
-            registrar: Registrar(
-                allowPrivateNetworks: allowPrivateNetworks),
+            store: database, board: board, feed: feed, registrar: Registrar(allowPrivateNetworks: allowPrivateNetworks),
             seasons: SeasonLibrary(places: places), clock: clock)
         api.vapidPublicKey =
-            VAPID(
-                key: providerSettings.vapidKey, subject: providerSettings.vapidSubject
-            ).publicKeyBase64URL
-        api.statistics = pipeline.statistics
+            VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
+        api.metrics = metrics
         api.adminToken = adminToken
         api.outbox = database
         let source: any Service
@@ -165,17 +169,16 @@ struct ServeCommand: AsyncParsableCommand {
                 transport: HTTPStatsAPITransport(client: client, baseURL: statsAPIURL), clock: clock,
                 logger: Logger(label: "nohit.statsapi"))
             if let statsAPIDate { poller.officialDates = { _ in [statsAPIDate] } }
-            source = StatsAPISource(
-                poller: poller, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
+            source = StatsAPISource(poller: poller, sink: runtime.hub)
         } else {
-            source = LiveReplay(
-                games: games, pipeline: pipeline, clock: clock, board: board, feed: feed, logger: logger)
+            var replaySource = ReplaySource(games: games, sink: runtime.hub, clock: clock)
+            replaySource.settle = { try await runtime.pipeline.waitUntilIdle() }
+            source = replaySource
         }
         let app = Application(
             router: api.router(),
             server: api.server(),
             configuration: .init(address: .hostname(host, port: port), serverName: "nohit"),
-            services: [source, FeedHeartbeat(feed: feed)],
             onServerRunning: { channel in
                 let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
                 StandardStreams.writeError(
@@ -183,15 +186,23 @@ struct ServeCommand: AsyncParsableCommand {
             },
             logger: logger)
         defer { feed.finishAll() }
+        var failure: (any Error)?
         do {
-            try await app.runService()
+            // The source may finish long before the server (a replayed day is over): the rest goes
+            // on. Shut down in reverse: the server first, then the stream, the source, and the
+            // dispatchers last (they finish what is in flight).
+            _ = try await runtime.run(
+                [
+                    .init(service: source, successTerminationBehavior: .ignore),
+                    .init(service: FeedHeartbeat(feed: feed)),
+                    .init(service: app),
+                ], logger: logger)
         } catch {
-            try? await channels.shutdown()
-            try? await statsAPIClient?.shutdown()
-            throw error
+            failure = error
         }
         try? await channels.shutdown()
         try? await statsAPIClient?.shutdown()
+        if let failure { throw failure }
     }
 
     static let statsAPIURL = "https://statsapi.mlb.com/api/"

@@ -243,24 +243,3 @@ struct LoggingOptions: ParsableArguments {
         }
     }
 }
-
-/// SIGINT and SIGTERM as a request to stop gracefully.
-final class TerminationSignals: @unchecked Sendable {
-    // Set once in init; dispatch sources are thread-safe to cancel.
-    private let sources: [any DispatchSourceSignal]
-
-    /// Calls `handler` with the signal number, on a background queue, each time one arrives.
-    init(_ handler: @escaping @Sendable (Int32) -> Void) {
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(number) }
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
-    }
-}

@@ -11,10 +11,13 @@ import Testing
         return games.lazy.compactMap { try? $0.get() }.first { $0.id == id }!
     }
 
-    static func moments(of game: GameRecord, updates: [GameUpdate]? = nil) throws -> (GameMonitor, [Moment]) {
-        try GameMonitor.replay(
+    /// The game followed to its end (as the service follows every game), and its moments.
+    static func moments(of game: GameRecord, updates: [GameUpdate]? = nil) throws -> (GameEngine, [Moment]) {
+        let (follower, moments) = GameFollower.moments(
             gameID: game.id, starters: game.startingAppearances, homeBatsFirst: game.homeBatsFirst,
-            updates: updates ?? game.updates(), finalInnings: game.scheduledInnings)
+            updates: try updates ?? game.updates(), result: GameResult(scheduledInnings: game.scheduledInnings))
+        #expect(follower.problem == nil)
+        return (try #require(follower.engine), moments)
     }
 
     static func describe(_ moments: [Moment]) -> [String] {

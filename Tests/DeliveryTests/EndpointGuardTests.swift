@@ -1,4 +1,5 @@
 import Alerts
+import Clocks
 import Delivery
 import Foundation
 import NIOCore

@@ -3,6 +3,7 @@ import Crypto
 import FakeProviders
 import Foundation
 import Pipeline
+import Retrosheet
 import Storage
 import TestSupport
 import Testing
@@ -53,7 +54,7 @@ import Testing
             let games = try ReplaySchedule.games(on: CrashRecoveryTests.day, data: [TestData.path("retrosheet")])
             var followers: [String: Set<UUID>] = [:]
             var expected = Set<String>()
-            for (moment, game, time) in DayReplay(games: games).moments() {
+            for (moment, game, time) in ReplayTimeline(games: games).moments() {
                 for device in devices {
                     let past = DeviceBidHistory(progressSent: followers[moment.bidKey]?.contains(device.id) == true)
                     guard

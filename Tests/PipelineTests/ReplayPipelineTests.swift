@@ -1,11 +1,15 @@
 import Alerts
 import AsyncHTTPClient
+import Clocks
 import Crypto
 import Delivery
 import FakeProviders
 import Foundation
+import Logging
 import NIOSSL
 import Pipeline
+import Retrosheet
+import ServiceLifecycle
 import Storage
 import TestSupport
 import Testing
@@ -54,23 +58,43 @@ import Testing
             ]
         }
 
-        /// Replays the day once, as one run of the process would.
-        /// The day through the pipeline: what the replay did and what the dispatchers counted.
-        func run(
-            console: @escaping @Sendable (String) -> Void = { _ in }
-        ) async throws -> (DayReplay.Summary, DeliveryStatistics.Snapshot) {
+        /// What one run did: the moments derived, those stored for the first time, deliveries planned.
+        struct Summary {
+            var moments: [Moment]
+            var newMoments: Int
+            var deliveries: Int
+        }
+
+        /// Replays the day once, as one run of `nohit replay` would: the same services in one group
+        /// (the dispatchers, and the replay source through the game hub), the group shut down once the
+        /// day is over and every alert sent.
+        func run(console: @escaping @Sendable (String) -> Void = { _ in }) async throws -> (
+            Summary, DeliveryStatistics.Snapshot
+        ) {
             let store = try SQLiteStore(path: path)
             _ = try await store.recoverInDoubt(now: Date())
             let games = try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [TestData.path("retrosheet")])
             let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
             let pipeline = AlertPipeline(store: store, channels: channels(console: console), clock: clock)
-            let dispatchers = Task { try await pipeline.runDispatchers() }
-            let summary = try await DayReplay(games: games).run(
-                clock: clock, publisher: pipeline.publisher, settle: { try await pipeline.waitUntilIdle() })
-            try await pipeline.waitUntilDrained(manual: clock)
-            dispatchers.cancel()
-            _ = try? await dispatchers.value
-            return (summary, pipeline.statistics.snapshot)
+            let alerts = AlertConsumer(publisher: pipeline.publisher)
+            let collected = MomentCollector()
+            let hub = GameHub(consumers: [alerts, collected])
+            var source = ReplaySource(games: games, sink: hub, clock: clock)
+            source.settle = { try await pipeline.waitUntilIdle() }
+            source.afterDay = { try await pipeline.waitUntilDrained(manual: clock) }
+            let logger = Logger(label: "test.pipeline")
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: pipeline.services.map { .init(service: $0) } + [
+                        .init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)
+                    ], logger: logger))
+            try await group.run()
+            #expect(source.progress.isDone)
+            let counts = alerts.counts.value
+            return (
+                Summary(moments: collected.moments, newMoments: counts.new, deliveries: counts.deliveries),
+                pipeline.statistics.snapshot
+            )
         }
 
         func shutdown() async throws {
@@ -156,10 +180,9 @@ import Testing
         #expect(byChannel[.webPush]?.delivered == 5)
         #expect(byChannel[.webhook]?.delivered == 5)
         #expect(byChannel[.console]?.delivered == 5)
-        #expect(byChannel[.webPush]?.latency.count == 5)
+        #expect(byChannel[.webPush]?.latency.totalCount == 5)
         #expect(statistics.delivered == byChannel.values.reduce(0) { $0 + $1.delivered })
-        // Only a benchmark keeps every latency; the service keeps the histogram.
-        #expect(statistics.latencies.isEmpty)
+        #expect(statistics.latency.totalCount == UInt64(statistics.delivered))
 
         // Run again, as after a restart: every moment is derived again, nothing new is sent.
         let before = setup.server.state.requestCount
@@ -204,10 +227,10 @@ import Testing
         let game = try #require(
             try ReplaySchedule.games(on: ReplayPipelineTests.day, data: [TestData.path("retrosheet")])
                 .first { $0.record.id == "CHA202008250" })
-        var monitor = GameMonitor(
-            gameID: game.record.id, starters: game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst)
-        for item in game.updates { _ = try monitor.apply(item.update) }
-        let completed = try #require(monitor.finish(scheduledInnings: 9).first { $0.kind == .completed })
+        let followed = GameFollower.moments(
+            gameID: game.record.id, starters: game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst,
+            updates: game.updates.map(\.update), result: game.result)
+        let completed = try #require(followed.moments.first { $0.kind == .completed })
         let published = try await pipeline.publisher.publish(completed, game: game.info, at: Date())
         #expect(published.deliveries == 40)
         try await pipeline.waitUntilDrained(manual: nil)
@@ -226,6 +249,15 @@ import Testing
         await transport.shutdown()
         try await setup.shutdown()
     }
+}
+
+/// The moments of every game change, in order.
+final class MomentCollector: GameChangeConsumer, @unchecked Sendable {
+    // Guarded by the lock.
+    private let lock = NSLock()
+    private var storage: [Moment] = []
+    func consume(_ change: GameChange) async throws { lock.withLock { storage += change.moments } }
+    var moments: [Moment] { lock.withLock { storage } }
 }
 
 final class Printed: @unchecked Sendable {

@@ -35,7 +35,7 @@ import Testing
         let game = try games[0].get()
         #expect(game.id == sample.id)
         #expect(game.events.contains { $0.isNoPlay })
-        let final = try GameReplay.run(game)
+        let final = try GameReplay.run(game).state
         #expect(final.score.away == sample.visitors)
         #expect(final.score.home == sample.home)
         #expect(final.pitching(.home).pitchers.map(\.description) == sample.homePitchers)
@@ -49,7 +49,7 @@ import Testing
     @Test func perfectGameAllowsNoBaserunner() throws {
         let game = try EventFileReader(path: TestData.path("retrosheet/samples/2023OAK_OAK202306280.EVA")).games()[0]
             .get()
-        let final = try GameReplay.run(game)
+        let final = try GameReplay.run(game).state
         #expect(final.pitching(.away).battersReached == 0)
         #expect(final.pitching(.away).battersFaced == 27)
     }

@@ -15,9 +15,10 @@ import Testing
         let game = try GumboGame(feed)
         #expect(game.problems.isEmpty)
         #expect(game.isFinal)
-        let (monitor, _) = try GameMonitor.replay(
-            gameID: game.gameID, starters: game.starters, homeBatsFirst: false, updates: game.updates,
-            finalInnings: game.scheduledInnings)
+        let (follower, _) = GameFollower.moments(
+            gameID: game.gameID, starters: game.starters, updates: game.updates, result: game.result)
+        #expect(follower.problem == nil)
+        let monitor = try #require(follower.engine)
         let line = try #require(feed.liveData.linescore?.teams)
         #expect(monitor.state.score.away == line.away.runs)
         #expect(monitor.state.score.home == line.home.runs)
@@ -49,13 +50,11 @@ import Testing
         #expect(game.updates.count < clean.updates.count)
         #expect(Array(clean.updates.prefix(game.updates.count)) == game.updates)
         // And no moment the clean game would not have made.
-        let moments = try GameMonitor.replay(
-            gameID: game.gameID, starters: game.starters, homeBatsFirst: false, updates: game.updates,
-            finalInnings: nil
+        let moments = GameFollower.moments(
+            gameID: game.gameID, starters: game.starters, updates: game.updates, result: nil
         ).moments
-        let all = try GameMonitor.replay(
-            gameID: clean.gameID, starters: clean.starters, homeBatsFirst: false, updates: clean.updates,
-            finalInnings: clean.scheduledInnings
+        let all = GameFollower.moments(
+            gameID: clean.gameID, starters: clean.starters, updates: clean.updates, result: clean.result
         ).moments
         #expect(Set(moments.map(\.id)).isSubset(of: Set(all.map(\.id))))
     }

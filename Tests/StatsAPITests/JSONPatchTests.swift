@@ -1,7 +1,9 @@
 import Alerts
+import Clocks
 import FakeStatsAPI
 import Foundation
 import Pipeline
+import Retrosheet
 import TestSupport
 import Testing
 

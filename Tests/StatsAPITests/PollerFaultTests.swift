@@ -1,12 +1,14 @@
 import Alerts
 import AsyncHTTPClient
 import Baseball
+import Clocks
 import FakeStatsAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import Pipeline
+import Retrosheet
 import Synchronization
 import TestSupport
 import Testing
@@ -34,10 +36,10 @@ import Testing
         }
     }
 
-    /// What the poller hands over, followed as the server follows it.
-    final class Collected: Sendable {
+    /// What the Stats API source says, followed as the server follows it (the game hub), and
+    /// collected from the game changes.
+    final class Collected: GameChangeConsumer {
         struct State {
-            var followers: [String: GameFollower] = [:]
             var moments: [Moment] = []
             var rescores = 0
             var final = Set<String>()
@@ -45,18 +47,16 @@ import Testing
 
         let state = Mutex(State())
 
-        func take(_ game: GumboGame) {
-            guard !game.starters.isEmpty else { return }
+        func consume(_ change: GameChange) async throws {
             state.withLock { state in
-                var follower =
-                    state.followers[game.gameID] ?? GameFollower(gameID: game.gameID, starters: game.starters)
-                let (moments, rescored) = follower.follow(
-                    starters: game.starters, updates: game.updates,
-                    finalInnings: game.isFinal ? game.scheduledInnings : nil)
-                state.followers[game.gameID] = follower
-                state.moments += moments
-                if rescored { state.rescores += 1 }
-                if game.isFinal { state.final.insert(game.gameID) }
+                for event in change.events {
+                    switch event {
+                    case .moment(let moment): state.moments.append(moment)
+                    case .revision: state.rescores += 1
+                    case .final: state.final.insert(change.game.gameID)
+                    default: break
+                    }
+                }
             }
         }
     }
@@ -66,12 +66,13 @@ import Testing
     static func run(
         games: [ReplayGame], collected: Collected,
         at: @escaping @Sendable (Date, FakeStatsAPIServer) throws -> Void = { _, _ in }
-    ) async throws -> (RecordingTransport, FakeStatsAPIServer) {
+    ) async throws -> (RecordingTransport, FakeStatsAPIServer, GameHub) {
         let first = games.map(\.start).min()!
         let last = games.map(\.end).max()!
         let clock = ManualWallClock(first.addingTimeInterval(-120))
         let server = FakeStatsAPIServer(date: day, games: games, clock: clock, wait: 10, stall: .seconds(10))
         let app = Application(router: server.router())
+        let hub = GameHub(consumers: [collected])
         let transport = try await app.test(.live) { client in
             let port = try #require(client.port)
             let recording = RecordingTransport(
@@ -80,7 +81,8 @@ import Testing
                 clock: clock)
             var poller = StatsAPIPoller(transport: recording, clock: clock, logger: Logger(label: "test.poller"))
             poller.officialDates = { _ in [day] }
-            let polling = Task { try await poller.run { collected.take($0) } }
+            let source = StatsAPISource(poller: poller, sink: hub)
+            let polling = Task { try await source.run() }
             var now = clock.now()
             while now < last.addingTimeInterval(1800) && collected.state.withLock({ $0.final.count }) < games.count {
                 try at(now, server)
@@ -96,15 +98,14 @@ import Testing
             _ = try? await polling.value
             return recording
         }
-        return (transport, server)
+        return (transport, server, hub)
     }
 
     static func retrosheetMoments(_ games: [ReplayGame], people: GumboWriter.People) throws -> [Moment] {
-        try games.flatMap { game in
-            try GameMonitor.replay(
+        games.flatMap { game in
+            GameFollower.moments(
                 gameID: game.record.id, starters: game.record.startingAppearances,
-                homeBatsFirst: game.record.homeBatsFirst, updates: game.updates.map(\.update),
-                finalInnings: game.record.scheduledInnings
+                homeBatsFirst: game.record.homeBatsFirst, updates: game.updates.map(\.update), result: game.result
             ).moments.map { RetrosheetEquivalenceTests.translated($0, people: people) }
         }
     }
@@ -128,7 +129,7 @@ import Testing
 
         let collected = Collected()
         let injected = Mutex(Set<String>())
-        let (transport, server) = try await Self.run(games: games, collected: collected) { now, server in
+        let (transport, server, hub) = try await Self.run(games: games, collected: collected) { now, server in
             func once(_ name: String, _ when: Date, _ faults: [FakeStatsAPIServer.Fault]) throws {
                 guard now >= when, injected.withLock({ $0.insert(name).inserted }) else { return }
                 for fault in faults { try server.inject(fault) }
@@ -162,6 +163,13 @@ import Testing
         let state = collected.state.withLock { $0 }
         #expect(state.final.count == games.count)
         #expect(state.rescores == 2)
+        // Each update said is applied once, by its game's follower: the poller reads whole feeds
+        // again and again, the source says only what is new (a re-scored game's whole list, once),
+        // and the translation applies nothing.
+        let updates = await hub.updatesReceived
+        #expect(updates > 1_000)
+        #expect(await hub.applications == updates)
+        #expect(await hub.problems.isEmpty)
         let ids = state.moments.map(\.id)
         #expect(Set(ids).count == ids.count, "a moment came twice")
 

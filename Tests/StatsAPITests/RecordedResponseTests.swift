@@ -1,3 +1,4 @@
+import Baseball
 import Foundation
 import TestSupport
 import Testing
@@ -156,18 +157,5 @@ import Testing
         let bytes = Data(try TestData.bytes("statsapi/gumbo-747175-final.json"))
         #expect(throws: (any Error).self) { try JSONValue(parsing: bytes.prefix(bytes.count / 2)) }
         #expect(throws: (any Error).self) { try JSONDecoder().decode(GameFeed.self, from: bytes.prefix(1000)) }
-    }
-
-    @Test func unknownStatusCodesAreKeptNotFatal() throws {
-        let json = #"{"codedGameState": "Z", "detailedState": "Something New"}"#
-        let status = try JSONDecoder().decode(GameStatus.self, from: Data(json.utf8))
-        #expect(status.phase == .unknown("Z"))
-        for (code, phase) in [
-            ("S", GameStatus.Phase.notStarted), ("P", .notStarted), ("PW", .notStarted), ("I", .live), ("M", .live),
-            ("N", .live), ("F", .final), ("O", .final), ("FR", .final), ("OR", .final), ("FT", .final),
-            ("D", .postponed), ("C", .cancelled), ("U", .suspended), ("T", .suspended),
-        ] {
-            #expect(GameStatus(codedGameState: code).phase == phase, "\(code)")
-        }
     }
 }

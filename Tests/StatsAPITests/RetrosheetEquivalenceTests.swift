@@ -3,6 +3,7 @@ import Baseball
 import FakeStatsAPI
 import Foundation
 import Pipeline
+import Retrosheet
 import TestSupport
 import Testing
 
@@ -24,20 +25,20 @@ import Testing
     static func compare(_ game: ReplayGame, people: GumboWriter.People) throws -> (
         retrosheet: [Moment], statsAPI: [Moment], problems: [String]
     ) {
-        let expected = try GameMonitor.replay(
+        let expected = GameFollower.moments(
             gameID: game.record.id, starters: game.record.startingAppearances,
-            homeBatsFirst: game.record.homeBatsFirst, updates: game.updates.map(\.update),
-            finalInnings: game.record.scheduledInnings
+            homeBatsFirst: game.record.homeBatsFirst, updates: game.updates.map(\.update), result: game.result
         ).moments.map { translated($0, people: people) }
         let feed = GumboWriter.feed(game, at: game.end.addingTimeInterval(3600), people: people)
         let decoded = try JSONDecoder().decode(GameFeed.self, from: try JSONEncoder().encode(feed))
         let gumbo = try GumboGame(decoded)
         #expect(gumbo.gameID == game.record.id)
-        let actual = try GameMonitor.replay(
-            gameID: gumbo.gameID, starters: gumbo.starters, homeBatsFirst: false, updates: gumbo.updates,
-            finalInnings: gumbo.isFinal ? gumbo.scheduledInnings : nil
-        ).moments
-        return (expected, actual, gumbo.problems)
+        let (follower, actual) = GameFollower.moments(
+            gameID: gumbo.gameID, starters: gumbo.starters, updates: gumbo.updates,
+            result: gumbo.isFinal ? gumbo.result : nil)
+        // Each update applied once, by the follower: the translation applies none.
+        #expect(follower.applications == gumbo.updates.count)
+        return (expected, actual, gumbo.problems + (follower.problem.map { [$0] } ?? []))
     }
 
     @Test func everyGameOfGiolitosDayGivesTheSameMoments() throws {
@@ -117,6 +118,8 @@ import Testing
                             "play \(record.inning)\(record.battingSide) \(record.batter) \(record.play.map { "\($0.eventType)" } ?? "placeholder") count \(String(describing: record.count))"
                         case .substitution(let appearance)?:
                             "sub \(appearance.player) slot \(appearance.battingSlot) pos \(appearance.position)"
+                        case .lineupChange(let change)?:
+                            "change \(change.player) pos \(change.position) for \(String(describing: change.replacing))"
                         case nil: "none"
                         }
                     }

@@ -1,13 +1,15 @@
 import Alerts
+import Clocks
 import Delivery
 import Foundation
 import Logging
 import Storage
 
 /// The alert pipeline after the engine: the publisher writing moments and outbox rows, and one
-/// dispatcher per channel draining them.
+/// dispatcher per channel draining them, over any store.
 package struct AlertPipeline: Sendable {
-    package let store: SQLiteStore
+    package typealias Store = any DeviceStore & OutboxStore
+    package let store: Store
     package let directory: DeviceDirectory
     package let publisher: MomentPublisher
     package let dispatchers: [Dispatcher]
@@ -17,14 +19,14 @@ package struct AlertPipeline: Sendable {
     package let wakes: [ChannelKind: WakeSignal]
 
     package init(
-        store: SQLiteStore, channels: [any DeliveryChannel], clock: any WallClock, concurrency: Int = 256,
-        acknowledgementClock: (any WallClock)? = nil, keepsLatencies: Bool = false,
+        store: Store, channels: [any DeliveryChannel], clock: any WallClock, concurrency: Int = 256,
+        acknowledgementClock: (any WallClock)? = nil, statistics: DeliveryStatistics = DeliveryStatistics(),
         logger: Logger = Logger(label: "nohit.pipeline")
     ) {
         self.store = store
         self.clock = clock
+        self.statistics = statistics
         directory = DeviceDirectory(store: store)
-        statistics = DeliveryStatistics(keepsLatencies: keepsLatencies)
         var wakes: [ChannelKind: WakeSignal] = [:]
         var dispatchers: [Dispatcher] = []
         for channel in channels {
@@ -42,8 +44,13 @@ package struct AlertPipeline: Sendable {
         publisher = MomentPublisher(outbox: store, directory: directory, wake: wakes)
     }
 
+    /// One Service per channel's dispatcher: each delivers until graceful shutdown, then finishes
+    /// the requests in flight and records them.
+    package var services: [DispatcherService] { dispatchers.map(DispatcherService.init) }
+
     /// Runs every dispatcher until `stop` is requested (they finish and record what is in
-    /// flight) or the task is cancelled.
+    /// flight) or the task is cancelled. For tests and benchmarks that drive a pipeline without a
+    /// service group.
     package func runDispatchers(stop: StopSignal = StopSignal()) async throws {
         stop.wakes(Array(wakes.values))
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -56,9 +63,9 @@ package struct AlertPipeline: Sendable {
 
     /// Returns once nothing due by now is pending or being sent. A replay at full speed waits for
     /// this after each play with alerts, so its clock never runs ahead of the deliveries.
-    package func waitUntilIdle(stop: StopSignal? = nil) async throws {
+    package func waitUntilIdle() async throws {
         let kinds = dispatchers.map(\.channel.kind)
-        while stop?.isRequested != true {
+        while true {
             try Task.checkCancellation()
             if try await !store.hasUnfinished(channels: kinds, dueBy: clock.now()) { return }
             // A dispatcher asleep until a due time that the clock has reached only to within the
@@ -69,12 +76,11 @@ package struct AlertPipeline: Sendable {
     }
 
     /// Returns once nothing is pending or being sent. With a manual clock, moves it to the next
-    /// retry or delayed alert whenever the dispatchers are idle.
-    /// Deliveries for channels without a dispatcher (e.g. APNs with no key) are not waited for.
-    /// Returns early when `stop` is requested.
-    package func waitUntilDrained(manual: ManualWallClock?, stop: StopSignal? = nil) async throws {
+    /// retry or delayed alert whenever the dispatchers are idle. Deliveries for channels without a
+    /// dispatcher (e.g. APNs with no key) are not waited for.
+    package func waitUntilDrained(manual: ManualWallClock?) async throws {
         let kinds = dispatchers.map(\.channel.kind)
-        while stop?.isRequested != true {
+        while true {
             try Task.checkCancellation()
             if try await !store.hasUnfinished(channels: kinds, dueBy: nil) { return }
             if let manual, try await store.outboxCounts().sending == 0 {

@@ -62,6 +62,9 @@ package struct GameStateError: Error, Hashable, CustomStringConvertible {
         Self(.invalidBase, player: player, side: side)
     }
 
+    /// Whether the error is about a runner put on base before a play (Retrosheet's `radj`).
+    package var concernsPlacedRunner: Bool { code == .runnerNotInLineup || code == .invalidBase }
+
     package var description: String {
         let team = side == .away ? "the visiting team" : "the home team"
         switch code {

@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import Delivery
 import Foundation
 import Storage

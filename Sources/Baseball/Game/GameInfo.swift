@@ -1,5 +1,3 @@
-import Baseball
-
 /// What an alert says about a game besides the bid: the teams, the players' names, and where to
 /// watch or listen when the source knows the broadcasts.
 package struct GameInfo: Sendable, Hashable, Codable {

@@ -1,76 +1,10 @@
 import Alerts
+import Clocks
 import Delivery
 import Foundation
 import Logging
 import Storage
 import Synchronization
-
-/// What the dispatchers have done, for reports, metrics and benchmarks.
-package final class DeliveryStatistics: Sendable {
-    /// Seconds from the moment to the provider's acknowledgement, in fixed buckets (Prometheus
-    /// style: each count is of latencies at most its bound), so memory stays flat however long the
-    /// service runs.
-    package struct LatencyHistogram: Sendable, Equatable {
-        package static let bounds: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
-        /// Per bound, cumulative; the last entry is everything (+Inf).
-        package var cumulative = [Int](repeating: 0, count: bounds.count + 1)
-        package var sum = 0.0
-        package var count: Int { cumulative[cumulative.count - 1] }
-
-        mutating func add(_ seconds: Double) {
-            for (index, bound) in Self.bounds.enumerated() where seconds <= bound { cumulative[index] += 1 }
-            cumulative[cumulative.count - 1] += 1
-            sum += seconds
-        }
-    }
-
-    /// One channel's outcomes since start.
-    package struct Counts: Sendable, Equatable {
-        package var delivered = 0
-        package var retried = 0
-        package var failed = 0
-        package var pruned = 0
-        package var tokenRefreshes = 0
-        package var latency = LatencyHistogram()
-    }
-
-    package struct Snapshot: Sendable {
-        package var byChannel: [ChannelKind: Counts] = [:]
-        /// Every latency, in order, when the statistics keep them (benchmarks); empty otherwise.
-        package var latencies: [Double] = []
-
-        package var delivered: Int { byChannel.values.reduce(0) { $0 + $1.delivered } }
-        package var retried: Int { byChannel.values.reduce(0) { $0 + $1.retried } }
-        package var failed: Int { byChannel.values.reduce(0) { $0 + $1.failed } }
-        package var pruned: Int { byChannel.values.reduce(0) { $0 + $1.pruned } }
-        package var tokenRefreshes: Int { byChannel.values.reduce(0) { $0 + $1.tokenRefreshes } }
-    }
-
-    private let state = Mutex(Snapshot())
-    private let keepsLatencies: Bool
-
-    /// `keepsLatencies` keeps every latency too (for exact percentiles in a benchmark).
-    package init(keepsLatencies: Bool = false) {
-        self.keepsLatencies = keepsLatencies
-    }
-
-    package var snapshot: Snapshot { state.withLock { $0 } }
-
-    func record(_ channel: ChannelKind, _ change: (inout Counts) -> Void) {
-        state.withLock { change(&$0.byChannel[channel, default: Counts()]) }
-    }
-
-    func recordLatency(_ channel: ChannelKind, _ seconds: Double) {
-        state.withLock { state in
-            state.byChannel[channel, default: Counts()].latency.add(seconds)
-            if keepsLatencies { state.latencies.append(seconds) }
-        }
-    }
-
-    package func reset() {
-        state.withLock { $0 = Snapshot() }
-    }
-}
 
 /// Drains the outbox for one channel: claims due deliveries, sends up to `concurrency` at once
 /// (each with the channel's deadline), lets the retry policy decide what each outcome means,
@@ -110,6 +44,8 @@ package struct Dispatcher: Sendable {
         case recorded
         /// Outcomes have arrived in the inbox.
         case answered
+        /// A batch's send returned: its requests are on their way (or answered).
+        case sent
     }
 
     /// Where outcomes land as the provider's answers arrive (on the transport's threads), for
@@ -141,8 +77,9 @@ package struct Dispatcher: Sendable {
     /// returns) or the task is cancelled (then returns at once; what was in flight is left in
     /// doubt for the next start).
     ///
-    /// Deliveries go to the channel in batches (`DeliveryChannel.send`), and their outcomes come
-    /// back through an inbox the dispatcher empties whenever it wakes — no task per delivery. The
+    /// Deliveries go to the channel in batches (`DeliveryChannel.send`, each in a child task), and
+    /// their outcomes come back through an inbox the dispatcher empties whenever it wakes — no task
+    /// per delivery on the lean HTTP/2 paths. The
     /// database never holds up sending: the next claim and the last batch of outcomes are written
     /// by child tasks of their own (one of each at a time) while requests keep going out.
     package func run(stop: StopSignal = StopSignal()) async throws {
@@ -160,7 +97,9 @@ package struct Dispatcher: Sendable {
             var exhausted = false
             var lastRecord = ContinuousClock.now
 
-            func launch(_ entries: [InFlight]) async {
+            /// Hands a batch to the channel in a child task of its own (the loop goes on while it
+            /// sends); its answers come back through the inbox.
+            func launch(_ entries: [InFlight]) {
                 guard !entries.isEmpty else { return }
                 let first = nextSlot
                 nextSlot += entries.count
@@ -175,7 +114,10 @@ package struct Dispatcher: Sendable {
                             payload: claimed.payload, collapseKey: claimed.bidKey, createdAt: claimed.createdAt,
                             expiresAt: claimed.expiresAt))
                 }
-                await channel.send(deliveries) { index, outcome in inbox.post(first + index, outcome) }
+                group.addTask {
+                    await channel.send(deliveries) { index, outcome in inbox.post(first + index, outcome) }
+                    return .sent
+                }
             }
 
             /// Lets the retry policy decide what each answer means; deliveries whose credentials
@@ -191,33 +133,33 @@ package struct Dispatcher: Sendable {
                         after: outcome, policy: policy, now: now, random: Double.random(in: 0..<1))
                     {
                     case .markDelivered:
-                        statistics.record(kind) { $0.delivered += 1 }
+                        statistics.record(kind, .delivered)
                         statistics.recordLatency(
                             kind, acknowledgementClock.now().timeIntervalSince(claimed.createdAt))
                         results.append(.delivered(id: claimed.id, at: now))
                     case .refreshTokenAndRetry:
                         resend.append(entry)
                     case .retry(let at, let reason):
-                        statistics.record(kind) { $0.retried += 1 }
+                        statistics.record(kind, .retried)
                         logger.debug("retrying", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
                         results.append(
                             .retry(id: claimed.id, at: at, reason: reason, tokenRefreshed: entry.retry.tokenRefreshed))
                     case .pruneDevice(let reason):
-                        statistics.record(kind) { $0.pruned += 1 }
+                        statistics.record(kind, .pruned)
                         logger.info(
                             "pruning device", metadata: ["device.id": "\(claimed.deviceID)", "reason": "\(reason)"])
                         results.append(.pruned(id: claimed.id, deviceID: claimed.deviceID, reason: reason, at: now))
                     case .fail(let reason):
-                        statistics.record(kind) { $0.failed += 1 }
+                        statistics.record(kind, .failed)
                         logger.info(
                             "delivery failed", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
                         results.append(.failed(id: claimed.id, reason: reason, at: now))
                     }
                 }
                 if !resend.isEmpty, await channel.refreshCredentials() {
-                    statistics.record(kind) { $0.tokenRefreshes += 1 }
+                    statistics.record(kind, .tokenRefresh)
                 }
-                await launch(resend)
+                launch(resend)
             }
 
             func take(_ event: Event) async {
@@ -237,6 +179,8 @@ package struct Dispatcher: Sendable {
                 case .answered:
                     listening = false
                     await settle(inbox.take())
+                case .sent:
+                    break
                 }
             }
 
@@ -267,7 +211,7 @@ package struct Dispatcher: Sendable {
                                 registeredAt: $0.deviceRegisteredAt))
                     }
                     head += room
-                    await launch(batch)
+                    launch(batch)
                 }
                 listen()
                 if !recording && !results.isEmpty

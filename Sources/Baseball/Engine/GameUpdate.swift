@@ -5,6 +5,28 @@ package enum GameUpdate: Sendable, Hashable {
     case play(PlayUpdate)
     /// A player entering the game; the plate appearance in progress is the last `.play`'s.
     case substitution(Appearance)
+    /// A player entering whose batting slot the source does not give (the Stats API's
+    /// substitutions often do not): the engine takes it from the lineup as it stands.
+    case lineupChange(LineupChange)
+}
+
+/// A player entering the game, his batting slot to be found in the lineup: a pitcher takes the
+/// slot of the pitcher he replaces (none while the designated hitter is in use); anyone else the
+/// slot of the player he replaces, or his own when he only changes position.
+package struct LineupChange: Sendable, Hashable {
+    package var player: PlayerID
+    package var side: Side
+    /// See `Position`.
+    package var position: UInt8
+    /// The player he replaces, when the source names him.
+    package var replacing: PlayerID?
+
+    package init(player: PlayerID, side: Side, position: UInt8, replacing: PlayerID?) {
+        self.player = player
+        self.side = side
+        self.position = position
+        self.replacing = replacing
+    }
 }
 
 /// A play record with what the scorer noted before it.
@@ -62,7 +84,26 @@ extension GameState {
         case .substitution(let appearance):
             try apply(appearance)
             return nil
+        case .lineupChange(let change):
+            try apply(appearance(for: change))
+            return nil
         }
+    }
+
+    /// The appearance `change` makes in the lineup as it stands: its batting slot found.
+    package func appearance(for change: LineupChange) -> Appearance {
+        let slot: Int
+        if change.position == Position.pitcher {
+            slot =
+                lineup(change.side).designatedHitterSlot != 0
+                ? 0 : battingSlot(of: fielder(1, of: change.side), side: change.side) ?? 0
+        } else if let replaced = change.replacing {
+            slot = battingSlot(of: replaced, side: change.side) ?? 0
+        } else {
+            slot = battingSlot(of: change.player, side: change.side) ?? 0
+        }
+        return Appearance(
+            player: change.player, side: change.side, battingSlot: UInt8(slot), position: change.position)
     }
 
     /// Applies a play record (see `apply(_:)`).

@@ -1,5 +1,6 @@
 import Alerts
 import AsyncHTTPClient
+import Clocks
 import Crypto
 import Delivery
 import Foundation

@@ -1,7 +1,5 @@
-import Alerts
 import Baseball
 import Foundation
-import Retrosheet
 
 /// One game of a replayed day: its updates with the (virtual) time each happens.
 package struct ReplayGame: Sendable {
@@ -10,6 +8,17 @@ package struct ReplayGame: Sendable {
     package var start: Date
     package var end: Date
     package var updates: [(time: Date, update: GameUpdate)]
+
+    /// What the game's last records say: its scheduled length and the pitchers of record
+    /// (`info,wp`, `info,lp`, `info,save`).
+    package var result: GameResult {
+        func pitcher(_ key: String) -> PlayerID? {
+            record.info(key).flatMap { $0.isEmpty ? nil : PlayerID($0) }
+        }
+        return GameResult(
+            scheduledInnings: record.scheduledInnings, winningPitcher: pitcher("wp"), losingPitcher: pitcher("lp"),
+            savePitcher: pitcher("save"))
+    }
 }
 
 /// A past day's Retrosheet games as a live feed: every game starts at its real first pitch
@@ -63,8 +72,10 @@ package enum ReplaySchedule {
             }
             for result in reader.games() {
                 guard case .success(let record) = result, record.date == retrosheetDate else { continue }
-                // A game that does not replay cleanly is left out, as `nohit events` would skip it.
-                guard (try? GameReplay.run(record)) != nil, let updates = try? record.updates() else { continue }
+                // A game whose records cannot be read is left out, as `nohit events` would skip
+                // it. One whose plays do not fit is followed up to the play that does not (the
+                // engine applies each update once, when it is played).
+                guard let updates = try? record.updates() else { continue }
                 games.append(schedule(record, updates: updates, teams: teams, year: year, month: month, day: day))
             }
         }

@@ -1,0 +1,219 @@
+import Baseball
+import Foundation
+
+/// Follows one game from what its source says (`GameFeedItem`s): applies each update once to one
+/// engine, and names what happened in `GameEvent`s — plays, half-innings, score changes, status
+/// changes, the final line, the moments of both no-hit bids, re-scorings. The same for every
+/// source. Pure: no clock, no I/O.
+///
+/// An update the engine refuses stops the game there: it keeps what came before (a `problem`
+/// event says why) until the source sends lineups or a revised list that fit.
+package struct GameFollower: Sendable {
+    package let gameID: String
+    package private(set) var info: GameInfo
+    /// The first pitch as scheduled, when known.
+    package private(set) var start: Date?
+    package private(set) var status = GameStatus(.scheduled)
+    /// Nil until the lineups are in.
+    package private(set) var engine: GameEngine?
+    /// The updates applied so far, in order.
+    package private(set) var updates: [GameUpdate] = []
+    package private(set) var starters: [Appearance] = []
+    package private(set) var homeBatsFirst = false
+    /// What the end of the game said, once it is over.
+    package private(set) var result: GameResult?
+    /// Why the game is followed no further, if an update did not fit.
+    package private(set) var problem: String?
+    /// Updates applied by engines of this game, re-scorings included: with none, one per update.
+    package private(set) var applications = 0
+
+    package init(gameID: String) {
+        self.gameID = gameID
+        let unknown = GameInfo.Team(code: "?", name: "?", nickname: "?")
+        info = GameInfo(id: gameID, date: "", away: unknown, home: unknown)
+    }
+
+    /// The game as it stands (a game not yet under way has the lineups' state, or none).
+    package var state: GameState? { engine?.state }
+    package var bids: PerSide<NoHitBid>? { engine?.tracker.bids }
+    package var isFinal: Bool { status.phase == .final }
+    package var isScheduled: Bool { !info.date.isEmpty }
+
+    /// What `item` changes, as events in order.
+    package mutating func follow(_ item: GameFeedItem) -> [GameEvent] {
+        switch item {
+        case .scheduled(let info, let start):
+            let first = !isScheduled
+            self.info = info
+            self.start = start
+            return first ? [.scheduled] : []
+        case .lineups(let starters, let homeBatsFirst):
+            guard engine != nil else {
+                self.starters = starters
+                self.homeBatsFirst = homeBatsFirst
+                engine = GameEngine(starters: starters, homeBatsFirst: homeBatsFirst)
+                return [.lineups]
+            }
+            guard starters != self.starters || homeBatsFirst != self.homeBatsFirst else { return [] }
+            return revise(starters: starters, homeBatsFirst: homeBatsFirst, updates: updates)
+        case .updates(let list):
+            guard engine != nil else {
+                return problem(nil, "updates came before the lineups")
+            }
+            guard problem == nil else { return [] }
+            var events: [GameEvent] = []
+            for update in list {
+                guard apply(update, into: &events) else { break }
+            }
+            return events
+        case .revised(let list):
+            guard engine != nil else { return problem(nil, "a revision came before the lineups") }
+            return revise(starters: starters, homeBatsFirst: homeBatsFirst, updates: list)
+        case .status(let status, let result):
+            guard status != self.status || (status.phase == .final && self.result == nil && result != nil) else {
+                return []
+            }
+            self.status = status
+            var events: [GameEvent] = [.status(status)]
+            if status.phase == .final {
+                self.result = result ?? self.result ?? GameResult(scheduledInnings: 9)
+                events += finish()
+            }
+            return events
+        }
+    }
+
+    /// Applies one update; false when the engine refused it (the game then stops there).
+    private mutating func apply(_ update: GameUpdate, into events: inout [GameEvent]) -> Bool {
+        guard var engine else { return false }
+        let before = engine
+        let applied: GameEngine.Applied
+        applications += 1
+        do {
+            applied = try engine.apply(update)
+        } catch {
+            // The engine may be part-way through the update: the game keeps the one before it.
+            events += problem(update, "\(error)")
+            return false
+        }
+        self.engine = engine
+        updates.append(update)
+        let state = engine.state
+        if state.inning != before.state.inning || state.battingSide != before.state.battingSide {
+            events.append(.halfInning(inning: state.inning, battingSide: state.battingSide))
+        }
+        switch applied {
+        case .play(let result): events.append(.play(result, number: state.playCount))
+        case .substitution(let appearance): events.append(.substitution(appearance))
+        case .placeholder: break
+        }
+        if state.score != before.state.score { events.append(.score(state.score)) }
+        events += Self.moments(gameID: gameID, from: before.tracker, to: engine.tracker, after: state)
+        return true
+    }
+
+    private mutating func problem(_ update: GameUpdate?, _ reason: String) -> [GameEvent] {
+        let text = update.map { "update \(updates.count + 1) (\(Self.describe($0))): \(reason)" } ?? reason
+        problem = text
+        return [.problem(text)]
+    }
+
+    /// Settles both bids at the end of the game and gives its line.
+    private mutating func finish() -> [GameEvent] {
+        guard var engine, !engine.isFinished, let result else { return [] }
+        let before = engine.tracker
+        engine.finish(scheduledInnings: result.scheduledInnings)
+        self.engine = engine
+        return Self.moments(gameID: gameID, from: before, to: engine.tracker, after: engine.state) + [
+            .final(line(engine.state, result: result))
+        ]
+    }
+
+    private func line(_ state: GameState, result: GameResult) -> FinalLine {
+        FinalLine(
+            runs: state.score, hits: PerSide(away: state.pitching(.home).hits, home: state.pitching(.away).hits),
+            errors: PerSide(away: state.pitching(.away).errors, home: state.pitching(.home).errors),
+            innings: state.inning, result: result)
+    }
+
+    /// Follows the game again from `starters` through `list` (a re-scoring, or new lineups): the
+    /// moments are the difference between the bids before and after — a revived bid, a bid now
+    /// broken up — and a game already over is settled again.
+    private mutating func revise(starters: [Appearance], homeBatsFirst: Bool, updates list: [GameUpdate]) -> [GameEvent]
+    {
+        guard let old = engine else { return [] }
+        let oldUpdates = updates
+        self.starters = starters
+        self.homeBatsFirst = homeBatsFirst
+        engine = GameEngine(starters: starters, homeBatsFirst: homeBatsFirst)
+        updates = []
+        problem = nil
+        var ignored: [GameEvent] = []
+        var events: [GameEvent] = []
+        for update in list {
+            guard apply(update, into: &ignored) else {
+                events += ignored.filter { if case .problem = $0 { return true } else { return false } }
+                break
+            }
+        }
+        if old.isFinished, let result, var engine {
+            engine.finish(scheduledInnings: result.scheduledInnings)
+            self.engine = engine
+        }
+        guard let new = engine else { return events }
+        let from =
+            zip(oldUpdates, updates).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(oldUpdates.count, updates.count)
+        var revision: [GameEvent] = [
+            .revision(
+                Revision(
+                    from: from, updatesBefore: oldUpdates.count, updatesAfter: updates.count,
+                    scoreBefore: old.state.score, scoreAfter: new.state.score, bidsBefore: old.tracker.bids,
+                    bidsAfter: new.tracker.bids))
+        ]
+        if new.state.score != old.state.score { revision.append(.score(new.state.score)) }
+        return revision + Self.moments(gameID: gameID, from: old.tracker, to: new.tracker, after: new.state) + events
+    }
+
+    /// The moments between two snapshots of both bids.
+    static func moments(gameID: String, from before: BidTracker, to after: BidTracker, after state: GameState)
+        -> [GameEvent]
+    {
+        guard before != after else { return [] }
+        let context = MomentContext(gameID: gameID, after: state)
+        return Side.allCases.flatMap { side in
+            before[side] == after[side]
+                ? [] : MomentDetector.moments(from: before[side], to: after[side], in: context).map(GameEvent.moment)
+        }
+    }
+
+    static func describe(_ update: GameUpdate) -> String {
+        switch update {
+        case .play(let record):
+            "inning \(record.inning) \(record.battingSide == .away ? "top" : "bottom"), batter \(record.batter)"
+        case .substitution(let appearance): "\(appearance.player) entering"
+        case .lineupChange(let change): "\(change.player) entering"
+        }
+    }
+}
+
+extension GameFollower {
+    /// Every moment of a whole game from its lineups and updates, finished when `result` is given:
+    /// how tests and reports derive a game's moments in one call.
+    package static func moments(
+        gameID: String, starters: [Appearance], homeBatsFirst: Bool = false, updates: [GameUpdate],
+        result: GameResult?
+    ) -> (follower: GameFollower, moments: [Moment]) {
+        var follower = GameFollower(gameID: gameID)
+        var events = follower.follow(.lineups(starters, homeBatsFirst: homeBatsFirst))
+        events += follower.follow(.updates(updates))
+        if let result { events += follower.follow(.status(GameStatus(.final), result: result)) }
+        return (
+            follower,
+            events.compactMap {
+                if case .moment(let moment) = $0 { return moment }
+                return nil
+            }
+        )
+    }
+}

@@ -1,0 +1,76 @@
+/// One game's engine: the state and both teams' no-hit bids, driven by normalised updates. The one
+/// place an update is applied — a Retrosheet file's games, a replayed day and the Stats API all
+/// come through here, each update once.
+///
+/// Pure: no clock, no I/O. An update that does not fit the game throws and leaves the engine
+/// `failed` (it may have changed the state part-way, and is not to be driven further: a follower
+/// keeps the game as it was before, or starts again from the lineups when the source corrects
+/// itself).
+package struct GameEngine: Sendable {
+    package private(set) var state: GameState
+    package private(set) var tracker: BidTracker
+    package private(set) var isFinished = false
+    /// Whether both bids are followed (a `cwevent` export needs the plays alone).
+    package let followsBids: Bool
+    /// Updates applied so far: what tests count to check each update is applied once.
+    package private(set) var applications = 0
+    /// Set by an update that did not fit.
+    package private(set) var failure: GameStateError?
+
+    package init(starters: [Appearance], homeBatsFirst: Bool = false, followsBids: Bool = true) {
+        state = GameState(starters: starters, homeBatsFirst: homeBatsFirst)
+        tracker = BidTracker(startingFrom: state)
+        self.followsBids = followsBids
+    }
+
+    /// What one update did.
+    package enum Applied: Sendable {
+        /// A play: its result; its number in the game is `state.playCount`.
+        case play(PlayResult)
+        /// A plate appearance record without a play (a placeholder before substitutions).
+        case placeholder
+        /// A player entered, in this slot and position.
+        case substitution(Appearance)
+    }
+
+    /// Applies one update. Throws when it does not fit the game (see the type's note).
+    @discardableResult
+    package mutating func apply(_ update: GameUpdate) throws(GameStateError) -> Applied {
+        precondition(failure == nil, "a failed engine is not driven further")
+        applications += 1
+        do {
+            switch update {
+            case .play(let record):
+                try state.begin(record)
+                guard let play = record.play else { return .placeholder }
+                let result = try state.apply(play, batter: record.batter)
+                if followsBids { tracker.record(result, number: state.playCount) }
+                return .play(result)
+            case .substitution(let appearance):
+                try enter(appearance)
+                return .substitution(appearance)
+            case .lineupChange(let change):
+                let appearance = state.appearance(for: change)
+                try enter(appearance)
+                return .substitution(appearance)
+            }
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private mutating func enter(_ appearance: Appearance) throws(GameStateError) {
+        try state.apply(appearance)
+        if followsBids && appearance.position == Position.pitcher {
+            tracker.recordPitcher(appearance.player, side: appearance.side)
+        }
+    }
+
+    /// The game is over: settles both bids (official or not, by MLB's rules).
+    package mutating func finish(scheduledInnings: Int) {
+        guard !isFinished else { return }
+        tracker.finish(state, scheduledInnings: scheduledInnings)
+        isFinished = true
+    }
+}

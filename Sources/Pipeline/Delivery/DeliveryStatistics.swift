@@ -1,0 +1,133 @@
+import Alerts
+import CoreMetrics
+import Foundation
+import Histogram
+import Synchronization
+
+/// What the dispatchers have done, for reports, metrics and benchmarks: per channel, the outcomes
+/// counted, and the latency from the moment to the provider's acknowledgement in a bounded
+/// histogram (HdrHistogram: exact percentiles to three significant digits, the same memory
+/// however long the service runs). Each outcome and latency also goes to swift-metrics
+/// (`nohit_deliveries_total{channel,outcome}`, `nohit_provider_token_refreshes_total{channel}`,
+/// `nohit_alert_latency_seconds{channel}`) through the factory given, if any.
+package final class DeliveryStatistics: Sendable {
+    /// One channel's outcomes since start.
+    package struct Counts: Sendable {
+        package var delivered = 0
+        package var retried = 0
+        package var failed = 0
+        package var pruned = 0
+        package var tokenRefreshes = 0
+        /// Latencies in microseconds, up to an hour.
+        package var latency = Histogram<UInt64>(
+            highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+
+        /// The latency at `percentile` (0-100), in seconds.
+        package func latency(at percentile: Double) -> Double {
+            Double(latency.valueAtPercentile(percentile)) / 1e6
+        }
+    }
+
+    package struct Snapshot: Sendable {
+        package var byChannel: [ChannelKind: Counts] = [:]
+
+        package var delivered: Int { byChannel.values.reduce(0) { $0 + $1.delivered } }
+        package var retried: Int { byChannel.values.reduce(0) { $0 + $1.retried } }
+        package var failed: Int { byChannel.values.reduce(0) { $0 + $1.failed } }
+        package var pruned: Int { byChannel.values.reduce(0) { $0 + $1.pruned } }
+        package var tokenRefreshes: Int { byChannel.values.reduce(0) { $0 + $1.tokenRefreshes } }
+
+        /// Every channel's latencies together.
+        package var latency: Histogram<UInt64> {
+            var all = Counts().latency
+            for counts in byChannel.values { all.add(counts.latency) }
+            return all
+        }
+    }
+
+    /// The swift-metrics objects of one channel.
+    private struct Meters: Sendable {
+        var delivered, retried, failed, pruned, refreshes: Counter
+        var latency: Recorder
+
+        init(_ channel: ChannelKind, factory: any MetricsFactory) {
+            func outcome(_ name: String) -> Counter {
+                Counter(
+                    label: "nohit_deliveries_total", dimensions: [("channel", channel.rawValue), ("outcome", name)],
+                    factory: factory)
+            }
+            delivered = outcome("delivered")
+            retried = outcome("retried")
+            failed = outcome("failed")
+            pruned = outcome("pruned")
+            refreshes = Counter(
+                label: "nohit_provider_token_refreshes_total", dimensions: [("channel", channel.rawValue)],
+                factory: factory)
+            latency = Recorder(
+                label: "nohit_alert_latency_seconds", dimensions: [("channel", channel.rawValue)], aggregate: true,
+                factory: factory)
+        }
+    }
+
+    private let state = Mutex(Snapshot())
+    private let meters: Mutex<[ChannelKind: Meters]>
+    private let factory: (any MetricsFactory)?
+
+    /// `metrics` receives every outcome and latency too (the server's Prometheus registry).
+    package init(metrics: (any MetricsFactory)? = nil) {
+        factory = metrics
+        meters = Mutex([:])
+    }
+
+    package var snapshot: Snapshot { state.withLock { $0 } }
+
+    private func meter(_ channel: ChannelKind) -> Meters? {
+        guard let factory else { return nil }
+        return meters.withLock { meters in
+            if let known = meters[channel] { return known }
+            let made = Meters(channel, factory: factory)
+            meters[channel] = made
+            return made
+        }
+    }
+
+    /// The kinds of outcome counted.
+    package enum Outcome: Sendable {
+        case delivered, retried, failed, pruned, tokenRefresh
+    }
+
+    func record(_ channel: ChannelKind, _ outcome: Outcome) {
+        state.withLock { state in
+            var counts = state.byChannel[channel] ?? Counts()
+            switch outcome {
+            case .delivered: counts.delivered += 1
+            case .retried: counts.retried += 1
+            case .failed: counts.failed += 1
+            case .pruned: counts.pruned += 1
+            case .tokenRefresh: counts.tokenRefreshes += 1
+            }
+            state.byChannel[channel] = counts
+        }
+        guard let meters = meter(channel) else { return }
+        switch outcome {
+        case .delivered: meters.delivered.increment()
+        case .retried: meters.retried.increment()
+        case .failed: meters.failed.increment()
+        case .pruned: meters.pruned.increment()
+        case .tokenRefresh: meters.refreshes.increment()
+        }
+    }
+
+    func recordLatency(_ channel: ChannelKind, _ seconds: Double) {
+        let microseconds = UInt64(max(0, min(seconds, 3600)) * 1e6)
+        state.withLock { state in
+            if state.byChannel[channel] == nil { state.byChannel[channel] = Counts() }
+            _ = state.byChannel[channel]!.latency.record(microseconds)
+        }
+        meter(channel)?.latency.record(seconds)
+    }
+
+    package func reset() {
+        state.withLock { $0 = Snapshot() }
+    }
+}

@@ -1,0 +1,91 @@
+import Alerts
+import Baseball
+import Foundation
+import Logging
+
+/// What one item from a source did to a game: its events, in order, and the game after them.
+package struct GameChange: Sendable {
+    package var time: Date
+    package var events: [GameEvent]
+    /// The game's follower after the change: info, status, state, bids.
+    package var game: GameFollower
+
+    package init(time: Date, events: [GameEvent], game: GameFollower) {
+        self.time = time
+        self.events = events
+        self.game = game
+    }
+
+    /// The moments among the events.
+    package var moments: [Moment] {
+        events.compactMap {
+            if case .moment(let moment) = $0 { return moment }
+            return nil
+        }
+    }
+}
+
+/// Takes the game changes, in order: the alert publisher, the live board and stream, the
+/// scoreboard, the deals.
+package protocol GameChangeConsumer: Sendable {
+    /// Takes one change. Throwing stops the source that made it (a moment not stored must not be
+    /// passed over).
+    func consume(_ change: GameChange) async throws
+}
+
+/// The day's games: one follower per game, and the consumers every change goes to, in the
+/// order given. Sources call `receive` (one source at a time), and it returns once every consumer
+/// has the change: a source never runs ahead of what it made, and nothing queues up in between.
+package actor GameHub: GameFeedSink {
+    private var followers: [String: GameFollower] = [:]
+    private let consumers: [any GameChangeConsumer]
+    private let logger: Logger
+    /// Items and updates received so far.
+    package private(set) var itemsReceived = 0
+    package private(set) var updatesReceived = 0
+
+    package init(consumers: [any GameChangeConsumer], logger: Logger = Logger(label: "nohit.games")) {
+        self.consumers = consumers
+        self.logger = logger
+    }
+
+    package func receive(_ item: GameFeedItem, gameID: String, at time: Date) async throws {
+        var follower = followers[gameID] ?? GameFollower(gameID: gameID)
+        let events = follower.follow(item)
+        followers[gameID] = follower
+        itemsReceived += 1
+        switch item {
+        case .updates(let list): updatesReceived += list.count
+        case .revised(let list): updatesReceived += list.count
+        default: break
+        }
+        for event in events {
+            switch event {
+            case .problem(let reason):
+                logger.error(
+                    "an update does not fit the game; it is followed no further until its source corrects it",
+                    metadata: ["game.id": "\(gameID)", "problem": "\(reason)"])
+            case .revision(let revision):
+                logger.notice(
+                    "play re-scored; bids recomputed",
+                    metadata: ["game.id": "\(gameID)", "revision.from": "\(revision.from)"])
+            default:
+                break
+            }
+        }
+        guard !events.isEmpty else { return }
+        let change = GameChange(time: time, events: events, game: follower)
+        for consumer in consumers { try await consumer.consume(change) }
+    }
+
+    /// Every game followed, by id.
+    package var games: [GameFollower] { Array(followers.values) }
+
+    package func game(id: String) -> GameFollower? { followers[id] }
+
+    /// Updates applied by every game's engine: one per update received, re-scorings aside.
+    package var applications: Int { followers.values.reduce(0) { $0 + $1.applications } }
+
+    /// Games stopped by an update that did not fit, and why.
+    package var problems: [String: String] { followers.compactMapValues(\.problem) }
+}

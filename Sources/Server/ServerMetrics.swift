@@ -1,0 +1,70 @@
+import CoreMetrics
+import Foundation
+import Pipeline
+import Prometheus
+import Storage
+import Synchronization
+
+/// The service's metrics, through swift-metrics into one Prometheus registry behind `/metrics`:
+/// the dispatchers' counters and latency histograms (made through ``factory``), the HTTP requests
+/// (Hummingbird's metrics middleware, through the same factory once the process bootstraps the
+/// metrics system with it), and the gauges read from the board, the stream and the outbox at each
+/// scrape.
+package final class ServerMetrics: Sendable {
+    package let registry: PrometheusCollectorRegistry
+    package let factory: PrometheusMetricsFactory
+    private let liveEvents: Prometheus.Counter
+    private let liveEventsCounted = Atomic<Int>(0)
+    private let streamClients: Prometheus.Gauge
+    private let games: [GameSnapshot.Status: Prometheus.Gauge]
+    private let attempts: Prometheus.Gauge
+    private let outbox: [String: Prometheus.Gauge]
+
+    /// The latency buckets of `nohit_alert_latency_seconds`, in seconds.
+    package static let latencyBuckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+
+    package init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.valueHistogramBuckets["nohit_alert_latency_seconds"] = Self.latencyBuckets
+        self.factory = factory
+        liveEvents = registry.makeCounter(
+            name: "nohit_live_events_total", help: "Events published on the live stream.")
+        streamClients = registry.makeGauge(name: "nohit_stream_clients", help: "Clients connected to the live stream.")
+        var games: [GameSnapshot.Status: Prometheus.Gauge] = [:]
+        for status in [GameSnapshot.Status.scheduled, .live, .final] {
+            games[status] = registry.makeGauge(
+                name: "nohit_games", labels: [("status", status.rawValue)], help: "Today's games by status.")
+        }
+        self.games = games
+        attempts = registry.makeGauge(name: "nohit_attempts", help: "Sides hitless through the attempt threshold.")
+        var outbox: [String: Prometheus.Gauge] = [:]
+        for state in ["pending", "sending", "delivered", "failed", "superseded"] {
+            outbox[state] = registry.makeGauge(
+                name: "nohit_outbox", labels: [("state", state)],
+                help: "Outbox rows by state (pending and sending are the depth).")
+        }
+        self.outbox = outbox
+    }
+
+    /// The Prometheus text, with the gauges read now.
+    package func scrape(
+        board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int
+    ) async throws -> [UInt8] {
+        let published = feed.lastID
+        let counted = liveEventsCounted.exchange(published, ordering: .relaxed)
+        if published > counted { liveEvents.increment(by: Int64(published - counted)) }
+        streamClients.set(Double(feed.clientCount))
+        let all = board.all
+        for (status, gauge) in games { gauge.set(Double(all.filter { $0.status == status }.count)) }
+        attempts.set(Double(all.reduce(0) { $0 + $1.attempts(minimumOuts: attemptOuts).count }))
+        if let counts = try await outboxStore?.outboxCounts() {
+            outbox["pending"]?.set(Double(counts.pending))
+            outbox["sending"]?.set(Double(counts.sending))
+            outbox["delivered"]?.set(Double(counts.delivered))
+            outbox["failed"]?.set(Double(counts.failed))
+            outbox["superseded"]?.set(Double(counts.superseded))
+        }
+        return registry.emitToBuffer()
+    }
+}

@@ -1,0 +1,65 @@
+import Alerts
+import Clocks
+import Delivery
+import Foundation
+import Logging
+import Pipeline
+import ServiceLifecycle
+import Storage
+import UnixSignals
+
+/// The one graph of services behind every command that runs the pipeline (`nohit serve`, `nohit
+/// replay`): a source (a replayed day, or the Stats API) says what happens in each game to the game
+/// hub, whose followers apply each update once and hand every change to the alert publisher and
+/// then to the other consumers (the live board and stream); one dispatcher per channel drains the
+/// outbox. All of it runs in one `ServiceGroup`, shut down gracefully (in reverse order: the
+/// source stops, then the dispatchers finish what is in flight and record it) on SIGINT or SIGTERM.
+struct Runtime {
+    let pipeline: AlertPipeline
+    let alerts: AlertConsumer
+    let hub: GameHub
+
+    /// `consumers` get every game change after the alert publisher has stored its moments.
+    init(
+        store: AlertPipeline.Store, channels: [any DeliveryChannel], clock: any WallClock, concurrency: Int,
+        statistics: DeliveryStatistics, consumers: [any GameChangeConsumer], logger: Logger
+    ) {
+        pipeline = AlertPipeline(
+            store: store, channels: channels, clock: clock, concurrency: concurrency, statistics: statistics,
+            logger: logger)
+        alerts = AlertConsumer(publisher: pipeline.publisher)
+        hub = GameHub(consumers: [alerts] + consumers, logger: logger)
+    }
+
+    /// Runs the dispatchers and then `services` (a source, the HTTP server ...) until they end or
+    /// a signal stops them; returns the signal, if one did.
+    func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], logger: Logger) async throws -> UnixSignal? {
+        let dispatchers = pipeline.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: dispatchers + services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // Which signal it was, for the exit status (the group's own handler does the stopping).
+        let received = try await withThrowingTaskGroup(of: UnixSignal?.self) { tasks in
+            tasks.addTask {
+                for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) { return signal }
+                return nil
+            }
+            tasks.addTask {
+                try await group.run()
+                return nil
+            }
+            var signal: UnixSignal?
+            // The first to end: the group (done, or failed), or a signal (then the group's end).
+            while let next = try await tasks.next() {
+                if let next {
+                    signal = next
+                } else {
+                    break
+                }
+            }
+            tasks.cancelAll()
+            return signal
+        }
+        return received
+    }
+}
