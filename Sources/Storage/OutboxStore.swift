@@ -2,61 +2,6 @@ import Alerts
 import Baseball
 import Foundation
 
-/// Registered devices.
-package protocol DeviceStore: Sendable {
-    /// Stores a new device. Throws `StoreError.duplicate` when the id exists.
-    func register(_ device: Device) async throws
-    /// Stores many new devices in one transaction: all or none (a duplicate id refuses them all).
-    func register(contentsOf devices: [Device]) async throws
-    func device(id: UUID) async throws -> Device?
-    /// Replaces the device's channel address (an APNs or Live Activity token rotated, a
-    /// subscription renewed) and re-activates it; false when there is no such device.
-    func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool
-    /// Stops sending to the device; false when there is no such device.
-    func disable(id: UUID, reason: String, at date: Date) async throws -> Bool
-    func delete(id: UUID) async throws -> Bool
-    /// Every active device.
-    func activeDevices() async throws -> [Device]
-    func deviceCount() async throws -> Int
-    /// A number that changes whenever a device is added, changed (channel, preferences, status)
-    /// or removed, by this process or another one sharing the store.
-    func devicesVersion() async throws -> Int
-    /// Devices added or changed after `version` (active or not), or every active device when nil,
-    /// with the current version and the number of devices ever removed — read together.
-    func deviceChanges(after version: Int?) async throws -> DeviceChanges
-}
-
-/// What changed among the devices since a version.
-package struct DeviceChanges: Sendable {
-    package var version: Int
-    /// Devices deleted so far: when this moves, a reader reads everything again.
-    package var removals: Int
-    package var devices: [Device]
-
-    package init(version: Int, removals: Int, devices: [Device]) {
-        self.version = version
-        self.removals = removals
-        self.devices = devices
-    }
-}
-
-/// What each device subscribes to: its preferences.
-package protocol SubscriptionStore: Sendable {
-    func preferences(deviceID: UUID) async throws -> Preferences?
-    /// Replaces the preferences (already validated); false when there is no such device.
-    func updatePreferences(deviceID: UUID, to preferences: Preferences) async throws -> Bool
-    /// Active devices with `team` among their favourites.
-    func deviceIDs(favouring team: String) async throws -> [UUID]
-}
-
-/// Moments, stored once each.
-package protocol MomentStore: Sendable {
-    func moment(id: String) async throws -> StoredMoment?
-    /// The most recent moments, newest first.
-    func recentMoments(limit: Int) async throws -> [StoredMoment]
-    func moments(gameID: String) async throws -> [StoredMoment]
-}
-
 /// The outbox: one row per (moment, device) to deliver, written with its moment in one
 /// transaction, and worked through by the dispatchers.
 package protocol OutboxStore: Sendable {
@@ -92,19 +37,6 @@ package protocol OutboxStore: Sendable {
     func hasUnfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Bool
     /// When the next pending delivery of `channel` is due, if any.
     func nextDue(channel: ChannelKind) async throws -> Date?
-}
-
-/// A moment as stored, with the game it belongs to and when it happened.
-package struct StoredMoment: Sendable, Hashable, Codable {
-    package var moment: Moment
-    package var game: GameInfo
-    package var occurredAt: Date
-
-    package init(moment: Moment, game: GameInfo, occurredAt: Date) {
-        self.moment = moment
-        self.game = game
-        self.occurredAt = occurredAt
-    }
 }
 
 /// A channel's bytes for a moment, shared by all its deliveries on that channel.
@@ -199,17 +131,4 @@ package struct OutboxCounts: Sendable, Hashable {
 
     package init() {}
     package var total: Int { pending + sending + delivered + failed + superseded }
-}
-
-/// A store operation that cannot be done.
-package enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
-    case duplicate(String)
-    case corrupt(String)
-
-    package var description: String {
-        switch self {
-        case .duplicate(let what): "already exists: \(what)"
-        case .corrupt(let what): "stored data cannot be read: \(what)"
-        }
-    }
 }

@@ -1,0 +1,51 @@
+import Alerts
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Where and how to reach APNs.
+package struct APNsConfiguration: Sendable {
+    /// `https://api.push.apple.com` in production, `https://api.sandbox.push.apple.com` for the
+    /// sandbox; `nohit fake-apns`'s URL in tests and the demo.
+    package var productionURL: String
+    package var sandboxURL: String
+    /// Each request's deadline; a stall past it is retried.
+    package var timeout: TimeAmount
+
+    package init(
+        productionURL: String = "https://api.push.apple.com", sandboxURL: String = "https://api.sandbox.push.apple.com",
+        timeout: TimeAmount = .seconds(10)
+    ) {
+        self.productionURL = productionURL
+        self.sandboxURL = sandboxURL
+        self.timeout = timeout
+    }
+}
+
+/// One APNs request: `POST /3/device/<token>` to the environment's host.
+package struct APNsRequest: Sendable {
+    package var environment: APNsEnvironment
+    package var deviceToken: String
+    package var headers: [(String, String)]
+    package var body: ByteBuffer
+}
+
+/// How APNs requests travel: the HTTP/2 connection(s) to the production and sandbox hosts.
+package protocol APNsTransport: Sendable {
+    /// Sends `POST /3/device/<token>` and classifies the answer.
+    func send(_ request: APNsRequest) async -> ProviderOutcome
+    /// Starts sending all of `requests`; `report` gets each classified answer by index.
+    func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async
+    func shutdown() async
+}
+
+extension APNsTransport {
+    package func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async {
+        await withTaskGroup(of: Void.self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { report(index, await send(request)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Alerts
+import Crypto
+import Delivery
+import Foundation
+import Synchronization
+
+/// How the fake provider behaves.
+package struct FakeProviderConfiguration: Sendable {
+    /// The APNs provider key the JWTs must verify with.
+    package var verificationKey: P256.Signing.PublicKey
+    /// When set, the JWT's `kid` and `iss` must match.
+    package var keyID: String?
+    package var teamID: String?
+    /// A JWT older than this is expired (Apple: one hour).
+    package var maximumTokenAge: TimeInterval = 3600
+    /// How many attempts of a scripted failure (429, 500, 503, GOAWAY, stall) fail before one is
+    /// accepted.
+    package var failuresBeforeSuccess = 1
+    /// Whether TLS offers HTTP/2 (ALPN); without it the fake stands in for a push service that
+    /// speaks only HTTP/1.1.
+    package var offersHTTP2 = true
+    /// Where webhook endpoints and Web Push subscriptions whose id starts `307-` send the request
+    /// on (`307 Temporary Redirect`): an SSRF probe, which a client must not follow.
+    package var redirectLocation = "http://127.0.0.1:9/internal"
+
+    package init(verificationKey: P256.Signing.PublicKey, keyID: String? = nil, teamID: String? = nil) {
+        self.verificationKey = verificationKey
+        self.keyID = keyID
+        self.teamID = teamID
+    }
+}

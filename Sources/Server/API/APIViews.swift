@@ -1,0 +1,34 @@
+import Alerts
+import Delivery
+import Foundation
+import Retrosheet
+import Storage
+import Synchronization
+
+/// What the web UI needs to start: the VAPID key, the seasons, what counts as an attempt.
+package struct ClientConfiguration: Sendable, Codable {
+    package var vapidPublicKey: String?
+    package var seasons: [String]
+    package var attemptOuts: Int
+}
+
+package struct AdminDeviceCounts: Sendable, Codable {
+    package var total: Int
+    package var active: Int
+    package var activeByChannel: [String: Int]
+}
+
+package struct GameTimeline: Sendable, Codable {
+    package var game: GameSnapshot
+    package var moments: [MomentView]
+}
+
+package struct Attempt: Sendable, Codable {
+    package var game: GameSnapshot
+    package var bid: GameSnapshot.Bid
+}
+
+package struct HallOfFameEntry: Sendable, Codable {
+    package var rank: Int
+    package var side: SideSummary
+}

@@ -1,0 +1,41 @@
+import Alerts
+import Baseball
+import Foundation
+
+/// Registered devices.
+package protocol DeviceStore: Sendable {
+    /// Stores a new device. Throws `StoreError.duplicate` when the id exists.
+    func register(_ device: Device) async throws
+    /// Stores many new devices in one transaction: all or none (a duplicate id refuses them all).
+    func register(contentsOf devices: [Device]) async throws
+    func device(id: UUID) async throws -> Device?
+    /// Replaces the device's channel address (an APNs or Live Activity token rotated, a
+    /// subscription renewed) and re-activates it; false when there is no such device.
+    func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool
+    /// Stops sending to the device; false when there is no such device.
+    func disable(id: UUID, reason: String, at date: Date) async throws -> Bool
+    func delete(id: UUID) async throws -> Bool
+    /// Every active device.
+    func activeDevices() async throws -> [Device]
+    func deviceCount() async throws -> Int
+    /// A number that changes whenever a device is added, changed (channel, preferences, status)
+    /// or removed, by this process or another one sharing the store.
+    func devicesVersion() async throws -> Int
+    /// Devices added or changed after `version` (active or not), or every active device when nil,
+    /// with the current version and the number of devices ever removed — read together.
+    func deviceChanges(after version: Int?) async throws -> DeviceChanges
+}
+
+/// What changed among the devices since a version.
+package struct DeviceChanges: Sendable {
+    package var version: Int
+    /// Devices deleted so far: when this moves, a reader reads everything again.
+    package var removals: Int
+    package var devices: [Device]
+
+    package init(version: Int, removals: Int, devices: [Device]) {
+        self.version = version
+        self.removals = removals
+        self.devices = devices
+    }
+}

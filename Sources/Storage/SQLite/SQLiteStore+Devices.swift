@@ -1,0 +1,182 @@
+import Alerts
+import Baseball
+import Foundation
+import GRDB
+
+/// Devices and what each subscribes to (`DeviceStore`, `SubscriptionStore`).
+extension SQLiteStore {
+    package func register(_ device: Device) async throws {
+        try await register(contentsOf: [device])
+    }
+
+    package func register(contentsOf devices: [Device]) async throws {
+        guard !devices.isEmpty else { return }
+        try await database.write { db in
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM devices WHERE id = ?")
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO devices (id, channel, address, environment, topic, key1, key2, preferences, secret_hash,
+                        registered_at, active, status_reason, status_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+            for device in devices {
+                if try Bool.fetchOne(exists, arguments: [device.id.text(uppercase: true)]) == true {
+                    throw StoreError.duplicate("device \(device.id)")
+                }
+                let preferences = try Self.encode(device.preferences)
+                let address = Self.address(of: device.channel)
+                var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)
+                if case .disabled(let why, let when) = device.status {
+                    (active, reason, at) = (false, why, when.timeIntervalSince1970)
+                }
+                try insert.execute(arguments: [
+                    device.id.text(uppercase: true), device.channel.kind.rawValue, address.address, address.environment,
+                    address.topic, address.key1, address.key2, preferences, device.secretHash,
+                    device.registeredAt.timeIntervalSince1970, active, reason, at,
+                ])
+                try Self.replaceFavourites(db, deviceID: device.id, teams: device.preferences.favouriteTeams)
+            }
+        }
+    }
+
+    package func device(id: UUID) async throws -> Device? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id.text(uppercase: true)]).map {
+                try Self.device($0)
+            }
+        }
+    }
+
+    package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
+        let address = Self.address(of: channel)
+        return try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE devices SET channel = ?, address = ?, environment = ?, topic = ?, key1 = ?, key2 = ?,
+                        registered_at = ?, active = 1, status_reason = NULL, status_at = NULL
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    channel.kind.rawValue, address.address, address.environment, address.topic, address.key1,
+                    address.key2, date.timeIntervalSince1970, id.text(uppercase: true),
+                ])
+            return db.changesCount > 0
+        }
+    }
+
+    package func disable(id: UUID, reason: String, at date: Date) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
+                arguments: [reason, date.timeIntervalSince1970, id.text(uppercase: true)])
+            return db.changesCount > 0
+        }
+    }
+
+    package func delete(id: UUID) async throws -> Bool {
+        try await database.write { db in
+            try db.execute(
+                sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [id.text(uppercase: true)])
+            try db.execute(sql: "DELETE FROM devices WHERE id = ?", arguments: [id.text(uppercase: true)])
+            return db.changesCount > 0
+        }
+    }
+
+    package func activeDevices() async throws -> [Device] {
+        try await database.read { db in try Self.devices(db, sql: Queries.activeDevices) }
+    }
+
+    package func deviceChanges(after version: Int?) async throws -> DeviceChanges {
+        try await database.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT version, removals FROM device_changes WHERE id = 1")
+            let current: Int = row?["version"] ?? 0
+            let removals: Int = row?["removals"] ?? 0
+            let devices =
+                if let version {
+                    try Self.devices(
+                        db, sql: "SELECT * FROM devices WHERE version > ? ORDER BY registered_at, id",
+                        arguments: [version])
+                } else {
+                    try Self.devices(db, sql: Queries.activeDevices)
+                }
+            return DeviceChanges(version: current, removals: removals, devices: devices)
+        }
+    }
+
+    /// Devices, read one row at a time: the directory's full read would otherwise hold every
+    /// row's copy at once beside the devices made from them (for 100,000 devices, about 90 MB
+    /// the allocator kept, in pieces, after it was freed).
+    static func devices(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Device] {
+        // Devices share a handful of preference sets: each distinct one is decoded once.
+        var decoded: [String: Preferences] = [:]
+        var devices: [Device] = []
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        while let row = try rows.next() {
+            devices.append(
+                try device(row) { text in
+                    if let known = decoded[text] { return known }
+                    let preferences = try decode(Preferences.self, text)
+                    decoded[text] = preferences
+                    return preferences
+                })
+        }
+        return devices
+    }
+
+    package func devicesVersion() async throws -> Int {
+        try await database.read { db in
+            try Int.fetchOne(db, sql: "SELECT version FROM device_changes WHERE id = 1") ?? 0
+        }
+    }
+
+    package func deviceCount() async throws -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") ?? 0 }
+    }
+
+    // MARK: Subscriptions
+
+    package func preferences(deviceID: UUID) async throws -> Preferences? {
+        try await database.read { db in
+            guard
+                let text = try String.fetchOne(
+                    db, sql: "SELECT preferences FROM devices WHERE id = ?", arguments: [deviceID.text(uppercase: true)]
+                )
+            else { return nil }
+            return try Self.decode(Preferences.self, text)
+        }
+    }
+
+    package func updatePreferences(deviceID: UUID, to preferences: Preferences) async throws -> Bool {
+        let text = try Self.encode(preferences)
+        return try await database.write { db in
+            try db.execute(
+                sql: "UPDATE devices SET preferences = ? WHERE id = ?",
+                arguments: [text, deviceID.text(uppercase: true)])
+            guard db.changesCount > 0 else { return false }
+            try Self.replaceFavourites(db, deviceID: deviceID, teams: preferences.favouriteTeams)
+            return true
+        }
+    }
+
+    package func deviceIDs(favouring team: String) async throws -> [UUID] {
+        try await database.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT f.device_id FROM favourite_teams f JOIN devices d ON d.id = f.device_id
+                    WHERE f.team = ? AND d.active = 1 ORDER BY f.device_id
+                    """, arguments: [team.uppercased()]
+            ).compactMap { UUID(text: $0) }
+        }
+    }
+
+    static func replaceFavourites(_ db: Database, deviceID: UUID, teams: [String]) throws {
+        try db.execute(
+            sql: "DELETE FROM favourite_teams WHERE device_id = ?", arguments: [deviceID.text(uppercase: true)])
+        for team in Set(teams.map { $0.uppercased() }) {
+            try db.execute(
+                sql: "INSERT INTO favourite_teams (device_id, team) VALUES (?, ?)",
+                arguments: [deviceID.text(uppercase: true), team])
+        }
+    }
+}

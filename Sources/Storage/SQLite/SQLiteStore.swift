@@ -1,0 +1,127 @@
+import Alerts
+import Foundation
+import GRDB
+
+/// Every store on one SQLite file (WAL), the default: nothing to install, `nohit serve` just
+/// works. Writes that belong together (a moment and all its deliveries) are one transaction.
+package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, OutboxStore {
+    let database: any DatabaseWriter
+    /// Whether the database keeps a write-ahead log (a file; not the in-memory one of tests).
+    let keepsWAL: Bool
+
+    final class CheckpointDeferral: @unchecked Sendable {
+        // Accessed only inside `database.write` closures, which GRDB runs one at a time.
+        var isDeferred = false
+    }
+    let checkpoints = CheckpointDeferral()
+    final class PayloadCache: @unchecked Sendable {
+        // Accessed only inside `database.write` closures, which GRDB runs one at a time.
+        var bodies: [Int64: Data] = [:]
+    }
+    let payloadCache = PayloadCache()
+    /// The row of each delivery this store claimed and has not finished: finishing it then finds
+    /// the row by its id (a delivery-id index cost a random probe per delivery, a third of what
+    /// finishing cost, and is gone since migration 7). Rows are still checked by delivery id, so
+    /// a stale entry changes nothing; a delivery claimed by another store on the file is found
+    /// among the rows being sent (`Queries.sendingRow`).
+    final class ClaimedRows: @unchecked Sendable {
+        // Accessed only inside `database.write` closures, which GRDB runs one at a time.
+        var rowIDs: [UUID: Int64] = [:]
+
+        func take(_ id: UUID, _ db: Database) throws -> Int64? {
+            if let rowID = rowIDs.removeValue(forKey: id) { return rowID }
+            return try Int64.fetchOne(db, sql: Queries.sendingRow, arguments: [id.text(uppercase: true)])
+        }
+    }
+    let claimedRows = ClaimedRows()
+
+    /// Opens (creating and migrating if needed) the database at `path`.
+    package init(path: String) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // A committed transaction survives the process being killed (it is in the OS's
+            // cache); fsync per commit would only guard against power loss.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A fan-out touches every page of the outbox's indexes: read them through a memory map
+            // and keep more of them cached than SQLite's 2 MB default, instead of a pread per page.
+            try db.execute(sql: "PRAGMA mmap_size = 268435456")
+            try db.execute(sql: "PRAGMA cache_size = -32768")
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        database = pool
+        keepsWAL = true
+        try Self.migrator.migrate(pool)
+    }
+
+    /// An in-memory database, for tests.
+    package init(inMemory: Void) throws {
+        let queue = try DatabaseQueue()
+        database = queue
+        keepsWAL = false
+        try Self.migrator.migrate(queue)
+    }
+
+    /// The dispatchers' outbox queries. A test checks their plans: none of them scans the table
+    /// or sorts, so none reads through the finished rows a season piles up.
+    enum Queries {
+        /// Due pending rows of a channel, oldest first, marked as being sent.
+        static let claim = """
+            UPDATE outbox SET state = 1, attempts = attempts + 1, attempt_started_at = ?
+            WHERE id IN (SELECT id FROM outbox WHERE channel = ? AND state = 0 AND due_at <= ?
+                         ORDER BY due_at, id LIMIT ?)
+            RETURNING id
+            """
+        /// What a dispatcher needs of claimed rows, with their devices' current addresses (from
+        /// the covering index `devices_sending`: one lookup per row, not an index and a table;
+        /// SQLite would pick the id index). In row order, which the IN list walks: all of them are
+        /// due, and sorting them by due time cost a sort per claim.
+        static func claimed(_ rowIDs: [Int64]) -> String {
+            """
+            SELECT o.delivery_id, o.device_id, o.payload_id, o.bid_key, o.created_at, o.expires_at, o.attempts,
+                o.token_refreshed, d.channel, d.address, d.environment, d.topic, d.key1, d.key2, d.registered_at,
+                o.id, d.active, d.status_reason
+            FROM outbox o LEFT JOIN devices d INDEXED BY devices_sending ON d.id = o.device_id
+            WHERE o.id IN (\(rowIDs.map(String.init).joined(separator: ",")))
+            ORDER BY o.id
+            """
+        }
+        /// Whether a channel has rows being sent, or pending rows due by a time: one probe each.
+        static let unfinished = """
+            SELECT EXISTS (SELECT 1 FROM outbox WHERE channel = ? AND state = 1)
+                OR EXISTS (SELECT 1 FROM outbox WHERE channel = ? AND state = 0 AND due_at <= ?)
+            """
+        static let nextDue = "SELECT MIN(due_at) FROM outbox WHERE channel = ? AND state = 0"
+        /// The active devices in the directory's order, along `devices_active` (no sort).
+        static let activeDevices = "SELECT * FROM devices WHERE active = 1 ORDER BY registered_at, id"
+        /// A pruned device's queued alerts fail with it (a scan of the pending rows only).
+        static let dropPendingOfDevice =
+            "UPDATE outbox SET state = 3, finished_at = ?, last_error = ? WHERE device_id = ? AND state = 0"
+        /// Rows left being sent by a process that stopped without finishing them, and whether a
+        /// later alert of the same bid reached the device since: among the moments of the row's
+        /// game (a bid is a game's side), the device's row of each, found by (moment, device).
+        static let inDoubt = """
+            SELECT o.id, o.delivery_id,
+                EXISTS (SELECT 1 FROM moments this
+                        JOIN moments m ON m.game_id = this.game_id
+                        JOIN outbox later ON later.moment_id = m.id AND later.device_id = o.device_id
+                        WHERE this.id = o.moment_id AND later.bid_key = o.bid_key AND later.state = 2
+                            AND later.created_at > o.created_at)
+            FROM outbox o WHERE o.state = 1
+            """
+        /// A row being sent, by its delivery id: among the rows being sent only (the delivery id
+        /// has no index of its own; see migration 7).
+        static let sendingRow = "SELECT id FROM outbox WHERE state = 1 AND delivery_id = ?"
+        /// The devices told a bid is on.
+        static let followers = "SELECT device_id FROM bid_followers WHERE bid_key = ?"
+    }
+
+    /// Outbox row states.
+    enum State: Int {
+        case pending = 0
+        case sending = 1
+        case delivered = 2
+        case failed = 3
+        case superseded = 4
+    }
+}

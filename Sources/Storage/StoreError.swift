@@ -1,0 +1,16 @@
+import Alerts
+import Baseball
+import Foundation
+
+/// A store operation that cannot be done.
+package enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    case duplicate(String)
+    case corrupt(String)
+
+    package var description: String {
+        switch self {
+        case .duplicate(let what): "already exists: \(what)"
+        case .corrupt(let what): "stored data cannot be read: \(what)"
+        }
+    }
+}
