@@ -54,19 +54,29 @@ import Testing
     }
 
     @Test func brokenUpSaysByWhomHowAndWhen() throws {
-        let record = try MomentTests.game("retrosheet/2020/2020MIN.EVA", "MIN202008180")
+        try Self.checkBrokenUp(
+            "retrosheet/2020/2020MIN.EVA", "MIN202008180", date: "2020-08-18",
+            teams: (
+                .init(code: "MIL", name: "Milwaukee Brewers", nickname: "Brewers"),
+                .init(code: "MIN", name: "Minnesota Twins", nickname: "Twins")
+            ),
+            players: ["sogae001": "Eric Sogard", "maedk001": "Kenta Maeda"],
+            body:
+                "Eric Sogard broke it up with a single off Kenta Maeda, nobody out in the top of the 9th. MIL 0, MIN 3."
+        )
+    }
+
+    /// The broken-up alert of a real game names the batter, the hit, the pitcher and when.
+    static func checkBrokenUp(
+        _ file: String, _ id: String, date: String, teams: (away: GameInfo.Team, home: GameInfo.Team),
+        players: [String: String], body: String
+    ) throws {
+        let record = try MomentTests.game(file, id)
         let broken = try #require(try MomentTests.moments(of: record).1.last { $0.kind == .brokenUp })
-        let game = GameInfo(
-            id: record.id, date: "2020-08-18",
-            away: .init(code: "MIL", name: "Milwaukee Brewers", nickname: "Brewers"),
-            home: .init(code: "MIN", name: "Minnesota Twins", nickname: "Twins"),
-            players: ["sogae001": "Eric Sogard", "maedk001": "Kenta Maeda"])
+        let game = GameInfo(id: record.id, date: date, away: teams.away, home: teams.home, players: players)
         let message = MessageText.render(broken, game: game)
         #expect(message.title == "No-hitter broken up")
-        #expect(
-            message.body
-                == "Eric Sogard broke it up with a single off Kenta Maeda, nobody out in the top of the 9th. MIL 0, MIN 3."
-        )
+        #expect(message.body == body)
     }
 
     @Test func longTextIsCutToFitAPayload() throws {
@@ -82,18 +92,15 @@ import Testing
 extension MessageTextTests {
     @Suite(.extended) struct Extended {
         @Test func brokenUpSaysByWhomHowAndWhen2012() throws {
-            let record = try MomentTests.game("retrosheet/2012/2012DET.EVA", "DET201205180")
-            let broken = try #require(try MomentTests.moments(of: record).1.last { $0.kind == .brokenUp })
-            let game = GameInfo(
-                id: record.id, date: "2012-05-18",
-                away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
-                home: .init(code: "DET", name: "Detroit Tigers", nickname: "Tigers"),
-                players: ["harrj002": "Josh Harrison", "verlj001": "Justin Verlander"])
-            let message = MessageText.render(broken, game: game)
-            #expect(message.title == "No-hitter broken up")
-            #expect(
-                message.body
-                    == "Josh Harrison broke it up with a single off Justin Verlander, 1 out in the top of the 9th. PIT 0, DET 6."
+            try MessageTextTests.checkBrokenUp(
+                "retrosheet/2012/2012DET.EVA", "DET201205180", date: "2012-05-18",
+                teams: (
+                    .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
+                    .init(code: "DET", name: "Detroit Tigers", nickname: "Tigers")
+                ),
+                players: ["harrj002": "Josh Harrison", "verlj001": "Justin Verlander"],
+                body:
+                    "Josh Harrison broke it up with a single off Justin Verlander, 1 out in the top of the 9th. PIT 0, DET 6."
             )
         }
     }

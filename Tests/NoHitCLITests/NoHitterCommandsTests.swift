@@ -7,11 +7,20 @@ import Testing
     static let seasons = ["2012", "2015", "2019", "2020"].map { TestData.path("retrosheet/\($0)") }
 
     @Test func nohittersJSONListsTheSeasonsNoHittersWithTheDocumentedKeys() throws {
-        let result = try Executable.run("nohit", ["nohitters", "--json", TestData.path("retrosheet/2020")])
+        let entries = try Self.officialNoHitters(in: [TestData.path("retrosheet/2020")], count: 2)
+        let mills = try #require(entries.first { $0["game_id"] as? String == "MIL202009130" })
+        #expect(mills["pitching_team"] as? String == "CHN")
+        #expect(mills["combined"] as? Bool == false)
+    }
+
+    /// `nohit nohitters --json` over `seasons`: `count` entries, each official and with the
+    /// documented keys, Giolito's among them as written.
+    static func officialNoHitters(in seasons: [String], count: Int) throws -> [[String: Any]] {
+        let result = try Executable.run("nohit", ["nohitters", "--json"] + seasons)
         #expect(result.status == 0)
         let entries = try #require(
             try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
-        #expect(entries.count == 2)
+        #expect(entries.count == count)
         #expect(entries.allSatisfy { Set($0.keys) == Self.expectedKeys })
         #expect(entries.allSatisfy { $0["official"] as? Bool == true && $0["reason"] is NSNull })
         let giolito = try #require(entries.first { $0["game_id"] as? String == "CHA202008250" })
@@ -23,9 +32,7 @@ import Testing
         #expect(score["away"] as? String == "PIT")
         #expect(score["away_runs"] as? Int == 0)
         #expect(score["home_runs"] as? Int == 4)
-        let mills = try #require(entries.first { $0["game_id"] as? String == "MIL202009130" })
-        #expect(mills["pitching_team"] as? String == "CHN")
-        #expect(mills["combined"] as? Bool == false)
+        return entries
     }
 
     static let expectedKeys: Set<String> = [
@@ -61,27 +68,7 @@ extension NoHitterCommandsTests {
     /// Four seasons: 2012, 2015, 2019, 2020.
     @Suite(.extended) struct Extended {
         @Test func nohittersJSONListsTheOfficialNoHittersWithTheDocumentedKeys() throws {
-            let result = try Executable.run("nohit", ["nohitters", "--json"] + NoHitterCommandsTests.seasons)
-            #expect(result.status == 0)
-            let entries = try #require(
-                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
-            #expect(entries.count == 20)
-            let expectedKeys: Set<String> = [
-                "game_id", "date", "pitching_team", "batting_team", "pitchers", "perfect", "combined", "official",
-                "reason",
-                "final_score",
-            ]
-            #expect(entries.allSatisfy { Set($0.keys) == expectedKeys })
-            #expect(entries.allSatisfy { $0["official"] as? Bool == true && $0["reason"] is NSNull })
-            let giolito = try #require(entries.first { $0["game_id"] as? String == "CHA202008250" })
-            #expect(giolito["pitchers"] as? [String] == ["gioll001"])
-            #expect(giolito["pitching_team"] as? String == "CHA")
-            #expect(giolito["batting_team"] as? String == "PIT")
-            #expect(giolito["date"] as? String == "2020-08-25")
-            let score = try #require(giolito["final_score"] as? [String: Any])
-            #expect(score["away"] as? String == "PIT")
-            #expect(score["away_runs"] as? Int == 0)
-            #expect(score["home_runs"] as? Int == 4)
+            let entries = try NoHitterCommandsTests.officialNoHitters(in: NoHitterCommandsTests.seasons, count: 20)
             let seattle = try #require(entries.first { $0["game_id"] as? String == "SEA201206080" })
             #expect(seattle["combined"] as? Bool == true)
             #expect((seattle["pitchers"] as? [String])?.count == 6)
