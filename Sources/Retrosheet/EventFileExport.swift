@@ -5,6 +5,8 @@ package struct EventFileExport: Sendable {
     package var plays = 0
     package var games = 0
     package var problems: [RetrosheetError] = []
+    /// Damaged records the games were read without.
+    package var warnings: [RetrosheetError] = []
 
     /// Reads and replays every game of `file`. A game that fails contributes no rows and one
     /// problem; the others are unaffected.
@@ -22,6 +24,7 @@ package struct EventFileExport: Sendable {
         reader.forEachGame { result in
             switch result {
             case .success(let game):
+                export.warnings += game.warnings
                 do throws(RetrosheetError) {
                     export.plays += try CWEventCSV.appendRows(of: game, to: &writer)
                     export.games += 1

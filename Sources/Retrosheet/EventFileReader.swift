@@ -11,7 +11,9 @@ import Baseball
 /// Every record type is understood: `id`, `version`, `info`, `start`, `sub`, `play`, `com`,
 /// `data`, `badj`, `padj`, `ladj`, `radj`, `presadj`. A line that cannot be read makes its game
 /// fail with an error naming the file, line and text; reading resumes at the next `id`, so one
-/// bad game never hides the others.
+/// bad game never hides the others. A damaged record that changes nothing of the game — a
+/// `version`, a `com`, an `info` record with a key the game is not made of — is a warning
+/// (`GameRecord.warnings`, with file and line) and the game is read.
 package struct EventFileReader: Sendable {
     package let file: String
     package let bytes: [UInt8]
@@ -92,8 +94,12 @@ package struct EventFileReader: Sendable {
                     finish()
                     continue
                 }
-                if let reason = builder!.add(kind, fields, buffer: buffer, line: lineNumber) {
+                switch builder!.add(kind, fields, buffer: buffer, line: lineNumber) {
+                case nil: break
+                case .fatal(let reason):
                     failed = error(buffer, line, lineNumber, reason, gameID: builder!.game.id)
+                case .harmless(let reason):
+                    builder!.game.warnings.append(error(buffer, line, lineNumber, reason, gameID: builder!.game.id))
                 }
             }
             finish()
@@ -124,10 +130,50 @@ struct GameBuilder {
         game.substitutions.reserveCapacity(40)
     }
 
-    /// Adds one record; returns why it cannot be read, or nil.
+    /// What is wrong with a record.
+    enum Damage: Equatable {
+        /// The game cannot be read.
+        case fatal(String)
+        /// The record is skipped; the game is read without it.
+        case harmless(String)
+    }
+
+    /// The `info` keys a game is made of: damage to one of them is fatal.
+    static let neededInfo: Set<String> = [
+        "visteam", "hometeam", "date", "number", "htbf", "innings", "starttime", "timeofgame", "wp", "lp", "save",
+    ]
+
+    /// Adds one record; returns what is wrong with it, or nil.
     mutating func add(_ kind: RecordKind, _ fields: RecordFields, buffer: UnsafeBufferPointer<UInt8>, line: Int)
-        -> String?
+        -> Damage?
     {
+        switch kind {
+        case .com:
+            guard fields.count >= 2 else { return .harmless("a com record needs its text; the record is skipped") }
+        case .info:
+            let key = fields.count > 1 ? buffer.string(fields[1]) : ""
+            guard fields.count == 3 || fields.count == 2, !key.isEmpty else {
+                if Self.neededInfo.contains(key) {
+                    return .fatal("an info record needs a key and a value, found \(fields.count - 1) fields")
+                }
+                return .harmless(
+                    "an info record needs a key and a value, found \(fields.count - 1) fields; "
+                        + "'\(key)' is not part of the game, the record is skipped")
+            }
+        case .version:
+            guard fields.count == 2 else {
+                return .harmless("a version record needs exactly one field; the record is skipped")
+            }
+        default:
+            break
+        }
+        return addRecord(kind, fields, buffer: buffer, line: line).map(Damage.fatal)
+    }
+
+    /// Adds one record; returns why it cannot be read, or nil.
+    private mutating func addRecord(
+        _ kind: RecordKind, _ fields: RecordFields, buffer: UnsafeBufferPointer<UInt8>, line: Int
+    ) -> String? {
         if fields.hasUnterminatedQuote { return "a quoted field has no closing quote" }
         switch kind {
         case .play:

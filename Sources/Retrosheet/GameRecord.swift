@@ -26,6 +26,9 @@ package struct GameRecord: Sendable {
     package var comments: [ByteRange] = []
     /// `data` records (earned runs by pitcher): the fields after the record type.
     package var data: [[String]] = []
+    /// Damaged records the game was read without (a version, a comment, an info key it is not
+    /// made of), each with its file and line.
+    package var warnings: [RetrosheetError] = []
 
     /// The value of an `info` record; the last one wins when a key repeats.
     package func info(_ key: String) -> String? {

@@ -31,6 +31,9 @@ struct EventsCommand: AsyncParsableCommand {
         var skipped = 0
         try await EventFiles.forEach(files, { EventFileExport.export($0) }) { export in
             try StandardStreams.writeOutput(export.rows)
+            for warning in export.warnings {
+                StandardStreams.writeError("nohit: warning: \(warning)\n")
+            }
             for problem in export.problems {
                 StandardStreams.writeError("nohit: \(problem)\n")
             }

@@ -127,6 +127,32 @@ import Testing
         #expect(try results[1].get() == expectedSecond)
     }
 
+    /// Damage to a record the game is not made of: a warning with file and line, and the game
+    /// read as if the record were not there (its rows equal the pristine game's).
+    @Test(arguments: [
+        // Seen in a real file: tabs and a stray field in the version record.
+        ("version", "version,2\t\t ,am,phi", "a version record needs exactly one field"),
+        ("com", "com", "a com record needs its text"),
+        ("info,umphome", "info,umphome,wolfj901,extra", "'umphome' is not part of the game"),
+    ])
+    func harmlessDamageIsAWarningAndTheGameIsRead(prefix: String, text: String, reason: String) throws {
+        let (first, second) = try Self.twoGames()
+        let pristine = Self.read(first + second, file: "2020CHA.EVA").map(Self.replay)
+        var damaged = first
+        let index = Self.firstLine(first) { $0.hasPrefix(prefix) }
+        damaged[index] = text
+        let games = Self.read(damaged + second, file: "2020CHA.EVA")
+        let game = try games[0].get()
+        #expect(game.warnings.count == 1)
+        let warning = try #require(game.warnings.first)
+        #expect(warning.line == index + 1)
+        #expect(warning.text == text.trimmingCharacters(in: .whitespaces))
+        #expect(warning.reason.contains(reason), "\(warning.reason)")
+        #expect(warning.description.hasPrefix("2020CHA.EVA:\(index + 1): "))
+        #expect(try Self.replay(.success(game)).get() == (try pristine[0].get()))
+        #expect(try Self.replay(games[1]).get() == (try pristine[1].get()))
+    }
+
     @Test func fileCutOffInTheMiddleOfAGame() throws {
         let (first, second) = try Self.twoGames()
         let cut = Array(second.prefix(120))
