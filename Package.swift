@@ -92,6 +92,7 @@ let package = Package(
             name: "Storage",
             dependencies: [
                 "Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
@@ -134,7 +135,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The web UI: HTML, CSS and plain JavaScript, served as they are.
-            resources: [.copy("Public")]
+            resources: [.copy("Public"), .copy("OpenAPI")]
         ),
         .executableTarget(
             name: "nohit",

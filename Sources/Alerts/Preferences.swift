@@ -1,3 +1,4 @@
+import Baseball
 import Foundation
 
 /// What a device wants to hear about, and when.
@@ -52,6 +53,23 @@ package struct Preferences: Sendable, Hashable, Codable {
         return (favourite ? min(favouriteThresholdInnings, thresholdInnings) : thresholdInnings) * 3
     }
 
+    /// The time zones quiet hours take: IANA's names (zones and their links, such as
+    /// Asia/Calcutta for Asia/Kolkata) as this system's time-zone database has them, and UTC; the
+    /// API's document lists them. Read once, as `TimeZone` itself reads that database; where it has
+    /// no `tzdata.zi`, Foundation's list (which lacks some zones).
+    package static let timeZones: Set<String> = {
+        var names = Set(TimeZone.knownTimeZoneIdentifiers)
+        if let text = try? String(contentsOfFile: "/usr/share/zoneinfo/tzdata.zi", encoding: .utf8) {
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: " ")
+                if fields.first == "Z", fields.count > 1 { names.insert(String(fields[1])) }
+                if fields.first == "L", fields.count > 2 { names.insert(String(fields[2])) }
+            }
+        }
+        names.insert("UTC")
+        return names.filter { TimeZone(identifier: $0) != nil }
+    }()
+
     /// Checks every field; the error names the field and why.
     package func validated() throws(PreferencesError) -> Preferences {
         guard (4...9).contains(thresholdInnings) else {
@@ -64,10 +82,14 @@ package struct Preferences: Sendable, Hashable, Codable {
         guard favouriteTeams.count <= 30 else {
             throw PreferencesError(field: "favourite_teams", reason: "at most 30 teams, not \(favouriteTeams.count)")
         }
+        var clubs: [String] = []
         for team in favouriteTeams {
-            guard (2...3).contains(team.count), team.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-                throw PreferencesError(field: "favourite_teams", reason: "'\(team)' is not a 2-3 letter team code")
+            guard let club = MLBTeam.code(team) else {
+                throw PreferencesError(
+                    field: "favourite_teams",
+                    reason: "'\(team)' is not an MLB club's code (MLB's, as NYY, or Retrosheet's, as NYA; upper case)")
             }
+            clubs.append(club.retrosheet)
         }
         guard (0...180).contains(spoilerDelaySeconds) else {
             throw PreferencesError(
@@ -77,16 +99,18 @@ package struct Preferences: Sendable, Hashable, Codable {
             guard (0..<1440).contains(quiet.start), (0..<1440).contains(quiet.end) else {
                 throw PreferencesError(field: "quiet_hours", reason: "start and end must be minutes 0-1439")
             }
-            guard quiet.start != quiet.end else {
-                throw PreferencesError(field: "quiet_hours", reason: "start and end are the same time")
-            }
-            guard TimeZone(identifier: quiet.timeZone) != nil else {
-                throw PreferencesError(field: "quiet_hours.time_zone", reason: "'\(quiet.timeZone)' is not a time zone")
+            guard Self.timeZones.contains(quiet.timeZone) else {
+                throw PreferencesError(
+                    field: "quiet_hours.time_zone",
+                    reason: "'\(quiet.timeZone)' is not an IANA time zone name (such as America/Chicago, or UTC)")
             }
         }
         guard !kinds.isEmpty else { throw PreferencesError(field: "kinds", reason: "choose at least one kind") }
         var normalised = self
-        normalised.favouriteTeams = Array(Set(favouriteTeams.map { $0.uppercased() })).sorted()
+        // Quiet from a time until the same time is no quiet time at all.
+        if let quiet = quietHours, quiet.start == quiet.end { normalised.quietHours = nil }
+        // A game's team code is Retrosheet's: the favourites are kept in that form.
+        normalised.favouriteTeams = Array(Set(clubs)).sorted()
         return normalised
     }
 }

@@ -1,5 +1,6 @@
 /// The thirty clubs: the Stats API's team id, its abbreviation, and Retrosheet's team code, so a
-/// game read from either source gets the same id (`CHA202008250`) and the same moments.
+/// game read from either source gets the same id (`CHA202008250`) and the same moments. A game's
+/// team code is Retrosheet's; people may name a club by either code.
 package struct MLBTeam: Sendable, Hashable {
     package var id: Int
     package var abbreviation: String
@@ -29,4 +30,13 @@ package struct MLBTeam: Sendable, Hashable {
     package static func id(_ id: Int) -> MLBTeam? { byID[id] }
 
     package static func retrosheet(_ code: String) -> MLBTeam? { byRetrosheet[code] }
+
+    private static let byEitherCode = Dictionary(
+        all.flatMap { [($0.abbreviation, $0), ($0.retrosheet, $0)] }, uniquingKeysWith: { first, _ in first })
+
+    /// The club by MLB's abbreviation (`NYY`) or Retrosheet's code (`NYA`), upper case.
+    package static func code(_ code: String) -> MLBTeam? { byEitherCode[code] }
+
+    /// Every code `code(_:)` takes, sorted.
+    package static let codes = byEitherCode.keys.sorted()
 }

@@ -18,10 +18,14 @@ package struct RegistrationRequest: Sendable, Hashable {
 package struct RegistrationError: Error, Sendable, Hashable, CustomStringConvertible {
     package var field: String
     package var reason: String
+    /// Well-formed, but refused by the operator's policy (an endpoint in a private network):
+    /// the API answers 403, not 400.
+    package var refusedByPolicy: Bool
 
-    package init(field: String, reason: String) {
+    package init(field: String, reason: String, refusedByPolicy: Bool = false) {
         self.field = field
         self.reason = reason
+        self.refusedByPolicy = refusedByPolicy
     }
 
     package var description: String { "\(field): \(reason)" }
@@ -92,10 +96,16 @@ package struct Registrar: Sendable {
         case .webhook(let url, let secret):
             try checkURL(url, field: "url")
             let signing = secret.isEmpty ? StandardWebhooks.newSecret() : secret
+            // 24 to 64 bytes, as Standard Webhooks has them.
+            let key: SymmetricKey
             do {
-                _ = try StandardWebhooks.key(fromSecret: signing)
+                key = try StandardWebhooks.key(fromSecret: signing)
             } catch {
                 throw RegistrationError(field: "secret", reason: error.description)
+            }
+            guard key.bitCount <= 64 * 8 else {
+                throw RegistrationError(
+                    field: "secret", reason: "a webhook secret is 'whsec_' followed by base64 of 24 to 64 bytes")
             }
             return .webhook(url: url, secret: signing)
         case .console(let label):
@@ -145,10 +155,10 @@ package struct Registrar: Sendable {
     /// numbers (or as IPv6). Names are judged by their form only here: what they resolve to is
     /// checked each time a delivery connects (``EndpointGuard``).
     package func checkURL(_ text: String, field: String) throws(RegistrationError) {
-        guard text.utf8.count <= 2048, let url = URLComponents(string: text), url.scheme?.lowercased() == "https",
+        guard text.utf8.count <= 2048, text.hasPrefix("https://"), let url = URLComponents(string: text),
             let host = url.host, !host.isEmpty
         else {
-            throw RegistrationError(field: field, reason: "must be an https URL")
+            throw RegistrationError(field: field, reason: "must be an https URL (https://, lower case) with a host")
         }
         guard url.user == nil, url.password == nil else {
             throw RegistrationError(field: field, reason: "must not carry a user name or password")
@@ -156,12 +166,32 @@ package struct Registrar: Sendable {
         if let port = url.port, !(1...65_535).contains(port) {
             throw RegistrationError(field: field, reason: "has no valid port (\(port))")
         }
+        guard (try? Regex(Self.urlPattern).wholeMatch(in: text)) != nil else {
+            throw RegistrationError(
+                field: field,
+                reason: "is not a URL this service takes: a host of letters, digits, '.', '-' and '_' (or [IPv6]), "
+                    + "then only RFC 3986's characters and whole %XX escapes")
+        }
         guard !allowPrivateNetworks else { return }
+        // The URL is well formed; which host it names is the operator's policy (403 from the API).
         if let problem = Self.internalRange(host: host) {
             throw RegistrationError(
-                field: field, reason: "\(problem) (\(host)); the operator has not allowed private networks")
+                field: field, reason: "\(problem) (\(host)); the operator has not allowed private networks",
+                refusedByPolicy: true)
         }
     }
+
+    /// The URLs `checkURL` takes (before the operator's policy on hosts), as a regular expression
+    /// that Swift and ECMA-262 read alike: the API's document carries it, so the two agree. Lower
+    /// case `https://`; a host name of letters, digits, `.`, `-`, `_`, or an IPv6 literal (a zone
+    /// as `%25` and its name); a port
+    /// of 1-65535; then path, query and fragment of RFC 3986's characters and whole `%XX` escapes.
+    package static let urlPattern =
+        "^https://(?:[A-Za-z0-9._-]+|\\[[0-9A-Fa-f:.]+(?:%25[A-Za-z0-9._~-]+)?\\])"
+        + "(?::(?:0*(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?)?"
+        + "(?:/(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*)?"
+        + "(?:\\?(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?"
+        + "(?:#(?:[A-Za-z0-9._~!$&'()*+,;=:@/?-]|%[0-9A-Fa-f]{2})*)?$"
 
     /// What is wrong with `host` as a public endpoint's host, if anything: the internal range it
     /// names, a local network name, or a numeric form that is not canonical.
@@ -197,11 +227,16 @@ package struct Registrar: Sendable {
 
     /// Whether `secret` is the device's (constant-time over the hashes).
     package static func verify(secret: String, of device: Device) -> Bool {
-        let given = Array(hash(secret: secret).utf8)
-        let stored = Array(device.secretHash.utf8)
-        guard given.count == stored.count else { return false }
+        constantTimeEqual(hash(secret: secret), device.secretHash)
+    }
+
+    /// Whether two tokens are equal, in a time that tells nothing of either: their SHA-256
+    /// digests (always 32 bytes) are compared without stopping at the first difference.
+    package static func constantTimeEqual(_ given: String, _ expected: String) -> Bool {
+        let a = Array(SHA256.hash(data: Data(given.utf8)))
+        let b = Array(SHA256.hash(data: Data(expected.utf8)))
         var difference: UInt8 = 0
-        for index in given.indices { difference |= given[index] ^ stored[index] }
+        for index in 0..<a.count { difference |= a[index] ^ b[index] }
         return difference == 0
     }
 }

@@ -35,6 +35,10 @@ package struct APIServer: Sendable {
     package var outbox: (any OutboxStore)?
     /// The web UI's files; nil serves the API alone.
     package var publicFolder: String? = Bundle.module.resourceURL?.appendingPathComponent("Public").path
+    /// Who may connect and how much they may ask (connections, timeouts, head sizes, streams).
+    package var gate = ConnectionGate(limits: ConnectionLimits())
+    /// Registrations per client: 10 a minute, 20 at once, by default.
+    package var registrations = RateLimiter(perMinute: 10, burst: 20)
 
     package static let maximumBody = 16 * 1024
     package static let maximumList = 200
@@ -52,8 +56,13 @@ package struct APIServer: Sendable {
         self.clock = clock
     }
 
-    package func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    /// Every operation, as the OpenAPI document lists them (the document is checked against the
+    /// routes): what the 405 answers name.
+    package static var operations: [(method: String, template: String)] { OpenAPIDocument.operations }
+
+    package func router() -> Router<APIRequestContext> {
+        let router = Router(context: APIRequestContext.self)
+        router.add(middleware: HardeningMiddleware(operations: Self.operations))
         // Requests by endpoint, method and status, and their durations (through the process's
         // metrics system, which `nohit serve` bootstraps with ``metrics``' factory).
         router.add(middleware: MetricsMiddleware())
@@ -61,6 +70,11 @@ package struct APIServer: Sendable {
             router.add(middleware: FileMiddleware(publicFolder, searchForIndexHtml: true))
         }
         router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
+        router.get("openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.served)))
+        }
         router.get("metrics") { _, _ in try await scrapeMetrics() }
 
         let api = router.group("api")
@@ -96,7 +110,13 @@ package struct APIServer: Sendable {
                 sides.prefix(limit).enumerated().map { HallOfFameEntry(rank: $0.offset + 1, side: $0.element) })
         }
         api.post("devices") { request, context in
-            let body = try await Self.body(request, context: context)
+            let client = ConnectionGate.clientKey(context.remoteAddress)
+            if let wait = registrations.take(client, now: Date()) {
+                throw HTTPError(
+                    .tooManyRequests, headers: [.retryAfter: "\(Int(wait.rounded(.up)))"],
+                    message: "too many registrations from this client; try again in \(Int(wait.rounded(.up))) s")
+            }
+            let body = try await Self.json(request, context: context, keys: .deviceRegistration)
             let registration: DeviceRegistrationBody
             do {
                 registration = try Self.decoder.decode(DeviceRegistrationBody.self, from: body)
@@ -106,6 +126,8 @@ package struct APIServer: Sendable {
             let done: Registration
             do {
                 done = try registrar.register(try registration.request(), at: clock.now())
+            } catch let error as RegistrationError where error.refusedByPolicy {
+                throw Self.error(.forbidden, "\(error)")
             } catch {
                 throw Self.error(.badRequest, "\(error)")
             }
@@ -118,7 +140,7 @@ package struct APIServer: Sendable {
         }
         api.put("devices/:id/preferences") { request, context in
             let device = try await authorized(request, context: context)
-            let body = try await Self.body(request, context: context)
+            let body = try await Self.json(request, context: context, keys: .preferences)
             let changes: PreferencesBody
             do {
                 changes = try Self.decoder.decode(PreferencesBody.self, from: body)
@@ -136,13 +158,18 @@ package struct APIServer: Sendable {
             }
             return try Self.json(PreferencesBody(preferences))
         }
-        api.get("stream") { request, _ in stream(request) }
+        api.get("stream") { request, _ in try stream(request) }
         // Reached only without the upgrade headers (the WebSocket router takes the upgrades).
+        // Plain requests, and handshakes the WebSocket router declined (a malformed `after`, no
+        // room): answered here, in JSON.
         api.get("ws") { request, _ -> Response in
-            if let text = request.uri.queryParameters.get("after"), Int(text) == nil {
-                throw Self.error(.badRequest, "after must be an event id (a whole number), not '\(text)'")
-            }
-            throw Self.error(.upgradeRequired, "/api/ws is a WebSocket: connect with a WebSocket client")
+            _ = try Self.eventID(request.uri.queryParameters.get("after"), name: "after")
+            try checkStreamRoom()
+            // RFC 6455 4.2.1: a request that is not a handshake gets 400.
+            throw Self.error(
+                .badRequest,
+                "/api/ws is a WebSocket: connect with a WebSocket client (Upgrade: websocket, Sec-WebSocket-Version: 13)"
+            )
         }
 
         // Operator endpoints: `Authorization: Bearer <admin token>`.
@@ -181,9 +208,12 @@ package struct APIServer: Sendable {
     /// Server-Sent Events: `game` and `moment` events with ids; `Last-Event-ID` (or `?after=`)
     /// resumes after that event. Heartbeats become comment lines, which keep proxies from closing
     /// the stream and end it once the client has gone. Graceful shutdown ends every stream.
-    func stream(_ request: Request) -> Response {
-        let header = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int($0) }
-        let after = header ?? request.uri.queryParameters.get("after", as: Int.self)
+    func stream(_ request: Request) throws -> Response {
+        // Both are read (and a malformed one refused) even when both are given: the header wins.
+        let header = try Self.eventID(request.headers[HTTPField.Name("Last-Event-ID")!], name: "Last-Event-ID")
+        let query = try Self.eventID(request.uri.queryParameters.get("after"), name: "after")
+        let after = header ?? query
+        try checkStreamRoom()
         let events = feed.subscribe(after: after)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
@@ -210,13 +240,25 @@ package struct APIServer: Sendable {
     /// and resumes with `?after=`; graceful shutdown closes every socket normally (1000).
     package func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
-        router.ws("api/ws") { request, _ in
-            if let text = request.uri.queryParameters.get("after"), Int(text) == nil {
-                throw Self.error(.badRequest, "after must be an event id (a whole number), not '\(text)'")
+        // Every handshake is taken, and a request the stream cannot serve is then closed with a
+        // code and a reason: a browser never sees the body of a refused handshake (and the
+        // WebSocket library answers one with an empty 400), but it does see a close frame.
+        router.ws("api/ws") { _, _ in
+            .upgrade([:])
+        } onUpgrade: { [feed, gate] inbound, outbound, context in
+            let after: Int?
+            do {
+                after = try Self.eventID(context.request.uri.queryParameters.get("after"), name: "after")
+            } catch {
+                let given = context.request.uri.queryParameters.get("after") ?? ""
+                try await outbound.close(
+                    .init(codeNumber: 1008), reason: "after must be an event id, not '\(given.prefix(40))'")
+                return
             }
-            return .upgrade([:])
-        } onUpgrade: { [feed] inbound, outbound, context in
-            let after = context.request.uri.queryParameters.get("after", as: Int.self)
+            guard feed.clientCount < gate.limits.maxStreams else {
+                try await outbound.close(.init(codeNumber: 1013), reason: "the live stream is full: try again later")
+                return
+            }
             let events = feed.subscribe(after: after)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // Reading keeps pings answered and ends when the client closes, or when the
@@ -239,17 +281,42 @@ package struct APIServer: Sendable {
         return router
     }
 
-    /// HTTP/1.1 with the WebSocket upgrade for `/api/ws`.
+    /// A new live-stream client, unless the server has as many as it takes (503).
+    func checkStreamRoom() throws {
+        guard feed.clientCount < gate.limits.maxStreams else {
+            throw HTTPError(
+                .serviceUnavailable, headers: [.retryAfter: "10"],
+                message: "the live stream has \(gate.limits.maxStreams) clients; try again later")
+        }
+    }
+
+    /// HTTP/1.1 with the WebSocket upgrade for `/api/ws`, every connection through the gate: the
+    /// connection limits, the header timeout and size limits, the idle timeout, and a 400 or 431
+    /// for a request the decoder cannot read.
     package func server() -> HTTPServerBuilder {
-        .http1WebSocketUpgrade(
-            webSocketRouter: webSocketRouter(),
-            configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30)))))
+        let webSocketResponder = webSocketRouter().buildResponder()
+        let limits = gate.limits
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(
+                idleTimeout: limits.idleTimeout,
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes,
+                    maxHeaderFieldCount: limits.maxHeaderCount)),
+            ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30))))
+        let gate = gate
+        return HTTPServerBuilder { responder in
+            GuardedServerChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                gate: gate)
+        }
     }
 
     // MARK: Metrics
 
     func scrapeMetrics() async throws -> Response {
-        let text = try await metrics.scrape(board: board, feed: feed, outboxStore: outbox, attemptOuts: attemptOuts)
+        let text = try await metrics.scrape(
+            board: board, feed: feed, outboxStore: outbox, attemptOuts: attemptOuts, gate: gate)
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: text)))
@@ -265,36 +332,64 @@ package struct APIServer: Sendable {
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
             throw Self.error(.unauthorized, "the admin token is required (Authorization: Bearer <token>)")
         }
-        let given = Array(authorization.dropFirst(7).utf8)
-        let expected = Array(adminToken.utf8)
-        // Compared in constant time for equal lengths.
-        guard given.count == expected.count, zip(given, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+        // Their SHA-256 digests compared in constant time: neither the token's length nor where
+        // a guess first differs shows in the time taken.
+        guard Registrar.constantTimeEqual(String(authorization.dropFirst(7)), adminToken) else {
             throw Self.error(.unauthorized, "wrong admin token")
         }
     }
 
     /// The device named in the path, when the request carries its secret (`Authorization: Bearer`).
-    func authorized(_ request: Request, context: BasicRequestContext) async throws -> Device {
+    func authorized(_ request: Request, context: APIRequestContext) async throws -> Device {
         let text = try context.parameters.require("id")
         guard let id = UUID(uuidString: text) else { throw Self.error(.badRequest, "'\(text)' is not a device id") }
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
             throw Self.error(.unauthorized, "the device's secret is required (Authorization: Bearer <secret>)")
         }
-        guard let device = try await store.device(id: id) else { throw Self.error(.notFound, "no device \(id)") }
-        guard Registrar.verify(secret: String(authorization.dropFirst(7)), of: device) else {
-            throw Self.error(.unauthorized, "wrong secret for device \(id)")
+        // One answer for an unknown device and a wrong secret: which device ids exist is not
+        // told to someone without their secrets.
+        let device = try await store.device(id: id)
+        // The same work whether the device exists or not.
+        let matches = Registrar.constantTimeEqual(
+            Registrar.hash(secret: String(authorization.dropFirst(7))), device?.secretHash ?? "")
+        guard let device, matches else {
+            throw Self.error(.unauthorized, "no device \(id) with this secret")
         }
         return device
     }
 
-    static func body(_ request: Request, context: BasicRequestContext) async throws -> Data {
+    /// A JSON body: `application/json` in UTF-8 (415 otherwise), at most `maximumBody` bytes (413),
+    /// read strictly (`StrictJSON`: no key twice, none unknown; 400 naming the key).
+    static func json(_ request: Request, context: some RequestContext, keys: StrictJSON.Keys) async throws -> Data {
+        let type = request.headers[.contentType]?.lowercased().replacingOccurrences(of: " ", with: "") ?? ""
+        guard type == "application/json" || type == "application/json;charset=utf-8" else {
+            throw Self.error(
+                .unsupportedMediaType,
+                "the body must be application/json in UTF-8, not \(type.isEmpty ? "untyped" : "'\(type)'")")
+        }
         var request = request
+        let buffer: ByteBuffer
         do {
-            let buffer = try await request.collectBody(upTo: maximumBody)
-            return Data(buffer.readableBytesView)
+            buffer = try await request.collectBody(upTo: maximumBody)
         } catch is NIOTooManyBytesError {
             throw Self.error(.contentTooLarge, "the body is larger than \(maximumBody) bytes")
         }
+        let bytes = Array(buffer.readableBytesView)
+        do {
+            try StrictJSON.check(bytes, keys: keys)
+        } catch {
+            throw Self.error(.badRequest, "the body is not accepted: \(error)")
+        }
+        return Data(bytes)
+    }
+
+    /// An event id given to resume after (`Last-Event-ID`, `?after=`): a whole number, 0 or more.
+    static func eventID(_ text: String?, name: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let id = Int(text), id >= 0, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw error(.badRequest, "\(name) must be an event id (a whole number), not '\(text)'")
+        }
+        return id
     }
 
     static func limit(_ request: Request, default value: Int) throws -> Int {

@@ -19,6 +19,11 @@ package final class ServerMetrics: Sendable {
     private let games: [GameSnapshot.Status: Prometheus.Gauge]
     private let attempts: Prometheus.Gauge
     private let outbox: [String: Prometheus.Gauge]
+    private let connections: Prometheus.Gauge
+    private let clients: Prometheus.Gauge
+    private let refused: [String: Prometheus.Gauge]
+    private let timedOut: Prometheus.Gauge
+    private let malformed: Prometheus.Gauge
 
     /// The latency buckets of `nohit_alert_latency_seconds`, in seconds.
     package static let latencyBuckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
@@ -45,12 +50,32 @@ package final class ServerMetrics: Sendable {
                 help: "Outbox rows by state (pending and sending are the depth).")
         }
         self.outbox = outbox
+        connections = registry.makeGauge(name: "nohit_http_connections", help: "Open HTTP connections.")
+        clients = registry.makeGauge(name: "nohit_http_clients", help: "Clients with open HTTP connections.")
+        var refused: [String: Prometheus.Gauge] = [:]
+        for limit in ["total", "per-client"] {
+            refused[limit] = registry.makeGauge(
+                name: "nohit_http_refused_connections", labels: [("limit", limit)],
+                help: "Connections refused since start (503), by the limit they hit.")
+        }
+        self.refused = refused
+        timedOut = registry.makeGauge(
+            name: "nohit_http_header_timeouts", help: "Connections closed since start for not sending a request head.")
+        malformed = registry.makeGauge(
+            name: "nohit_http_malformed_requests", help: "Requests answered 400 or 431 since start (unreadable heads).")
     }
 
     /// The Prometheus text, with the gauges read now.
     package func scrape(
-        board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int
+        board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate
     ) async throws -> [UInt8] {
+        let counts = gate.counts
+        connections.set(Double(counts.open))
+        clients.set(Double(counts.clients))
+        refused["total"]?.set(Double(counts.refusedTotal))
+        refused["per-client"]?.set(Double(counts.refusedPerClient))
+        timedOut.set(Double(counts.timedOut))
+        malformed.set(Double(counts.malformed))
         let published = feed.lastID
         let counted = liveEventsCounted.exchange(published, ordering: .relaxed)
         if published > counted { liveEvents.increment(by: Int64(published - counted)) }

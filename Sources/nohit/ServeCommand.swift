@@ -70,6 +70,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The operator's token for /api/admin/... (none closes them).")
     var adminToken: String?
 
+    @Option(help: "Open connections in all (default: 10000, lowered to fit the open-file limit).")
+    var maxConnections: Int?
+
+    @Option(help: "Open connections from one client, an IPv4 address or IPv6 /64 (default: 256; 0: no limit).")
+    var maxConnectionsPerClient: Int?
+
+    @Option(help: "Seconds a new connection has to send its first request head (default: 10).")
+    var headerTimeout: Int?
+
+    @Option(help: "Seconds a connection may stay open with no request in progress (default: 75).")
+    var idleTimeout: Int?
+
+    @Option(help: "Live-stream clients, SSE and WebSocket together (default: 20000).")
+    var maxStreams: Int?
+
+    @Option(help: "Device registrations per client per minute, bursts of twice that (default: 10; 0: no limit).")
+    var registrationsPerMinute: Int?
+
     @OptionGroup var store: StoreOptions
     @OptionGroup var providers: ProviderOptions
     @OptionGroup var logging: LoggingOptions
@@ -87,6 +105,14 @@ struct ServeCommand: AsyncParsableCommand {
         if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
         if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
         if let adminToken { flags["admin.token"] = .string(adminToken) }
+        for (key, value) in [
+            ("http.max-connections", maxConnections), ("http.max-connections-per-client", maxConnectionsPerClient),
+            ("http.header-timeout", headerTimeout), ("http.idle-timeout", idleTimeout),
+            ("http.max-streams", maxStreams),
+            ("http.registrations-per-minute", registrationsPerMinute),
+        ] {
+            if let value { flags[key] = .int(value) }
+        }
         return flags
     }
 
@@ -110,6 +136,11 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Every setting is read before anything that must be shut down (the HTTP clients) exists.
         let adminToken = try settings.string("admin.token")
+        let limits = try Self.limits(settings)
+        let registrationsPerMinute = try settings.int("http.registrations-per-minute", default: 10)
+        guard (0...100_000).contains(registrationsPerMinute) else {
+            throw ValidationError("registrations per minute must be 0 to 100000, not \(registrationsPerMinute)")
+        }
         let allowPrivateNetworks = try settings.bool("delivery.allow-private-networks", default: false)
         let statsAPIDate = try settings.string("statsapi.date")
         if let statsAPIDate, statsAPIDate.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil {
@@ -158,6 +189,8 @@ struct ServeCommand: AsyncParsableCommand {
             VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
         api.metrics = metrics
         api.adminToken = adminToken
+        api.gate = ConnectionGate(limits: limits)
+        api.registrations = RateLimiter(perMinute: registrationsPerMinute, burst: 2 * registrationsPerMinute)
         api.outbox = database
         let source: any Service
         // Created last, once nothing else can fail: a client dropped without shutdown traps.
@@ -206,4 +239,23 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     static let statsAPIURL = "https://statsapi.mlb.com/api/"
+
+    /// The connection limits from the settings, each checked.
+    static func limits(_ settings: Settings) throws -> ConnectionLimits {
+        var limits = ConnectionLimits()
+        func read(_ key: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {
+            let read = try settings.int(key, default: value)
+            guard range.contains(read) else {
+                throw ValidationError("\(key) must be \(range.lowerBound) to \(range.upperBound), not \(read)")
+            }
+            return read
+        }
+        limits.maxConnections = try read("http.max-connections", limits.maxConnections, 1...1_000_000)
+        limits.maxConnectionsPerClient = try read(
+            "http.max-connections-per-client", limits.maxConnectionsPerClient, 0...1_000_000)
+        limits.headerTimeout = .seconds(Int64(try read("http.header-timeout", 10, 1...3600)))
+        limits.idleTimeout = .seconds(Int64(try read("http.idle-timeout", 75, 1...86_400)))
+        limits.maxStreams = try read("http.max-streams", limits.maxStreams, 0...1_000_000)
+        return limits
+    }
 }

@@ -25,6 +25,13 @@ struct StoreOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "The key that seals stored secrets (webhook and Web Push), 32 bytes base64 in a file kept apart from the "
+                + "database (default: secrets.key beside it; created when missing).",
+            valueName: "file"))
+    var secretsKey: String?
+
+    @Option(
+        help: ArgumentHelp(
             "A JSON configuration file (default: $NOHIT_CONFIG). Flags, then NOHIT_* variables, override it.",
             valueName: "file"))
     var config: String?
@@ -33,6 +40,7 @@ struct StoreOptions: ParsableArguments {
         var flags: [String: ConfigContent] = [:]
         if let dataDir { flags["store.data-dir"] = .string(dataDir) }
         if let database { flags["store.database"] = .string(database) }
+        if let secretsKey { flags["store.secrets-key"] = .string(secretsKey) }
         return flags
     }
 
@@ -47,7 +55,8 @@ struct StoreOptions: ParsableArguments {
         return StoreLocation(
             dataDir: dataDir,
             databasePath: try settings.string("store.database")
-                ?? (dataDir as NSString).appendingPathComponent("nohit.sqlite"))
+                ?? (dataDir as NSString).appendingPathComponent("nohit.sqlite"),
+            secretsKey: try settings.string("store.secrets-key"))
     }
 
     /// Opens the database that the flags, environment and file name.
@@ -60,15 +69,25 @@ struct StoreOptions: ParsableArguments {
 struct StoreLocation {
     var dataDir: String
     var databasePath: String
+    /// The secrets key's file, when not beside the database.
+    var secretsKey: String?
 
-    /// Opens (creating and migrating as needed) the database.
+    /// Opens (creating and migrating as needed) the database. Its directory, when nohit makes
+    /// it, and the data directory are the owner's alone (0700); the database file is 0600.
     func open() throws -> SQLiteStore {
         let directory = (databasePath as NSString).deletingLastPathComponent
         do {
-            if !directory.isEmpty {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            for folder in Set([directory, dataDir]) where !folder.isEmpty {
+                if FileManager.default.fileExists(atPath: folder) {
+                    if folder == dataDir {
+                        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
+                    }
+                } else {
+                    try FileManager.default.createDirectory(
+                        atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                }
             }
-            return try SQLiteStore(path: databasePath)
+            return try SQLiteStore(path: databasePath, secrets: try secretsKey.map { try SecretBox.keyFile(at: $0) })
         } catch {
             StandardStreams.writeError("nohit: cannot open the database \(databasePath): \(error)\n")
             throw ExitCode(2)

@@ -125,6 +125,8 @@ import Testing
             ({ @Sendable (p: inout Preferences) in p.favouriteThresholdInnings = 10 }, "favourite_threshold_innings"),
             ({ @Sendable (p: inout Preferences) in p.spoilerDelaySeconds = 181 }, "spoiler_delay_seconds"),
             ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["CHICAGO"] }, "favourite_teams"),
+            ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["XYZ"] }, "favourite_teams"),
+            ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["nyy"] }, "favourite_teams"),
             (
                 { @Sendable (p: inout Preferences) in p.quietHours = .init(start: 0, end: 1500, timeZone: "UTC") },
                 "quiet_hours"
@@ -141,10 +143,24 @@ import Testing
         #expect { try preferences.validated() } throws: { ($0 as? PreferencesError)?.field == field }
     }
 
+    /// Quiet hours from a time until the same time are none; zones are IANA names (and UTC).
+    @Test func quietHoursOfNoLengthAreOffAndZonesAreNames() throws {
+        var preferences = Preferences()
+        preferences.quietHours = .init(start: 60, end: 60, timeZone: "UTC")
+        #expect(try preferences.validated().quietHours == nil)
+        preferences.quietHours = .init(start: 60, end: 120, timeZone: "GMT+5")
+        #expect { try preferences.validated() } throws: {
+            ($0 as? PreferencesError)?.field == "quiet_hours.time_zone"
+        }
+        preferences.quietHours = .init(start: 60, end: 120, timeZone: "Asia/Kolkata")
+        #expect(try preferences.validated().quietHours?.timeZone == "Asia/Kolkata")
+    }
+
+    /// Either code names a club (MLB's CWS, Retrosheet's CHA); kept as the games' code, once.
     @Test func validationNormalisesTeams() throws {
         var preferences = Preferences()
-        preferences.favouriteTeams = ["pit", "CHA", "PIT"]
-        #expect(try preferences.validated().favouriteTeams == ["CHA", "PIT"])
+        preferences.favouriteTeams = ["PIT", "CWS", "CHA", "PIT", "NYY"]
+        #expect(try preferences.validated().favouriteTeams == ["CHA", "NYA", "PIT"])
     }
 
     @Test func deliveryIDsAreVersion5UUIDs() {

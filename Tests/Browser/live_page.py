@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Loads the web UI in headless Chromium during a fast replay and checks, through the DevTools
 protocol (over --remote-debugging-pipe, no extra packages), that an attempt card appears and then
-advances through the live stream. Saves screenshots. Exit status 0 when it does, 1 with the reason.
+advances through the live stream, with no Content-Security-Policy violation and no uncaught
+exception on the page. Saves screenshots. Exit status 0 when it does, 1 with the reason.
 
 usage: live_page.py URL CARD_KEY OUTPUT_DIR [TIMEOUT_SECONDS]
 """
@@ -36,6 +37,7 @@ os.close(to_browser_r)
 os.close(from_browser_w)
 buffer = b""
 next_id = 0
+events = []  # what the browser said unasked (Log.entryAdded, Runtime.exceptionThrown, ...)
 
 
 def call(method, params=None, session=None):
@@ -53,6 +55,8 @@ def call(method, params=None, session=None):
             buffer += chunk
         raw, buffer = buffer.split(b"\0", 1)
         reply = json.loads(raw)
+        if "method" in reply:
+            events.append(reply)
         if reply.get("id") == next_id:
             if "error" in reply:
                 raise RuntimeError(f"{method}: {reply['error']}")
@@ -60,7 +64,13 @@ def call(method, params=None, session=None):
 
 
 def evaluate(session, expression):
-    result = call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session)
+    """The expression's value; None while the page has no execution context yet (it is loading)."""
+    try:
+        result = call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session)
+    except RuntimeError as error:
+        if "execution context" in str(error).lower():
+            return None
+        raise
     return result.get("result", {}).get("value")
 
 
@@ -72,11 +82,31 @@ def screenshot(session, name):
     return path
 
 
+def page_problems():
+    """CSP violations and uncaught exceptions the page reported so far."""
+    problems = []
+    for event in events:
+        if event["method"] == "Log.entryAdded":
+            text = event["params"]["entry"].get("text", "")
+            if "Content Security Policy" in text or "Content-Security-Policy" in text:
+                problems.append(text)
+        elif event["method"] == "Runtime.exceptionThrown":
+            details = event["params"]["exceptionDetails"]
+            problems.append(details.get("exception", {}).get("description") or details.get("text", "exception"))
+    return problems
+
+
 try:
-    target = call("Target.createTarget", {"url": url})["targetId"]
+    target = call("Target.createTarget", {"url": "about:blank"})["targetId"]
     session = call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    # Listening before the page loads, so nothing it reports is missed.
+    call("Log.enable", session=session)
+    call("Runtime.enable", session=session)
+    call("Page.navigate", {"url": url}, session)
     probe = f"""(() => {{ const c = document.querySelector('[data-key="{card}"]');
+      const bar = c ? c.querySelector('.bar span') : null;
       return {{ card: c ? c.dataset.history : null, text: c ? c.innerText : null,
+               bar: bar ? bar.style.width : null,
                updates: Number(document.body.dataset.streamUpdates || 0),
                connection: (document.querySelector('#connection') || {{}}).textContent }}; }})()"""
     deadline = time.time() + timeout
@@ -92,8 +122,15 @@ try:
                 print("screenshot:", screenshot(session, "live-card-appeared.png"))
             if state["updates"] > 0 and outs[-1] > first:
                 print(f"card advanced through the stream: outs seen {outs}, {state['updates']} stream updates")
-                print(f"card text: {state['text']!r}")
+                print(f"card text: {state['text']!r}; progress bar width {state['bar']}")
                 print("screenshot:", screenshot(session, "live-card-advanced.png"))
+                problems = page_problems()
+                if problems:
+                    print("the page reported problems:", *problems, sep="\n  ")
+                    sys.exit(1)
+                if not state["bar"]:
+                    print("the progress bar has no width (set through the CSSOM, as the CSP requires)")
+                    sys.exit(1)
                 sys.exit(0)
         time.sleep(0.25)
     print(f"the card did not appear and advance within {timeout} s; last state: {state}")

@@ -113,6 +113,7 @@ struct RegistrarTests {
             let error = refusal(.webhook(url: url, secret: ""))
             #expect(error?.field == "url", "\(url)")
             #expect(error?.reason.contains("operator has not allowed") == true, "\(url): \(String(describing: error))")
+            #expect(error?.refusedByPolicy == true, "\(url)")
             #expect(refusal(.webhook(url: url, secret: ""), allowPrivate: true) == nil, "\(url)")
         }
         for url in [
@@ -122,7 +123,17 @@ struct RegistrarTests {
             #expect(refusal(.webhook(url: url, secret: "")) == nil, "\(url)")
         }
         #expect(refusal(.webhook(url: "https://user:pw@hooks.example.org/x", secret: ""))?.field == "url")
-        #expect(refusal(.webhook(url: "ftp://hooks.example.org/x", secret: ""))?.reason == "must be an https URL")
+        #expect(
+            refusal(.webhook(url: "ftp://hooks.example.org/x", secret: ""))?.reason.hasPrefix("must be an https URL")
+                == true)
+        // Characters no URL takes, and a half escape, are refused as malformed, not as policy.
+        for url in [
+            "https://hooks.example.org/a{b}", "https://hooks.example.org/%zz", "https://hooks.example.org/#a#b",
+        ] {
+            let error = refusal(.webhook(url: url, secret: ""), allowPrivate: true)
+            #expect(error?.reason.hasPrefix("is not a URL this service takes") == true, "\(url)")
+            #expect(error?.refusedByPolicy == false)
+        }
         #expect(refusal(.webhook(url: "https://hooks.example.org/x", secret: "whsec_short"))?.field == "secret")
     }
 

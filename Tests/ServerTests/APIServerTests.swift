@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import Clocks
 import Delivery
 import Foundation
@@ -93,6 +94,9 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
 
     static func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
+    /// The content type every JSON body is sent with.
+    static let jsonType: HTTPFields = [.contentType: "application/json"]
+
     @Test func healthAndMetrics() async throws {
         var fixture = try await Fixture()
         fixture.api.outbox = fixture.store
@@ -182,6 +186,23 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 return try #require(try Self.json(response.body) as? [String: Any])
             }
             #expect(document["openapi"] as? String == "3.1.0")
+            // The lists and the pattern that live in code are filled in from it.
+            let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+            let preferences = try #require(
+                (schemas["Preferences"] as? [String: Any])?["properties"] as? [String: [String: Any]])
+            #expect((preferences["favourite_teams"]?["items"] as? [String: Any])?["enum"] as? [String] == MLBTeam.codes)
+            let zones = try #require(
+                ((preferences["quiet_hours"]?["properties"] as? [String: Any])?["time_zone"] as? [String: Any])?["enum"]
+                    as? [String])
+            #expect(zones == Preferences.timeZones.sorted())
+            #expect(zones.contains("America/Chicago") && zones.contains("UTC"))
+            let variants = try #require((schemas["DeviceRegistration"] as? [String: Any])?["oneOf"] as? [[String: Any]])
+            let urlPatterns = variants.flatMap { variant in
+                ["url", "endpoint"].compactMap {
+                    ((variant["properties"] as? [String: Any])?[$0] as? [String: Any])?["pattern"] as? String
+                }
+            }
+            #expect(urlPatterns == [Registrar.urlPattern, Registrar.urlPattern])
             let paths = try #require(document["paths"] as? [String: [String: Any]])
             let operations = paths.flatMap { path, item in
                 item.keys.filter { $0 != "parameters" }.map { "\($0.uppercased()) \(path)" }
@@ -196,10 +217,14 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 ])
             // Each one answers (the streams are tested on their own: they never end).
             let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
-            let device = try await client.execute(uri: "/api/devices", method: .post, body: Self.body(registration)) {
+            let device = try await client.execute(
+                uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(registration)
+            ) {
                 try #require(try Self.json($0.body) as? [String: String])
             }
-            let authorized: HTTPFields = [.authorization: "Bearer \(device["secret"] ?? "")"]
+            let authorized: HTTPFields = [
+                .authorization: "Bearer \(device["secret"] ?? "")", .contentType: "application/json",
+            ]
             for operation in operations
             where !["GET /api/stream", "GET /api/ws"].contains(operation) && operation != "POST /api/devices"
                 && !operation.contains("/admin/")
@@ -326,8 +351,9 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         defer { fixture.remove() }
         try await fixture.test { client in
             let good =
-                #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","environment":"sandbox","preferences":{"threshold_innings":7,"favourite_teams":["cha"]}}"#
-            try await client.execute(uri: "/api/devices", method: .post, body: Self.body(good)) { response throws in
+                #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","environment":"sandbox","preferences":{"threshold_innings":7,"favourite_teams":["CWS"]}}"#
+            try await client.execute(uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(good))
+            { response throws in
                 #expect(response.status == .created)
                 let answer = try #require(try Self.json(response.body) as? [String: String])
                 let id = try #require(answer["id"].flatMap(UUID.init(uuidString:)))
@@ -340,22 +366,37 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 (#"{"channel":"apns","token":"xyz","topic":"com.example.nohit"}"#, .badRequest, "token"),
                 (#"{"channel":"carrier-pigeon"}"#, .badRequest, "must be apns, live-activity, web-push or webhook"),
                 (#"{"channel":"apns","topic":"com.example.nohit"}"#, .badRequest, "token: is required"),
+                // Well formed, but into a private network: the operator's policy (403).
                 (
                     #"{"channel":"webhook","url":"https://10.0.0.1/hook","secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}"#,
-                    .badRequest, "url"
+                    .forbidden, "url: points into"
+                ),
+                (
+                    #"{"channel":"webhook","url":"https://hooks.example.com/a{b}","secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}"#,
+                    .badRequest, "url: is not a URL this service takes"
+                ),
+                (
+                    #"{"channel":"webhook","url":"https://hooks.example.com/","secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw","token":"ab"}"#,
+                    .badRequest, "token: is not a field of a webhook device"
+                ),
+                (
+                    #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","environment":null}"#,
+                    .badRequest, "environment: must not be null"
                 ),
                 (
                     #"{"channel":"apns","token":"\#(Self.token)","topic":"t","preferences":{"threshold_innings":3}}"#,
                     .badRequest, "threshold_innings"
                 ),
-                (#"{"channel":"apns","#, .badRequest, "not a device registration"),
+                (#"{"channel":"apns","#, .badRequest, "expects a key in quotes"),
                 (
                     #"{"channel":"apns","token":"\#(String(repeating: "a", count: 20_000))"}"#, .contentTooLarge,
                     "larger than 16384 bytes"
                 ),
             ]
             for (body, status, reason) in bad {
-                try await client.execute(uri: "/api/devices", method: .post, body: Self.body(body)) { response throws in
+                try await client.execute(
+                    uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(body)
+                ) { response throws in
                     #expect(response.status == status, "\(body.prefix(80))")
                     #expect(try Self.message(response.body).contains(reason), "\(body.prefix(80))")
                 }
@@ -379,7 +420,9 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         fixture.api.adminToken = "s3cret-admin"
         try await fixture.test { client in
             let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
-            let device = try await client.execute(uri: "/api/devices", method: .post, body: Self.body(registration)) {
+            let device = try await client.execute(
+                uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(registration)
+            ) {
                 try #require(try Self.json($0.body) as? [String: String])
             }
             let admin: HTTPFields = [.authorization: "Bearer s3cret-admin"]
@@ -419,13 +462,15 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         defer { fixture.remove() }
         try await fixture.test { client in
             let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
-            let answer = try await client.execute(uri: "/api/devices", method: .post, body: Self.body(registration)) {
+            let answer = try await client.execute(
+                uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(registration)
+            ) {
                 try #require(try Self.json($0.body) as? [String: String])
             }
             let id = try #require(answer["id"])
             let secret = try #require(answer["secret"])
             let uri = "/api/devices/\(id)/preferences"
-            let authorized: HTTPFields = [.authorization: "Bearer \(secret)"]
+            let authorized: HTTPFields = [.authorization: "Bearer \(secret)", .contentType: "application/json"]
 
             try await client.execute(uri: uri, method: .get) { response throws in
                 #expect(response.status == .unauthorized)
@@ -434,10 +479,13 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             try await client.execute(uri: uri, method: .get, headers: [.authorization: "Bearer wrong"]) {
                 response throws in
                 #expect(response.status == .unauthorized)
-                #expect(try Self.message(response.body).contains("wrong secret"))
+                #expect(try Self.message(response.body).contains("with this secret"))
             }
+            // An unknown device gets the same answer as a wrong secret: ids are not told apart.
             try await client.execute(uri: "/api/devices/\(UUID())/preferences", method: .get, headers: authorized) {
-                #expect($0.status == .notFound)
+                response throws in
+                #expect(response.status == .unauthorized)
+                #expect(try Self.message(response.body).contains("with this secret"))
             }
             try await client.execute(uri: "/api/devices/nope/preferences", method: .get, headers: authorized) {
                 #expect($0.status == .badRequest)
@@ -453,12 +501,32 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 (#"{"spoiler_delay_seconds":600}"#, "spoiler_delay_seconds"),
                 (#"{"quiet_hours":{"start":"25:00","end":"08:00","time_zone":"America/Chicago"}}"#, "quiet_hours"),
                 (#"{"frequency":"hourly"}"#, "not valid preferences"),
+                // Strict JSON: a key twice, a key in another case, a time with a sign.
+                (#"{"threshold_innings":5,"threshold_innings":7}"#, "has the key 'threshold_innings' twice"),
+                (#"{"thresholdInnings":5}"#, "unknown key 'thresholdInnings'"),
+                (#"{"quiet_hours":{"start":"23:00","end":"08:00","time_zone":"UTC","tz":"UTC"}}"#, "unknown key 'tz'"),
+                (#"{"quiet_hours":{"start":"+23:00","end":"08:00","time_zone":"America/Chicago"}}"#, "HH:MM"),
+                (#"{"jinx_safe":true} trailing"#, "has more after the value"),
             ] {
                 try await client.execute(uri: uri, method: .put, headers: authorized, body: Self.body(body)) {
                     response throws in
                     #expect(response.status == .badRequest, "\(body)")
                     #expect(try Self.message(response.body).contains(reason), "\(body)")
                 }
+            }
+            // Only JSON in UTF-8 is read: another type, another encoding.
+            var plain = authorized
+            plain[.contentType] = "text/plain"
+            try await client.execute(uri: uri, method: .put, headers: plain, body: Self.body(#"{"jinx_safe":true}"#)) {
+                response throws in
+                #expect(response.status == .unsupportedMediaType)
+                #expect(try Self.message(response.body).contains("application/json"))
+            }
+            let utf16 = ByteBuffer(
+                bytes: Array(#"{"jinx_safe":true}"#.utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+            try await client.execute(uri: uri, method: .put, headers: authorized, body: utf16) { response throws in
+                #expect(response.status == .badRequest)
+                #expect(try Self.message(response.body).contains("not UTF-8"))
             }
             #expect(try await fixture.store.preferences(deviceID: UUID(uuidString: id)!) == Preferences())
             // Valid: stored and read back.

@@ -108,11 +108,12 @@ import Testing
         let fixture = try await Fixture { step in step.moments.contains { $0.kind == .brokenUp } }
         defer { fixture.remove() }
         try await fixture.live { client in
-            await #expect(throws: (any Error).self) {
-                try await client.ws("/api/ws?after=yesterday") { _, _, _ in
-                    Issue.record("the upgrade should have been refused")
-                }
+            // A WebSocket client is told why in the close frame (a browser sees nothing else).
+            let close = try await client.ws("/api/ws?after=yesterday") { inbound, _, _ in
+                for try await _ in inbound {}
             }
+            #expect(close?.closeCode == .policyViolation)
+            #expect(close?.reason?.contains("'yesterday'") == true)
             // The same request as plain HTTP gets the JSON error.
             try await client.execute(uri: "/api/ws?after=yesterday", method: .get) { response throws in
                 #expect(response.status == .badRequest)
@@ -120,5 +121,17 @@ import Testing
             }
         }
         #expect(fixture.feed.clientCount == 0)
+    }
+
+    /// Not a handshake at all: 400 (RFC 6455 4.2.1), saying what to do.
+    @Test func aPlainRequestForTheWebSocketIsTold400() async throws {
+        let fixture = try await Fixture { step in step.moments.contains { $0.kind == .brokenUp } }
+        defer { fixture.remove() }
+        try await fixture.live { client in
+            try await client.execute(uri: "/api/ws", method: .get) { response throws in
+                #expect(response.status == .badRequest)
+                #expect(try APIServerTests.message(response.body).contains("connect with a WebSocket client"))
+            }
+        }
     }
 }

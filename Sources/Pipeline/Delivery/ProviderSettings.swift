@@ -129,7 +129,9 @@ package struct ProviderChannels: Sendable {
             options.connections = max(1, settings.webPushConnections)
             options.extraCertificateAuthorities = settings.extraCertificateAuthorities
             options.endpointGuard = settings.endpointGuard
-            webPushOrigins = WebPushOrigins(configuration: options)
+            // A client is closed once unused for well over a request's deadline.
+            let deadline = Double(settings.requestTimeout.nanoseconds) / 1e9
+            webPushOrigins = WebPushOrigins(configuration: options, idleAfter: max(120, 4 * deadline))
         case .http1:
             webPushOrigins = nil
         }
@@ -185,7 +187,8 @@ package enum KeyFiles {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             if !directory.isEmpty {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
             guard
                 FileManager.default.createFile(

@@ -26,7 +26,25 @@ package struct DeviceRegistrationBody: Sendable, Codable {
         return value
     }
 
+    /// The fields each channel takes (besides `channel` and `preferences`).
+    static let fields: [String: [String]] = [
+        "apns": ["token", "environment", "topic"], "live-activity": ["token", "environment", "topic"],
+        "web-push": ["endpoint", "p256dh", "auth"], "webhook": ["url", "secret"],
+    ]
+
     package func request() throws -> RegistrationRequest {
+        if let taken = Self.fields[channel] {
+            let given: [(String, Bool)] = [
+                ("token", token != nil), ("environment", environment != nil), ("topic", topic != nil),
+                ("endpoint", endpoint != nil), ("p256dh", p256dh != nil), ("auth", auth != nil), ("url", url != nil),
+                ("secret", secret != nil),
+            ]
+            for (field, present) in given where present && !taken.contains(field) {
+                throw RegistrationError(
+                    field: field,
+                    reason: "is not a field of a \(channel) device (it takes \(taken.joined(separator: ", ")))")
+            }
+        }
         let device: DeviceChannel
         switch channel {
         case "apns", "live-activity":

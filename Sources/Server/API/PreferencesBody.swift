@@ -1,9 +1,5 @@
 import Alerts
-import Delivery
 import Foundation
-import Retrosheet
-import Storage
-import Synchronization
 
 /// Preferences as the API reads them: every field optional, snake_case; what is absent keeps its
 /// current (or default) value.
@@ -74,7 +70,7 @@ package struct PreferencesBody: Sendable, Codable {
     package func applied(to base: Preferences) throws -> Preferences {
         var preferences = base
         if let thresholdInnings { preferences.thresholdInnings = thresholdInnings }
-        if let favouriteTeams { preferences.favouriteTeams = favouriteTeams.map { $0.uppercased() } }
+        if let favouriteTeams { preferences.favouriteTeams = favouriteTeams }
         if let favouriteThresholdInnings { preferences.favouriteThresholdInnings = favouriteThresholdInnings }
         if let frequency { preferences.frequency = frequency }
         if let kinds { preferences.kinds = Set(kinds) }
@@ -93,11 +89,15 @@ package struct PreferencesBody: Sendable, Codable {
         return try preferences.validated()
     }
 
+    /// `HH:MM`, two digits each (not `+23:00`, not `7:5`).
     static func minutes(_ text: String) -> Int? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, let hours = Int(parts[0]), let minutes = Int(parts[1]), (0..<24).contains(hours),
-            (0..<60).contains(minutes)
+        let bytes = Array(text.utf8)
+        guard bytes.count == 5, bytes[2] == UInt8(ascii: ":"),
+            [0, 1, 3, 4].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[$0]) })
         else { return nil }
+        let hours = Int(bytes[0] - 48) * 10 + Int(bytes[1] - 48)
+        let minutes = Int(bytes[3] - 48) * 10 + Int(bytes[4] - 48)
+        guard hours < 24, minutes < 60 else { return nil }
         return hours * 60 + minutes
     }
 

@@ -70,10 +70,12 @@ function renderAttempts() {
       <h3>${esc(bid.pitchers.join(', '))}${badge}</h3>
       <div class="muted">${esc(pitching.name)} vs ${esc(opponent.name)}</div>
       <div class="progress">Hitless through ${innings}${thirds ? ` ${thirds}/3` : ''} inning${innings === 1 && !thirds ? '' : 's'}</div>
-      <div class="bar"><span style="width:${Math.min(100, (bid.outs / 27) * 100)}%"></span></div>
+      <div class="bar"><span></span></div>
       <div>${esc(bid.outs)} outs · ${esc(game.away.code)} ${game.away.runs}, ${esc(game.home.code)} ${game.home.runs} · ${esc(situation(game))}</div>
       ${bid.pitchers.length > 1 ? `<div class="muted">Combined; now pitching: ${esc(bid.current_pitcher)}</div>` : ''}
       <div class="muted">${game.broadcasts.length ? 'Watch or listen: ' + esc(game.broadcasts.join(', ')) : 'Broadcasts: not known for this game'}</div>`;
+    // Through the CSSOM: the Content-Security-Policy refuses inline style attributes.
+    card.querySelector('.bar span').style.width = `${Math.min(100, (bid.outs / 27) * 100)}%`;
   }
   container.querySelectorAll('.attempt').forEach((card) => { if (!seen.has(card.dataset.key)) card.remove(); });
 }

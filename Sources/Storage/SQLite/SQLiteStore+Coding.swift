@@ -13,20 +13,39 @@ extension SQLiteStore {
         var key2: String?
     }
 
-    static func address(of channel: DeviceChannel) -> Address {
+    /// The row's address columns; the secrets (a webhook's signing secret, a push subscription's
+    /// auth secret) sealed.
+    func address(of channel: DeviceChannel) throws -> Address {
         switch channel {
         case .apns(let token, let environment, let topic), .liveActivity(let token, let environment, let topic):
             Address(address: token, environment: environment.rawValue, topic: topic)
         case .webPush(let endpoint, let p256dh, let auth):
-            Address(address: endpoint, key1: p256dh, key2: auth)
+            Address(address: endpoint, key1: p256dh, key2: try secrets.seal(auth))
         case .webhook(let url, let secret):
-            Address(address: url, key1: secret)
+            Address(address: url, key1: try secrets.seal(secret))
         case .console(let label):
             Address(address: label)
         }
     }
 
-    static func channel(
+    /// The channel from a row's address columns, its secrets opened.
+    func channel(
+        kind: String, address: String, environment: String?, topic: String?, key1: String?, key2: String?
+    ) throws -> DeviceChannel? {
+        switch ChannelKind(rawValue: kind) {
+        case .webPush:
+            guard let key1, let key2 else { return nil }
+            return .webPush(endpoint: address, p256dh: key1, auth: try secrets.open(key2))
+        case .webhook:
+            guard let key1 else { return nil }
+            return .webhook(url: address, secret: try secrets.open(key1))
+        default:
+            return Self.plainChannel(
+                kind: kind, address: address, environment: environment, topic: topic, key1: key1, key2: key2)
+        }
+    }
+
+    private static func plainChannel(
         kind: String, address: String, environment: String?, topic: String?, key1: String?, key2: String?
     ) -> DeviceChannel? {
         switch ChannelKind(rawValue: kind) {
@@ -49,11 +68,11 @@ extension SQLiteStore {
         }
     }
 
-    static func device(
+    func device(
         _ row: Row, preferences: (String) throws -> Preferences = { try decode(Preferences.self, $0) }
     ) throws -> Device {
         guard let id = UUID(text: row["id"]),
-            let channel = channel(
+            let channel = try channel(
                 kind: row["channel"], address: row["address"], environment: row["environment"], topic: row["topic"],
                 key1: row["key1"], key2: row["key2"])
         else { throw StoreError.corrupt("device \(row["id"] as String)") }

@@ -24,7 +24,7 @@ extension SQLiteStore {
                     throw StoreError.duplicate("device \(device.id)")
                 }
                 let preferences = try Self.encode(device.preferences)
-                let address = Self.address(of: device.channel)
+                let address = try self.address(of: device.channel)
                 var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)
                 if case .disabled(let why, let when) = device.status {
                     (active, reason, at) = (false, why, when.timeIntervalSince1970)
@@ -42,13 +42,13 @@ extension SQLiteStore {
     package func device(id: UUID) async throws -> Device? {
         try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ?", arguments: [id.text(uppercase: true)]).map {
-                try Self.device($0)
+                try self.device($0)
             }
         }
     }
 
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
-        let address = Self.address(of: channel)
+        let address = try self.address(of: channel)
         return try await database.write { db in
             try db.execute(
                 sql: """
@@ -83,7 +83,7 @@ extension SQLiteStore {
     }
 
     package func activeDevices() async throws -> [Device] {
-        try await database.read { db in try Self.devices(db, sql: Queries.activeDevices) }
+        try await database.read { db in try self.devices(db, sql: Queries.activeDevices) }
     }
 
     package func deviceChanges(after version: Int?) async throws -> DeviceChanges {
@@ -93,11 +93,11 @@ extension SQLiteStore {
             let removals: Int = row?["removals"] ?? 0
             let devices =
                 if let version {
-                    try Self.devices(
+                    try self.devices(
                         db, sql: "SELECT * FROM devices WHERE version > ? ORDER BY registered_at, id",
                         arguments: [version])
                 } else {
-                    try Self.devices(db, sql: Queries.activeDevices)
+                    try self.devices(db, sql: Queries.activeDevices)
                 }
             return DeviceChanges(version: current, removals: removals, devices: devices)
         }
@@ -106,7 +106,7 @@ extension SQLiteStore {
     /// Devices, read one row at a time: the directory's full read would otherwise hold every
     /// row's copy at once beside the devices made from them (for 100,000 devices, about 90 MB
     /// the allocator kept, in pieces, after it was freed).
-    static func devices(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Device] {
+    func devices(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Device] {
         // Devices share a handful of preference sets: each distinct one is decoded once.
         var decoded: [String: Preferences] = [:]
         var devices: [Device] = []
@@ -115,7 +115,7 @@ extension SQLiteStore {
             devices.append(
                 try device(row) { text in
                     if let known = decoded[text] { return known }
-                    let preferences = try decode(Preferences.self, text)
+                    let preferences = try Self.decode(Preferences.self, text)
                     decoded[text] = preferences
                     return preferences
                 })

@@ -147,7 +147,7 @@ extension SQLiteStore {
                     cache.bodies[payloadID] = payload
                 }
                 guard let id = try Self.uuid(row, 0), let device = try Self.uuid(row, 1),
-                    let channel = Self.channel(
+                    let channel = try self.channel(
                         kind: row[8], address: row[9], environment: row[10], topic: row[11], key1: row[12],
                         key2: row[13])
                 else { throw StoreError.corrupt("outbox row \(row[0] as String)") }

@@ -8,6 +8,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     let database: any DatabaseWriter
     /// Whether the database keeps a write-ahead log (a file; not the in-memory one of tests).
     let keepsWAL: Bool
+    /// Seals the secrets kept for sending (webhook and Web Push auth secrets).
+    let secrets: SecretBox
 
     final class CheckpointDeferral: @unchecked Sendable {
         // Accessed only inside `database.write` closures, which GRDB runs one at a time.
@@ -35,8 +37,16 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     }
     let claimedRows = ClaimedRows()
 
-    /// Opens (creating and migrating if needed) the database at `path`.
-    package init(path: String) throws {
+    /// Opens (creating and migrating if needed) the database at `path`, readable by its owner only
+    /// (0600). `secrets` seals the secrets it keeps; by default the key is `secrets.key` beside the
+    /// database (created, 0600, when missing): a file of its own, which an operator may keep
+    /// elsewhere.
+    package init(path: String, secrets: SecretBox? = nil) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        self.secrets =
+            try secrets
+            ?? SecretBox.keyFile(
+                at: ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent("secrets.key"))
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -52,14 +62,35 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         database = pool
         keepsWAL = true
         try Self.migrator.migrate(pool)
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
+        try sealPlaintextSecrets()
     }
 
     /// An in-memory database, for tests.
-    package init(inMemory: Void) throws {
+    package init(inMemory: Void, secrets: SecretBox = .ephemeral()) throws {
         let queue = try DatabaseQueue()
         database = queue
         keepsWAL = false
+        self.secrets = secrets
         try Self.migrator.migrate(queue)
+    }
+
+    /// Secrets stored before they were sealed (an older database) are sealed now, in one
+    /// transaction. Cheap when there are none: it reads only webhook and Web Push rows.
+    func sealPlaintextSecrets() throws {
+        try database.write { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT id, channel, key1, key2 FROM devices WHERE channel IN ('webhook', 'web-push')")
+            for row in rows {
+                let id: String = row["id"]
+                let column = (row["channel"] as String) == "webhook" ? "key1" : "key2"
+                guard let stored: String = row[column], !SecretBox.isSealed(stored) else { continue }
+                try db.execute(
+                    sql: "UPDATE devices SET \(column) = ? WHERE id = ?", arguments: [try secrets.seal(stored), id])
+            }
+        }
     }
 
     /// The dispatchers' outbox queries. A test checks their plans: none of them scans the table

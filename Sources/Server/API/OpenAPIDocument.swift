@@ -1,0 +1,73 @@
+import Alerts
+import Baseball
+import Delivery
+import Foundation
+
+/// The API's OpenAPI 3.1 document as `GET /openapi.json` serves it: the checked-in file
+/// (`OpenAPI/openapi.json`) with the lists that live in code filled in — the club codes
+/// `favourite_teams` takes (``MLBTeam/codes``) and the time zones quiet hours take
+/// (``Preferences/timeZones``, this system's time-zone database), and the URLs the registrar takes
+/// (``Registrar/urlPattern``) — so the document says exactly
+/// what this server accepts, and the two cannot drift apart.
+package enum OpenAPIDocument {
+    /// The document as checked in; empty if the resource is missing (a broken build, which the
+    /// tests catch).
+    package static func checkedIn() -> [String: Any] {
+        guard let url = Bundle.module.url(forResource: "OpenAPI/openapi", withExtension: "json"),
+            let data = try? Data(contentsOf: url),
+            let document = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return [:] }
+        return document
+    }
+
+    /// The document served, as bytes (keys sorted).
+    package static let served: [UInt8] = {
+        var document = checkedIn()
+        fill(&document, ["components", "schemas", "Preferences", "properties", "favourite_teams", "items"]) {
+            $0["enum"] = MLBTeam.codes
+        }
+        fill(
+            &document, ["components", "schemas", "Preferences", "properties", "quiet_hours", "properties", "time_zone"]
+        ) {
+            $0["enum"] = Preferences.timeZones.sorted()
+        }
+        fill(&document, ["components", "schemas", "DeviceRegistration"]) { registration in
+            // Each channel's URL field takes what the registrar takes.
+            guard var variants = registration["oneOf"] as? [[String: Any]] else { return }
+            for index in variants.indices {
+                for field in ["url", "endpoint"] {
+                    fill(&variants[index], ["properties", field]) { $0["pattern"] = Registrar.urlPattern }
+                }
+            }
+            registration["oneOf"] = variants
+        }
+        let data =
+            (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return Array(data)
+    }()
+
+    /// Every operation the document lists (what 405 answers name, and what the tests hold the
+    /// routes to).
+    package static let operations: [(method: String, template: String)] = {
+        guard let paths = checkedIn()["paths"] as? [String: [String: Any]] else { return [] }
+        return paths.flatMap { path, item in item.keys.filter { $0 != "parameters" }.map { ($0, path) } }
+    }()
+
+    /// Changes the object at `path` (each step an object key), if the document has it.
+    private static func fill(
+        _ object: inout [String: Any], _ path: ArraySlice<String>, _ change: (inout [String: Any]) -> Void
+    ) {
+        guard let key = path.first else {
+            change(&object)
+            return
+        }
+        guard var inner = object[key] as? [String: Any] else { return }
+        fill(&inner, path.dropFirst(), change)
+        object[key] = inner
+    }
+
+    private static func fill(_ object: inout [String: Any], _ path: [String], _ change: (inout [String: Any]) -> Void) {
+        fill(&object, path[...], change)
+    }
+}

@@ -1,0 +1,52 @@
+import NIOCore
+
+/// What one server accepts from its clients, so that hostile ones (idle sockets by the thousand,
+/// headers trickled a byte at a time, oversized or malformed requests) cannot take it from the
+/// others. Every value is a setting (`http.*`, see README).
+package struct ConnectionLimits: Sendable {
+    /// Open connections in all; more are answered 503 and closed at once (not left in the
+    /// kernel's backlog, where they would hold up everyone's connections).
+    package var maxConnections = 10_000
+    /// Open connections from one client (one IPv4 address, one IPv6 /64); 0 for no limit (a
+    /// server behind a proxy sees one address for everyone).
+    package var maxConnectionsPerClient = 256
+    /// A connection whose first request head has not arrived by then is closed.
+    package var headerTimeout = TimeAmount.seconds(10)
+    /// A connection with no request in progress for this long is closed (a live stream is a
+    /// request in progress).
+    package var idleTimeout = TimeAmount.seconds(75)
+    /// A request head larger than this is answered 431 and the connection closed.
+    package var maxHeaderBytes = 16 * 1024
+    /// A request with more header fields than this is answered 431 and the connection closed.
+    package var maxHeaderCount = 100
+    /// Live-stream clients (SSE and WebSocket together); more are answered 503.
+    package var maxStreams = 20_000
+    /// File descriptors kept free for the database and the deliveries: the connection limit is
+    /// lowered to fit under the process's open-file limit minus this.
+    package var fileDescriptorReserve = 512
+
+    package init() {}
+
+    /// `maxConnections`, lowered to leave `fileDescriptorReserve` under the open-file limit.
+    package var effectiveMaxConnections: Int {
+        guard let limit = Self.openFileLimit() else { return maxConnections }
+        return max(1, min(maxConnections, limit - fileDescriptorReserve))
+    }
+
+    /// The process's soft open-file limit.
+    static func openFileLimit() -> Int? {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        #else
+            guard getrlimit(RLIMIT_NOFILE, &limit) == 0 else { return nil }
+        #endif
+        return limit.rlim_cur > UInt64(Int.max) ? Int.max : Int(limit.rlim_cur)
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif

@@ -1,0 +1,230 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOPosix
+import Testing
+
+@testable import Server
+
+/// What the server does for every request and every connection, whatever the route: security
+/// headers, 405 for a method a path lacks, no control characters in paths, registrations limited
+/// per client; and, through a real socket, the connection gate (503 over the per-client limit,
+/// 408 for a head that never comes, 400 and 431 for requests the decoder cannot read).
+@Suite struct HardeningTests {
+    typealias Fixture = APIServerTests.Fixture
+
+    @Test func everyResponseCarriesTheSecurityHeaders() async throws {
+        let fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            for (uri, status) in [
+                ("/healthz", HTTPResponse.Status.ok), ("/", .ok), ("/api/games/XXX202008250", .notFound),
+                ("/api/moments?limit=0", .badRequest),
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == status, "\(uri)")
+                    #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff", "\(uri)")
+                    let policy = response.headers[HTTPField.Name("Content-Security-Policy")!] ?? ""
+                    #expect(
+                        policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"), "\(uri)")
+                }
+            }
+        }
+    }
+
+    @Test func aMethodAPathDoesNotHaveIs405WithAllow() async throws {
+        let fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/games", method: .delete) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET")
+            }
+            try await client.execute(uri: "/api/devices/\(UUID())/preferences", method: .post) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "GET, PUT")
+            }
+            try await client.execute(uri: "/api/no-such-thing", method: .delete) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test(arguments: ["/app.js%00.html", "/app.js%0a", "/%01"])
+    func aPathWithAControlCharacterIsRefused(path: String) async throws {
+        let fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: path, method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            }
+        }
+    }
+
+    @Test func registrationsAreLimitedPerClient() async throws {
+        var fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        fixture.api.registrations = RateLimiter(perMinute: 1, burst: 2)
+        try await fixture.test { client in
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<3 {
+                let body = #"{"channel":"apns","token":"\#(APIServerTests.token)","topic":"com.example.nohit"}"#
+                try await client.execute(
+                    uri: "/api/devices", method: .post, headers: APIServerTests.jsonType,
+                    body: ByteBuffer(string: body)
+                ) { response in
+                    statuses.append(response.status)
+                    if response.status == .tooManyRequests {
+                        #expect(Int(response.headers[.retryAfter] ?? "") ?? 0 > 0)
+                    }
+                }
+            }
+            #expect(statuses == [.created, .created, .tooManyRequests])
+        }
+        #expect(try await fixture.store.deviceCount() == 2)
+    }
+
+    @Test func aRateLimiterRefillsAndForgets() {
+        let limiter = RateLimiter(perMinute: 6, burst: 2, clients: 2)
+        let start = Date(timeIntervalSince1970: 0)
+        #expect(limiter.take("a", now: start) == nil)
+        #expect(limiter.take("a", now: start) == nil)
+        let wait = limiter.take("a", now: start)
+        #expect(wait == 10)
+        #expect(limiter.take("a", now: start.addingTimeInterval(10)) == nil)
+        // Other clients are counted apart; the oldest is forgotten past the cap.
+        #expect(limiter.take("b", now: start) == nil)
+        #expect(limiter.take("c", now: start.addingTimeInterval(11)) == nil)
+        #expect(limiter.take("a", now: start.addingTimeInterval(11)) == nil)
+    }
+
+    // MARK: Through a real socket
+
+    /// Sends `bytes` on a new connection to `port` and returns what came back before the server
+    /// closed the connection (or `wait` passed).
+    static func exchange(_ bytes: [UInt8], port: Int, wait: Duration = .seconds(10)) async throws -> String {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        return try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask {
+                try await channel.executeThenClose { inbound, outbound in
+                    var text = ""
+                    do {
+                        if !bytes.isEmpty { try await outbound.write(ByteBuffer(bytes: bytes)) }
+                        for try await chunk in inbound { text += String(buffer: chunk) }
+                    } catch {
+                        // The server may close while a long request is still going out: what it
+                        // answered before is what counts.
+                        if text.isEmpty {
+                            for try await chunk in inbound { text += String(buffer: chunk) }
+                        }
+                    }
+                    return text
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: wait)
+                return "(no answer within \(wait))"
+            }
+            let first = try await group.next() ?? ""
+            group.cancelAll()
+            return first
+        }
+    }
+
+    static func live(
+        _ configure: (inout APIServer) -> Void, _ body: @escaping @Sendable (Int) async throws -> Void
+    ) async throws {
+        var fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        configure(&fixture.api)
+        try await fixture.live { client in try await body(try #require(client.port)) }
+    }
+
+    @Test(arguments: [
+        ("a malformed request line", "GET / HTTP/1.1 extra\r\nHost: x\r\n\r\n", "400 Bad Request"),
+        ("a bad method", "G@T / HTTP/1.1\r\nHost: x\r\n\r\n", "400 Bad Request"),
+        (
+            "Content-Length with chunked",
+            "POST /api/devices HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "400 Bad Request"
+        ),
+        (
+            "a 200 KB header", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n",
+            "431"
+        ),
+        (
+            "10,000 headers",
+            "GET / HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): y\r\n" }.joined() + "\r\n", "431"
+        ),
+    ])
+    func anUnreadableRequestIsAnsweredAndTheConnectionClosed(name: String, request: String, status: String)
+        async throws
+    {
+        try await Self.live({ _ in }) { port in
+            let answer = try await Self.exchange(Array(request.utf8), port: port)
+            #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(name): \(answer.prefix(120))")
+            #expect(answer.lowercased().contains("connection: close"), "\(name)")
+            // The guard's own answers carry the security headers too.
+            #expect(answer.lowercased().contains("x-content-type-options: nosniff"), "\(name)")
+        }
+    }
+
+    @Test func aHeadThatNeverComesIsClosedWith408() async throws {
+        try await Self.live({ api in
+            var limits = ConnectionLimits()
+            limits.headerTimeout = .seconds(1)
+            api.gate = ConnectionGate(limits: limits)
+        }) { port in
+            let started = ContinuousClock.now
+            // Half a request line, then nothing: a slowloris.
+            let answer = try await Self.exchange(Array("GET /heal".utf8), port: port, wait: .seconds(20))
+            #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(120))")
+            #expect(answer.lowercased().contains("x-content-type-options: nosniff"))
+            // Long before the idle timeout (75 s), however slow the machine.
+            #expect(ContinuousClock.now - started < .seconds(60))
+        }
+    }
+
+    @Test func connectionsOverThePerClientLimitAre503AndOthersAreServed() async throws {
+        try await Self.live({ api in
+            var limits = ConnectionLimits()
+            limits.maxConnectionsPerClient = 3
+            api.gate = ConnectionGate(limits: limits)
+        }) { port in
+            // Three idle connections from 127.0.0.1 are held; a fourth is refused at once.
+            var held: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
+            for _ in 0..<3 {
+                held.append(
+                    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                        .connect(host: "127.0.0.1", port: port) { channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                            }
+                        })
+            }
+            var refused = ""
+            for _ in 0..<50 {
+                refused = try await Self.exchange([], port: port, wait: .seconds(2))
+                if refused.hasPrefix("HTTP/1.1 503") { break }
+            }
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused.prefix(120))")
+            #expect(refused.contains("3 connections from one client"))
+            #expect(refused.lowercased().contains("x-content-type-options: nosniff"))
+            for channel in held { try? await channel.channel.close() }
+            // Once they close, the client is served again.
+            var served = ""
+            for _ in 0..<50 {
+                served = try await Self.exchange(
+                    Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8), port: port)
+                if served.hasPrefix("HTTP/1.1 200") { break }
+            }
+            #expect(served.hasPrefix("HTTP/1.1 200"))
+        }
+    }
+}
