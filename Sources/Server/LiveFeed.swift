@@ -49,6 +49,21 @@ package final class LiveFeed: Sendable {
         var start = 0
         var nextID = 1
         var clients: [UUID: AsyncStream<LiveEvent>.Continuation] = [:]
+        /// Those waiting for the number of clients to satisfy a condition.
+        var waiters: [(condition: @Sendable (Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes out the waiters whose condition now holds, to be resumed outside the lock.
+        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
+            guard !waiters.isEmpty else { return [] }
+            let count = clients.count
+            var ready: [CheckedContinuation<Void, Never>] = []
+            waiters.removeAll { waiter in
+                guard waiter.condition(count) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
 
         func kept(after lastID: Int) -> [LiveEvent] {
             let ordered = Array(events[start...] + events[..<start])
@@ -68,7 +83,7 @@ package final class LiveFeed: Sendable {
     /// Appends an event and hands it to every client; returns it with its id.
     @discardableResult
     package func publish(_ kind: LiveEvent.Kind, data: String) -> LiveEvent {
-        let (event, dropped) = state.withLock { state in
+        let (event, dropped, ready) = state.withLock { state in
             let event = LiveEvent(id: state.nextID, kind: kind, data: data)
             state.nextID += 1
             if state.events.count < capacity {
@@ -84,10 +99,11 @@ package final class LiveFeed: Sendable {
                     state.clients[id] = nil
                 }
             }
-            return (event, dropped)
+            return (event, dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
         }
         // Outside the lock: finishing runs the stream's termination handler, which takes it.
         for client in dropped { client.finish() }
+        for waiter in ready { waiter.resume() }
         return event
     }
 
@@ -96,7 +112,7 @@ package final class LiveFeed: Sendable {
 
     package func heartbeat() {
         let event = Self.heartbeatEvent
-        let dropped = state.withLock { state in
+        let (dropped, ready) = state.withLock { state in
             var dropped: [AsyncStream<LiveEvent>.Continuation] = []
             for (id, client) in state.clients {
                 if case .dropped = client.yield(event) {
@@ -104,9 +120,10 @@ package final class LiveFeed: Sendable {
                     state.clients[id] = nil
                 }
             }
-            return dropped
+            return (dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
         }
         for client in dropped { client.finish() }
+        for waiter in ready { waiter.resume() }
     }
 
     /// The id of the newest event (0 before any).
@@ -116,7 +133,7 @@ package final class LiveFeed: Sendable {
     /// repeated between the two.
     package func subscribe(after lastID: Int?) -> AsyncStream<LiveEvent> {
         let id = UUID()
-        let stream = state.withLock { state in
+        let (stream, ready) = state.withLock { state in
             let missed = lastID.map { state.kept(after: $0) } ?? []
             // Room for what it missed, plus the usual margin for what comes next.
             let (stream, continuation) = AsyncStream.makeStream(
@@ -124,23 +141,42 @@ package final class LiveFeed: Sendable {
             for event in missed { continuation.yield(event) }
             state.clients[id] = continuation
             continuation.onTermination = { [weak self] _ in
-                self?.state.withLock { _ = $0.clients.removeValue(forKey: id) }
+                let ready = self?.state.withLock { state in
+                    state.clients.removeValue(forKey: id) == nil ? [] : state.satisfiedWaiters()
+                }
+                for waiter in ready ?? [] { waiter.resume() }
             }
-            return stream
+            return (stream, state.satisfiedWaiters())
         }
+        for waiter in ready { waiter.resume() }
         return stream
     }
 
     /// Clients listening now.
     package var clientCount: Int { state.withLock { $0.clients.count } }
 
+    /// Returns once the number of clients satisfies `condition` (at once if it already does): what
+    /// a test waits on instead of polling.
+    package func clientCount(reaches condition: @escaping @Sendable (Int) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let holds = state.withLock { state in
+                if condition(state.clients.count) { return true }
+                state.waiters.append((condition, continuation))
+                return false
+            }
+            if holds { continuation.resume() }
+        }
+    }
+
     /// Ends every client's stream (shutdown).
     package func finishAll() {
-        let clients = state.withLock { state in
-            defer { state.clients.removeAll() }
-            return Array(state.clients.values)
+        let (clients, ready) = state.withLock { state in
+            let clients = Array(state.clients.values)
+            state.clients.removeAll()
+            return (clients, state.satisfiedWaiters())
         }
         for client in clients { client.finish() }
+        for waiter in ready { waiter.resume() }
     }
 }
 

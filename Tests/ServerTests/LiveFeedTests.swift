@@ -47,4 +47,23 @@ import Testing
         feed.finishAll()
         #expect(await Self.collect(again) == Array(9...40))
     }
+
+    /// Waiting for clients to come and go resumes on the change itself, whichever way it happens.
+    @Test(.timeLimit(.minutes(1))) func waitingOnTheClientCountResumesWhenItChanges() async {
+        let feed = LiveFeed(capacity: 4, clientBuffer: 1)
+        await feed.clientCount { $0 == 0 }
+        let arrived = Task { await feed.clientCount { $0 == 2 } }
+        let first = feed.subscribe(after: nil)
+        let second = feed.subscribe(after: nil)
+        await arrived.value
+        // A client that falls behind is dropped; one that stops listening goes on termination.
+        let oneLeft = Task { await feed.clientCount { $0 == 1 } }
+        let cancelled = Task { for await _ in first {} }
+        cancelled.cancel()
+        await oneLeft.value
+        let none = Task { await feed.clientCount { $0 == 0 } }
+        for index in 1...3 { feed.publish(.game, data: "\(index)") }
+        await none.value
+        #expect(await Self.collect(second).count == 1)
+    }
 }
