@@ -82,6 +82,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a connection may stay open with no request in progress (default: 75).")
     var idleTimeout: Int?
 
+    @Option(help: "Connections waiting to be accepted, the listen backlog (default: 4096; the kernel caps it).")
+    var backlog: Int?
+
     @Option(help: "Live-stream clients, SSE and WebSocket together (default: 20000).")
     var maxStreams: Int?
 
@@ -108,7 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (key, value) in [
             ("http.max-connections", maxConnections), ("http.max-connections-per-client", maxConnectionsPerClient),
             ("http.header-timeout", headerTimeout), ("http.idle-timeout", idleTimeout),
-            ("http.max-streams", maxStreams),
+            ("http.max-streams", maxStreams), ("http.backlog", backlog),
             ("http.registrations-per-minute", registrationsPerMinute),
         ] {
             if let value { flags[key] = .int(value) }
@@ -211,7 +214,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = Application(
             router: api.router(),
             server: api.server(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "nohit"),
+            configuration: .init(address: .hostname(host, port: port), serverName: "nohit", backlog: limits.backlog),
             onServerRunning: { channel in
                 let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
                 StandardStreams.writeError(
@@ -256,6 +259,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.headerTimeout = .seconds(Int64(try read("http.header-timeout", 10, 1...3600)))
         limits.idleTimeout = .seconds(Int64(try read("http.idle-timeout", 75, 1...86_400)))
         limits.maxStreams = try read("http.max-streams", limits.maxStreams, 0...1_000_000)
+        limits.backlog = try read("http.backlog", limits.backlog, 1...65_535)
         return limits
     }
 }

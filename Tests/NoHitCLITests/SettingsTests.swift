@@ -66,6 +66,22 @@ import Testing
         #expect(try !off.bool("delivery.allow-private-networks", default: true))
     }
 
+    /// The connection limits: defaults, a setting from the environment, and a value out of range
+    /// named with its key.
+    @Test func connectionLimitsAreReadAndChecked() async throws {
+        let defaults = try ServeCommand.limits(try await Settings.load(flags: [:], file: nil, environment: [:]))
+        #expect(defaults.backlog == 4096)
+        #expect(defaults.maxConnectionsPerClient == 256)
+        let set = try ServeCommand.limits(
+            try await Settings.load(
+                flags: ["http.max-streams": .int(7)], file: nil, environment: ["NOHIT_HTTP_BACKLOG": "512"]))
+        #expect(set.backlog == 512)
+        #expect(set.maxStreams == 7)
+        let wrong = try await Settings.load(flags: [:], file: nil, environment: ["NOHIT_HTTP_BACKLOG": "0"])
+        let error = #expect(throws: ValidationError.self) { try ServeCommand.limits(wrong) }
+        #expect(error.map { "\($0)" }?.contains("http.backlog must be 1 to 65535, not 0") == true)
+    }
+
     @Test func aValueInTheWrongFormIsAnErrorNotTheDefault() async throws {
         let settings = try await Settings.load(flags: [:], file: nil, environment: ["NOHIT_HTTP_PORT": "eighty"])
         let error = #expect(throws: ValidationError.self) { try settings.int("http.port", default: 8080) }

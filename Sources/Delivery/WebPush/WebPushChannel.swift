@@ -93,7 +93,7 @@ package struct WebPushChannel: DeliveryChannel {
                     }
                     continue
                 }
-                await lean.submit(share.map(\.request.request), timeout: timeout) { [self] position, result in
+                await lean.submit(share.map(\.request.request), timeout: timeout) { position, result in
                     let (index, request) = share[position]
                     if case .failure(.notHTTP2(let why)) = result {
                         origins.noHTTP2(at: origin, why: why)

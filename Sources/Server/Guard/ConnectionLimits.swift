@@ -21,6 +21,10 @@ package struct ConnectionLimits: Sendable {
     package var maxHeaderCount = 100
     /// Live-stream clients (SSE and WebSocket together); more are answered 503.
     package var maxStreams = 20_000
+    /// Connections the kernel completes before the server accepts them (the listen backlog,
+    /// capped by `net.core.somaxconn`): room for a burst from one client without the others'
+    /// handshakes being dropped and retried a second later.
+    package var backlog = 4096
     /// File descriptors kept free for the database and the deliveries: the connection limit is
     /// lowered to fit under the process's open-file limit minus this.
     package var fileDescriptorReserve = 512
