@@ -9,14 +9,19 @@ package struct ReplayGame: Sendable {
     package var end: Date
     package var updates: [(time: Date, update: GameUpdate)]
 
-    /// What the game's last records say: its scheduled length and the pitchers of record
+    /// What the game's last records say: its scheduled length and the pitchers of record.
+    package var result: GameResult { record.result }
+}
+
+extension GameRecord {
+    /// What the game's records say of its end: its scheduled length and the pitchers of record
     /// (`info,wp`, `info,lp`, `info,save`).
     package var result: GameResult {
         func pitcher(_ key: String) -> PlayerID? {
-            record.info(key).flatMap { $0.isEmpty ? nil : PlayerID($0) }
+            info(key).flatMap { $0.isEmpty ? nil : PlayerID($0) }
         }
         return GameResult(
-            scheduledInnings: record.scheduledInnings, winningPitcher: pitcher("wp"), losingPitcher: pitcher("lp"),
+            scheduledInnings: scheduledInnings, winningPitcher: pitcher("wp"), losingPitcher: pitcher("lp"),
             savePitcher: pitcher("save"))
     }
 }

@@ -27,12 +27,7 @@ import Testing
     }
 
     static func table(_ relative: String) throws -> [[String: String]] {
-        let lines = try TestData.lines(relative)
-        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        return lines.dropFirst().map { line in
-            let values = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            return Dictionary(uniqueKeysWithValues: zip(header, values))
-        }
+        try TestData.table(relative)
     }
 
     static func summaries(_ year: String) async throws -> [SideSummary] {

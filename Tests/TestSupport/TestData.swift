@@ -75,6 +75,17 @@ package enum TestData {
         return Array(data)
     }
 
+    /// A CSV table of `relative` (the ground-truth tables: no quoted fields), a row per line keyed
+    /// by the header's column names.
+    package static func table(_ relative: String) throws -> [[String: String]] {
+        let lines = try Self.lines(relative)
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        return lines.dropFirst().map { line in
+            let values = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return Dictionary(uniqueKeysWithValues: zip(header, values))
+        }
+    }
+
     /// The lines of `relative` (decompressed if needed), without line terminators.
     package static func lines(_ relative: String) throws -> [Substring] {
         let text = String(decoding: try bytes(relative), as: UTF8.self)

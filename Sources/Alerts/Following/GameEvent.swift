@@ -36,13 +36,19 @@ package struct FinalLine: Sendable, Hashable, Codable {
     /// Innings played (the last inning with a play).
     package var innings: Int
     package var result: GameResult
+    /// Runs by inning.
+    package var linescore: RunsByInning
 
-    package init(runs: PerSide<Int>, hits: PerSide<Int>, errors: PerSide<Int>, innings: Int, result: GameResult) {
+    package init(
+        runs: PerSide<Int>, hits: PerSide<Int>, errors: PerSide<Int>, innings: Int, result: GameResult,
+        linescore: RunsByInning = RunsByInning()
+    ) {
         self.runs = runs
         self.hits = hits
         self.errors = errors
         self.innings = innings
         self.result = result
+        self.linescore = linescore
     }
 }
 

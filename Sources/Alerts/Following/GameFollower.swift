@@ -125,15 +125,16 @@ package struct GameFollower: Sendable {
         engine.finish(scheduledInnings: result.scheduledInnings)
         self.engine = engine
         return Self.moments(gameID: gameID, from: before, to: engine.tracker, after: engine.state) + [
-            .final(line(engine.state, result: result))
+            .final(line(engine, result: result))
         ]
     }
 
-    private func line(_ state: GameState, result: GameResult) -> FinalLine {
-        FinalLine(
+    private func line(_ engine: GameEngine, result: GameResult) -> FinalLine {
+        let state = engine.state
+        return FinalLine(
             runs: state.score, hits: PerSide(away: state.pitching(.home).hits, home: state.pitching(.away).hits),
             errors: PerSide(away: state.pitching(.away).errors, home: state.pitching(.home).errors),
-            innings: state.inning, result: result)
+            innings: state.inning, result: result, linescore: engine.linescore)
     }
 
     /// Follows the game again from `starters` through `list` (a re-scoring, or new lineups): the

@@ -1,0 +1,123 @@
+import Alerts
+import Baseball
+import Foundation
+import Retrosheet
+import TestSupport
+import Testing
+
+/// The scoreboard's final line of every game of the 2020 season (which the repository ships),
+/// followed as the server follows a game: the score and hits per side of the ground truth, a line
+/// score that adds up, and pitchers of record who pitched for the side the result gives them.
+@Suite struct FinalLineTests {
+    struct Ending: Sendable {
+        var gameID: String
+        var line: FinalLine?
+        var problem: String?
+        var pitched: PerSide<[PlayerID]>
+        var homeBatsFirst: Bool
+    }
+
+    static func endings(of file: String) -> [Ending] {
+        guard let reader = try? EventFileReader(path: file) else { return [] }
+        return reader.games().map { result in
+            guard case .success(let record) = result else {
+                return Ending(gameID: file, problem: "unreadable", pitched: .init(repeating: []), homeBatsFirst: false)
+            }
+            var follower = GameFollower(gameID: record.id)
+            var events = follower.follow(.lineups(record.startingAppearances, homeBatsFirst: record.homeBatsFirst))
+            do {
+                events += follower.follow(.updates(try record.updates()))
+            } catch {
+                return Ending(
+                    gameID: record.id, problem: "\(error)", pitched: .init(repeating: []), homeBatsFirst: false)
+            }
+            events += follower.follow(.status(GameStatus(.final), result: record.result))
+            let line = events.lazy.compactMap { if case .final(let line) = $0 { line } else { nil } }.first
+            let pitched = PerSide(
+                away: follower.state?.pitching(.away).pitchers ?? [],
+                home: follower.state?.pitching(.home).pitchers ?? [])
+            return Ending(
+                gameID: record.id, line: line, problem: follower.problem, pitched: pitched,
+                homeBatsFirst: record.homeBatsFirst)
+        }
+    }
+
+    @Test func everyGameOf2020EndsWithItsScoreHitsLineAndPitchersOfRecord() async throws {
+        // The ground truth has a row per defence: its hits allowed are the other side's hits.
+        var truth: [String: (runs: PerSide<Int>, hits: PerSide<Int>)] = [:]
+        for row in try TestData.table("groundtruth/sides_2020.csv") {
+            let id = row["game_id"]!
+            var entry =
+                truth[id] ?? (
+                    PerSide(away: Int(row["final_away"]!)!, home: Int(row["final_home"]!)!), .init(repeating: -1)
+                )
+            let hits = Int(row["hits_allowed"]!)!
+            if row["defense_is_home"] == "1" { entry.hits.away = hits } else { entry.hits.home = hits }
+            truth[id] = entry
+        }
+        let files = try EventFiles.expand([TestData.path("retrosheet/2020")])
+        let endings = await EventFiles.map(files, Self.endings).flatMap { $0 }
+        #expect(endings.count == truth.count)
+        #expect(endings.count == 898)
+        var differences: [String] = []
+        var decisions = (wins: 0, saves: 0)
+        var shortened: [String] = []
+        for ending in endings {
+            guard let line = ending.line, ending.problem == nil else {
+                differences.append("\(ending.gameID): no final line (\(ending.problem ?? "?"))")
+                continue
+            }
+            guard let expected = truth[ending.gameID] else {
+                differences.append("\(ending.gameID): not in the ground truth")
+                continue
+            }
+            if line.runs != expected.runs {
+                differences.append("\(ending.gameID) runs \(line.runs) ≠ \(expected.runs)")
+            }
+            if line.hits != expected.hits {
+                differences.append("\(ending.gameID) hits \(line.hits) ≠ \(expected.hits)")
+            }
+            for side in Side.allCases where line.linescore.total(side) != line.runs[side] {
+                differences.append(
+                    "\(ending.gameID) line \(line.linescore) adds up to \(line.linescore.total(side)) for \(side)")
+            }
+            if line.linescore.innings != line.innings {
+                differences.append(
+                    "\(ending.gameID) line has \(line.linescore.innings) innings, the game \(line.innings)")
+            }
+            // A bottom half not batted: the home side was already ahead, or the game was called
+            // short of its length (WAS202007230, the rain-shortened 2020 opener, ends after the top
+            // of the 6th).
+            if !ending.homeBatsFirst, line.linescore.home.count < line.linescore.away.count,
+                line.runs.home <= line.runs.away, line.innings >= line.result.scheduledInnings
+            {
+                differences.append("\(ending.gameID) home did not bat in the last inning but did not win")
+            }
+            if line.innings < line.result.scheduledInnings { shortened.append(ending.gameID) }
+            // The pitchers of record pitched for the side the result gives them.
+            guard line.runs.home != line.runs.away else { continue }
+            let winner: Side = line.runs.home > line.runs.away ? .home : .away
+            let result = line.result
+            if let pitcher = result.winningPitcher {
+                decisions.wins += 1
+                if !ending.pitched[winner].contains(pitcher) {
+                    differences.append("\(ending.gameID) winning pitcher \(pitcher) did not pitch for \(winner)")
+                }
+            }
+            if let pitcher = result.losingPitcher, !ending.pitched[winner.opponent].contains(pitcher) {
+                differences.append("\(ending.gameID) losing pitcher \(pitcher) did not pitch for \(winner.opponent)")
+            }
+            if let pitcher = result.savePitcher {
+                decisions.saves += 1
+                if !ending.pitched[winner].contains(pitcher) || pitcher == result.winningPitcher {
+                    differences.append("\(ending.gameID) save \(pitcher) did not pitch in relief for \(winner)")
+                }
+            }
+        }
+        #expect(differences.isEmpty, "\(differences.count) differences: \(differences.prefix(12))")
+        // Every game of 2020 has its winning pitcher in the files; saves in some.
+        #expect(decisions.wins == 898)
+        #expect(decisions.saves > 300)
+        #expect(shortened.contains("WAS202007230"))
+    }
+}
