@@ -368,10 +368,13 @@ import Testing
         let (answeredResult, _) = await answered
         let (longResult, longTime) = await long
         #expect(shortResult == .failure(.timedOut))
-        #expect(shortTime >= .milliseconds(300) && shortTime < .milliseconds(1500))
+        // Bounds that say whose deadline fired, not how busy the machine was: the short one did not
+        // wait for the long one's deadline, the long one did not end at the short one's (and did
+        // not hang).
+        #expect(shortTime >= .milliseconds(300) && shortTime < .milliseconds(2500))
         #expect(answeredResult == .success(200))
         #expect(longResult == .failure(.timedOut))
-        #expect(longTime >= .milliseconds(2500) && longTime < .milliseconds(4000))
+        #expect(longTime >= .milliseconds(2500) && longTime < .seconds(10))
         #expect(harness.server.state.uniqueAcceptedCount == 1)
         await client.shutdown()
         try await harness.shutdown()
