@@ -24,7 +24,6 @@ package struct RunsByInning: Sendable, Hashable, Codable {
 
     /// `runs` scored in `inning` by `side` (the half is begun if it was not).
     package mutating func add(_ runs: Int, inning: Int, side: Side) {
-        guard runs != 0 else { return begin(inning: inning, side: side) }
         begin(inning: inning, side: side)
         if side == .away { away[inning - 1] += runs } else { home[inning - 1] += runs }
     }

@@ -131,3 +131,16 @@ package struct EventAdjustments: Sendable, Hashable {
             && responsiblePitcher.isNone
     }
 }
+
+extension GameRecord {
+    /// What the game's records say of its end: its scheduled length and the pitchers of record
+    /// (`info,wp`, `info,lp`, `info,save`).
+    package var result: GameResult {
+        func pitcher(_ key: String) -> PlayerID? {
+            info(key).flatMap { $0.isEmpty ? nil : PlayerID($0) }
+        }
+        return GameResult(
+            scheduledInnings: scheduledInnings, winningPitcher: pitcher("wp"), losingPitcher: pitcher("lp"),
+            savePitcher: pitcher("save"))
+    }
+}

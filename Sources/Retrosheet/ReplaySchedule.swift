@@ -13,19 +13,6 @@ package struct ReplayGame: Sendable {
     package var result: GameResult { record.result }
 }
 
-extension GameRecord {
-    /// What the game's records say of its end: its scheduled length and the pitchers of record
-    /// (`info,wp`, `info,lp`, `info,save`).
-    package var result: GameResult {
-        func pitcher(_ key: String) -> PlayerID? {
-            info(key).flatMap { $0.isEmpty ? nil : PlayerID($0) }
-        }
-        return GameResult(
-            scheduledInnings: scheduledInnings, winningPitcher: pitcher("wp"), losingPitcher: pitcher("lp"),
-            savePitcher: pitcher("save"))
-    }
-}
-
 /// A past day's Retrosheet games as a live feed: every game starts at its real first pitch
 /// (`info,starttime` in the ballpark's time zone) and its plays are spread evenly over its real
 /// length (`info,timeofgame`).

@@ -104,12 +104,7 @@ import Testing
     /// Sends `bytes` on a new connection to `port` and returns what came back before the server
     /// closed the connection (or `wait` passed).
     static func exchange(_ bytes: [UInt8], port: Int, wait: Duration = .seconds(10)) async throws -> String {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
+        let channel = try await connect(port: port)
         return try await withThrowingTaskGroup(of: String.self) { group in
             group.addTask {
                 try await channel.executeThenClose { inbound, outbound in
@@ -135,6 +130,16 @@ import Testing
             group.cancelAll()
             return first
         }
+    }
+
+    /// A plain TCP connection to the server on `port` (loopback).
+    static func connect(port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
     }
 
     static func live(

@@ -5,7 +5,6 @@ import HummingbirdTesting
 import HummingbirdWSClient
 import HummingbirdWSTesting
 import NIOCore
-import NIOPosix
 import NIOWebSocket
 import Synchronization
 import Testing
@@ -148,12 +147,7 @@ import Testing
     static func handshakeThenClose(port: Int, path: String) async throws -> (
         head: String, close: (code: Int, reason: String)
     ) {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
+        let channel = try await HardeningTests.connect(port: port)
         return try await channel.executeThenClose { inbound, outbound in
             let request =
                 "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

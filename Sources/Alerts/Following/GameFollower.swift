@@ -24,6 +24,9 @@ package struct GameFollower: Sendable {
     package private(set) var result: GameResult?
     /// Why the game is followed no further, if an update did not fit.
     package private(set) var problem: String?
+    /// Runs by inning of the updates applied (kept here, off the engine's path that exports and
+    /// bid reports take; a re-scoring builds it again with the game).
+    package private(set) var linescore = RunsByInning()
     /// Updates applied by engines of this game, re-scorings included: with none, one per update.
     package private(set) var applications = 0
 
@@ -102,8 +105,11 @@ package struct GameFollower: Sendable {
         if state.inning != before.state.inning || state.battingSide != before.state.battingSide {
             events.append(.halfInning(inning: state.inning, battingSide: state.battingSide))
         }
+        if case .play = update { linescore.begin(inning: state.inning, side: state.battingSide) }
         switch applied {
-        case .play(let result): events.append(.play(result, number: state.playCount))
+        case .play(let result):
+            linescore.add(result.runs, inning: result.inning, side: result.battingSide)
+            events.append(.play(result, number: state.playCount))
         case .substitution(let appearance): events.append(.substitution(appearance))
         case .placeholder: break
         }
@@ -125,16 +131,15 @@ package struct GameFollower: Sendable {
         engine.finish(scheduledInnings: result.scheduledInnings)
         self.engine = engine
         return Self.moments(gameID: gameID, from: before, to: engine.tracker, after: engine.state) + [
-            .final(line(engine, result: result))
+            .final(line(engine.state, result: result))
         ]
     }
 
-    private func line(_ engine: GameEngine, result: GameResult) -> FinalLine {
-        let state = engine.state
-        return FinalLine(
+    private func line(_ state: GameState, result: GameResult) -> FinalLine {
+        FinalLine(
             runs: state.score, hits: PerSide(away: state.pitching(.home).hits, home: state.pitching(.away).hits),
             errors: PerSide(away: state.pitching(.away).errors, home: state.pitching(.home).errors),
-            innings: state.inning, result: result, linescore: engine.linescore)
+            innings: state.inning, result: result, linescore: linescore)
     }
 
     /// Follows the game again from `starters` through `list` (a re-scoring, or new lineups): the
@@ -148,6 +153,7 @@ package struct GameFollower: Sendable {
         self.homeBatsFirst = homeBatsFirst
         engine = GameEngine(starters: starters, homeBatsFirst: homeBatsFirst)
         updates = []
+        linescore = RunsByInning()
         problem = nil
         var ignored: [GameEvent] = []
         var events: [GameEvent] = []

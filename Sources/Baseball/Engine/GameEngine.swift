@@ -9,8 +9,6 @@
 package struct GameEngine: Sendable {
     package private(set) var state: GameState
     package private(set) var tracker: BidTracker
-    /// Runs by inning, kept with the state (a re-scoring starts a new engine, and a new line).
-    package private(set) var linescore = RunsByInning()
     package private(set) var isFinished = false
     /// Whether both bids are followed (a `cwevent` export needs the plays alone).
     package let followsBids: Bool
@@ -44,10 +42,8 @@ package struct GameEngine: Sendable {
             switch update {
             case .play(let record):
                 try state.begin(record)
-                linescore.begin(inning: state.inning, side: state.battingSide)
                 guard let play = record.play else { return .placeholder }
                 let result = try state.apply(play, batter: record.batter)
-                linescore.add(result.runs, inning: result.inning, side: result.battingSide)
                 if followsBids { tracker.record(result, number: state.playCount) }
                 return .play(result)
             case .substitution(let appearance):
