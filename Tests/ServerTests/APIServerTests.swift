@@ -54,6 +54,13 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             api = APIServer(
                 store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [TestData.path("retrosheet")]),
                 clock: clock)
+            // HummingbirdTesting's live client opens its connection before the test body runs and
+            // sends nothing on it until the body's first request, which on a saturated machine came
+            // after the 10-second header deadline (the server closed it: "I/O on closed channel").
+            // Tests of the deadline itself set their own limits.
+            var limits = ConnectionLimits()
+            limits.headerTimeout = .seconds(600)
+            api.gate = ConnectionGate(limits: limits)
             let pipeline = AlertPipeline(store: store, channels: [], clock: clock)
             let last = LastChange()
             let hub = GameHub(
