@@ -31,30 +31,35 @@ package enum GameReplay {
         var lastPlay = game.events.count - 1
         while lastPlay >= 0 && game.events[lastPlay].isNoPlay { lastPlay -= 1 }
         var seenPlay = false
-        try game.forEachUpdate { (update, place) throws(RetrosheetError) in
-            let applied: GameEngine.Applied
-            do throws(GameStateError) {
-                applied = try engine.apply(update)
-            } catch {
-                let record = (line: place.line, text: place.text)
-                let at = error.concernsPlacedRunner ? place.placedRunner ?? record : record
-                throw RetrosheetError(
-                    file: game.file, line: at.line, text: game.lineText(containing: at.text), reason: "\(error)",
-                    gameID: game.id)
-            }
-            switch applied {
-            case .play(let result):
-                body(
-                    ReplayedPlay(
-                        eventIndex: place.eventIndex, number: engine.state.playCount, isFirstPlay: !seenPlay,
-                        isLastPlay: place.eventIndex == lastPlay, result: result))
-                seenPlay = true
-            case .substitution(let appearance):
-                onSubstitution(appearance, engine.state.playCount)
-            case .placeholder:
-                break
-            }
+        func failure(_ error: GameStateError, at place: RecordPlace) -> RetrosheetError {
+            let record = (line: place.line, text: place.text)
+            let at = error.concernsPlacedRunner ? place.placedRunner ?? record : record
+            return RetrosheetError(
+                file: game.file, line: at.line, text: game.lineText(containing: at.text), reason: "\(error)",
+                gameID: game.id)
         }
+        try game.forEachUpdate(
+            play: { (record, place) throws(RetrosheetError) in
+                do throws(GameStateError) {
+                    try engine.apply(play: record) { result, number in
+                        body(
+                            ReplayedPlay(
+                                eventIndex: place.eventIndex, number: number, isFirstPlay: !seenPlay,
+                                isLastPlay: place.eventIndex == lastPlay, result: copy result))
+                        seenPlay = true
+                    }
+                } catch {
+                    throw failure(error, at: place)
+                }
+            },
+            substitution: { (appearance, place) throws(RetrosheetError) in
+                do throws(GameStateError) {
+                    try engine.apply(.substitution(appearance))
+                } catch {
+                    throw failure(error, at: place)
+                }
+                onSubstitution(appearance, engine.state.playCount)
+            })
         return engine
     }
 
