@@ -84,6 +84,15 @@ package struct APIServer: Sendable {
                     vapidPublicKey: vapidPublicKey, seasons: seasons.available(), attemptOuts: attemptOuts))
         }
         api.get("games") { _, _ in try Self.json(board.all) }
+        api.get("scoreboard") { request, _ in
+            let date = request.uri.queryParameters.get("date")
+            if let date, date.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) == nil {
+                throw Self.error(.badRequest, "date '\(date)' is not yyyy-mm-dd")
+            }
+            let games = board.all
+            let day = date ?? games.map(\.date).max() ?? ""
+            return try Self.json(Scoreboard(date: day, games: games.filter { $0.date == day }))
+        }
         api.get("games/:id") { _, context in
             let id = try context.parameters.require("id")
             guard let game = board.game(id: id) else { throw Self.error(.notFound, "no game \(id) today") }

@@ -9,9 +9,29 @@ import Synchronization
 /// pitching side's no-hit bid.
 package struct GameSnapshot: Sendable, Hashable, Codable {
     package struct Team: Sendable, Hashable, Codable {
+        /// Retrosheet's code: the id (`CHA`).
         package var code: String
+        /// MLB's abbreviation, what a fan reads (`CWS`); the code for a club MLB does not list.
+        package var abbreviation: String
         package var name: String
         package var runs: Int
+        package var hits: Int
+        package var errors: Int
+        /// Runs by inning, `x` for a bottom half not batted in a final game.
+        package var linescore: [String]
+    }
+
+    /// Who is on the mound and at the plate in a game under way.
+    package struct Matchup: Sendable, Hashable, Codable {
+        package var pitcher: String
+        package var batter: String
+    }
+
+    /// The pitchers of record of a final game, where the source gives them.
+    package struct Decisions: Sendable, Hashable, Codable {
+        package var winning: String?
+        package var losing: String?
+        package var save: String?
     }
 
     package struct Bid: Sendable, Hashable, Codable {
@@ -43,6 +63,15 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     /// top or bottom.
     package var half: String
     package var outs: Int
+    /// What a scoreboard shows for the game's state: `Scheduled`, `Warm-up`, `Top 5th`, `Bot 9th`,
+    /// `Delayed`, `Postponed (to 2020-08-26)`, `Suspended (resumes 2020-08-26)`, `Final`, or `F/7`,
+    /// `F/10` for a final game not of its scheduled length.
+    package var statusText: String
+    package var scheduledInnings: Int
+    /// First, second and third: whether a runner is on (all false unless the game is under way).
+    package var bases: [Bool]
+    package var matchup: Matchup?
+    package var decisions: Decisions?
     package var bids: [Bid]
     package var broadcasts: [String]
     package var updatedAt: Date
@@ -96,13 +125,64 @@ package final class LiveBoard: Sendable {
         case .live, .delayed, .suspended: status = .live
         }
         let bids = game.bids.map { [bid($0.home), bid($0.away)] } ?? []
+        let final = game.isFinal
+        func team(_ side: Side) -> GameSnapshot.Team {
+            let code = side == .home ? info.home.code : info.away.code
+            return GameSnapshot.Team(
+                code: code, abbreviation: MLBTeam.retrosheet(code)?.abbreviation ?? code,
+                name: side == .home ? info.home.name : info.away.name, runs: state?.score[side] ?? 0,
+                // Hits and errors: the other side's pitching line (hits allowed), this side's fielding.
+                hits: state?.pitching(side.opponent).hits ?? 0, errors: state?.pitching(side).errors ?? 0,
+                linescore: game.linescore.cells(side, final: final))
+        }
+        let scheduledInnings = game.result?.scheduledInnings ?? 9
+        let underway = game.status.isUnderway && state != nil
+        let matchup = state.flatMap { state -> GameSnapshot.Matchup? in
+            guard underway, !state.currentBatter.isNone else { return nil }
+            return GameSnapshot.Matchup(pitcher: info.name(of: state.pitcher), batter: info.name(of: state.currentBatter))
+        }
+        let decisions = game.result.flatMap { result -> GameSnapshot.Decisions? in
+            guard final, result.winningPitcher != nil || result.losingPitcher != nil else { return nil }
+            return GameSnapshot.Decisions(
+                winning: result.winningPitcher.map(info.name(of:)), losing: result.losingPitcher.map(info.name(of:)),
+                save: result.savePitcher.map(info.name(of:)))
+        }
         return GameSnapshot(
             id: info.id, date: info.date, startTime: game.start ?? time, status: status,
-            away: .init(code: info.away.code, name: info.away.name, runs: state?.score.away ?? 0),
-            home: .init(code: info.home.code, name: info.home.name, runs: state?.score.home ?? 0),
+            away: team(.away), home: team(.home),
             inning: state?.inning ?? 1, half: state?.battingSide == .home ? "bottom" : "top", outs: state?.outs ?? 0,
+            statusText: Self.statusText(
+                game.status, state: state, inningsPlayed: game.linescore.innings, scheduledInnings: scheduledInnings),
+            scheduledInnings: scheduledInnings,
+            bases: underway ? [state!.runners.first, state!.runners.second, state!.runners.third].map { !$0.isNone }
+                : [false, false, false],
+            matchup: matchup, decisions: decisions,
             // The home side pitches to the away batters first.
             bids: bids, broadcasts: info.broadcasts.map(\.name), updatedAt: time)
+    }
+
+    /// A scoreboard's words for where a game stands (see `GameSnapshot.statusText`).
+    static func statusText(
+        _ status: GameStatus, state: GameState?, inningsPlayed: Int, scheduledInnings: Int
+    ) -> String {
+        func ordinal(_ n: Int) -> String {
+            let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
+            return "\(n)\(suffix)"
+        }
+        switch status.phase {
+        case .scheduled: return "Scheduled"
+        case .warmup: return "Warm-up"
+        case .live:
+            guard let state else { return "Live" }
+            return "\(state.battingSide == .home ? "Bot" : "Top") \(ordinal(state.inning))"
+        case .delayed: return status.detail.map { "Delayed: \($0)" } ?? "Delayed"
+        case .suspended: return status.resumesOn.map { "Suspended (resumes \($0))" } ?? "Suspended"
+        case .postponed: return status.resumesOn.map { "Postponed (to \($0))" } ?? "Postponed"
+        case .cancelled: return "Cancelled"
+        case .final:
+            let innings = inningsPlayed > 0 ? inningsPlayed : state?.inning ?? scheduledInnings
+            return innings == scheduledInnings ? "Final" : "F/\(innings)"
+        }
     }
 
     /// Every game of the day by start time.

@@ -18,6 +18,12 @@ package struct AdminDeviceCounts: Sendable, Codable {
     package var activeByChannel: [String: Int]
 }
 
+/// A day's games, as `GET /api/scoreboard` gives them.
+package struct Scoreboard: Sendable, Codable {
+    package var date: String
+    package var games: [GameSnapshot]
+}
+
 package struct GameTimeline: Sendable, Codable {
     package var game: GameSnapshot
     package var moments: [MomentView]

@@ -35,7 +35,8 @@ function attempts() {
 }
 
 function situation(game) {
-  if (game.status === 'final') return 'Final';
+  if (game.status === 'final') return game.status_text || 'Final';
+  if (game.status === 'scheduled' && game.status_text && game.status_text !== 'Scheduled') return game.status_text;
   if (game.status === 'scheduled') return 'Starts ' + new Date(game.start_time).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
   const half = game.outs === 3 ? (game.half === 'top' ? 'Mid' : 'End') : (game.half === 'top' ? 'Top' : 'Bottom');
   return `${half} ${game.inning}` + (game.outs < 3 ? `, ${game.outs} out${game.outs === 1 ? '' : 's'}` : '');
@@ -89,8 +90,9 @@ function renderScores() {
   const games = [...state.games.values()].sort((a, b) => a.start_time.localeCompare(b.start_time));
   $('#games').innerHTML = games.map((game) => `
     <div class="game" data-game="${esc(game.id)}">
-      <div>${esc(game.away.code)} <strong>${game.away.runs}</strong></div>
-      <div>${esc(game.home.code)} <strong>${game.home.runs}</strong></div>
+      ${[game.away, game.home].map((team) => `
+      <div title="${esc(team.name)}">${esc(team.abbreviation || team.code)} <strong>${team.runs}</strong>
+        <span class="rhe" aria-label="hits ${team.hits ?? 0}, errors ${team.errors ?? 0}">${team.hits ?? 0} H ${team.errors ?? 0} E</span></div>`).join('')}
       <div class="state">${esc(situation(game))}</div>
     </div>`).join('');
   $('#teams').innerHTML = [...new Set(games.flatMap((g) => [g.away.code, g.home.code]))].sort()
