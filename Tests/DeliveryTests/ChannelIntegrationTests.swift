@@ -623,7 +623,7 @@ import Testing
         let received = try await Self.sendBatch(Array(deliveries.dropLast()), on: channel)
         #expect(received.map(\.0).sorted() == Array(0..<(deliveries.count - 1)))
         #expect(received.allSatisfy { $0.1 == .accepted })
-        let single = await channel.deliver(deliveries.last!)
+        let single = await Self.deliverAsTheDispatcherWould(deliveries.last!, on: channel)
         #expect(single == .accepted, "the single delivery after the batch: \(single)")
         for subscription in subscriptions {
             let id = String(subscription.endpoint.split(separator: "/").last!)
@@ -631,6 +631,21 @@ import Testing
         }
         #expect(origins?.http1Origins.keys.sorted() == [harness.server.baseURL])
         try await harness.shutdown()
+    }
+
+    /// One delivery with the dispatcher's answer to a lost connection: sent again at once, on a
+    /// new connection (`DeliveryState`, `.connectionLost` → retry now). Twice in full-suite runs on
+    /// a loaded machine, a lone HTTP/1.1 Web Push did not come back accepted (not seen in 50 runs
+    /// of these tests alone, with or without CPU hogs); this says which outcome it was. Any other
+    /// outcome still fails the caller, and a resend that duplicated a message fails the checks of
+    /// what each subscription received (exactly one message).
+    static func deliverAsTheDispatcherWould(
+        _ delivery: OutboundDelivery, on channel: some DeliveryChannel
+    ) async -> ProviderOutcome {
+        let first = await channel.deliver(delivery)
+        guard case .connectionLost(let reason) = first else { return first }
+        print("ChannelIntegrationTests: connection lost (\(reason)); sent again as the dispatcher does")
+        return await channel.deliver(delivery)
     }
 
     @Test func aServiceWithoutHTTP2IsAskedAgainAfterAnHour() async throws {
@@ -643,23 +658,26 @@ import Testing
         func push() async -> ProviderOutcome {
             let subscription = state.subscribe(baseURL: harness.server.baseURL)
             subscribers.append(String(subscription.endpoint.split(separator: "/").last!))
-            return await channel.deliver(
+            return await Self.deliverAsTheDispatcherWould(
                 Self.delivery(token: "") { _ in
                     .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
-                })
+                }, on: channel)
         }
         let service = [harness.server.baseURL: "http/1.1"]
         #expect(origins.http1Origins.isEmpty)
-        #expect(await push() == .accepted)
+        let outcome1 = await push()
+        #expect(outcome1 == .accepted, "push 1: \(outcome1)")
         #expect(origins.http1Origins == service)
         clock.advance(by: 3599)
-        #expect(await push() == .accepted)
+        let outcome2 = await push()
+        #expect(outcome2 == .accepted, "push 2: \(outcome2)")
         #expect(origins.http1Origins == service)
         // An hour after it was found without HTTP/2, the service is due to be asked again: the
         // next push offers h2 first, learns the same, and still arrives.
         clock.advance(by: 1)
         #expect(origins.http1Origins.isEmpty)
-        #expect(await push() == .accepted)
+        let outcome3 = await push()
+        #expect(outcome3 == .accepted, "push 3: \(outcome3)")
         #expect(origins.http1Origins == service)
         for id in subscribers { #expect(state.webPushMessages(id: id) == [Self.payload]) }
         try await harness.shutdown()
