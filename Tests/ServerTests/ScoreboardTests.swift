@@ -13,50 +13,18 @@ import TestSupport
 /// `GET /api/scoreboard` on the replayed 2020-08-25 (the repository's own 2020 season, so it runs
 /// on a bare clone), checked against the ground truth's table of that day's games.
 @Suite struct ScoreboardTests {
-    struct Board: Decodable {
-        var date: String
-        var games: [Game]
-    }
-
-    struct Game: Decodable {
-        struct Team: Decodable {
-            var code: String
-            var abbreviation: String
-            var runs: Int
-            var hits: Int
-            var errors: Int
-            var linescore: [String]
-        }
-        struct Matchup: Decodable {
-            var pitcher: String
-            var batter: String
-        }
-        struct Decisions: Decodable {
-            var winning: String?
-            var losing: String?
-            var save: String?
-        }
-        var id: String
-        var status: String
-        var statusText: String
-        var scheduledInnings: Int
-        var away: Team
-        var home: Team
-        var inning: Int
-        var half: String
-        var bases: [Bool]
-        var matchup: Matchup?
-        var decisions: Decisions?
-    }
-
-    static func board(_ fixture: APIServerTests.Fixture, query: String = "?date=2020-08-25") async throws -> Board {
-        let box = Mutex<Board?>(nil)
+    static func board(_ fixture: APIServerTests.Fixture, query: String = "?date=2020-08-25") async throws -> Scoreboard {
+        let box = Mutex<Scoreboard?>(nil)
         try await fixture.test { client in
             try await client.execute(uri: "/api/scoreboard\(query)", method: .get) { response throws in
                 #expect(response.status == .ok)
+                // The product's own type, read back as a client would (snake_case keys, ISO dates).
                 let decoder = JSONDecoder()
                 decoder.keyDecodingStrategy = .convertFromSnakeCase
-                box.withLock { $0 = try? decoder.decode(Board.self, from: Data(response.body.readableBytesView)) }
+                decoder.dateDecodingStrategy = .iso8601
+                box.withLock {
+                    $0 = try? decoder.decode(Scoreboard.self, from: Data(response.body.readableBytesView))
+                }
             }
         }
         return try #require(box.withLock { $0 })
@@ -81,7 +49,7 @@ import TestSupport
         #expect(truth.count >= 14)
         for game in board.games {
             let expected = try #require(truth[game.id], "\(game.id) is not in the ground truth")
-            #expect(game.status == "final", "\(game.id)")
+            #expect(game.status == .final, "\(game.id)")
             #expect((game.away.runs, game.home.runs) == (expected.away, expected.home), "\(game.id)")
             #expect((game.away.hits, game.home.hits) == (expected.hits.away, expected.hits.home), "\(game.id)")
             for team in [game.away, game.home] {
@@ -121,7 +89,7 @@ import TestSupport
         defer { fixture.remove() }
         let board = try await Self.board(fixture)
         let game = try #require(board.games.first { $0.id == "CHA202008250" })
-        #expect(game.status == "live")
+        #expect(game.status == .live)
         let ordinal = [4: "4th", 5: "5th", 6: "6th", 7: "7th", 8: "8th", 9: "9th"][game.inning] ?? "?"
         #expect(game.statusText == "\(game.half == "top" ? "Top" : "Bot") \(ordinal)")
         #expect(game.bases.contains(true), "\(game.bases)")
