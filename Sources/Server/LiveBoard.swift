@@ -139,7 +139,8 @@ package final class LiveBoard: Sendable {
         let underway = game.status.isUnderway && state != nil
         let matchup = state.flatMap { state -> GameSnapshot.Matchup? in
             guard underway, !state.currentBatter.isNone else { return nil }
-            return GameSnapshot.Matchup(pitcher: info.name(of: state.pitcher), batter: info.name(of: state.currentBatter))
+            return GameSnapshot.Matchup(
+                pitcher: info.name(of: state.pitcher), batter: info.name(of: state.currentBatter))
         }
         let decisions = game.result.flatMap { result -> GameSnapshot.Decisions? in
             guard final, result.winningPitcher != nil || result.losingPitcher != nil else { return nil }
@@ -154,7 +155,8 @@ package final class LiveBoard: Sendable {
             statusText: Self.statusText(
                 game.status, state: state, inningsPlayed: game.linescore.innings, scheduledInnings: scheduledInnings),
             scheduledInnings: scheduledInnings,
-            bases: underway ? [state!.runners.first, state!.runners.second, state!.runners.third].map { !$0.isNone }
+            bases: underway
+                ? [state!.runners.first, state!.runners.second, state!.runners.third].map { !$0.isNone }
                 : [false, false, false],
             matchup: matchup, decisions: decisions,
             // The home side pitches to the away batters first.

@@ -5,15 +5,16 @@ import Hummingbird
 import HummingbirdTesting
 import Pipeline
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import Server
 
 /// `GET /api/scoreboard` on the replayed 2020-08-25 (the repository's own 2020 season, so it runs
 /// on a bare clone), checked against the ground truth's table of that day's games.
 @Suite struct ScoreboardTests {
-    static func board(_ fixture: APIServerTests.Fixture, query: String = "?date=2020-08-25") async throws -> Scoreboard {
+    static func board(_ fixture: APIServerTests.Fixture, query: String = "?date=2020-08-25") async throws -> Scoreboard
+    {
         let box = Mutex<Scoreboard?>(nil)
         try await fixture.test { client in
             try await client.execute(uri: "/api/scoreboard\(query)", method: .get) { response throws in
