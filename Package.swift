@@ -232,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline", "Retrosheet", "Storage",
+                "Server", "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline", "Retrosheet", "StatsAPI", "Storage",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

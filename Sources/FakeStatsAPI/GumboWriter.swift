@@ -115,7 +115,19 @@ package enum GumboWriter {
             liveData: LiveData(
                 plays: Plays(allPlays: builder.plays, currentPlay: builder.plays.last),
                 linescore: builder.linescore(scheduledInnings: game.record.scheduledInnings),
-                boxscore: builder.boxscore()))
+                boxscore: builder.boxscore(), decisions: code == "F" ? decisions(game, people: people) : nil))
+    }
+
+    /// The pitchers of record of a final game, from the event file's `info` records.
+    static func decisions(_ game: ReplayGame, people: People) -> LiveData.Decisions? {
+        func person(_ player: PlayerID?) -> Person? {
+            player.map { Person(id: people.id($0), fullName: game.info.players["\($0)"]) }
+        }
+        let result = game.result
+        guard result.winningPitcher != nil || result.losingPitcher != nil else { return nil }
+        return .init(
+            winner: person(result.winningPitcher), loser: person(result.losingPitcher),
+            save: person(result.savePitcher))
     }
 
     /// `codedGameState` with `shown` of the game's updates out at `now`: final once all are out,
@@ -191,6 +203,8 @@ package enum GumboWriter {
         /// Events waiting for the next plate appearance (substitutions between half-innings).
         var pending: [PlayEvent] = []
         var open = false
+        /// Pitch events written in the plate appearance open now.
+        var pitchesWritten = 0
         var subsInSlot: [Side: [Int: Int]] = [.away: [:], .home: [:]]
         var players: [Side: [Int: Boxscore.Player]] = [.away: [:], .home: [:]]
 
@@ -230,6 +244,7 @@ package enum GumboWriter {
                     matchup: .init(batter: person, pitcher: person, batSide: nil, pitchHand: nil),
                     runners: [], playEvents: [], atBatIndex: plays.count))
             open = true
+            pitchesWritten = 0
             for var event in pending {
                 event.index = plays[plays.count - 1].playEvents.count
                 plays[plays.count - 1].playEvents.append(.value(event))
@@ -242,6 +257,7 @@ package enum GumboWriter {
             case .play(let record):
                 if record.play == nil {
                     openPlate(record)
+                    writePitches(record.pitches, beforeAPitchThatEnds: false)
                     _ = try? state.apply(update)
                     return
                 }
@@ -287,6 +303,7 @@ package enum GumboWriter {
                             playIndex: index)))
             }
             guard let result = try? state.apply(.play(record)) else { return }
+            writePitches(record.pitches, beforeAPitchThatEnds: play.eventType.endsPlateAppearance)
             let index = nextIndex
             // The base the lead runner went for (2-4), for names like stolen_base_3b.
             let target =
@@ -297,9 +314,12 @@ package enum GumboWriter {
                 }.first ?? 2
             let name = eventTypeName(play.eventType, play: play, base: target - 1)
             let endsPlate = play.eventType.endsPlateAppearance
+            // The last pitch, unless the plate appearance ended without one (an automatic
+            // intentional walk).
+            let pitched = endsPlate && (record.pitches.map { Int($0) > pitchesWritten } ?? true)
             appendEvent(
                 PlayEvent(
-                    index: index, type: endsPlate ? "pitch" : "action", isPitch: endsPlate, isSubstitution: nil,
+                    index: index, type: pitched ? "pitch" : "action", isPitch: pitched, isSubstitution: nil,
                     details: .init(
                         description: nil, event: name, eventType: endsPlate ? nil : name,
                         isInPlay: endsPlate ? true : nil),
@@ -307,6 +327,17 @@ package enum GumboWriter {
                         .init(balls: Int($0.balls), strikes: Int($0.strikes), outs: before.outs)
                     },
                     player: nil, position: nil, replacedPlayer: nil, battingOrder: nil, pitchData: nil))
+            if pitched { pitchesWritten += 1 }
+            // The fielders credited: who first played the ball, and each error, on the first
+            // movement written.
+            var credits: [PlayRecord.Runner.Credit] = []
+            if play.fieldedBy > 0 {
+                credits.append(.init(position: FieldPosition(code: "\(play.fieldedBy)"), credit: "f_fielded_ball"))
+            }
+            for error in 0..<min(play.errors.count, 4) {
+                credits.append(
+                    .init(position: FieldPosition(code: "\(play.errors[error])"), credit: "f_fielding_error"))
+            }
             // Each batter or runner the play mentions, from where he stood.
             var outNumber = before.outs
             for base in 0...3 {
@@ -326,7 +357,10 @@ package enum GumboWriter {
                         details: .init(
                             event: name, eventType: name, movementReason: nil,
                             runner: Person(id: people.id(runner), fullName: nil), responsiblePitcher: nil,
-                            isScoringEvent: destination.scored, rbi: nil, earned: nil, playIndex: index)))
+                            isScoringEvent: destination.scored, rbi: nil,
+                            earned: destination.scored ? destination != .homeUnearned : nil, playIndex: index),
+                        credits: credits))
+                credits = []
             }
             let last = plays.count - 1
             plays[last].about.endTime = iso(time)
@@ -343,6 +377,21 @@ package enum GumboWriter {
                 plays[last].result.isOut = play.outs > 0
                 plays[last].about.isComplete = true
                 open = false
+            }
+        }
+
+        /// Writes the pitches of a record (its sequence counts the plate appearance's pitches so
+        /// far) not yet written, less the play's own when it is a pitch that ends the plate
+        /// appearance.
+        mutating func writePitches(_ pitches: UInt8?, beforeAPitchThatEnds ends: Bool) {
+            guard let pitches else { return }
+            while pitchesWritten < Int(pitches) - (ends ? 1 : 0) {
+                appendEvent(
+                    PlayEvent(
+                        index: nextIndex, type: "pitch", isPitch: true, isSubstitution: nil,
+                        details: .init(description: nil, event: nil, eventType: nil), count: nil, player: nil,
+                        position: nil, replacedPlayer: nil, battingOrder: nil, pitchData: nil))
+                pitchesWritten += 1
             }
         }
 

@@ -39,6 +39,7 @@ extension GameRecord {
                     var record = PlayUpdate(
                         inning: Int(event.pointee.inning), battingSide: event.pointee.battingSide,
                         batter: event.pointee.batter, count: event.pointee.count, play: nil)
+                    record.pitches = Self.pitches(buffer.slice(event.pointee.pitches), count: event.pointee.count)
                     var place = RecordPlace(
                         eventIndex: index, line: Int(event.pointee.line), text: event.pointee.text)
                     if event.pointee.adjustmentIndex >= 0 {
@@ -75,6 +76,29 @@ extension GameRecord {
                 }
             }
         }
+    }
+
+    /// Pitches in a play record's pitch sequence: every letter but `A` (an automatic strike), `N`
+    /// (no pitch, on a balk or interference) and `V` (an automatic ball); pickoff throws (`1`-`3`),
+    /// `+`, `*`, `.` and `>` are not pitches. An empty sequence is no pitch yet (the `NP` record
+    /// of a change between innings, count `00`); nil for a sequence with `?` or with a count
+    /// not known, as in seasons scored without pitches.
+    static func pitches(_ sequence: UnsafeBufferPointer<UInt8>, count: PitchCount?) -> UInt8? {
+        guard count != nil else { return nil }
+        var thrown = 0
+        var unknown = false
+        for byte in sequence {
+            switch byte {
+            case UInt8(ascii: "B"), UInt8(ascii: "C"), UInt8(ascii: "F"), UInt8(ascii: "H"), UInt8(ascii: "I"),
+                UInt8(ascii: "K"), UInt8(ascii: "L"), UInt8(ascii: "M"), UInt8(ascii: "O"), UInt8(ascii: "P"),
+                UInt8(ascii: "Q"), UInt8(ascii: "R"), UInt8(ascii: "S"), UInt8(ascii: "T"), UInt8(ascii: "U"),
+                UInt8(ascii: "X"), UInt8(ascii: "Y"):
+                thrown += 1
+            case UInt8(ascii: "?"): unknown = true
+            default: break
+            }
+        }
+        return unknown ? nil : UInt8(clamping: thrown)
     }
 
     /// The game's updates, in order (see `forEachUpdate(_:)`).

@@ -95,9 +95,12 @@ package struct APIServer: Sendable {
         }
         api.get("games/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard let game = board.game(id: id) else { throw Self.error(.notFound, "no game \(id) today") }
+            guard let detail = board.detail(id: id) else { throw Self.error(.notFound, "no game \(id) today") }
             let moments = try await store.moments(gameID: id)
-            return try Self.json(GameTimeline(game: game, moments: moments.map(MomentView.init)))
+            return try Self.json(
+                GameTimeline(
+                    game: detail.game, pitchers: detail.pitchers, plays: detail.plays,
+                    moments: moments.map(MomentView.init)))
         }
         api.get("attempts") { _, _ in
             let attempts = board.all.flatMap { game in

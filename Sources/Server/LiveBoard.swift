@@ -21,10 +21,23 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         package var linescore: [String]
     }
 
-    /// Who is on the mound and at the plate in a game under way.
+    /// Who is on the mound and at the plate in a game under way, and the count.
     package struct Matchup: Sendable, Hashable, Codable {
         package var pitcher: String
         package var batter: String
+        /// The pitcher's line so far.
+        package var pitcherLine: PitcherLineView?
+        /// Balls and strikes on the batter, when the source has them: 0-0 for a batter just up.
+        package var balls: Int?
+        package var strikes: Int?
+    }
+
+    /// The starting pitchers before the first pitch: from the lineups when they are out
+    /// (`confirmed`), otherwise the schedule's probable pitchers.
+    package struct Starters: Sendable, Hashable, Codable {
+        package var away: String?
+        package var home: String?
+        package var confirmed: Bool
     }
 
     /// The pitchers of record of a final game, where the source gives them.
@@ -55,6 +68,8 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
 
     package var id: String
     package var date: String
+    /// 1 or 2 for the games of a doubleheader, nil for a single game.
+    package var gameNumber: Int?
     package var startTime: Date
     package var status: Status
     package var away: Team
@@ -71,6 +86,8 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     /// First, second and third: whether a runner is on (all false unless the game is under way).
     package var bases: [Bool]
     package var matchup: Matchup?
+    /// Before the first pitch: who is to start.
+    package var starters: Starters?
     package var decisions: Decisions?
     package var bids: [Bid]
     package var broadcasts: [String]
@@ -82,9 +99,60 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     }
 }
 
+/// One pitcher's line as the API gives it.
+package struct PitcherLineView: Sendable, Hashable, Codable {
+    package var id: String
+    package var name: String
+    /// `6.2`: six innings and two outs.
+    package var inningsPitched: String
+    package var outs: Int
+    package var hits: Int
+    package var runs: Int
+    package var earnedRuns: Int
+    package var walks: Int
+    package var strikeouts: Int
+    package var homeRuns: Int
+    package var battersFaced: Int
+    /// Nil when the source does not give pitches.
+    package var pitches: Int?
+
+    package init(_ line: PitcherLine, info: GameInfo) {
+        id = "\(line.pitcher)"
+        name = info.name(of: line.pitcher)
+        inningsPitched = line.inningsPitched
+        outs = line.outs
+        hits = line.hits
+        runs = line.runs
+        earnedRuns = line.earnedRuns
+        walks = line.walks
+        strikeouts = line.strikeouts
+        homeRuns = line.homeRuns
+        battersFaced = line.battersFaced
+        pitches = line.pitches
+    }
+}
+
+/// A game in full: the board's snapshot, each side's pitchers and the play-by-play.
+package struct GameDetail: Sendable, Codable {
+    package struct Pitchers: Sendable, Codable {
+        package var away: [PitcherLineView]
+        package var home: [PitcherLineView]
+    }
+
+    package var game: GameSnapshot
+    package var pitchers: Pitchers
+    package var plays: [PlayByPlayEntry]
+}
+
 /// The day's games as they stand, fed by the game changes of any source, read by the API.
 package final class LiveBoard: Sendable {
-    private let games = Mutex<[String: GameSnapshot]>([:])
+    private struct Entry {
+        var snapshot: GameSnapshot
+        /// The game's follower as of the snapshot (its updates, for the play-by-play).
+        var follower: GameFollower
+    }
+
+    private let games = Mutex<[String: Entry]>([:])
 
     package init() {}
 
@@ -95,7 +163,7 @@ package final class LiveBoard: Sendable {
         let game = change.game
         guard game.isScheduled else { return nil }
         let snapshot = Self.snapshot(game, at: change.time)
-        games.withLock { $0[snapshot.id] = snapshot }
+        games.withLock { $0[snapshot.id] = Entry(snapshot: snapshot, follower: game) }
         return snapshot
     }
 
@@ -139,8 +207,30 @@ package final class LiveBoard: Sendable {
         let underway = game.status.isUnderway && state != nil
         let matchup = state.flatMap { state -> GameSnapshot.Matchup? in
             guard underway, !state.currentBatter.isNone else { return nil }
+            // The count is the latest record's, unless that record ended the plate appearance.
+            var count = state.count
+            if let last = game.updates.last(where: { if case .play = $0 { true } else { false } }),
+                case .play(let record) = last, record.play?.eventType.endsPlateAppearance == true
+            {
+                count = .zero
+            }
             return GameSnapshot.Matchup(
-                pitcher: info.name(of: state.pitcher), batter: info.name(of: state.currentBatter))
+                pitcher: info.name(of: state.pitcher), batter: info.name(of: state.currentBatter),
+                pitcherLine: game.pitcherLines.line(of: state.pitcher).map { PitcherLineView($0, info: info) },
+                balls: count.map { Int($0.balls) }, strikes: count.map { Int($0.strikes) })
+        }
+        var starters: GameSnapshot.Starters?
+        if status == .scheduled {
+            let lineup = game.starters.filter { $0.position == Position.pitcher }
+            if !lineup.isEmpty {
+                let away = lineup.first { $0.side == .away }.map { info.name(of: $0.player) }
+                let home = lineup.first { $0.side == .home }.map { info.name(of: $0.player) }
+                starters = .init(away: away, home: home, confirmed: true)
+            } else if let probable = info.probablePitchers {
+                starters = .init(
+                    away: probable.away.map { info.players[$0] ?? $0 },
+                    home: probable.home.map { info.players[$0] ?? $0 }, confirmed: false)
+            }
         }
         let decisions = game.result.flatMap { result -> GameSnapshot.Decisions? in
             guard final, result.winningPitcher != nil || result.losingPitcher != nil else { return nil }
@@ -149,7 +239,9 @@ package final class LiveBoard: Sendable {
                 save: result.savePitcher.map(info.name(of:)))
         }
         return GameSnapshot(
-            id: info.id, date: info.date, startTime: game.start ?? time, status: status,
+            id: info.id, date: info.date,
+            gameNumber: info.id.last.flatMap { Int(String($0)) }.flatMap { $0 > 0 ? $0 : nil },
+            startTime: game.start ?? time, status: status,
             away: team(.away), home: team(.home),
             inning: state?.inning ?? 1, half: state?.battingSide == .home ? "bottom" : "top", outs: state?.outs ?? 0,
             statusText: Self.statusText(
@@ -158,7 +250,7 @@ package final class LiveBoard: Sendable {
             bases: underway
                 ? [state!.runners.first, state!.runners.second, state!.runners.third].map { !$0.isNone }
                 : [false, false, false],
-            matchup: matchup, decisions: decisions,
+            matchup: matchup, starters: starters, decisions: decisions,
             // The home side pitches to the away batters first.
             bids: bids, broadcasts: info.broadcasts.map(\.name), updatedAt: time)
     }
@@ -189,11 +281,24 @@ package final class LiveBoard: Sendable {
 
     /// Every game of the day by start time.
     package var all: [GameSnapshot] {
-        games.withLock { $0.values.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) } }
+        games.withLock { $0.values.map(\.snapshot) }.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) }
     }
 
     package func game(id: String) -> GameSnapshot? {
-        games.withLock { $0[id] }
+        games.withLock { $0[id]?.snapshot }
+    }
+
+    /// A game with every pitcher's line and the play-by-play (`GET /api/games/{id}`).
+    package func detail(id: String) -> GameDetail? {
+        guard let entry = games.withLock({ $0[id] }) else { return nil }
+        let info = entry.follower.info
+        let lines = entry.follower.pitcherLines
+        return GameDetail(
+            game: entry.snapshot,
+            pitchers: .init(
+                away: lines.lines(of: .away).map { PitcherLineView($0, info: info) },
+                home: lines.lines(of: .home).map { PitcherLineView($0, info: info) }),
+            plays: entry.follower.playByPlay())
     }
 }
 

@@ -76,6 +76,8 @@ package struct GumboGame: Sendable {
                 code: home.retrosheet, name: teams.home.name ?? home.abbreviation,
                 nickname: teams.home.teamName ?? teams.home.name ?? home.abbreviation),
             players: names)
+        info.setProbablePitchers(
+            away: feed.gameData.probablePitchers?.away, home: feed.gameData.probablePitchers?.home)
         problems = []
         starters = []
         updates = []
@@ -186,6 +188,12 @@ package struct GumboGame: Sendable {
             }
             return PlayerID(String(index <= pinchHitter.index ? replaced.id : hitter.id)) ?? finalBatter
         }
+        // Pitches of the plate appearance up to an event (the feed marks each pitch event).
+        let pitchIndices = events.filter { $0.isPitch == true }.map(\.index)
+        let marksPitches = events.contains { $0.isPitch != nil }
+        func pitches(through index: Int) -> UInt8? {
+            marksPitches ? UInt8(clamping: pitchIndices.count { $0 <= index }) : nil
+        }
         func count(_ count: PlayRecord.Count?) -> PitchCount? {
             count.map { PitchCount(balls: UInt8(clamping: $0.balls), strikes: UInt8(clamping: $0.strikes)) }
         }
@@ -213,6 +221,7 @@ package struct GumboGame: Sendable {
             var update = PlayUpdate(
                 inning: inning, battingSide: battingSide, batter: batter(at: index), count: count(eventCount),
                 play: try Self.play(type, runners: runners))
+            update.pitches = pitches(through: index == finalGroupIndex ? Int.max : index)
             if let runner = placed {
                 update.placedRunner = runner
                 placed = nil
@@ -229,11 +238,11 @@ package struct GumboGame: Sendable {
         for event in events {
             if event.isSubstitution == true, let player = event.player {
                 guard let id = PlayerID(String(player.id)) else { throw ReadError.badPlayer(player.id) }
-                emit(
-                    .play(
-                        PlayUpdate(
-                            inning: inning, battingSide: battingSide, batter: batter(at: event.index),
-                            count: count(event.count), play: nil)))
+                var placeholder = PlayUpdate(
+                    inning: inning, battingSide: battingSide, batter: batter(at: event.index),
+                    count: count(event.count), play: nil)
+                placeholder.pitches = pitches(through: event.index)
+                emit(.play(placeholder))
                 let type = event.details.eventType ?? ""
                 let fielding = battingSide.opponent
                 let side: Side
@@ -280,13 +289,23 @@ package struct GumboGame: Sendable {
         var byRunner: [Int: (start: Int, end: Destination, out: Bool)] = [:]
         var order: [Int] = []
         for runner in runners {
+            // Errors charged on the play, and the fielder who first played the ball.
+            for credit in runner.credits ?? [] {
+                guard let code = credit.position?.code.flatMap({ UInt8($0) }), (1...9).contains(code) else { continue }
+                if credit.credit.hasSuffix("_error") {
+                    play.errors.append(code)
+                } else if play.fieldedBy == 0 && runner.movement.start == nil {
+                    play.fieldedBy = code
+                }
+            }
             let id = runner.details.runner.id
             let start = try base(runner.movement.start)
             let out = runner.movement.isOut == true
             let end: Destination
             switch runner.movement.end {
             case nil: end = .none
-            case "score": end = .home
+            // A run the scorer made unearned to the pitcher.
+            case "score": end = runner.details.earned == false ? .homeUnearned : .home
             case let base?: end = .base(try Self.base(base))
             }
             if let known = byRunner[id] {

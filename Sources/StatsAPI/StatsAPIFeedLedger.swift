@@ -106,8 +106,21 @@ extension ScheduleGame {
                 code: club.retrosheet, name: team.name ?? club.abbreviation,
                 nickname: team.teamName ?? team.name ?? club.abbreviation)
         }
-        return GameInfo(
+        var info = GameInfo(
             id: id, date: officialDate ?? String(gameDate.prefix(10)), away: team(teams.away.team, away),
             home: team(teams.home.team, home), broadcasts: carriage)
+        info.setProbablePitchers(away: teams.away.probablePitcher, home: teams.home.probablePitcher)
+        return info
+    }
+}
+
+extension GameInfo {
+    /// Names the probable pitchers (and keeps their names with the game's players).
+    mutating func setProbablePitchers(away: Person?, home: Person?) {
+        guard away != nil || home != nil else { return }
+        probablePitchers = ProbablePitchers(away: away.map { "\($0.id)" }, home: home.map { "\($0.id)" })
+        for person in [away, home].compactMap(\.self) {
+            if let name = person.fullName { players["\(person.id)"] = name }
+        }
     }
 }

@@ -120,4 +120,91 @@ import Testing
         #expect(decisions.saves > 300)
         #expect(shortened.contains("WAS202007230"))
     }
+
+    /// What differs between each pitcher's line and what the game's records say: earned runs
+    /// against the file's `data,er` records; hits, runs, outs and walks summed by side against
+    /// the side's totals; the pitchers in order of entry.
+    static func pitcherLineDifferences(of file: String) -> [String] {
+        guard let reader = try? EventFileReader(path: file) else { return ["\(file): unreadable"] }
+        var differences: [String] = []
+        for case .success(let record) in reader.games() {
+            var follower = GameFollower(gameID: record.id)
+            _ = follower.follow(.lineups(record.startingAppearances, homeBatsFirst: record.homeBatsFirst))
+            guard let updates = try? record.updates() else {
+                differences.append("\(record.id): updates unreadable")
+                continue
+            }
+            _ = follower.follow(.updates(updates))
+            guard let state = follower.state else { continue }
+            let lines = follower.pitcherLines
+            var earned: [String: Int] = [:]
+            for fields in record.data where fields.count == 3 && fields[0] == "er" {
+                earned[fields[1]] = Int(fields[2])
+            }
+            // Every pitcher the records give earned runs for has them; a pitcher without a record
+            // entered and left without facing a batter (CHN202008020: Burdi, replaced after a
+            // rain delay).
+            var wrong: [String] = []
+            for line in lines.lines {
+                let id = "\(line.pitcher)"
+                if let expected = earned[id] {
+                    if line.earnedRuns != expected { wrong.append("\(id) \(line.earnedRuns) ≠ \(expected)") }
+                } else if line.battersFaced > 0 || line.outs > 0 || line.earnedRuns > 0 {
+                    wrong.append("\(id) has no data,er record but faced \(line.battersFaced)")
+                }
+            }
+            if Set(earned.keys) != Set(lines.lines.map { "\($0.pitcher)" }).intersection(earned.keys) {
+                wrong.append(
+                    "records for pitchers who did not pitch: \(Set(earned.keys).subtracting(lines.lines.map { "\($0.pitcher)" }))"
+                )
+            }
+            if !wrong.isEmpty { differences.append("\(record.id) earned runs: \(wrong.sorted())") }
+            for side in Side.allCases {
+                let team = state.pitching(side)
+                let mine = lines.lines(of: side)
+                if mine.map(\.pitcher) != team.pitchers {
+                    differences.append("\(record.id) \(side) pitchers \(mine.map(\.pitcher)) ≠ \(team.pitchers)")
+                }
+                let sums = (
+                    mine.reduce(0) { $0 + $1.hits }, mine.reduce(0) { $0 + $1.runs }, mine.reduce(0) { $0 + $1.outs },
+                    mine.reduce(0) { $0 + $1.walks }, mine.reduce(0) { $0 + $1.battersFaced }
+                )
+                if sums != (team.hits, team.runs, team.outs, team.walks, team.battersFaced) {
+                    differences.append(
+                        "\(record.id) \(side): lines add up to H R outs BB BF \(sums), the side \((team.hits, team.runs, team.outs, team.walks, team.battersFaced))"
+                    )
+                }
+                if mine.contains(where: { $0.pitches == nil }) {
+                    differences.append(
+                        "\(record.id) \(side): a pitcher without pitches in a season scored pitch by pitch")
+                }
+            }
+        }
+        return differences
+    }
+
+    @Test func everyPitcherLineOf2020AddsUpAndHasTheFilesEarnedRuns() async throws {
+        let files = try EventFiles.expand([TestData.path("retrosheet/2020")])
+        let differences = await EventFiles.map(files, Self.pitcherLineDifferences).flatMap { $0 }
+        #expect(differences.isEmpty, "\(differences.count) differences: \(differences.prefix(12))")
+    }
+
+    /// Lucas Giolito's no-hitter (2020-08-25, CHA202008250): 9 innings, no hit, no run, one
+    /// walk, 13 strikeouts, 101 pitches — the line MLB's box score gives.
+    @Test func giolitosNoHitterLine() throws {
+        let reader = try EventFileReader(path: TestData.path("retrosheet/2020/2020CHA.EVA"))
+        let record = try #require(
+            reader.games().lazy.compactMap { try? $0.get() }.first { $0.id == "CHA202008250" })
+        var follower = GameFollower(gameID: record.id)
+        _ = follower.follow(.lineups(record.startingAppearances, homeBatsFirst: record.homeBatsFirst))
+        _ = follower.follow(.updates(try record.updates()))
+        let lines = follower.pitcherLines.lines(of: .home)
+        #expect(lines.count == 1)
+        let line = try #require(lines.first)
+        #expect("\(line.pitcher)" == "gioll001")
+        #expect(line.inningsPitched == "9.0")
+        #expect((line.hits, line.runs, line.earnedRuns, line.walks, line.strikeouts) == (0, 0, 0, 1, 13))
+        #expect(line.pitches == 101)
+        #expect(line.battersFaced == 28)
+    }
 }

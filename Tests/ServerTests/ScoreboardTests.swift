@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Pipeline
+import StatsAPI
 import Synchronization
 import TestSupport
 import Testing
@@ -100,5 +101,97 @@ import Testing
         #expect(game.away.linescore.count == game.inning && game.home.linescore.count == game.inning)
         #expect(!game.away.linescore.contains(""))
         #expect(game.home.linescore.filter { !$0.isEmpty }.count == game.inning - (game.half == "top" ? 1 : 0))
+    }
+
+    /// `GET /api/games/{id}` for Giolito's no-hitter: his line as MLB's box score gives it, and a
+    /// play-by-play in words that agrees with it.
+    @Test func theGamePageHasEveryPitchersLineAndThePlayByPlayInWords() async throws {
+        let fixture = try await APIServerTests.Fixture()
+        defer { fixture.remove() }
+        let box = Mutex<GameTimeline?>(nil)
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/games/CHA202008250", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let decoder = JSONDecoder()
+                decoder.keyDecodingStrategy = .convertFromSnakeCase
+                decoder.dateDecodingStrategy = .iso8601
+                box.withLock {
+                    $0 = try? decoder.decode(GameTimeline.self, from: Data(response.body.readableBytesView))
+                }
+            }
+            try await client.execute(uri: "/api/games/XYZ202008250", method: .get) { response throws in
+                #expect(response.status == .notFound)
+            }
+        }
+        let page = try #require(box.withLock { $0 })
+        let giolito = try #require(page.pitchers.home.first)
+        #expect(page.pitchers.home.count == 1)
+        #expect(giolito.name == "Lucas Giolito")
+        #expect(
+            [
+                giolito.inningsPitched, "\(giolito.hits)", "\(giolito.runs)", "\(giolito.walks)",
+                "\(giolito.strikeouts)",
+                "\(giolito.pitches ?? -1)",
+            ] == ["9.0", "0", "0", "1", "13", "101"])
+        #expect(page.pitchers.away.reduce(0) { $0 + $1.runs } == 4)
+        // Every plate appearance in words: no Retrosheet code (a letter and a digit together,
+        // a slash), each a sentence.
+        let top = page.plays.filter { $0.half == "top" }
+        #expect(top.filter { $0.text.contains("strikes out") }.count == 13)
+        #expect(top.filter { $0.text.contains(" walks") }.count == 1)
+        #expect(
+            !top.contains {
+                $0.text.contains(" singles") || $0.text.contains(" doubles") || $0.text.contains(" homers")
+            })
+        for play in page.plays {
+            #expect(play.text.wholeMatch(of: /[A-Z].*\./) != nil, "\(play.text)")
+            #expect(play.text.firstMatch(of: /[A-Z][0-9]|\/|\$/) == nil, "\(play.text)")
+        }
+        let last = try #require(page.plays.last)
+        #expect(last.inning == 9 && last.half == "top" && last.outs == 3, "\(last)")
+        #expect((last.awayScore, last.homeScore) == (0, 4))
+        #expect(page.plays.filter(\.scoring).reduce(0) { _, play in play.homeScore } == 4)
+        print(
+            "CHA202008250 play-by-play, first and last:", page.plays.first?.text ?? "", "…", page.plays.last?.text ?? ""
+        )
+    }
+}
+
+/// MLB's own finished feeds on the board: the line score, R/H/E and pitchers of record are the
+/// feed's.
+@Suite(.extended) struct ScoreboardFeedTests {
+    @Test(arguments: ["gumbo-744914-final.json", "gumbo-746215-final.json", "gumbo-747175-final.json"])
+    func aFinishedFeedGivesItsOwnLineScoreAndDecisions(name: String) throws {
+        let data = Data(try TestData.bytes("statsapi/\(name)"))
+        let game = try GumboGame(try JSONDecoder().decode(GameFeed.self, from: data))
+        var follower = GameFollower(gameID: game.gameID)
+        _ = follower.follow(.scheduled(game.info, start: game.start ?? Date()))
+        _ = follower.follow(.lineups(game.starters, homeBatsFirst: false))
+        _ = follower.follow(.updates(game.updates))
+        _ = follower.follow(.status(GameStatus(.final), result: game.result))
+        let snapshot = LiveBoard.snapshot(follower, at: Date())
+        // The feed's own line score and decisions, read as plain JSON.
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let live = try #require(json["liveData"] as? [String: Any])
+        let linescore = try #require(live["linescore"] as? [String: Any])
+        let innings = try #require(linescore["innings"] as? [[String: Any]])
+        let teams = try #require(linescore["teams"] as? [String: [String: Any]])
+        for (side, team) in [("away", snapshot.away), ("home", snapshot.home)] {
+            let cells = innings.map { inning -> String in
+                guard let runs = (inning[side] as? [String: Any])?["runs"] as? Int else { return "x" }
+                return "\(runs)"
+            }
+            #expect(team.linescore == cells, "\(name) \(side)")
+            let totals = try #require(teams[side])
+            #expect(
+                [team.runs, team.hits, team.errors]
+                    == [totals["runs"], totals["hits"], totals["errors"]].map { $0 as? Int ?? -1 },
+                "\(name) \(side) R/H/E")
+        }
+        let decisions = try #require(live["decisions"] as? [String: [String: Any]])
+        #expect(snapshot.decisions?.winning == decisions["winner"]?["fullName"] as? String)
+        #expect(snapshot.decisions?.losing == decisions["loser"]?["fullName"] as? String)
+        #expect(snapshot.decisions?.save == decisions["save"]?["fullName"] as? String)
+        #expect(snapshot.statusText == (innings.count == 9 ? "Final" : "F/\(innings.count)"))
     }
 }

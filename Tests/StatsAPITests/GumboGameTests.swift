@@ -35,6 +35,47 @@ import Testing
     }
 }
 
+/// Each pitcher's line, built from the feed's plays, against the feed's own box score.
+@Suite(.extended) struct PitcherLineFeedTests {
+    @Test(arguments: ["gumbo-744914-final.json", "gumbo-746215-final.json", "gumbo-747175-final.json"])
+    func everyPitcherLineIsTheBoxScores(name: String) throws {
+        let feed = try RecordedResponseTests.decode(GameFeed.self, name)
+        let game = try GumboGame(feed)
+        let (follower, _) = GameFollower.moments(
+            gameID: game.gameID, starters: game.starters, updates: game.updates, result: game.result)
+        // The box score's pitching stats, read as plain JSON.
+        let json = try JSONSerialization.jsonObject(with: Data(TestData.bytes("statsapi/\(name)"))) as? [String: Any]
+        let teams = try #require(
+            ((json?["liveData"] as? [String: Any])?["boxscore"] as? [String: Any])?["teams"] as? [String: Any])
+        var checked = 0
+        for side in Side.allCases {
+            let team = try #require(teams[side == .away ? "away" : "home"] as? [String: Any])
+            let players = try #require(team["players"] as? [String: Any])
+            let lines = follower.pitcherLines.lines(of: side)
+            #expect(lines.map { "\($0.pitcher)" } == (team["pitchers"] as? [Int] ?? []).map(String.init))
+            for line in lines {
+                let player = try #require(players["ID\(line.pitcher)"] as? [String: Any])
+                let stats = try #require((player["stats"] as? [String: Any])?["pitching"] as? [String: Any])
+                func stat(_ key: String) -> Int { stats[key] as? Int ?? -1 }
+                let mine = [
+                    line.outs, line.hits, line.runs, line.earnedRuns, line.walks, line.strikeouts, line.homeRuns,
+                    line.battersFaced, line.pitches ?? -1,
+                ]
+                let theirs = [
+                    stat("outs"), stat("hits"), stat("runs"), stat("earnedRuns"), stat("baseOnBalls"),
+                    stat("strikeOuts"), stat("homeRuns"), stat("battersFaced"), stat("numberOfPitches"),
+                ]
+                #expect(
+                    mine == theirs,
+                    "\(name) \(line.pitcher): outs H R ER BB K HR BF P \(mine) ≠ the box score's \(theirs)")
+                #expect(line.inningsPitched == stats["inningsPitched"] as? String)
+                checked += 1
+            }
+        }
+        #expect(checked >= 6)
+    }
+}
+
 /// Bad input inside a feed: the game keeps what came before it, and the problem names the play.
 @Suite(.extended) struct GumboProblemTests {
     @Test func anUnknownEventTypeStopsTheGameAtItsLastGoodPlay() throws {

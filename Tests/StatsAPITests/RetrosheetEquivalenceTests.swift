@@ -25,10 +25,19 @@ import Testing
     static func compare(_ game: ReplayGame, people: GumboWriter.People) throws -> (
         retrosheet: [Moment], statsAPI: [Moment], problems: [String]
     ) {
-        let expected = GameFollower.moments(
+        let (expected, actual, problems, _) = try followers(game, people: people)
+        return (expected, actual, problems)
+    }
+
+    /// The game followed from both sources, with the differences between what a scoreboard shows
+    /// of each: the line score, runs, hits and errors, every pitcher's line, the pitchers of record.
+    static func followers(_ game: ReplayGame, people: GumboWriter.People) throws -> (
+        retrosheet: [Moment], statsAPI: [Moment], problems: [String], boardDifferences: [String]
+    ) {
+        let (retrosheet, retrosheetMoments) = GameFollower.moments(
             gameID: game.record.id, starters: game.record.startingAppearances,
-            homeBatsFirst: game.record.homeBatsFirst, updates: game.updates.map(\.update), result: game.result
-        ).moments.map { translated($0, people: people) }
+            homeBatsFirst: game.record.homeBatsFirst, updates: game.updates.map(\.update), result: game.result)
+        let expected = retrosheetMoments.map { translated($0, people: people) }
         let feed = GumboWriter.feed(game, at: game.end.addingTimeInterval(3600), people: people)
         let decoded = try JSONDecoder().decode(GameFeed.self, from: try JSONEncoder().encode(feed))
         let gumbo = try GumboGame(decoded)
@@ -38,7 +47,35 @@ import Testing
             result: gumbo.isFinal ? gumbo.result : nil)
         // Each update applied once, by the follower: the translation applies none.
         #expect(follower.applications == gumbo.updates.count)
-        return (expected, actual, gumbo.problems + (follower.problem.map { [$0] } ?? []))
+        var board: [String] = []
+        func differ<Value: Equatable>(_ what: String, _ mine: Value, _ theirs: Value) {
+            if mine != theirs { board.append("\(what): Retrosheet \(mine), Stats API \(theirs)") }
+        }
+        if let a = retrosheet.state, let b = follower.state {
+            differ("runs", a.score, b.score)
+            for side in Side.allCases {
+                differ("\(side) hits allowed", a.pitching(side).hits, b.pitching(side).hits)
+                differ("\(side) errors", a.pitching(side).errors, b.pitching(side).errors)
+            }
+        }
+        differ("line score", retrosheet.linescore, follower.linescore)
+        var lines = retrosheet.pitcherLines.lines
+        for index in lines.indices { lines[index].pitcher = people.statsAPIPlayer(lines[index].pitcher) }
+        for side in Side.allCases {
+            let mine = lines.filter { $0.side == side }
+            let theirs = follower.pitcherLines.lines(of: side)
+            for (a, b) in zip(mine, theirs) where a != b {
+                board.append("pitcher line: Retrosheet \(a), Stats API \(b)")
+            }
+            differ("\(side) pitchers", mine.map(\.pitcher), theirs.map(\.pitcher))
+        }
+        let decisions = { (result: GameResult?) in
+            [result?.winningPitcher, result?.losingPitcher, result?.savePitcher]
+        }
+        differ(
+            "pitchers of record", decisions(retrosheet.result).map { $0.map(people.statsAPIPlayer) },
+            decisions(follower.result))
+        return (expected, actual, gumbo.problems + (follower.problem.map { [$0] } ?? []), board)
     }
 
     @Test func everyGameOfGiolitosDayGivesTheSameMoments() throws {
@@ -54,9 +91,21 @@ import Testing
         }
         #expect(total == 11)
     }
+
+    /// The scoreboard of the day is the same whether it was read from Retrosheet or from the fake
+    /// Stats API serving it: the board is made from these alone (`LiveBoard.snapshot`).
+    @Test func everyGameOfGiolitosDayGivesTheSameBoard() throws {
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet")])
+        let people = GumboWriter.People(games: games)
+        for game in games {
+            let (_, _, problems, board) = try Self.followers(game, people: people)
+            #expect(problems.isEmpty, "\(game.record.id): \(problems)")
+            #expect(board.isEmpty, "\(game.record.id): \(board)")
+        }
+    }
 }
 
-/// The same over every game of a season, when asked (`NOHIT_EQUIVALENCE_SEASON=2020`): slow in a
+/// The same moments and board over every game of a season, when asked (`NOHIT_EQUIVALENCE_SEASON=2020`): slow in a
 /// debug build, so not part of the default run.
 @Suite struct SeasonEquivalenceTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["NOHIT_EQUIVALENCE_SEASON"] != nil))
@@ -80,11 +129,12 @@ import Testing
             let people = GumboWriter.People(games: day)
             for game in day {
                 games += 1
-                let (expected, actual, problems) = try RetrosheetEquivalenceTests.compare(game, people: people)
-                if actual != expected || !problems.isEmpty {
+                let (expected, actual, problems, board) = try RetrosheetEquivalenceTests.followers(game, people: people)
+                if actual != expected || !problems.isEmpty || !board.isEmpty {
                     let difference = zip(expected, actual).first { $0 != $1 }.map { "\($0.0) ≠ \($0.1)" } ?? ""
                     mismatched.append(
-                        "\(game.record.id) \(problems.prefix(2)) \(expected.count)/\(actual.count) \(difference)")
+                        "\(game.record.id) \(problems.prefix(2)) \(expected.count)/\(actual.count) \(difference) \(board.prefix(2))"
+                    )
                 }
             }
         }

@@ -107,9 +107,11 @@ package enum ExtendedSuites {
         "RetrosheetTests.ScoringChangeTests.Extended",
         "RetrosheetTests.TeamFileTests.Extended",
         "RetrosheetTests.UnofficialNoHitterTests.Extended",
+        "ServerTests.ScoreboardFeedTests",
         "StatsAPITests.GumboGameTests",
         "StatsAPITests.GumboProblemTests",
         "StatsAPITests.JSONDiffTests.Extended",
+        "StatsAPITests.PitcherLineFeedTests",
         "StatsAPITests.RecordedResponseTests",
     ]
 

@@ -27,6 +27,8 @@ package struct GameFollower: Sendable {
     /// Runs by inning of the updates applied (kept here, off the engine's path that exports and
     /// bid reports take; a re-scoring builds it again with the game).
     package private(set) var linescore = RunsByInning()
+    /// Each pitcher's line so far (kept here with the linescore, off the engine's path).
+    package private(set) var pitcherLines = PitcherLines()
     /// Updates applied by engines of this game, re-scorings included: with none, one per update.
     package private(set) var applications = 0
 
@@ -55,6 +57,7 @@ package struct GameFollower: Sendable {
                 self.starters = starters
                 self.homeBatsFirst = homeBatsFirst
                 engine = GameEngine(starters: starters, homeBatsFirst: homeBatsFirst)
+                enterStartingPitchers()
                 return [.lineups]
             }
             guard starters != self.starters || homeBatsFirst != self.homeBatsFirst else { return [] }
@@ -104,18 +107,33 @@ package struct GameFollower: Sendable {
         let state = engine.state
         if state.inning != before.state.inning || state.battingSide != before.state.battingSide {
             events.append(.halfInning(inning: state.inning, battingSide: state.battingSide))
+            pitcherLines.startHalfInning()
         }
-        if case .play = update { linescore.begin(inning: state.inning, side: state.battingSide) }
+        var pitches: UInt8?
+        if case .play(let record) = update {
+            linescore.begin(inning: state.inning, side: state.battingSide)
+            pitches = record.pitches
+        }
         switch applied {
         case .play(let result):
             linescore.add(result.runs, inning: result.inning, side: result.battingSide)
+            pitcherLines.record(result, pitches: pitches)
             events.append(.play(result, number: state.playCount))
-        case .substitution(let appearance): events.append(.substitution(appearance))
-        case .placeholder: break
+        case .substitution(let appearance):
+            if appearance.position == Position.pitcher { pitcherLines.enter(appearance.player, side: appearance.side) }
+            events.append(.substitution(appearance))
+        case .placeholder:
+            pitcherLines.placeholder(pitcher: state.pitcher, side: state.fieldingSide, pitches: pitches)
         }
         if state.score != before.state.score { events.append(.score(state.score)) }
         events += Self.moments(gameID: gameID, from: before.tracker, to: engine.tracker, after: state)
         return true
+    }
+
+    private mutating func enterStartingPitchers() {
+        for starter in starters where starter.position == Position.pitcher {
+            pitcherLines.enter(starter.player, side: starter.side)
+        }
     }
 
     private mutating func problem(_ update: GameUpdate?, _ reason: String) -> [GameEvent] {
@@ -154,6 +172,8 @@ package struct GameFollower: Sendable {
         engine = GameEngine(starters: starters, homeBatsFirst: homeBatsFirst)
         updates = []
         linescore = RunsByInning()
+        pitcherLines = PitcherLines()
+        enterStartingPitchers()
         problem = nil
         var ignored: [GameEvent] = []
         var events: [GameEvent] = []

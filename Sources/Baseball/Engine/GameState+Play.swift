@@ -75,7 +75,8 @@ extension GameState {
             outsBefore: outs,
             countBefore: count,
             scoreBefore: score,
-            runnersBefore: runners
+            runnersBefore: runners,
+            responsiblePitchersBefore: responsiblePitchers
         )
 
         playCount += 1

@@ -38,6 +38,10 @@ package struct PlayUpdate: Sendable, Hashable {
     package var count: PitchCount?
     /// nil for a placeholder: nothing happened on the field.
     package var play: Play?
+    /// Pitches thrown in the plate appearance so far, this record's included (a plate
+    /// appearance written over several records repeats its earlier pitches in each); nil when
+    /// the source does not say.
+    package var pitches: UInt8?
     /// A runner put on base before the play (the extra-inning runner), and the base.
     package var placedRunner: (runner: PlayerID, base: Int)? {
         get { placedRunnerBase > 0 ? (placedRunnerID, Int(placedRunnerBase)) : nil }

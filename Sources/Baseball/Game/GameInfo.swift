@@ -24,6 +24,19 @@ package struct GameInfo: Sendable, Hashable, Codable {
     package var broadcasts: [Broadcast]
     /// Display names by player id.
     package var players: [String: String]
+    /// The probable starting pitchers the schedule names before the lineups are out (player ids;
+    /// their names are in `players`).
+    package var probablePitchers: ProbablePitchers?
+
+    package struct ProbablePitchers: Sendable, Hashable, Codable {
+        package var away: String?
+        package var home: String?
+
+        package init(away: String?, home: String?) {
+            self.away = away
+            self.home = home
+        }
+    }
 
     package init(
         id: String, date: String, away: Team, home: Team, broadcasts: [Broadcast] = [], players: [String: String] = [:]

@@ -17,6 +17,8 @@ package struct PlayResult: Sendable, Hashable {
     package var scoreBefore: PerSide<Int>
     /// Runners on base before the play (index 1-3).
     package var runnersBefore: PerBase<PlayerID>
+    /// The pitcher charged with each runner before the play (index 1-3), should he score.
+    package var responsiblePitchersBefore: PerBase<PlayerID>
 
     package var outs: Int { play.outs }
     package var runs: Int { play.runs }

@@ -24,8 +24,11 @@ package struct Scoreboard: Sendable, Codable {
     package var games: [GameSnapshot]
 }
 
+/// `GET /api/games/{id}`: the game in full, with its moments.
 package struct GameTimeline: Sendable, Codable {
     package var game: GameSnapshot
+    package var pitchers: GameDetail.Pitchers
+    package var plays: [PlayByPlayEntry]
     package var moments: [MomentView]
 }
 

@@ -152,9 +152,24 @@ package struct PlayRecord: Codable, Sendable, Hashable {
             }
         }
 
-        package init(movement: Movement, details: Details) {
+        /// The fielders credited on the movement: `f_fielded_ball`, `f_assist`, `f_putout`,
+        /// `f_fielding_error`, `f_throwing_error` ...
+        package var credits: [Credit]?
+
+        package struct Credit: Codable, Sendable, Hashable {
+            package var position: FieldPosition?
+            package var credit: String
+
+            package init(position: FieldPosition? = nil, credit: String) {
+                self.position = position
+                self.credit = credit
+            }
+        }
+
+        package init(movement: Movement, details: Details, credits: [Credit]? = nil) {
             self.movement = movement
             self.details = details
+            self.credits = credits
         }
     }
 
