@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import Clocks
 import Delivery
 import Foundation
@@ -101,6 +102,22 @@ package struct APIServer: Sendable {
                 GameTimeline(
                     game: detail.game, pitchers: detail.pitchers, plays: detail.plays,
                     moments: moments.map(MomentView.init)))
+        }
+        let widget = WidgetFeed(board: board, attemptOuts: attemptOuts)
+        api.get("widget") { request, _ in
+            let teams: [String]
+            do {
+                teams = try WidgetFeed.teams(request.uri.queryParameters.get("teams"))
+            } catch {
+                throw Self.error(.badRequest, "\(error)")
+            }
+            return Self.widget(widget.response(teams: teams), request: request)
+        }
+        api.get("devices/:id/widget") { request, context in
+            let device = try await authorized(request, context: context)
+            // The device's favourite teams (every game when it has none).
+            let teams = device.preferences.favouriteTeams.compactMap { MLBTeam.code($0.uppercased())?.retrosheet }
+            return Self.widget(widget.response(teams: Array(Set(teams)).sorted(), isPrivate: true), request: request)
         }
         api.get("attempts") { _, _ in
             let attempts = board.all.flatMap { game in
@@ -446,6 +463,18 @@ package struct APIServer: Sendable {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
     }()
+
+    /// A widget feed's answer: 304 without a body when `If-None-Match` names its `ETag`.
+    static func widget(_ feed: WidgetFeed.Response, request: Request) -> Response {
+        var headers = HTTPFields()
+        headers[.eTag] = feed.etag
+        headers[.cacheControl] = feed.cacheControl
+        if WidgetFeed.matches(request.headers[.ifNoneMatch], etag: feed.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: feed.body))
+    }
 
     package static func json<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
         var headers = HTTPFields()

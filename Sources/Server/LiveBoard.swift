@@ -152,9 +152,12 @@ package final class LiveBoard: Sendable {
         var follower: GameFollower
     }
 
-    private let games = Mutex<[String: Entry]>([:])
+    private let games = Mutex<(entries: [String: Entry], version: UInt64)>(([:], 0))
 
     package init() {}
+
+    /// Changes recorded so far: what a cache of the board's views compares.
+    package var version: UInt64 { games.withLock { $0.version } }
 
     /// Records a game as it stands after `change` and returns its snapshot, or nil for a game
     /// not yet scheduled (no teams to show).
@@ -163,7 +166,10 @@ package final class LiveBoard: Sendable {
         let game = change.game
         guard game.isScheduled else { return nil }
         let snapshot = Self.snapshot(game, at: change.time)
-        games.withLock { $0[snapshot.id] = Entry(snapshot: snapshot, follower: game) }
+        games.withLock {
+            $0.entries[snapshot.id] = Entry(snapshot: snapshot, follower: game)
+            $0.version &+= 1
+        }
         return snapshot
     }
 
@@ -281,16 +287,16 @@ package final class LiveBoard: Sendable {
 
     /// Every game of the day by start time.
     package var all: [GameSnapshot] {
-        games.withLock { $0.values.map(\.snapshot) }.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) }
+        games.withLock { $0.entries.values.map(\.snapshot) }.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) }
     }
 
     package func game(id: String) -> GameSnapshot? {
-        games.withLock { $0[id]?.snapshot }
+        games.withLock { $0.entries[id]?.snapshot }
     }
 
     /// A game with every pitcher's line and the play-by-play (`GET /api/games/{id}`).
     package func detail(id: String) -> GameDetail? {
-        guard let entry = games.withLock({ $0[id] }) else { return nil }
+        guard let entry = games.withLock({ $0.entries[id] }) else { return nil }
         let info = entry.follower.info
         let lines = entry.follower.pitcherLines
         return GameDetail(

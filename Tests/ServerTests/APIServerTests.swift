@@ -217,7 +217,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             #expect(
                 Set(operations) == [
                     "GET /healthz", "GET /metrics", "GET /api/config", "GET /api/games", "GET /api/scoreboard",
-                    "GET /api/games/{id}",
+                    "GET /api/games/{id}", "GET /api/widget", "GET /api/devices/{id}/widget",
                     "GET /api/attempts", "GET /api/moments", "GET /api/hall-of-fame/{season}", "GET /api/stream",
                     "GET /api/ws", "POST /api/devices", "GET /api/devices/{id}/preferences",
                     "PUT /api/devices/{id}/preferences",

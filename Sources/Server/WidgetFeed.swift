@@ -1,0 +1,177 @@
+import Baseball
+import Foundation
+import NIOCore
+import Synchronization
+
+/// The widget feed (`GET /api/widget?teams=…`): the day's games of some teams in about 150 bytes
+/// each, what a Today widget or a watch face shows, with an `ETag` so a poll that finds nothing new
+/// is a 304 without a body, and a `next` hint of when to ask again.
+///
+/// Bodies are made once per team list and board version and shared by every request that asks
+/// for them; most polls cost a dictionary lookup and a string comparison.
+package final class WidgetFeed: Sendable {
+    /// One game as the widget shows it.
+    package struct Game: Sendable, Hashable, Codable {
+        package struct Side: Sendable, Hashable, Codable {
+            /// MLB's abbreviation (`CWS`).
+            package var team: String
+            package var runs: Int
+        }
+
+        package var id: String
+        package var away: Side
+        package var home: Side
+        /// The board's status text: `Top 5th`, `Final`, `F/7`, `Postponed (to …)` ...
+        package var status: String
+        /// scheduled, live or final.
+        package var state: String
+        /// First pitch (scheduled games only).
+        package var start: Date?
+        /// Outs in the half-inning (games under way only).
+        package var outs: Int?
+        /// 1 or 2 in a doubleheader.
+        package var game: Int?
+        /// The team (MLB abbreviation) whose pitchers are hitless through four innings or more in a
+        /// game under way, or have thrown a no-hitter in a final one.
+        package var noHitter: String?
+    }
+
+    package struct Body: Sendable, Codable {
+        package var date: String
+        package var games: [Game]
+        /// Seconds until it is worth asking again: 10 while a game is under way, 60 while games
+        /// are still to start (each scheduled game gives its first pitch), an hour when every game
+        /// is over. Made from the games alone, so an unchanged board keeps its `ETag`.
+        package var next: Int
+    }
+
+    /// A body ready to send.
+    package struct Response: Sendable {
+        package var body: ByteBuffer
+        /// A strong validator of the body's bytes.
+        package var etag: String
+        package var next: Int
+        package var cacheControl: String
+    }
+
+    private struct Entry {
+        var version: UInt64
+        var response: Response
+    }
+
+    private let board: LiveBoard
+    private let attemptOuts: Int
+    private let cache = Mutex<[String: Entry]>([:])
+    /// Distinct team lists kept at most (a list is a sorted set of the thirty clubs).
+    private let capacity = 4096
+
+    package init(board: LiveBoard, attemptOuts: Int) {
+        self.board = board
+        self.attemptOuts = attemptOuts
+    }
+
+    /// The clubs named in `text` (`CWS,NYY`; MLB abbreviations or Retrosheet codes, any case), as
+    /// Retrosheet codes; all games when nil or empty. Throws naming a team that is not a club.
+    package static func teams(_ text: String?) throws(WidgetError) -> [String] {
+        guard let text, !text.isEmpty else { return [] }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard names.count <= MLBTeam.all.count else { throw WidgetError("at most 30 teams, not \(names.count)") }
+        var codes = Set<String>()
+        for name in names {
+            let trimmed = name.trimmingCharacters(in: .whitespaces).uppercased()
+            guard let club = MLBTeam.code(trimmed) else {
+                throw WidgetError(
+                    "team '\(name.prefix(40))' is not a major league club (MLB's abbreviation such as CWS, or "
+                        + "Retrosheet's code such as CHA)")
+            }
+            codes.insert(club.retrosheet)
+        }
+        return codes.sorted()
+    }
+
+    /// The feed for `teams` (Retrosheet codes, sorted; empty for every game).
+    package func response(teams: [String], isPrivate: Bool = false) -> Response {
+        let key = (isPrivate ? "p:" : "") + teams.joined(separator: ",")
+        let version = board.version
+        if let entry = cache.withLock({ $0[key] }), entry.version == version {
+            return entry.response
+        }
+        let response = make(teams: teams, isPrivate: isPrivate)
+        cache.withLock { cache in
+            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+            cache[key] = Entry(version: version, response: response)
+        }
+        return response
+    }
+
+    private func make(teams: [String], isPrivate: Bool) -> Response {
+        let all = board.all
+        let day = all.map(\.date).max() ?? ""
+        let wanted = Set(teams)
+        let games = all.filter {
+            $0.date == day && (wanted.isEmpty || wanted.contains($0.away.code) || wanted.contains($0.home.code))
+        }
+        let body = Body(date: day, games: games.map(widgetGame), next: Self.next(games))
+        let data = (try? WidgetFeed.encoder.encode(body)) ?? Data("{}".utf8)
+        let maxAge = body.next <= 10 ? 5 : min(body.next, 60)
+        return Response(
+            body: ByteBuffer(bytes: data), etag: Self.etag(data), next: body.next,
+            cacheControl: "\(isPrivate ? "private" : "public"), max-age=\(maxAge)")
+    }
+
+    private func widgetGame(_ game: GameSnapshot) -> Game {
+        let hitless = game.bids.first {
+            $0.hitless
+                && ((game.status == .live && $0.status == "alive" && $0.outs >= attemptOuts)
+                    || $0.status == "official")
+        }
+        return Game(
+            id: game.id, away: .init(team: game.away.abbreviation, runs: game.away.runs),
+            home: .init(team: game.home.abbreviation, runs: game.home.runs), status: game.statusText,
+            state: game.status.rawValue, start: game.status == .scheduled ? game.startTime : nil,
+            outs: game.status == .live ? game.outs : nil, game: game.gameNumber,
+            noHitter: hitless.map { $0.team == game.home.code ? game.home.abbreviation : game.away.abbreviation })
+    }
+
+    static func next(_ games: [GameSnapshot]) -> Int {
+        if games.contains(where: { $0.status == .live }) { return 10 }
+        if games.contains(where: { $0.status == .scheduled }) { return 60 }
+        return 3600
+    }
+
+    /// A strong validator: 64-bit FNV-1a of the bytes, quoted.
+    static func etag(_ data: Data) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return "\"\(String(hash, radix: 16))-\(data.count)\""
+    }
+
+    /// Whether an `If-None-Match` value names `etag` (a list, `*`, weak validators compared weakly).
+    package static func matches(_ header: String?, etag: String) -> Bool {
+        guard let header else { return false }
+        if header.trimmingCharacters(in: .whitespaces) == "*" { return true }
+        for candidate in header.split(separator: ",") {
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            if tag == etag { return true }
+        }
+        return false
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}
+
+/// A widget request that names no club.
+package struct WidgetError: Error, CustomStringConvertible {
+    package var description: String
+    init(_ description: String) { self.description = description }
+}

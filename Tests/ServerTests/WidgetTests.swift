@@ -1,0 +1,165 @@
+import Alerts
+import Baseball
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Pipeline
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import Server
+
+/// `GET /api/widget`: the compact feed of a few teams' games, its `ETag` / `If-None-Match`, its
+/// cache hints, and a device's own feed; on the replayed 2020-08-25.
+@Suite struct WidgetTests {
+    struct Answer: Sendable {
+        var status: HTTPResponse.Status
+        var etag: String?
+        var cacheControl: String?
+        var body: Data
+        var feed: WidgetFeed.Body? {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            decoder.dateDecodingStrategy = .iso8601
+            return try? decoder.decode(WidgetFeed.Body.self, from: body)
+        }
+    }
+
+    static func get(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> Answer {
+        try await client.execute(uri: uri, method: .get, headers: headers) { response in
+            Answer(
+                status: response.status, etag: response.headers[.eTag], cacheControl: response.headers[.cacheControl],
+                body: Data(response.body.readableBytesView))
+        }
+    }
+
+    @Test func aFinalDayIsSmallCachedAndAnsweredWith304WhenUnchanged() async throws {
+        let fixture = try await APIServerTests.Fixture()
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            // MLB's abbreviation or Retrosheet's code, any case.
+            let first = try await Self.get(client, "/api/widget?teams=CWS,pit")
+            #expect(first.status == .ok)
+            let feed = try #require(first.feed)
+            #expect(feed.date == "2020-08-25")
+            #expect(feed.games.count == 1)
+            let game = try #require(feed.games.first)
+            #expect(game.id == "CHA202008250")
+            #expect((game.away.team, game.away.runs, game.home.team, game.home.runs) == ("PIT", 0, "CWS", 4))
+            #expect(game.status == "Final" && game.state == "final")
+            #expect(game.noHitter == "CWS")
+            #expect(feed.next == 3600)
+            #expect(first.cacheControl == "public, max-age=60")
+            let etag = try #require(first.etag)
+            #expect(etag.hasPrefix("\"") && etag.hasSuffix("\""))
+            print("widget body (\(first.body.count) bytes):", String(decoding: first.body, as: UTF8.self))
+            #expect(first.body.count <= 200)
+
+            // Nothing changed: 304, no body, the same validator.
+            let again = try await Self.get(client, "/api/widget?teams=CHA,PIT", headers: [.ifNoneMatch: etag])
+            #expect(again.status == .notModified)
+            #expect(again.body.isEmpty)
+            #expect(again.etag == etag)
+            // A list of validators, a weak one, or *.
+            for header in ["\"other\", \(etag)", "W/\(etag)", "*"] {
+                #expect(
+                    try await Self.get(client, "/api/widget?teams=CWS", headers: [.ifNoneMatch: header]).status
+                        == .notModified)
+            }
+            #expect(
+                try await Self.get(client, "/api/widget?teams=CWS", headers: [.ifNoneMatch: "\"stale\""]).status == .ok)
+
+            // Every game of the day without teams: about 150 bytes a game.
+            let all = try await Self.get(client, "/api/widget")
+            let games = try #require(all.feed?.games)
+            #expect(games.count == 16)
+            #expect(all.body.count / games.count <= 160, "\(all.body.count) bytes for \(games.count) games")
+            // Doubleheaders are numbered.
+            #expect(games.contains { $0.game == 2 } == games.contains { $0.id.hasSuffix("2") })
+
+            // A team that is not a club: 400 naming it.
+            let bad = try await Self.get(client, "/api/widget?teams=CWS,XYZ")
+            #expect(bad.status == .badRequest)
+            #expect(try APIServerTests.message(ByteBuffer(data: bad.body)).contains("'XYZ' is not a major league club"))
+        }
+    }
+
+    /// During a game: refreshed every 10 seconds, the no-hitter in progress marked.
+    @Test func aGameUnderWayAsksToBeAskedAgainSoon() async throws {
+        let fixture = try await APIServerTests.Fixture { change in
+            change.game.info.id == "CHA202008250" && (change.game.state?.pitching(.home).outs ?? 0) >= 15
+                && change.game.state?.inning ?? 0 < 9
+        }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            let answer = try await Self.get(client, "/api/widget?teams=CWS")
+            let feed = try #require(answer.feed)
+            #expect(feed.next == 10)
+            #expect(answer.cacheControl == "public, max-age=5")
+            let game = try #require(feed.games.first)
+            #expect(game.state == "live" && game.outs != nil)
+            #expect(game.noHitter == "CWS")
+        }
+    }
+
+    /// The validator changes with the games it shows, and only with them.
+    @Test func theETagFollowsTheTeamsGamesOnly() throws {
+        let board = LiveBoard()
+        let widget = WidgetFeed(board: board, attemptOuts: 12)
+        func follower(_ id: String, away: String, home: String) -> GameFollower {
+            var follower = GameFollower(gameID: id)
+            let info = GameInfo(
+                id: id, date: "2020-08-25", away: .init(code: away, name: away, nickname: away),
+                home: .init(code: home, name: home, nickname: home))
+            _ = follower.follow(.scheduled(info, start: Date(timeIntervalSince1970: 1_598_397_000)))
+            return follower
+        }
+        var white = follower("CHA202008250", away: "PIT", home: "CHA")
+        let yankees = follower("NYA202008250", away: "ATL", home: "NYA")
+        board.apply(GameChange(time: Date(), events: [], game: white))
+        board.apply(GameChange(time: Date(), events: [], game: yankees))
+        let before = widget.response(teams: ["CHA"])
+        #expect(before.next == 60)
+        // Another team's game changes: the same bytes, the same validator.
+        var later = yankees
+        _ = later.follow(.status(GameStatus(.postponed, resumesOn: "2020-08-26"), result: nil))
+        board.apply(GameChange(time: Date(), events: [], game: later))
+        #expect(widget.response(teams: ["CHA"]).etag == before.etag)
+        #expect(widget.response(teams: ["NYA"]).etag != widget.response(teams: ["CHA"]).etag)
+        // Its own game starts: a new validator.
+        _ = white.follow(.status(GameStatus(.live), result: nil))
+        board.apply(GameChange(time: Date(), events: [], game: white))
+        let after = widget.response(teams: ["CHA"])
+        #expect(after.etag != before.etag)
+        #expect(after.next == 10)
+    }
+
+    @Test func aDeviceGetsItsFavouriteTeamsPrivately() async throws {
+        let fixture = try await APIServerTests.Fixture()
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            let registration =
+                #"{"channel":"apns","token":"\#(APIServerTests.token)","topic":"com.example.nohit","preferences":{"favourite_teams":["CWS","NYY"]}}"#
+            let device = try await client.execute(
+                uri: "/api/devices", method: .post, headers: APIServerTests.jsonType,
+                body: APIServerTests.body(registration)
+            ) { try #require(try APIServerTests.json($0.body) as? [String: String]) }
+            let id = try #require(device["id"])
+            let mine = try await Self.get(
+                client, "/api/devices/\(id)/widget", headers: [.authorization: "Bearer \(device["secret"] ?? "")"])
+            #expect(mine.status == .ok)
+            #expect(mine.cacheControl?.hasPrefix("private") == true)
+            let teams = Set(try #require(mine.feed).games.flatMap { [$0.away.team, $0.home.team] })
+            #expect(teams.contains("CWS"))
+            #expect(
+                try #require(mine.feed).games.allSatisfy {
+                    [$0.away.team, $0.home.team].contains { ["CWS", "NYY"].contains($0) }
+                })
+            let stranger = try await Self.get(
+                client, "/api/devices/\(id)/widget", headers: [.authorization: "Bearer nope"])
+            #expect(stranger.status == .unauthorized)
+        }
+    }
+}
