@@ -154,9 +154,11 @@ package struct GumboGame: Sendable {
         case unknownEvent(String)
         case badBase(String)
         case badPlayer(Int)
+        case badInning(Int)
 
         package var description: String {
             switch self {
+            case .badInning(let inning): "inning \(inning) is not from 1 to 99"
             case .unknownEvent(let type): "event type '\(type)' is not one the service knows"
             case .badBase(let base): "'\(base)' is not a base"
             case .badPlayer(let id): "player id \(id) does not fit"
@@ -171,6 +173,8 @@ package struct GumboGame: Sendable {
         of record: PlayRecord, after previous: (inning: Int, battingSide: Side)?, scheduledInnings: Int
     ) throws -> [GameUpdate] {
         let inning = record.about.inning
+        // As Retrosheet's reader does: the longest game went 26 innings.
+        guard (1...99).contains(inning) else { throw ReadError.badInning(inning) }
         let battingSide: Side = record.about.halfInning == "bottom" ? .home : .away
         guard let finalBatter = PlayerID(String(record.matchup.batter.id)) else {
             throw ReadError.badPlayer(record.matchup.batter.id)

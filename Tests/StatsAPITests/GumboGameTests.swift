@@ -107,6 +107,21 @@ import Testing
         #expect(game.problems.first?.contains("'5B' is not a base") == true)
     }
 
+    /// Found by the gumbo fuzz target (CI, a 30-second run): a play in inning 0 stopped the server
+    /// on the line score's precondition. It is a problem of that play now.
+    @Test func aPlayInAnInningThatDoesNotExistIsAProblemNotACrash() throws {
+        for inning in [0, -3, 100, Int.max] {
+            var feed = try RecordedResponseTests.decode(GameFeed.self, "gumbo-744914-final.json")
+            feed.liveData.plays.allPlays[10].about.inning = inning
+            let game = try GumboGame(feed)
+            #expect(game.problems.first?.contains("inning \(inning) is not from 1 to 99") == true, "\(game.problems)")
+            var follower = GameFollower(gameID: game.gameID)
+            _ = follower.follow(.lineups(game.starters, homeBatsFirst: false))
+            _ = follower.follow(.updates(game.updates))
+            #expect(follower.linescore.innings <= 99)
+        }
+    }
+
     @Test func aFeedWithoutItsBoxscoreHasNoLineupsYet() throws {
         var feed = try RecordedResponseTests.decode(GameFeed.self, "gumbo-744914-final.json")
         feed.liveData.boxscore = nil
