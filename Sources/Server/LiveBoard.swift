@@ -99,6 +99,36 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     }
 }
 
+/// A game's score line, the stream's `score` event: what a scoreboard shows of the game, sent
+/// when any of it changes.
+package struct ScoreLine: Sendable, Hashable, Codable {
+    package struct Side: Sendable, Hashable, Codable {
+        /// MLB's abbreviation.
+        package var team: String
+        package var runs: Int
+        package var hits: Int
+        package var errors: Int
+    }
+
+    package var id: String
+    package var status: GameSnapshot.Status
+    package var statusText: String
+    package var inning: Int
+    package var half: String
+    package var away: Side
+    package var home: Side
+
+    package init(_ game: GameSnapshot) {
+        id = game.id
+        status = game.status
+        statusText = game.statusText
+        inning = game.inning
+        half = game.half
+        away = Side(team: game.away.abbreviation, runs: game.away.runs, hits: game.away.hits, errors: game.away.errors)
+        home = Side(team: game.home.abbreviation, runs: game.home.runs, hits: game.home.hits, errors: game.home.errors)
+    }
+}
+
 /// One pitcher's line as the API gives it.
 package struct PitcherLineView: Sendable, Hashable, Codable {
     package var id: String
@@ -163,14 +193,24 @@ package final class LiveBoard: Sendable {
     /// not yet scheduled (no teams to show).
     @discardableResult
     package func apply(_ change: GameChange) -> GameSnapshot? {
+        record(change)?.snapshot
+    }
+
+    /// Records a game as it stands after `change`: its snapshot, and its score line when that
+    /// changed (or is new).
+    @discardableResult
+    package func record(_ change: GameChange) -> (snapshot: GameSnapshot, score: ScoreLine?)? {
         let game = change.game
         guard game.isScheduled else { return nil }
         let snapshot = Self.snapshot(game, at: change.time)
-        games.withLock {
+        let score = ScoreLine(snapshot)
+        let before = games.withLock {
+            let before = $0.entries[snapshot.id].map { ScoreLine($0.snapshot) }
             $0.entries[snapshot.id] = Entry(snapshot: snapshot, follower: game)
             $0.version &+= 1
+            return before
         }
-        return snapshot
+        return (snapshot, before == score ? nil : score)
     }
 
     static func snapshot(_ game: GameFollower, at time: Date) -> GameSnapshot {
@@ -322,7 +362,9 @@ package struct LiveConsumer: GameChangeConsumer {
 
     package func consume(_ change: GameChange) async throws {
         for moment in change.moments { feed.publish(moment, game: change.game.info, at: change.time) }
-        if let snapshot = board.apply(change) { feed.publish(snapshot) }
+        guard let recorded = board.record(change) else { return }
+        if let score = recorded.score { feed.publish(score) }
+        feed.publish(recorded.snapshot)
     }
 }
 
@@ -332,6 +374,13 @@ extension LiveFeed {
         let view = MomentView(StoredMoment(moment: moment, game: game, occurredAt: time))
         if let data = try? APIServer.encoder.encode(view) {
             publish(.moment, data: String(decoding: data, as: UTF8.self))
+        }
+    }
+
+    /// A game's new score line, as the stream's `score` event.
+    package func publish(_ score: ScoreLine) {
+        if let data = try? APIServer.encoder.encode(score) {
+            publish(.score, data: String(decoding: data, as: UTF8.self))
         }
     }
 

@@ -8,6 +8,8 @@ package struct LiveEvent: Sendable, Hashable {
     package enum Kind: String, Sendable, Hashable {
         case game
         case moment
+        /// A game's score line changed: runs, hits, errors, the half-inning or the status.
+        case score
         /// Not kept and not numbered: tells the server to write a keep-alive, which also finds
         /// clients that went away.
         case heartbeat

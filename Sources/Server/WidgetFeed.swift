@@ -78,8 +78,10 @@ package final class WidgetFeed: Sendable {
         guard names.count <= MLBTeam.all.count else { throw WidgetError("at most 30 teams, not \(names.count)") }
         var codes = Set<String>()
         for name in names {
-            let trimmed = name.trimmingCharacters(in: .whitespaces).uppercased()
-            guard let club = MLBTeam.code(trimmed) else {
+            // ASCII letters upper-cased, spaces around dropped (a club's code is ASCII).
+            let bytes = name.utf8.drop { $0 == UInt8(ascii: " ") }.reversed().drop { $0 == UInt8(ascii: " ") }
+                .reversed().map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 }
+            guard let club = MLBTeam.code(String(decoding: bytes, as: UTF8.self)) else {
                 throw WidgetError(
                     "team '\(name.prefix(40))' is not a major league club (MLB's abbreviation such as CWS, or "
                         + "Retrosheet's code such as CHA)")
@@ -152,10 +154,13 @@ package final class WidgetFeed: Sendable {
     /// Whether an `If-None-Match` value names `etag` (a list, `*`, weak validators compared weakly).
     package static func matches(_ header: String?, etag: String) -> Bool {
         guard let header else { return false }
-        if header.trimmingCharacters(in: .whitespaces) == "*" { return true }
+        // What a widget sends: the one validator it got.
+        if header == etag { return true }
         for candidate in header.split(separator: ",") {
-            var tag = candidate.trimmingCharacters(in: .whitespaces)
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            var tag = candidate.drop { $0 == " " }
+            while tag.last == " " { tag = tag.dropLast() }
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
             if tag == etag { return true }
         }
         return false

@@ -6,6 +6,7 @@ import FakeProviders
 import Foundation
 import Logging
 import Pipeline
+import Server
 import Storage
 
 #if canImport(Glibc)
@@ -256,7 +257,7 @@ struct LoggingOptions: ParsableArguments {
             throw ExitCode(2)
         }
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StandardErrorLogHandler(label: label)
             handler.logLevel = level
             return handler
         }

@@ -155,6 +155,52 @@ import Testing
             "CHA202008250 play-by-play, first and last:", page.plays.first?.text ?? "", "…", page.plays.last?.text ?? ""
         )
     }
+    /// The stream's `score` events: one before a game's `game` event whenever what a scoreboard
+    /// shows of it changed, and only then.
+    @Test func everyChangeOfAScoreLineIsAScoreEvent() async throws {
+        let fixture = try await APIServerTests.Fixture()
+        defer { fixture.remove() }
+        let last = fixture.feed.lastID
+        var events: [LiveEvent] = []
+        for await event in fixture.feed.subscribe(after: 0) {
+            events.append(event)
+            if event.id >= last { break }
+        }
+        #expect(events.count == last)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        var shown: [String: ScoreLine] = [:]
+        var pending: ScoreLine?
+        var scores = 0
+        for event in events {
+            switch event.kind {
+            case .score:
+                let line = try decoder.decode(ScoreLine.self, from: Data(event.data.utf8))
+                #expect(shown[line.id] != line, "a score event that changes nothing: \(line)")
+                pending = line
+                scores += 1
+            case .game:
+                let game = try decoder.decode(GameSnapshot.self, from: Data(event.data.utf8))
+                let line = ScoreLine(game)
+                if shown[game.id] != line {
+                    #expect(pending == line, "\(game.id): its score line changed without a score event")
+                }
+                shown[game.id] = line
+                pending = nil
+            default: break
+            }
+        }
+        let giolito = try #require(shown["CHA202008250"])
+        #expect((giolito.away.runs, giolito.away.hits, giolito.home.runs, giolito.statusText) == (0, 0, 4, "Final"))
+        // At least one a half-inning (each begins with a new half), far fewer than the plays.
+        let halves = fixture.board.all.reduce(0) {
+            $0 + $1.away.linescore.count + $1.home.linescore.filter { $0 != "x" }.count
+        }
+        #expect(
+            scores >= halves && scores < events.count / 2, "\(scores) score events of \(events.count), \(halves) halves"
+        )
+    }
 }
 
 /// MLB's own finished feeds on the board: the line score, R/H/E and pitchers of record are the

@@ -16,7 +16,12 @@ package struct HardeningMiddleware<Context: RequestContext>: RouterMiddleware {
         self.operations = operations.map { ($0.method.uppercased(), $0.template.split(separator: "/")) }
     }
 
-    package static var securityHeaders: HTTPFields {
+    package static var securityHeaders: HTTPFields { SecurityHeaders.fields }
+}
+
+/// The headers every response carries, made once.
+enum SecurityHeaders {
+    static let fields: HTTPFields = {
         var fields = HTTPFields()
         fields[.init("X-Content-Type-Options")!] = "nosniff"
         fields[.init("Content-Security-Policy")!] =
@@ -27,7 +32,10 @@ package struct HardeningMiddleware<Context: RequestContext>: RouterMiddleware {
         fields[.init("X-Frame-Options")!] = "DENY"
         fields[.init("Cross-Origin-Opener-Policy")!] = "same-origin"
         return fields
-    }
+    }()
+}
+
+extension HardeningMiddleware {
 
     package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -58,6 +66,13 @@ package struct HardeningMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// Refuses a path that is or decodes to anything with a control character.
     static func checkPath(_ path: String) throws {
+        // Most paths have no escapes: their bytes are checked as they are.
+        if !path.utf8.contains(UInt8(ascii: "%")) {
+            guard !path.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+                throw HTTPError(.badRequest, message: "the path holds a control character")
+            }
+            return
+        }
         let decoded = path.removingPercentEncoding ?? path
         guard !decoded.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
             !path.lowercased().contains("%00")
