@@ -6,6 +6,43 @@ package struct MLBTeam: Sendable, Hashable {
     package var abbreviation: String
     package var retrosheet: String
 
+    /// The club's name as MLB writes it today ("Chicago White Sox"); a game's own names come from
+    /// its source (the Retrosheet team file, the Stats API), which knows the name of its season.
+    package var name: String { Self.names[abbreviation] ?? abbreviation }
+
+    private static let names: [String: String] = [
+        "ATH": "Athletics",
+        "ATL": "Atlanta Braves",
+        "AZ": "Arizona Diamondbacks",
+        "BAL": "Baltimore Orioles",
+        "BOS": "Boston Red Sox",
+        "CHC": "Chicago Cubs",
+        "CIN": "Cincinnati Reds",
+        "CLE": "Cleveland Guardians",
+        "COL": "Colorado Rockies",
+        "CWS": "Chicago White Sox",
+        "DET": "Detroit Tigers",
+        "HOU": "Houston Astros",
+        "KC": "Kansas City Royals",
+        "LAA": "Los Angeles Angels",
+        "LAD": "Los Angeles Dodgers",
+        "MIA": "Miami Marlins",
+        "MIL": "Milwaukee Brewers",
+        "MIN": "Minnesota Twins",
+        "NYM": "New York Mets",
+        "NYY": "New York Yankees",
+        "PHI": "Philadelphia Phillies",
+        "PIT": "Pittsburgh Pirates",
+        "SD": "San Diego Padres",
+        "SEA": "Seattle Mariners",
+        "SF": "San Francisco Giants",
+        "STL": "St. Louis Cardinals",
+        "TB": "Tampa Bay Rays",
+        "TEX": "Texas Rangers",
+        "TOR": "Toronto Blue Jays",
+        "WSH": "Washington Nationals",
+    ]
+
     package static let all: [MLBTeam] = [
         .init(id: 108, abbreviation: "LAA", retrosheet: "ANA"), .init(id: 109, abbreviation: "AZ", retrosheet: "ARI"),
         .init(id: 110, abbreviation: "BAL", retrosheet: "BAL"), .init(id: 111, abbreviation: "BOS", retrosheet: "BOS"),

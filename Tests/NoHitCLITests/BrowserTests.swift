@@ -47,4 +47,43 @@ import Testing
         #expect(
             FileManager.default.fileExists(atPath: output.appendingPathComponent("live-card-advanced.png").path))
     }
+
+    /// The Scores page and a game page during the same fast replay, desktop light and phone dark
+    /// (`Tests/Browser/scores_page.py` says what it checks); screenshots in
+    /// `.build/test-output/browser/`.
+    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func scoresPageAndGamePageDuringAReplay() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (server, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--replay", "2020-08-25", "--speed", "600", "--port", "0", "--data",
+                TestData.path("retrosheet"), "--data-dir", directory.path,
+            ])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        try #require(address.hasPrefix("http://"), "no address in the server's banner")
+        let output = TestData.packageRoot.appendingPathComponent(".build/test-output/browser")
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = [
+            "python3", TestData.packageRoot.appendingPathComponent("Tests/Browser/scores_page.py").path, address + "/",
+            output.path, "150",
+        ]
+        let report = Pipe()
+        probe.standardOutput = report
+        try probe.run()
+        let text = String(decoding: report.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        print(text)
+        #expect(probe.terminationStatus == 0, "\(text)")
+        #expect(text.contains("scores page: every check held"))
+        for name in ["scores-desktop-light-live.png", "game-page-final.png", "scores-phone-dark-final.png"] {
+            #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent(name).path), "\(name)")
+        }
+    }
 }

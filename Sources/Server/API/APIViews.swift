@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import Delivery
 import Foundation
 import Retrosheet
@@ -7,9 +8,21 @@ import Synchronization
 
 /// What the web UI needs to start: the VAPID key, the seasons, what counts as an attempt.
 package struct ClientConfiguration: Sendable, Codable {
+    /// A club for the team pickers: MLB's abbreviation, Retrosheet's code (the id), the name.
+    package struct Club: Sendable, Codable {
+        package var abbreviation: String
+        package var code: String
+        package var name: String
+    }
+
     package var vapidPublicKey: String?
     package var seasons: [String]
     package var attemptOuts: Int
+    /// The thirty clubs by name.
+    package var teams: [Club] = MLBTeam.all.map {
+        Club(abbreviation: $0.abbreviation, code: $0.retrosheet, name: $0.name)
+    }
+    .sorted { $0.name < $1.name }
 }
 
 package struct AdminDeviceCounts: Sendable, Codable {

@@ -15,10 +15,13 @@ async function api(path, options = {}) {
 
 // Tabs
 function showTab() {
-  const tab = (location.hash || '#live').slice(1);
+  const [tab, argument] = (location.hash || '#live').slice(1).split('/');
   document.querySelectorAll('.tab').forEach((section) => { section.hidden = section.id !== tab; });
-  document.querySelectorAll('nav a').forEach((link) => link.classList.toggle('active', link.dataset.tab === tab));
+  const nav = tab === 'game' ? 'scores' : tab;
+  document.querySelectorAll('nav a').forEach((link) => link.classList.toggle('active', link.dataset.tab === nav));
   if (tab === 'hall-of-fame') loadHallOfFame();
+  state.gamePage = tab === 'game' ? decodeURIComponent(argument || '') : null;
+  if (state.gamePage) loadGamePage();
 }
 window.addEventListener('hashchange', showTab);
 
@@ -86,17 +89,141 @@ function renderMoments() {
     `<li><strong>${esc(m.title)}</strong> — ${esc(m.body)}</li>`).join('');
 }
 
+// Scores: a card per game, favourite teams first.
+const clubName = (code) => (state.config?.teams || []).find((t) => t.code === code)?.name || code;
+const clubAbbreviation = (code) => (state.config?.teams || []).find((t) => t.code === code)?.abbreviation || code;
+
+function favouriteRank(game) {
+  const ranks = [game.away.code, game.home.code].map((code) => favourites.indexOf(code)).filter((i) => i >= 0);
+  return ranks.length ? Math.min(...ranks) : Infinity;
+}
+
+function noHitterInProgress(game) {
+  const minimum = state.config?.attempt_outs ?? 12;
+  return game.bids.find((bid) => bid.hitless && ((game.status === 'live' && bid.status === 'alive' && bid.outs >= minimum) || bid.status === 'official'));
+}
+
+function diamond(bases) {
+  const [first, second, third] = bases || [false, false, false];
+  const label = [first && 'first', second && 'second', third && 'third'].filter(Boolean);
+  return `<svg class="diamond" viewBox="0 0 40 30" role="img" aria-label="${label.length ? 'runners on ' + label.join(', ') : 'bases empty'}">
+    <rect class="${second ? 'on' : ''}" x="15" y="2" width="10" height="10" transform="rotate(45 20 7)"/>
+    <rect class="${third ? 'on' : ''}" x="4" y="13" width="10" height="10" transform="rotate(45 9 18)"/>
+    <rect class="${first ? 'on' : ''}" x="26" y="13" width="10" height="10" transform="rotate(45 31 18)"/></svg>`;
+}
+
+function outsDots(outs) {
+  return `<span class="outs" role="img" aria-label="${outs} out${outs === 1 ? '' : 's'}">${[0, 1, 2].map((i) => `<span class="dot${i < outs ? ' on' : ''}"></span>`).join('')}</span>`;
+}
+
+function pitcherSummary(line) {
+  if (!line) return '';
+  return ` (${line.innings_pitched} IP, ${line.hits} H, ${line.strikeouts} K${line.pitches != null ? `, ${line.pitches} P` : ''})`;
+}
+
+function linescoreTable(game) {
+  const innings = Math.max(game.away.linescore.length, game.home.linescore.length, game.scheduled_innings || 9);
+  const cells = (team) => Array.from({ length: innings }, (_, i) => `<td>${esc(team.linescore[i] ?? '')}</td>`).join('');
+  return `<table class="linescore"><caption class="visually-hidden">Runs by inning</caption>
+    <thead><tr><th scope="col">Team</th>${Array.from({ length: innings }, (_, i) => `<th scope="col">${i + 1}</th>`).join('')}<th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead>
+    <tbody>${[game.away, game.home].map((team) => `<tr><th scope="row">${esc(team.abbreviation || team.code)}</th>${cells(team)}<td><strong>${team.runs}</strong></td><td>${team.hits}</td><td>${team.errors}</td></tr>`).join('')}</tbody></table>`;
+}
+
+function gameCard(game) {
+  const bid = noHitterInProgress(game);
+  const marks = [
+    game.game_number ? `<span class="mark">Game ${game.game_number}</span>` : '',
+    bid ? `<span class="mark nohit">${bid.status === 'official' ? 'No-hitter' : 'No-hitter in progress'} · ${esc(clubAbbreviation(bid.team))}</span>` : '',
+  ].join('');
+  const rows = [game.away, game.home].map((team) => `
+      <tr class="${favourites.includes(team.code) ? 'favourite' : ''}"><th scope="row" title="${esc(team.name)}">${esc(team.abbreviation || team.code)}</th>
+        <td class="runs">${game.status === 'scheduled' ? '' : team.runs}</td><td>${game.status === 'scheduled' ? '' : team.hits}</td><td>${game.status === 'scheduled' ? '' : team.errors}</td></tr>`).join('');
+  let detail = '';
+  if (game.status === 'live' && game.matchup) {
+    const count = game.matchup.balls != null ? `<span class="count" aria-label="count ${game.matchup.balls} balls, ${game.matchup.strikes} strikes">${game.matchup.balls}-${game.matchup.strikes}</span>` : '';
+    detail = `<div class="situation">${diamond(game.bases)}${outsDots(game.outs)}${count}</div>
+      <div class="people"><abbr title="pitching">P</abbr>: ${esc(game.matchup.pitcher)}${esc(pitcherSummary(game.matchup.pitcher_line))}<br><abbr title="at bat">AB</abbr>: ${esc(game.matchup.batter)}</div>`;
+  } else if (game.status === 'scheduled' && game.starters) {
+    detail = `<div class="people">${game.starters.confirmed ? 'Starting' : 'Probable'}: ${esc(game.starters.away || 'TBD')} vs ${esc(game.starters.home || 'TBD')}</div>`;
+  } else if (game.status === 'final' && game.decisions) {
+    const d = game.decisions;
+    detail = `<div class="people">${d.winning ? `W: ${esc(d.winning)}` : ''}${d.losing ? ` · L: ${esc(d.losing)}` : ''}${d.save ? ` · S: ${esc(d.save)}` : ''}</div>`;
+  }
+  return `<article class="game${bid ? ' nohit' : ''}" data-game="${esc(game.id)}" aria-label="${esc(game.away.name)} at ${esc(game.home.name)}">
+    <div class="game-head"><span class="status">${esc(situation(game))}</span>${marks}</div>
+    <table class="teams"><thead><tr><th scope="col"><span class="visually-hidden">Team</span></th><th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead><tbody>${rows}</tbody></table>
+    ${detail}
+    <details class="line"><summary>Line score</summary>${linescoreTable(game)}</details>
+    <a class="game-link" href="#game/${encodeURIComponent(game.id)}">Game page<span class="visually-hidden">: ${esc(game.away.name)} at ${esc(game.home.name)}</span></a>
+  </article>`;
+}
+
 function renderScores() {
-  const games = [...state.games.values()].sort((a, b) => a.start_time.localeCompare(b.start_time));
-  $('#games').innerHTML = games.map((game) => `
-    <div class="game" data-game="${esc(game.id)}">
-      ${[game.away, game.home].map((team) => `
-      <div title="${esc(team.name)}">${esc(team.abbreviation || team.code)} <strong>${team.runs}</strong>
-        <span class="rhe" aria-label="hits ${team.hits ?? 0}, errors ${team.errors ?? 0}">${team.hits ?? 0} H ${team.errors ?? 0} E</span></div>`).join('')}
-      <div class="state">${esc(situation(game))}</div>
-    </div>`).join('');
-  $('#teams').innerHTML = [...new Set(games.flatMap((g) => [g.away.code, g.home.code]))].sort()
-    .map((code) => `<option value="${esc(code)}">`).join('');
+  const games = [...state.games.values()].sort((a, b) =>
+    (favouriteRank(a) - favouriteRank(b)) || a.start_time.localeCompare(b.start_time) || a.id.localeCompare(b.id));
+  // A line score left open stays open through updates.
+  const open = new Set([...document.querySelectorAll('#games details[open]')].map((d) => d.closest('.game').dataset.game));
+  $('#games').innerHTML = games.map(gameCard).join('');
+  for (const id of open) $(`#games [data-game="${CSS.escape(id)}"] details`)?.setAttribute('open', '');
+  $('#no-games').hidden = games.length > 0;
+  $('#board-date').textContent = games.length ? games[0].date : '';
+  if (state.gamePage && state.games.has(state.gamePage)) scheduleGamePage();
+}
+
+function renderFavourites() {
+  $('#favourite-count').textContent = favourites.length;
+  $('#favourite-list').innerHTML = favourites.map((code, index) => `<li>
+      <span>${esc(clubName(code))} <span class="muted">${esc(clubAbbreviation(code))}</span></span>
+      <button type="button" data-move="${index}" data-by="-1" aria-label="move ${esc(clubName(code))} up" ${index === 0 ? 'disabled' : ''}>↑</button>
+      <button type="button" data-move="${index}" data-by="1" aria-label="move ${esc(clubName(code))} down" ${index === favourites.length - 1 ? 'disabled' : ''}>↓</button>
+      <button type="button" data-unfavourite="${esc(code)}" aria-label="remove ${esc(clubName(code))}">×</button></li>`).join('');
+  $('#team-picker').innerHTML = '<option value="">Choose a team…</option>' + (state.config?.teams || [])
+    .filter((t) => !favourites.includes(t.code)).map((t) => `<option value="${esc(t.code)}">${esc(t.name)} (${esc(t.abbreviation)})</option>`).join('');
+  $('#teams').innerHTML = (state.config?.teams || []).map((t) => `<option value="${esc(t.abbreviation)}">${esc(t.name)}</option>`).join('');
+  renderChips();
+}
+
+function setFavourites(list) {
+  favourites = list;
+  localStorage.setItem('nohit-favourites', JSON.stringify(favourites));
+  renderFavourites();
+  renderScores();
+}
+
+// The game page: every pitcher's line and the play-by-play, kept up to date from the stream.
+let gamePageTimer = null;
+function scheduleGamePage() {
+  if (gamePageTimer) return;
+  gamePageTimer = setTimeout(() => { gamePageTimer = null; loadGamePage(); }, 1000);
+}
+
+async function loadGamePage() {
+  const id = state.gamePage;
+  const page = $('#game-page');
+  try {
+    const detail = await api(`/api/games/${encodeURIComponent(id)}`);
+    if (state.gamePage !== id) return;
+    const game = detail.game;
+    const pitchers = (side, team) => `<table class="pitchers"><caption>${esc(team.name)} pitching</caption>
+      <thead><tr><th scope="col">Pitcher</th><th scope="col">IP</th><th scope="col">H</th><th scope="col">R</th><th scope="col">ER</th><th scope="col">BB</th><th scope="col">K</th><th scope="col">HR</th><th scope="col">P</th></tr></thead>
+      <tbody>${side.map((p) => `<tr><th scope="row">${esc(p.name)}</th><td>${p.innings_pitched}</td><td>${p.hits}</td><td>${p.runs}</td><td>${p.earned_runs}</td><td>${p.walks}</td><td>${p.strikeouts}</td><td>${p.home_runs}</td><td>${p.pitches ?? '–'}</td></tr>`).join('')}</tbody></table>`;
+    const halves = [];
+    for (const play of detail.plays) {
+      const key = `${play.half}-${play.inning}`;
+      if (!halves.length || halves[halves.length - 1].key !== key) halves.push({ key, play, plays: [] });
+      halves[halves.length - 1].plays.push(play);
+    }
+    const ordinal = (n) => n + ((n % 100 >= 11 && n % 100 <= 13) ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] || 'th'));
+    page.innerHTML = `<h2>${esc(game.away.name)} ${game.status === 'scheduled' ? '' : game.away.runs} at ${esc(game.home.name)} ${game.status === 'scheduled' ? '' : game.home.runs}</h2>
+      <p class="status-line">${esc(situation(game))}${game.game_number ? ` · Game ${game.game_number}` : ''}</p>
+      ${gameCard(game).replace('<details class="line">', '<details class="line" open>')}
+      <div class="pitching">${pitchers(detail.pitchers.away, game.away)}${pitchers(detail.pitchers.home, game.home)}</div>
+      <h3>Play-by-play</h3>
+      ${halves.length ? halves.reverse().map((half) => `<section class="half"><h4>${half.play.half === 'top' ? 'Top' : 'Bottom'} of the ${ordinal(half.play.inning)}</h4>
+        <ol reversed>${half.plays.reverse().map((p) => `<li class="${p.scoring ? 'scoring' : ''}">${esc(p.text)} <span class="muted">${p.outs} out${p.outs === 1 ? '' : 's'}${p.scoring ? ` · ${esc(game.away.abbreviation)} ${p.away_score}, ${esc(game.home.abbreviation)} ${p.home_score}` : ''}</span></li>`).join('')}</ol></section>`).join('') : '<p class="muted">No plays yet.</p>'}`;
+  } catch (error) {
+    page.innerHTML = `<p role="alert">Could not load the game: ${esc(error.message)}</p>`;
+  }
 }
 
 function connect() {
@@ -136,11 +263,11 @@ async function loadHallOfFame() {
 
 // Settings
 const device = () => JSON.parse(localStorage.getItem('nohit-device') || 'null');
-let favourites = [];
+let favourites = JSON.parse(localStorage.getItem('nohit-favourites') || '[]');
 
 function renderChips() {
   $('#chips').innerHTML = favourites.map((team) =>
-    `<span class="chip">${esc(team)}<button type="button" data-remove="${esc(team)}" aria-label="remove ${esc(team)}">×</button></span>`).join('');
+    `<span class="chip">${esc(clubAbbreviation(team))}<button type="button" data-remove="${esc(team)}" aria-label="remove ${esc(clubName(team))}">×</button></span>`).join('');
 }
 
 function preferencesFromForm() {
@@ -156,8 +283,7 @@ function preferencesFromForm() {
 }
 
 function showPreferences(p) {
-  favourites = p.favourite_teams || [];
-  renderChips();
+  setFavourites(p.favourite_teams || []);
   $('#threshold').value = p.threshold_innings;
   $('#favourite-threshold').value = p.favourite_threshold_innings;
   $('#frequency').value = p.frequency;
@@ -213,16 +339,35 @@ async function start() {
   $('#season').addEventListener('change', loadHallOfFame);
   for (const game of await api('/api/games')) state.games.set(game.id, game);
   state.moments = await api('/api/moments?limit=20');
+  renderFavourites();
   renderAttempts(); renderScores(); renderMoments();
   connect();
   $('#team-input').addEventListener('change', (event) => {
-    const team = event.target.value.trim().toUpperCase();
-    if (/^[A-Z0-9]{2,3}$/.test(team) && !favourites.includes(team)) { favourites.push(team); renderChips(); }
+    const text = event.target.value.trim().toUpperCase();
+    const club = (state.config?.teams || []).find((t) => t.abbreviation === text || t.code === text || t.name.toUpperCase() === text);
+    if (club && !favourites.includes(club.code)) setFavourites([...favourites, club.code]);
+    else if (!club && text) $('#settings-status').textContent = `"${event.target.value}" is not a major league club.`;
     event.target.value = '';
   });
   $('#chips').addEventListener('click', (event) => {
     const team = event.target.dataset.remove;
-    if (team) { favourites = favourites.filter((t) => t !== team); renderChips(); }
+    if (team) setFavourites(favourites.filter((t) => t !== team));
+  });
+  $('#team-picker').addEventListener('change', (event) => {
+    const code = event.target.value;
+    if (code && !favourites.includes(code)) setFavourites([...favourites, code]);
+  });
+  $('#favourite-list').addEventListener('click', (event) => {
+    const button = event.target.closest('button');
+    if (!button) return;
+    if (button.dataset.unfavourite) { setFavourites(favourites.filter((t) => t !== button.dataset.unfavourite)); return; }
+    const index = Number(button.dataset.move);
+    const to = index + Number(button.dataset.by);
+    if (to < 0 || to >= favourites.length) return;
+    const list = [...favourites];
+    [list[index], list[to]] = [list[to], list[index]];
+    setFavourites(list);
+    $(`#favourite-list button[data-move="${to}"][data-by="${button.dataset.by}"]`)?.focus();
   });
   $('#notify').addEventListener('click', enableNotifications);
   $('#preferences').addEventListener('submit', savePreferences);

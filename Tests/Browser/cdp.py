@@ -1,0 +1,103 @@
+"""Headless Chromium driven through the DevTools protocol over --remote-debugging-pipe (no extra
+packages): what the browser tests share."""
+import base64, json, os, shutil, subprocess, tempfile
+
+
+def find_browser():
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def _high(fd):
+    """A copy of fd numbered 10 or more, so that 3 and 4 are free to give the browser."""
+    copy = os.dup2(fd, os.dup(fd) + 10) if fd < 10 else fd
+    if copy != fd:
+        os.close(fd)
+    return copy
+
+
+class Browser:
+    """One headless Chromium with one page (`session`); `events` holds what it said unasked."""
+
+    def __init__(self, browser, output, size=(1200, 900)):
+        self.output = output
+        os.makedirs(output, exist_ok=True)
+        to_browser_r, self.to_browser = map(_high, os.pipe())
+        self.from_browser, from_browser_w = map(_high, os.pipe())
+        self.profile = tempfile.mkdtemp(prefix="nohit-chromium-")
+        self.process = subprocess.Popen(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+             "--remote-debugging-pipe", f"--user-data-dir={self.profile}", f"--window-size={size[0]},{size[1]}",
+             "about:blank"],
+            # The pipe's ends become fds 3 (commands in) and 4 (replies out), as Chromium expects.
+            pass_fds=(3, 4, to_browser_r, from_browser_w), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: (os.dup2(to_browser_r, 3), os.dup2(from_browser_w, 4)))
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self.buffer = b""
+        self.next_id = 0
+        self.events = []
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        # Listening before the page loads, so nothing it reports is missed.
+        self.call("Log.enable", session=self.session)
+        self.call("Runtime.enable", session=self.session)
+
+    def call(self, method, params=None, session=None):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        os.write(self.to_browser, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self.buffer:
+                chunk = os.read(self.from_browser, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("chromium closed the pipe")
+                self.buffer += chunk
+            raw, self.buffer = self.buffer.split(b"\0", 1)
+            reply = json.loads(raw)
+            if "method" in reply:
+                self.events.append(reply)
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def page(self, method, params=None):
+        """A command to the page's session."""
+        return self.call(method, params, self.session)
+
+    def evaluate(self, expression):
+        """The expression's value; None while the page has no execution context yet (it is loading)."""
+        try:
+            result = self.page("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                    "awaitPromise": True})
+        except RuntimeError as error:
+            if "execution context" in str(error).lower():
+                return None
+            raise
+        return result.get("result", {}).get("value")
+
+    def screenshot(self, name):
+        data = self.page("Page.captureScreenshot", {"format": "png"})["data"]
+        path = os.path.join(self.output, name)
+        with open(path, "wb") as file:
+            file.write(base64.b64decode(data))
+        return path
+
+    def problems(self):
+        """CSP violations and uncaught exceptions the page reported so far."""
+        problems = []
+        for event in self.events:
+            if event["method"] == "Log.entryAdded":
+                text = event["params"]["entry"].get("text", "")
+                if "Content Security Policy" in text or "Content-Security-Policy" in text:
+                    problems.append(text)
+            elif event["method"] == "Runtime.exceptionThrown":
+                details = event["params"]["exceptionDetails"]
+                problems.append(details.get("exception", {}).get("description") or details.get("text", "exception"))
+        return problems
+
+    def close(self):
+        self.process.kill()
+        shutil.rmtree(self.profile, ignore_errors=True)

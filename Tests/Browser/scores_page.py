@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""The Scores page in headless Chromium during a fast replay of 2020-08-25: a favourite team picked
+by name goes first; Giolito's game shows the state of play (diamond, outs, count, pitcher and
+batter) and a visible no-hitter mark while it is on; the line score opens on a tap; the game page
+gives every pitcher's line and the play-by-play; the final card reads Final with the pitchers of
+record. Desktop light, then phone dark, with no horizontal scrolling. No Content-Security-Policy
+violation and no uncaught exception. Saves screenshots. Exit status 0 when all holds, 1 with the
+reason.
+
+usage: scores_page.py URL OUTPUT_DIR [TIMEOUT_SECONDS]
+"""
+import json, os, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cdp import Browser, find_browser
+
+url, output = sys.argv[1], sys.argv[2]
+timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 150
+browser = find_browser()
+if not browser:
+    print("no chromium on PATH (apt-get install -y chromium)")
+    sys.exit(2)
+chromium = Browser(browser, output, size=(1280, 900))
+GAME = "CHA202008250"
+
+
+def fail(reason):
+    print("FAILED:", reason)
+    print("screenshot:", chromium.screenshot("scores-failure.png"))
+    sys.exit(1)
+
+
+def wait(expression, what, seconds=None):
+    deadline = time.time() + (seconds or timeout)
+    value = None
+    while time.time() < deadline:
+        value = chromium.evaluate(expression)
+        if value:
+            return value
+        time.sleep(0.25)
+    fail(f"{what} within {seconds or timeout} s (last: {value!r})")
+
+
+card = f"document.querySelector('#games [data-game=\"{GAME}\"]')"
+try:
+    chromium.page("Page.navigate", {"url": url + "#scores"})
+    wait("document.querySelectorAll('#team-picker option').length > 25", "the team picker lists the clubs by name")
+    names = chromium.evaluate("[...document.querySelectorAll('#team-picker option')].map(o => o.textContent)")
+    if "Chicago White Sox (CWS)" not in names:
+        fail(f"no 'Chicago White Sox (CWS)' among the picker's options: {names[:5]}")
+    # Pick the White Sox: their game goes first.
+    chromium.evaluate("""(() => { const p = document.querySelector('#team-picker'); p.value = 'CHA';
+      p.dispatchEvent(new Event('change')); })()""")
+    wait(f"document.querySelector('#games .game')?.dataset.game === '{GAME}'", "the favourite's game first")
+    # Add the Astros and move them above: their games (a doubleheader) come first.
+    chromium.evaluate("""(() => { const p = document.querySelector('#team-picker'); p.value = 'HOU';
+      p.dispatchEvent(new Event('change')); document.querySelector('#favourite-list button[data-move="1"][data-by="-1"]').click(); })()""")
+    order = wait("""(() => { const ids = [...document.querySelectorAll('#games .game')].map(g => g.dataset.game);
+      return ids.length > 3 && ids[0].startsWith('HOU') ? ids : null; })()""", "the reordered favourite first")
+    if order[2] != GAME:
+        fail(f"the second favourite's game is not after the first's two: {order[:4]}")
+    print("favourites first:", order[:3])
+    # Back to the White Sox alone.
+    chromium.evaluate("document.querySelector('#favourite-list button[data-unfavourite=\"HOU\"]').click()")
+
+    # Giolito's no-hitter under way: the mark, the diamond, the outs, the count, the matchup.
+    live = wait(f"""(() => {{ const c = {card}; if (!c || !c.querySelector('.mark.nohit') || !c.querySelector('.situation')) return null;
+      return {{ text: c.innerText, diamond: !!c.querySelector('svg.diamond'), dots: c.querySelectorAll('.outs .dot').length,
+               count: c.querySelector('.count')?.textContent, people: c.querySelector('.people')?.innerText }}; }})()""",
+                "Giolito's game under way with its no-hitter mark")
+    print("live card:", json.dumps(live))
+    if not live["diamond"] or live["dots"] != 3 or "P:" not in live["people"] or "AB:" not in live["people"]:
+        fail(f"the live card lacks the diamond, the outs or the matchup: {live}")
+    if "No-hitter in progress" not in live["text"]:
+        fail("no 'No-hitter in progress' mark on the card")
+    chromium.evaluate(f"{card}.querySelector('details.line summary').click()")
+    line = wait(f"""(() => {{ const d = {card}.querySelector('details.line'); return d.open &&
+      d.querySelectorAll('thead th').length >= 13 ? d.innerText : null; }})()""", "the line score opened on a tap")
+    print("line score:", line.replace("\n", " | ")[:160])
+    print("screenshot:", chromium.screenshot("scores-desktop-light-live.png"))
+
+    # The game page: pitchers' lines and the play-by-play.
+    chromium.evaluate(f"{card}.querySelector('a.game-link').click()")
+    page = wait("""(() => { const p = document.querySelector('#game-page'); if (document.querySelector('#game').hidden) return null;
+      const pitchers = [...p.querySelectorAll('table.pitchers tbody th')].map(t => t.textContent);
+      const plays = p.querySelectorAll('.half li').length;
+      return pitchers.includes('Lucas Giolito') && plays > 10 ? { pitchers, plays, first: p.querySelector('.half li')?.textContent } : null; })()""",
+                "the game page with Giolito's line and the play-by-play")
+    print("game page:", json.dumps(page))
+    print("screenshot:", chromium.screenshot("game-page-desktop-light.png"))
+
+    # The end: Final, the pitchers of record, the no-hitter mark kept.
+    final = wait("""(() => { const p = document.querySelector('#game-page'); const t = p.innerText;
+      return t.includes('Final') && t.includes('W: Lucas Giolito') && t.includes('No-hitter · CWS') ? t.slice(0, 200) : null; })()""",
+                 "the final game page (Final, W: Lucas Giolito, the no-hitter mark)")
+    print("final:", final.replace("\n", " | "))
+    giolito = chromium.evaluate("""[...document.querySelectorAll('#game-page table.pitchers tbody tr')]
+      .map(r => r.innerText.split('\\t')).find(c => c[0] === 'Lucas Giolito')""")
+    print("Giolito's line:", giolito)
+    if giolito[1:8] != ["9.0", "0", "0", "0", "1", "13", "0"] or giolito[8] != "101":
+        fail(f"Giolito's line is not 9.0 IP 0 H 0 R 0 ER 1 BB 13 K 0 HR 101 P: {giolito}")
+    print("screenshot:", chromium.screenshot("game-page-final.png"))
+
+    # A phone in dark mode: the board fits the width.
+    chromium.page("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+    chromium.page("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    chromium.evaluate("location.hash = '#scores'")
+    phone = wait(f"""(() => {{ const c = {card}; if (!c || document.querySelector('#scores').hidden) return null;
+      return {{ width: document.documentElement.scrollWidth, background: getComputedStyle(document.body).backgroundColor,
+               status: c.querySelector('.status').textContent, people: c.querySelector('.people')?.innerText }}; }})()""",
+                 "the Scores page on a phone")
+    print("phone:", json.dumps(phone))
+    if phone["width"] > 390:
+        fail(f"the page scrolls sideways on a 390-pixel phone ({phone['width']} px)")
+    if phone["background"] in ("rgb(246, 247, 249)", "rgb(255, 255, 255)"):
+        fail(f"dark mode did not apply (background {phone['background']})")
+    if phone["status"] != "Final" or "W: Lucas Giolito" not in (phone["people"] or ""):
+        fail(f"the final card does not read Final with the winning pitcher: {phone}")
+    print("screenshot:", chromium.screenshot("scores-phone-dark-final.png"))
+    problems = chromium.problems()
+    if problems:
+        print("the page reported problems:", *problems, sep="\n  ")
+        sys.exit(1)
+    print("scores page: every check held")
+    sys.exit(0)
+finally:
+    chromium.close()
