@@ -46,6 +46,16 @@ package struct MessageStrings: Sendable {
     package var noHitVerb: String
     package var jinxNoHitVerb: String
     package var jinxPerfect: String
+    package var titleGameStart: String
+    package var bodyGameStart: String
+    package var titleLeadChange: String
+    package var bodyLeadChange: String
+    package var titleFinal: String
+    /// A final score of a game not of nine innings: `Final/10`.
+    package var finalInnings: String
+    package var bodyFinal: String
+    package var bodyFinalInnings: String
+    package var bodyFinalTie: String
 
     package static let english = MessageStrings(
         noHitter: "no-hitter", perfectGame: "perfect game", combinedNoHitter: "combined no-hitter",
@@ -87,7 +97,15 @@ package struct MessageStrings: Sendable {
             .brokenInExtraInnings: "the first hit came in extra innings",
             .roadTeamLostInEightInnings: "the road team lost, so it pitched only 8 innings",
         ],
-        jinxWord: "No-H****r", noHitVerb: "no-hit", jinxNoHitVerb: "did not allow a hit to", jinxPerfect: "P*****t game"
+        jinxWord: "No-H****r", noHitVerb: "no-hit", jinxNoHitVerb: "did not allow a hit to",
+        jinxPerfect: "P*****t game",
+        titleGameStart: "{away} at {home}: first pitch", bodyGameStart: "{away} at {home} is under way.",
+        titleLeadChange: "{leader} lead {leaderRuns}-{trailerRuns}",
+        bodyLeadChange: "{leader} {leaderRuns}, {trailer} {trailerRuns}, {situation}.",
+        titleFinal: "{final}: {winner} {winnerRuns}, {loser} {loserRuns}", finalInnings: "Final/{innings}",
+        bodyFinal: "The {winner} beat the {loser} {winnerRuns}-{loserRuns}.",
+        bodyFinalInnings: "The {winner} beat the {loser} {winnerRuns}-{loserRuns} in {innings} innings.",
+        bodyFinalTie: "The {away} and the {home} tied {winnerRuns}-{loserRuns}."
     )
 
     /// Strings by language; English is the fallback.
@@ -101,9 +119,18 @@ package enum MessageText {
     /// Alerts must fit an APNs payload (4096 bytes) with room for the rest of the JSON.
     package static let maximumTextBytes = 3000
 
+    /// The alert for `moment`; `teamNames` are the device's own names for teams (by code).
     package static func render(
-        _ moment: Moment, game: GameInfo, jinxSafe: Bool = false, strings: MessageStrings = .english
+        _ moment: Moment, game: GameInfo, jinxSafe: Bool = false, teamNames: [String: String] = [:],
+        strings: MessageStrings = .english
     ) -> AlertMessage {
+        var game = game
+        for side in Side.allCases {
+            let code = game.team(side).code
+            guard let name = teamNames[code] else { continue }
+            if side == .away { game.away.nickname = name } else { game.home.nickname = name }
+        }
+        if moment.kind.isScore { return renderScore(moment, game: game, strings: strings) }
         let pitching = game.team(moment.pitchingSide)
         let batting = game.team(moment.pitchingSide.opponent)
         let pitchers = moment.pitchers.map { game.name(of: $0) }
@@ -147,6 +174,7 @@ package enum MessageText {
         case .completed: (titleTemplate, bodyTemplate) = (strings.titleCompleted, strings.bodyCompleted)
         case .endedNotOfficial: (titleTemplate, bodyTemplate) = (strings.titleNotOfficial, strings.bodyNotOfficial)
         case .revived: (titleTemplate, bodyTemplate) = (strings.titleRevived, strings.bodyRevived)
+        case .gameStart, .leadChange, .finalScore: return renderScore(moment, game: game, strings: strings)
         }
         var title = fill(titleTemplate, values)
         title = title.prefix(1).uppercased() + title.dropFirst()
@@ -156,6 +184,41 @@ package enum MessageText {
         }
         return AlertMessage(
             title: truncated(title, to: 200), body: truncated(body, to: maximumTextBytes),
+            bidKey: moment.bidKey)
+    }
+
+    /// A score alert: the first pitch, a late lead, the final score, teams by their nicknames.
+    static func renderScore(_ moment: Moment, game: GameInfo, strings: MessageStrings) -> AlertMessage {
+        let score = moment.score
+        let awayAhead = score.away >= score.home
+        let (leader, trailer) =
+            awayAhead ? (game.away.nickname, game.home.nickname) : (game.home.nickname, game.away.nickname)
+        let half = moment.battingSide == .away ? strings.top : strings.bottom
+        let situation =
+            moment.outsInInning >= 3
+            ? fill(strings.endOf, ["half": half, "inning": ordinal(moment.inning)])
+            : fill(strings.outsIn[moment.outsInInning] ?? "", ["half": half, "inning": ordinal(moment.inning)])
+        let values: [String: String] = [
+            "away": game.away.nickname, "home": game.home.nickname, "leader": leader, "trailer": trailer,
+            "leaderRuns": "\(max(score.away, score.home))", "trailerRuns": "\(min(score.away, score.home))",
+            "winner": leader, "loser": trailer, "winnerRuns": "\(max(score.away, score.home))",
+            "loserRuns": "\(min(score.away, score.home))", "situation": situation, "innings": "\(moment.inning)",
+            "final": moment.inning == 9 ? "Final" : fill(strings.finalInnings, ["innings": "\(moment.inning)"]),
+        ]
+        let (titleTemplate, bodyTemplate): (String, String)
+        switch moment.kind {
+        case .gameStart: (titleTemplate, bodyTemplate) = (strings.titleGameStart, strings.bodyGameStart)
+        case .leadChange: (titleTemplate, bodyTemplate) = (strings.titleLeadChange, strings.bodyLeadChange)
+        default:
+            let body =
+                score.away == score.home
+                ? strings.bodyFinalTie : moment.inning == 9 ? strings.bodyFinal : strings.bodyFinalInnings
+            (titleTemplate, bodyTemplate) = (strings.titleFinal, body)
+        }
+        var body = fill(bodyTemplate, values)
+        if moment.kind == .gameStart, let listing = listing(game.broadcasts, strings: strings) { body += " " + listing }
+        return AlertMessage(
+            title: truncated(fill(titleTemplate, values), to: 200), body: truncated(body, to: maximumTextBytes),
             bidKey: moment.bidKey)
     }
 

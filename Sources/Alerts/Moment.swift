@@ -24,6 +24,12 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
         case endedNotOfficial = "ended-not-official"
         /// A scoring change took away the hit that had broken the bid up.
         case revived = "revived"
+        /// A score alert for fans of either team: the first pitch.
+        case gameStart = "game-start"
+        /// A score alert: a side took the lead in the 7th inning or later.
+        case leadChange = "lead-change"
+        /// A score alert: the final score.
+        case finalScore = "final-score"
     }
 
     package var id: String
@@ -32,7 +38,11 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
     package var kind: Kind
     /// The bid this moment is about: its game and the pitching side ("CHA202008250-home"). Its
     /// alerts share it (APNs collapse and thread ids, the Web Push tag, the planner's followers).
-    package var bidKey: String { "\(gameID)-\(pitchingSide == .away ? "away" : "home")" }
+    /// A score alert's key is the game's (`CHA202008250-score`): its alerts replace one another,
+    /// not a bid's.
+    package var bidKey: String {
+        kind.isScore ? "\(gameID)-score" : "\(gameID)-\(pitchingSide == .away ? "away" : "home")"
+    }
     /// Outs recorded while hitless when it happened.
     package var outs: Int
     package var inning: Int
@@ -91,7 +101,26 @@ extension Moment.Kind {
     package var bidStillAlive: Bool {
         switch self {
         case .hitlessInnings, .ninthInningOut, .perfectGameLost, .pitchingChange, .revived: true
-        case .brokenUp, .completed, .endedNotOfficial: false
+        case .brokenUp, .completed, .endedNotOfficial, .gameStart, .leadChange, .finalScore: false
         }
+    }
+
+    /// A score alert (for fans of a team), not a no-hit bid's moment.
+    package var isScore: Bool { self == .gameStart || self == .leadChange || self == .finalScore }
+
+    /// The kinds of a no-hit bid's moments: what `Preferences.kinds` chooses among.
+    package static let bidKinds: [Moment.Kind] = allCases.filter { !$0.isScore }
+}
+
+extension Moment {
+    /// A score alert about `game` as it stands: its id is the game's, the kind's and `detail`
+    /// (a lead change's half-inning and score), so deriving it again gives the same id.
+    package static func score(
+        _ kind: Kind, gameID: String, detail: String? = nil, state: GameState
+    ) -> Moment {
+        Moment(
+            id: "\(gameID)-\(kind.rawValue)\(detail.map { "-\($0)" } ?? "")", gameID: gameID,
+            pitchingSide: state.fieldingSide, kind: kind, outs: 0, inning: state.inning,
+            battingSide: state.battingSide, outsInInning: state.outs, score: state.score, perfect: false, pitchers: [])
     }
 }

@@ -26,6 +26,7 @@ package enum SkipReason: String, Sendable, Hashable, Codable {
     case frequency = "frequency"
     case notFollowingBid = "device was not told about this bid"
     case quietHours = "quiet hours"
+    case notFavourite = "not a favourite team's game"
 }
 
 /// Decides, for one moment and one device, whether to send and when. Pure, and table-tested.
@@ -34,6 +35,7 @@ package enum Planner {
         _ moment: Moment, teams: [String], at momentTime: Date, device: Device, history: DeviceBidHistory
     ) -> PlanDecision {
         guard device.isActive else { return .skip(.deviceDisabled) }
+        if moment.kind.isScore { return decideScore(moment, teams: teams, at: momentTime, device: device) }
         let preferences = device.preferences
         let threshold = preferences.thresholdOuts(teams: teams)
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
@@ -62,11 +64,31 @@ package enum Planner {
             guard history.progressSent else { return .skip(.notFollowingBid) }
         case .completed:
             guard history.progressSent || moment.outs >= threshold else { return .skip(.notFollowingBid) }
+        case .gameStart, .leadChange, .finalScore:
+            return decideScore(moment, teams: teams, at: momentTime, device: device)
         }
 
         if let quiet = preferences.quietHours, let end = quiet.end(after: notBefore) {
             // The game is over: tell them in the morning. Anything in progress is stale by then.
             return moment.kind == .completed ? .send(notBefore: max(end, notBefore)) : .skip(.quietHours)
+        }
+        return .send(notBefore: notBefore)
+    }
+}
+
+extension Planner {
+    /// A score alert: for a favourite team's game, when the device wants that kind; a Live
+    /// Activity (a bid's) gets none. Quiet hours hold a final score until they end and drop the
+    /// rest; the spoiler delay holds every one.
+    static func decideScore(_ moment: Moment, teams: [String], at momentTime: Date, device: Device) -> PlanDecision {
+        let preferences = device.preferences
+        guard device.channel.kind != .liveActivity, preferences.scoreAlerts.wants(moment.kind) else {
+            return .skip(.kindNotWanted)
+        }
+        guard preferences.isFavourite(teams) else { return .skip(.notFavourite) }
+        let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
+        if let quiet = preferences.quietHours, let end = quiet.end(after: notBefore) {
+            return moment.kind == .finalScore ? .send(notBefore: max(end, notBefore)) : .skip(.quietHours)
         }
         return .send(notBefore: notBefore)
     }

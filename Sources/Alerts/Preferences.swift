@@ -17,8 +17,57 @@ package struct Preferences: Sendable, Hashable, Codable {
     package var spoilerDelaySeconds = 0
     /// Never write the word: "No-H****r".
     package var jinxSafe = false
+    /// Score alerts for the favourite teams' games.
+    package var scoreAlerts = ScoreAlerts()
+    /// Names to call teams by in this device's alerts (Retrosheet code → name), where the fan
+    /// prefers another than the club's nickname.
+    package var teamNames: [String: String] = [:]
 
     package init() {}
+
+    /// Which score alerts a device gets for its favourite teams' games: the final score unless
+    /// turned off; the first pitch and a lead taken in the 7th inning or later when asked for.
+    package struct ScoreAlerts: Sendable, Hashable, Codable {
+        package var finalScore = true
+        package var gameStart = false
+        package var leadChange = false
+
+        package init(finalScore: Bool = true, gameStart: Bool = false, leadChange: Bool = false) {
+            self.finalScore = finalScore
+            self.gameStart = gameStart
+            self.leadChange = leadChange
+        }
+
+        package func wants(_ kind: Moment.Kind) -> Bool {
+            switch kind {
+            case .finalScore: finalScore
+            case .gameStart: gameStart
+            case .leadChange: leadChange
+            default: false
+            }
+        }
+    }
+
+    /// Reads what the store wrote; preferences stored before a setting existed get its default.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = Preferences()
+        thresholdInnings = try container.decode(Int.self, forKey: .thresholdInnings)
+        favouriteTeams = try container.decode([String].self, forKey: .favouriteTeams)
+        favouriteThresholdInnings = try container.decode(Int.self, forKey: .favouriteThresholdInnings)
+        frequency = try container.decode(Frequency.self, forKey: .frequency)
+        kinds = try container.decode(Set<Moment.Kind>.self, forKey: .kinds)
+        quietHours = try container.decodeIfPresent(QuietHours.self, forKey: .quietHours)
+        spoilerDelaySeconds = try container.decode(Int.self, forKey: .spoilerDelaySeconds)
+        jinxSafe = try container.decode(Bool.self, forKey: .jinxSafe)
+        scoreAlerts = try container.decodeIfPresent(ScoreAlerts.self, forKey: .scoreAlerts) ?? defaults.scoreAlerts
+        teamNames = try container.decodeIfPresent([String: String].self, forKey: .teamNames) ?? defaults.teamNames
+    }
+
+    /// Whether a game between `teams` has one of the favourite teams in it.
+    package func isFavourite(_ teams: [String]) -> Bool {
+        teams.contains { team in favouriteTeams.contains { $0.caseInsensitiveCompare(team) == .orderedSame } }
+    }
 
     package enum Frequency: String, Sendable, Hashable, Codable, CaseIterable {
         /// One alert when the bid reaches the threshold, then how it ends.
@@ -106,11 +155,34 @@ package struct Preferences: Sendable, Hashable, Codable {
             }
         }
         guard !kinds.isEmpty else { throw PreferencesError(field: "kinds", reason: "choose at least one kind") }
+        if let score = kinds.first(where: \.isScore) {
+            throw PreferencesError(
+                field: "kinds", reason: "'\(score.rawValue)' is a score alert: score_alerts turns it on or off")
+        }
+        guard teamNames.count <= 30 else {
+            throw PreferencesError(field: "team_names", reason: "at most 30 teams, not \(teamNames.count)")
+        }
+        var names: [String: String] = [:]
+        for (team, name) in teamNames {
+            guard let club = MLBTeam.code(team) else {
+                throw PreferencesError(
+                    field: "team_names", reason: "'\(team)' is not an MLB club's code (such as NYY or NYA)")
+            }
+            let trimmed = name.trimmingCharacters(in: .whitespaces)
+            guard (1...40).contains(trimmed.count),
+                !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            else {
+                throw PreferencesError(
+                    field: "team_names.\(team)", reason: "a name of 1 to 40 characters without control characters")
+            }
+            names[club.retrosheet] = trimmed
+        }
         var normalised = self
         // Quiet from a time until the same time is no quiet time at all.
         if let quiet = quietHours, quiet.start == quiet.end { normalised.quietHours = nil }
         // A game's team code is Retrosheet's: the favourites are kept in that form.
         normalised.favouriteTeams = Array(Set(clubs)).sorted()
+        normalised.teamNames = names
         return normalised
     }
 }
@@ -140,8 +212,8 @@ package struct PreferencesError: Error, Sendable, Hashable, CustomStringConverti
 }
 
 extension Moment.Kind {
-    /// Kinds sent unless turned off. Endings that do not count are opt-in.
-    package static let defaultKinds: Set<Moment.Kind> = Set(allCases.filter { !$0.isOptIn })
+    /// Bid kinds sent unless turned off. Endings that do not count are opt-in.
+    package static let defaultKinds: Set<Moment.Kind> = Set(bidKinds.filter { !$0.isOptIn })
 
     /// Unusual categories are opt-in, never opt-out.
     package var isOptIn: Bool { self == .endedNotOfficial }

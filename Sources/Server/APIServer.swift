@@ -97,7 +97,7 @@ package struct APIServer: Sendable {
         api.get("games/:id") { _, context in
             let id = try context.parameters.require("id")
             guard let detail = board.detail(id: id) else { throw Self.error(.notFound, "no game \(id) today") }
-            let moments = try await store.moments(gameID: id)
+            let moments = try await store.moments(gameID: id, scoreAlerts: false)
             return try Self.json(
                 GameTimeline(
                     game: detail.game, pitchers: detail.pitchers, plays: detail.plays,

@@ -361,7 +361,10 @@ package struct LiveConsumer: GameChangeConsumer {
     }
 
     package func consume(_ change: GameChange) async throws {
-        for moment in change.moments { feed.publish(moment, game: change.game.info, at: change.time) }
+        // A no-hit bid's moments; a score alert's news is the game's `score` event.
+        for moment in change.moments where !moment.kind.isScore {
+            feed.publish(moment, game: change.game.info, at: change.time)
+        }
         guard let recorded = board.record(change) else { return }
         if let score = recorded.score { feed.publish(score) }
         feed.publish(recorded.snapshot)

@@ -120,7 +120,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let clock: any WallClock
 
         func consume(_ change: GameChange) async throws {
-            for moment in change.moments {
+            // The no-hit bids' moments (the replay is about them; score alerts go to the devices).
+            for moment in change.moments where !moment.kind.isScore {
                 let text = MessageText.render(moment, game: change.game.info, jinxSafe: false)
                 print(
                     "\(ReplayCommand.timestamp(clock.now(), game: change.game.info))  \(moment.id)  "

@@ -88,6 +88,50 @@ import Testing
         Case(
             name: "live activity below threshold", kind: .hitlessInnings, outs: 12,
             channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), expected: .skip(.belowThreshold)),
+        // Score alerts: a favourite team's game only; the final score by default, the rest opt-in.
+        Case(
+            name: "final score of a favourite team", kind: .finalScore, outs: 0, setup: { $0.favouriteTeams = ["CHA"] },
+            expected: .send(notBefore: time)),
+        Case(name: "final score, no favourite in the game", kind: .finalScore, outs: 0, expected: .skip(.notFavourite)),
+        Case(
+            name: "final score turned off", kind: .finalScore, outs: 0,
+            setup: {
+                $0.favouriteTeams = ["CHA"]
+                $0.scoreAlerts.finalScore = false
+            }, expected: .skip(.kindNotWanted)),
+        Case(
+            name: "game start is opt-in", kind: .gameStart, outs: 0, setup: { $0.favouriteTeams = ["PIT"] },
+            expected: .skip(.kindNotWanted)),
+        Case(
+            name: "game start when asked for", kind: .gameStart, outs: 0,
+            setup: {
+                $0.favouriteTeams = ["PIT"]
+                $0.scoreAlerts.gameStart = true
+            }, expected: .send(notBefore: time)),
+        Case(
+            name: "lead change when asked for, spoiler delay held", kind: .leadChange, outs: 0,
+            setup: {
+                $0.favouriteTeams = ["CHA"]
+                $0.scoreAlerts.leadChange = true
+                $0.spoilerDelaySeconds = 30
+            }, expected: .send(notBefore: time.addingTimeInterval(30))),
+        Case(
+            name: "lead change in quiet hours is dropped", kind: .leadChange, outs: 0,
+            setup: {
+                $0.favouriteTeams = ["CHA"]
+                $0.scoreAlerts.leadChange = true
+                $0.quietHours = .init(start: 19 * 60, end: 7 * 60, timeZone: "America/Chicago")
+            }, expected: .skip(.quietHours)),
+        Case(
+            name: "final score in quiet hours waits for the morning", kind: .finalScore, outs: 0,
+            setup: {
+                $0.favouriteTeams = ["CHA"]
+                $0.quietHours = .init(start: 19 * 60, end: 7 * 60, timeZone: "America/Chicago")
+            }, expected: .send(notBefore: Date(timeIntervalSince1970: 1_598_443_200))),
+        Case(
+            name: "a live activity gets no score alert", kind: .finalScore, outs: 0,
+            setup: { $0.favouriteTeams = ["CHA"] },
+            channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), expected: .skip(.kindNotWanted)),
     ]
 
     @Test(arguments: cases)
@@ -136,6 +180,14 @@ import Testing
                 }, "quiet_hours.time_zone"
             ),
             ({ @Sendable (p: inout Preferences) in p.kinds = [] }, "kinds"),
+            ({ @Sendable (p: inout Preferences) in p.kinds.insert(.finalScore) }, "kinds"),
+            ({ @Sendable (p: inout Preferences) in p.teamNames = ["XYZ": "Zeds"] }, "team_names"),
+            ({ @Sendable (p: inout Preferences) in p.teamNames = ["CWS": ""] }, "team_names.CWS"),
+            (
+                { @Sendable (p: inout Preferences) in p.teamNames = ["CWS": String(repeating: "x", count: 41)] },
+                "team_names.CWS"
+            ),
+            ({ @Sendable (p: inout Preferences) in p.teamNames = ["CWS": "Sox\u{7}"] }, "team_names.CWS"),
         ] as [(@Sendable (inout Preferences) -> Void, String)])
     func invalidPreferencesNameTheField(change: @Sendable (inout Preferences) -> Void, field: String) {
         var preferences = Preferences()
@@ -200,5 +252,36 @@ import Testing
             #expect(UUID(text: bad) == nil, "\(bad)")
             #expect(UUID(uuidString: bad) == nil, "Foundation agrees on \(bad)")
         }
+    }
+
+    /// Score alerts read as a fan says them, in the device's own names for teams.
+    @Test func scoreAlertsInWords() throws {
+        let game = GameInfo(
+            id: "CHA202008250", date: "2020-08-25",
+            away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
+            home: .init(code: "CHA", name: "Chicago White Sox", nickname: "White Sox"))
+        func moment(_ kind: Moment.Kind, inning: Int, away: Int, home: Int, side: Side = .home, outs: Int = 3) -> Moment
+        {
+            Moment(
+                id: "m", gameID: game.id, pitchingSide: side.opponent, kind: kind, outs: 0, inning: inning,
+                battingSide: side, outsInInning: outs, score: PerSide(away: away, home: home), perfect: false,
+                pitchers: [])
+        }
+        let final = MessageText.render(moment(.finalScore, inning: 9, away: 0, home: 4), game: game)
+        #expect(final.title == "Final: White Sox 4, Pirates 0")
+        #expect(final.body == "The White Sox beat the Pirates 4-0.")
+        #expect(final.bidKey == "CHA202008250-score")
+        let extra = MessageText.render(moment(.finalScore, inning: 10, away: 5, home: 4), game: game)
+        #expect(extra.title == "Final/10: Pirates 5, White Sox 4")
+        #expect(extra.body == "The Pirates beat the White Sox 5-4 in 10 innings.")
+        let named = MessageText.render(
+            moment(.finalScore, inning: 9, away: 0, home: 4), game: game, teamNames: ["CHA": "Sox"])
+        #expect(named.title == "Final: Sox 4, Pirates 0")
+        let lead = MessageText.render(moment(.leadChange, inning: 8, away: 3, home: 4, outs: 1), game: game)
+        #expect(lead.title == "White Sox lead 4-3")
+        #expect(lead.body == "White Sox 4, Pirates 3, 1 out in the bottom of the 8th.")
+        let start = MessageText.render(
+            moment(.gameStart, inning: 1, away: 0, home: 0, side: .away, outs: 0), game: game)
+        #expect(start.title == "Pirates at White Sox: first pitch")
     }
 }

@@ -207,4 +207,70 @@ import Testing
         #expect(line.pitches == 101)
         #expect(line.battersFaced == 28)
     }
+
+    /// The score alerts of every 2020 game, followed as the server follows one (scheduled, live,
+    /// its plays, final): one first pitch, one final score that is the game's, and a lead change
+    /// wherever the line score shows a side taking a lead it did not have in a half-inning of
+    /// the 7th or later.
+    static func scoreAlertDifferences(of file: String) -> [String] {
+        guard let reader = try? EventFileReader(path: file) else { return ["\(file): unreadable"] }
+        var differences: [String] = []
+        for case .success(let record) in reader.games() {
+            guard let updates = try? record.updates() else { continue }
+            var follower = GameFollower(gameID: record.id)
+            var events = follower.follow(.lineups(record.startingAppearances, homeBatsFirst: record.homeBatsFirst))
+            events += follower.follow(.status(GameStatus(.live), result: nil))
+            events += follower.follow(.updates(updates))
+            events += follower.follow(.status(GameStatus(.final), result: record.result))
+            let moments = events.compactMap {
+                if case .moment(let moment) = $0, moment.kind.isScore { moment } else { nil }
+            }
+            let starts = moments.filter { $0.kind == .gameStart }
+            let finals = moments.filter { $0.kind == .finalScore }
+            let leads = moments.filter { $0.kind == .leadChange }
+            guard let state = follower.state else { continue }
+            if starts.map(\.id) != ["\(record.id)-game-start"] {
+                differences.append("\(record.id) starts \(starts.map(\.id))")
+            }
+            if finals.count != 1 || finals.first?.score != state.score || finals.first?.id != "\(record.id)-final-score"
+            {
+                differences.append("\(record.id) final \(finals.map(\.score)) ≠ \(state.score)")
+            }
+            if Set(moments.map(\.id)).count != moments.count { differences.append("\(record.id) repeats an id") }
+            for lead in leads where lead.inning < 7 || lead.score.away == lead.score.home {
+                differences.append("\(record.id) lead change \(lead.id) in the \(lead.inning)th at \(lead.score)")
+            }
+            // From the line score: the leader before and after each half-inning.
+            let line = follower.linescore
+            var score = PerSide(away: 0, home: 0)
+            // (2020's games at the visitors' park: the home side batted first, and its half is
+            // named by the side, as the alert's id names it.)
+            for inning in 1...line.innings {
+                for side in record.homeBatsFirst ? [Side.home, .away] : [Side.away, .home] {
+                    let runs = side == .away ? line.away : line.home
+                    guard inning <= runs.count else { continue }
+                    let before = (score.away - score.home).signum()
+                    score[side] += runs[inning - 1]
+                    let after = (score.away - score.home).signum()
+                    let half = side == .away ? "top" : "bottom"
+                    let taken = leads.contains { $0.id.hasPrefix("\(record.id)-lead-change-\(inning)-\(half)-") }
+                    if inning >= 7, after != 0, after != before, !taken {
+                        differences.append(
+                            "\(record.id): the \(half) of the \(inning)th changed the lead without an alert: \(leads.map(\.id))"
+                        )
+                    }
+                    if taken && runs[inning - 1] == 0 {
+                        differences.append("\(record.id): a lead change in a scoreless \(half) of the \(inning)th")
+                    }
+                }
+            }
+        }
+        return differences
+    }
+
+    @Test func everyGameOf2020HasItsScoreAlerts() async throws {
+        let files = try EventFiles.expand([TestData.path("retrosheet/2020")])
+        let differences = await EventFiles.map(files, Self.scoreAlertDifferences).flatMap { $0 }
+        #expect(differences.isEmpty, "\(differences.count) differences: \(differences.prefix(12))")
+    }
 }

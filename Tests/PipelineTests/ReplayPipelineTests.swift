@@ -115,6 +115,7 @@ import Testing
         var fanPreferences = Preferences()
         fanPreferences.favouriteTeams = ["CHA"]
         fanPreferences.frequency = .everyOutInNinth
+        fanPreferences.teamNames = ["CHA": "Sox"]
         let fan = Device(
             id: UUID(),
             channel: .apns(
@@ -146,7 +147,9 @@ import Testing
 
         let printed = Printed()
         let (summary, statistics) = try await setup.run { printed.append($0) }
-        let giolito = summary.moments.filter { $0.gameID == "CHA202008250" && $0.pitchingSide == .home }
+        let giolito = summary.moments.filter {
+            $0.gameID == "CHA202008250" && $0.pitchingSide == .home && !$0.kind.isScore
+        }
         #expect(giolito.map(\.kind).last == .completed)
 
         // The default device: 6, 7, 8 and 9 hitless innings, then completed.
@@ -161,6 +164,25 @@ import Testing
         let fanIDs = Set(accepted.keys).intersection(
             giolito.map { UUID.delivery(momentID: $0.id, deviceID: fan.id).uuidString.lowercased() })
         #expect(fanIDs.count == giolito.filter { $0.outs >= 12 }.count)
+        // And the final score of the White Sox' game, in the fan's name for them, once; no score
+        // alert for anyone else (no other device has a favourite team), none for another game.
+        let finals = summary.moments.filter { $0.kind == .finalScore }
+        #expect(finals.count == 16)
+        let final = try #require(finals.first { $0.gameID == "CHA202008250" })
+        let finalID = UUID.delivery(momentID: final.id, deviceID: fan.id).uuidString.lowercased()
+        #expect(accepted[finalID] == 1)
+        let notification = try #require(setup.server.state.notification(apnsID: finalID))
+        let alert = try #require(
+            ((try JSONSerialization.jsonObject(with: notification.payload) as? [String: Any])?["aps"] as? [String: Any])?[
+                "alert"] as? [String: Any])
+        #expect(alert["title"] as? String == "Final: Sox 4, Pirates 0")
+        #expect(notification.collapseID == "CHA202008250-score")
+        let scoreDeliveries = summary.moments.filter(\.kind.isScore).flatMap { moment in
+            [phone, fan, browser, server, console].map {
+                UUID.delivery(momentID: moment.id, deviceID: $0.id).uuidString.lowercased()
+            }
+        }
+        #expect(Set(scoreDeliveries).intersection(accepted.keys) == [finalID])
         // The browser decrypted five alerts; the webhook received five signed ones.
         let webPushID = String(subscription.endpoint.split(separator: "/").last!)
         #expect(setup.server.state.webPushMessages(id: webPushID)?.count == 5)
@@ -175,7 +197,7 @@ import Testing
         // Counted per channel, as /metrics shows them: the two APNs devices (5 + the fan's) and the
         // one 410, the browser's five, the webhook's five, the console's five.
         let byChannel = statistics.byChannel
-        #expect(byChannel[.apns]?.delivered == 5 + fanIDs.count)
+        #expect(byChannel[.apns]?.delivered == 5 + fanIDs.count + 1)
         #expect(byChannel[.apns]?.pruned == 1)
         #expect(byChannel[.webPush]?.delivered == 5)
         #expect(byChannel[.webhook]?.delivered == 5)

@@ -523,6 +523,12 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 (#"{"quiet_hours":{"start":"23:00","end":"08:00","time_zone":"UTC","tz":"UTC"}}"#, "unknown key 'tz'"),
                 (#"{"quiet_hours":{"start":"+23:00","end":"08:00","time_zone":"America/Chicago"}}"#, "HH:MM"),
                 (#"{"jinx_safe":true} trailing"#, "has more after the value"),
+                // Score alerts: their own switches, real clubs, names a person can read.
+                (#"{"kinds":["final-score"]}"#, "score_alerts turns it on or off"),
+                (#"{"score_alerts":{"final":false}}"#, "unknown key 'final'"),
+                (#"{"team_names":[{"team":"XYZ","name":"Zeds"}]}"#, "team_names: 'XYZ' is not an MLB club"),
+                (#"{"team_names":[{"team":"CWS","name":""}]}"#, "team_names.CWS"),
+                (#"{"team_names":[{"team":"CWS","name":"Sox"},{"team":"CWS","name":"Pale Hose"}]}"#, "named twice"),
             ] {
                 try await client.execute(uri: uri, method: .put, headers: authorized, body: Self.body(body)) {
                     response throws in
@@ -547,7 +553,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             #expect(try await fixture.store.preferences(deviceID: UUID(uuidString: id)!) == Preferences())
             // Valid: stored and read back.
             let change =
-                #"{"favourite_teams":["CHA","MIL"],"quiet_hours":{"start":"23:00","end":"08:00","time_zone":"America/Chicago"},"jinx_safe":true}"#
+                #"{"favourite_teams":["CHA","MIL"],"quiet_hours":{"start":"23:00","end":"08:00","time_zone":"America/Chicago"},"jinx_safe":true,"score_alerts":{"lead_change":true},"team_names":[{"team":"CWS","name":"Sox"}]}"#
             try await client.execute(uri: uri, method: .put, headers: authorized, body: Self.body(change)) {
                 #expect($0.status == .ok)
             }
@@ -556,6 +562,8 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             #expect(stored.quietHours == .init(start: 23 * 60, end: 8 * 60, timeZone: "America/Chicago"))
             #expect(stored.jinxSafe)
             #expect(stored.thresholdInnings == 6)
+            #expect(stored.scoreAlerts == .init(finalScore: true, gameStart: false, leadChange: true))
+            #expect(stored.teamNames == ["CHA": "Sox"])
             try await client.execute(uri: uri, method: .get, headers: authorized) { response throws in
                 let preferences = try #require(try Self.json(response.body) as? [String: Any])
                 let quiet = try #require(preferences["quiet_hours"] as? [String: String])

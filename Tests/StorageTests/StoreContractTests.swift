@@ -217,7 +217,14 @@ enum Fixtures {
         }
         #expect(try await store.record(late, payloads: [], deliveries: []) == false)
         #expect(try await store.moment(id: late.moment.id) == late)
-        #expect(try await store.moments(gameID: "CHA202008250").map(\.moment.outs) == [15, 18])
+        // A score alert after them: in the game's list when asked for, never among the bids'.
+        let final = Fixtures.moment(.finalScore, outs: 27)
+        #expect(try await store.record(final, payloads: [], deliveries: []))
+        #expect(
+            try await store.moments(gameID: "CHA202008250", scoreAlerts: true).map(\.moment.kind) == [
+                .hitlessInnings, .hitlessInnings, .finalScore,
+            ])
+        #expect(try await store.moments(gameID: "CHA202008250", scoreAlerts: false).map(\.moment.outs) == [15, 18])
         #expect(try await store.recentMoments(limit: 2).map(\.moment.id) == [late.moment.id, early.moment.id])
         #expect(try await store.moment(id: "nope") == nil)
     }

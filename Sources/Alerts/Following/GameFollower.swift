@@ -79,8 +79,17 @@ package struct GameFollower: Sendable {
             guard status != self.status || (status.phase == .final && self.result == nil && result != nil) else {
                 return []
             }
+            let before = self.status
             self.status = status
             var events: [GameEvent] = [.status(status)]
+            // The first pitch: a game going live before any play (a game first heard of under
+            // way, after a restart, is not announced).
+            if status.phase == .live, before.phase == .scheduled || before.phase == .warmup,
+                (engine?.state.playCount ?? 0) == 0
+            {
+                let state = engine?.state ?? GameState(starters: [], homeBatsFirst: homeBatsFirst)
+                events.append(.moment(Moment.score(.gameStart, gameID: gameID, state: state)))
+            }
             if status.phase == .final {
                 self.result = result ?? self.result ?? GameResult(scheduledInnings: 9)
                 events += finish()
@@ -125,7 +134,19 @@ package struct GameFollower: Sendable {
         case .placeholder:
             pitcherLines.placeholder(pitcher: state.pitcher, side: state.fieldingSide, pitches: pitches)
         }
-        if state.score != before.state.score { events.append(.score(state.score)) }
+        if state.score != before.state.score {
+            events.append(.score(state.score))
+            // A side takes a lead it did not have, in the 7th inning or later.
+            let leader = (state.score.away - state.score.home).signum()
+            if state.inning >= 7, leader != 0, leader != (before.state.score.away - before.state.score.home).signum() {
+                let half = state.battingSide == .away ? "top" : "bottom"
+                events.append(
+                    .moment(
+                        Moment.score(
+                            .leadChange, gameID: gameID,
+                            detail: "\(state.inning)-\(half)-\(state.score.away)-\(state.score.home)", state: state)))
+            }
+        }
         events += Self.moments(gameID: gameID, from: before.tracker, to: engine.tracker, after: state)
         return true
     }
@@ -149,7 +170,8 @@ package struct GameFollower: Sendable {
         engine.finish(scheduledInnings: result.scheduledInnings)
         self.engine = engine
         return Self.moments(gameID: gameID, from: before, to: engine.tracker, after: engine.state) + [
-            .final(line(engine.state, result: result))
+            .moment(Moment.score(.finalScore, gameID: gameID, state: engine.state)),
+            .final(line(engine.state, result: result)),
         ]
     }
 
@@ -225,8 +247,9 @@ package struct GameFollower: Sendable {
 }
 
 extension GameFollower {
-    /// Every moment of a whole game from its lineups and updates, finished when `result` is given:
-    /// how tests and reports derive a game's moments in one call.
+    /// Every moment of both no-hit bids of a whole game from its lineups and updates, finished
+    /// when `result` is given: how tests and reports derive a game's bid moments in one call
+    /// (score alerts are left out).
     package static func moments(
         gameID: String, starters: [Appearance], homeBatsFirst: Bool = false, updates: [GameUpdate],
         result: GameResult?
@@ -238,7 +261,7 @@ extension GameFollower {
         return (
             follower,
             events.compactMap {
-                if case .moment(let moment) = $0 { return moment }
+                if case .moment(let moment) = $0, !moment.kind.isScore { return moment }
                 return nil
             }
         )

@@ -14,14 +14,19 @@ package struct AlertConsumer: GameChangeConsumer {
 
     /// What the publisher did so far.
     package final class Counts: Sendable {
-        private let state = Mutex((moments: 0, new: 0, deliveries: 0))
-        /// Moments derived, moments stored for the first time, deliveries planned.
-        package var value: (moments: Int, new: Int, deliveries: Int) { state.withLock { $0 } }
+        private let state = Mutex((moments: 0, new: 0, deliveries: 0, scores: 0))
+        /// Bid moments derived, bid moments stored for the first time, deliveries planned (score
+        /// alerts' included), score alerts derived.
+        package var value: (moments: Int, new: Int, deliveries: Int, scores: Int) { state.withLock { $0 } }
 
-        func add(_ published: MomentPublisher.Published) {
+        func add(_ published: MomentPublisher.Published, score: Bool) {
             state.withLock {
-                $0.moments += 1
-                if published.isNew { $0.new += 1 }
+                if score {
+                    $0.scores += 1
+                } else {
+                    $0.moments += 1
+                    if published.isNew { $0.new += 1 }
+                }
                 $0.deliveries += published.deliveries
             }
         }
@@ -29,7 +34,9 @@ package struct AlertConsumer: GameChangeConsumer {
 
     package func consume(_ change: GameChange) async throws {
         for moment in change.moments {
-            counts.add(try await publisher.publish(moment, game: change.game.info, at: change.time))
+            counts.add(
+                try await publisher.publish(moment, game: change.game.info, at: change.time), score: moment.kind.isScore
+            )
         }
     }
 }

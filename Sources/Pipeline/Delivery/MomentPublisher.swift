@@ -97,6 +97,8 @@ package struct MomentPublisher: Sendable {
         struct Variant: Hashable {
             var kind: ChannelKind
             var jinxSafe: Bool
+            /// The device's own names for the two teams, if any.
+            var names: [String: String]
         }
         var variantKeys: [Variant: String] = [:]
         for device in devices {
@@ -106,12 +108,17 @@ package struct MomentPublisher: Sendable {
                     history: DeviceBidHistory(progressSent: followers.contains(device.id)))
             else { continue }
             let kind = device.channel.kind
-            let wording = Variant(kind: kind, jinxSafe: device.preferences.jinxSafe)
+            let names =
+                device.preferences.teamNames.isEmpty
+                ? [:] : device.preferences.teamNames.filter { teams.contains($0.key) }
+            let wording = Variant(kind: kind, jinxSafe: device.preferences.jinxSafe, names: names)
             let variant: String
             if let known = variantKeys[wording] {
                 variant = known
             } else {
-                variant = "\(moment.id)/\(kind.rawValue)/\(wording.jinxSafe ? "jinx-safe" : "plain")"
+                variant =
+                    "\(moment.id)/\(kind.rawValue)/\(wording.jinxSafe ? "jinx-safe" : "plain")"
+                    + (names.isEmpty ? "" : "/names-\(variantKeys.count)")
                 variantKeys[wording] = variant
             }
             deliveries.append(
@@ -121,7 +128,7 @@ package struct MomentPublisher: Sendable {
                     momentKind: moment.kind, momentOuts: moment.outs))
         }
         let payloads = variantKeys.sorted { $0.value < $1.value }.map { variant, key -> StoredPayload in
-            let message = MessageText.render(moment, game: game, jinxSafe: variant.jinxSafe)
+            let message = MessageText.render(moment, game: game, jinxSafe: variant.jinxSafe, teamNames: variant.names)
             let body: Data =
                 switch variant.kind {
                 case .apns: Payloads.apnsAlert(message, moment: moment, game: game)

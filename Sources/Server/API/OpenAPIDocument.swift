@@ -27,6 +27,12 @@ package enum OpenAPIDocument {
             $0["enum"] = MLBTeam.codes
         }
         fill(
+            &document,
+            ["components", "schemas", "Preferences", "properties", "team_names", "items", "properties", "team"]
+        ) {
+            $0["enum"] = MLBTeam.codes
+        }
+        fill(
             &document, ["components", "schemas", "Preferences", "properties", "quiet_hours", "properties", "time_zone"]
         ) {
             $0["enum"] = Preferences.timeZones.sorted()

@@ -20,6 +20,22 @@ package struct PreferencesBody: Sendable, Codable {
     package var quietHours: QuietHours??
     package var spoilerDelaySeconds: Int?
     package var jinxSafe: Bool?
+    package var scoreAlerts: ScoreAlerts?
+    /// The device's own names for teams; the list replaces the one before.
+    package var teamNames: [TeamName]?
+
+    /// Score alerts for the favourite teams' games; a field left out stays as it was.
+    package struct ScoreAlerts: Sendable, Codable {
+        package var finalScore: Bool?
+        package var gameStart: Bool?
+        package var leadChange: Bool?
+    }
+
+    package struct TeamName: Sendable, Codable {
+        /// MLB's abbreviation or Retrosheet's code.
+        package var team: String
+        package var name: String
+    }
 
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -33,6 +49,8 @@ package struct PreferencesBody: Sendable, Codable {
         }
         spoilerDelaySeconds = try container.decodeIfPresent(Int.self, forKey: .spoilerDelaySeconds)
         jinxSafe = try container.decodeIfPresent(Bool.self, forKey: .jinxSafe)
+        scoreAlerts = try container.decodeIfPresent(ScoreAlerts.self, forKey: .scoreAlerts)
+        teamNames = try container.decodeIfPresent([TeamName].self, forKey: .teamNames)
     }
 
     package init(_ preferences: Preferences) {
@@ -47,6 +65,10 @@ package struct PreferencesBody: Sendable, Codable {
             })
         spoilerDelaySeconds = preferences.spoilerDelaySeconds
         jinxSafe = preferences.jinxSafe
+        scoreAlerts = ScoreAlerts(
+            finalScore: preferences.scoreAlerts.finalScore, gameStart: preferences.scoreAlerts.gameStart,
+            leadChange: preferences.scoreAlerts.leadChange)
+        teamNames = preferences.teamNames.sorted { $0.key < $1.key }.map { TeamName(team: $0.key, name: $0.value) }
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -59,11 +81,13 @@ package struct PreferencesBody: Sendable, Codable {
         try container.encode(quietHours ?? nil, forKey: .quietHours)
         try container.encode(spoilerDelaySeconds, forKey: .spoilerDelaySeconds)
         try container.encode(jinxSafe, forKey: .jinxSafe)
+        try container.encode(scoreAlerts, forKey: .scoreAlerts)
+        try container.encode(teamNames, forKey: .teamNames)
     }
 
     enum CodingKeys: String, CodingKey {
         case thresholdInnings, favouriteTeams, favouriteThresholdInnings, frequency, kinds, quietHours,
-            spoilerDelaySeconds, jinxSafe
+            spoilerDelaySeconds, jinxSafe, scoreAlerts, teamNames
     }
 
     /// `base` with this body's fields applied, checked; the error names the field.
@@ -86,6 +110,20 @@ package struct PreferencesBody: Sendable, Codable {
         }
         if let spoilerDelaySeconds { preferences.spoilerDelaySeconds = spoilerDelaySeconds }
         if let jinxSafe { preferences.jinxSafe = jinxSafe }
+        if let scoreAlerts {
+            if let value = scoreAlerts.finalScore { preferences.scoreAlerts.finalScore = value }
+            if let value = scoreAlerts.gameStart { preferences.scoreAlerts.gameStart = value }
+            if let value = scoreAlerts.leadChange { preferences.scoreAlerts.leadChange = value }
+        }
+        if let teamNames {
+            var names: [String: String] = [:]
+            for entry in teamNames {
+                guard names.updateValue(entry.name, forKey: entry.team) == nil else {
+                    throw BodyError(field: "team_names", reason: "'\(entry.team)' is named twice")
+                }
+            }
+            preferences.teamNames = names
+        }
         return try preferences.validated()
     }
 

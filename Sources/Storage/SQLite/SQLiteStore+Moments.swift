@@ -15,17 +15,27 @@ extension SQLiteStore {
     package func recentMoments(limit: Int) async throws -> [StoredMoment] {
         try await database.read { db in
             try String.fetchAll(
-                db, sql: "SELECT body FROM moments ORDER BY occurred_at DESC, rowid DESC LIMIT ?",
+                db,
+                sql: "SELECT body FROM moments WHERE \(Self.bidMoment) ORDER BY occurred_at DESC, rowid DESC LIMIT ?",
                 arguments: [max(0, limit)]
             ).map { try Self.decode(StoredMoment.self, $0) }
         }
     }
 
-    package func moments(gameID: String) async throws -> [StoredMoment] {
+    package func moments(gameID: String, scoreAlerts: Bool) async throws -> [StoredMoment] {
         try await database.read { db in
             try String.fetchAll(
-                db, sql: "SELECT body FROM moments WHERE game_id = ? ORDER BY occurred_at, rowid", arguments: [gameID]
+                db,
+                sql: "SELECT body FROM moments WHERE game_id = ? \(scoreAlerts ? "" : "AND \(Self.bidMoment)") "
+                    + "ORDER BY occurred_at, rowid",
+                arguments: [gameID]
             ).map { try Self.decode(StoredMoment.self, $0) }
         }
     }
+
+    /// A no-hit bid's moment, not a score alert (the stored JSON's kind).
+    static let bidMoment =
+        "json_extract(body, '$.moment.kind') NOT IN ("
+        + Moment.Kind.allCases.filter(\.isScore).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+
 }
