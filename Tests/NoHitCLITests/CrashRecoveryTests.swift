@@ -48,13 +48,14 @@ import Testing
         }
 
         /// Every delivery id the day should produce for the registered devices, from the pure
-        /// parts alone: the engine's moments in order, and the planner with the devices following each bid.
+        /// parts alone: the engine's moments in order (score alerts included), and the planner with
+        /// the devices following each bid.
         func expectedDeliveries() async throws -> Set<String> {
             let devices = try await SQLiteStore(path: database).activeDevices()
             let games = try ReplaySchedule.games(on: CrashRecoveryTests.day, data: [TestData.path("retrosheet")])
             var followers: [String: Set<UUID>] = [:]
             var expected = Set<String>()
-            for (moment, game, time) in ReplayTimeline(games: games).moments() {
+            for (moment, game, time) in ReplayTimeline(games: games).moments(scoreAlerts: true) {
                 for device in devices {
                     let past = DeviceBidHistory(progressSent: followers[moment.bidKey]?.contains(device.id) == true)
                     guard

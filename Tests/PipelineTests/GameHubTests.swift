@@ -24,8 +24,12 @@ import Testing
         #expect(await hub.applications == updates)
         #expect(await hub.problems.isEmpty)
         #expect(await hub.games.allSatisfy { $0.isFinal })
-        #expect(collected.moments.map(\.id) == timeline.moments().map(\.moment.id))
-        #expect(collected.moments.count == 11)
+        let bids = collected.moments.filter { !$0.kind.isScore }
+        #expect(bids.map(\.id) == timeline.moments().map(\.moment.id))
+        #expect(bids.count == 11)
+        // And the score alerts: a first pitch and a final score a game.
+        #expect(collected.moments.filter { $0.kind == .finalScore }.count == 16)
+        #expect(collected.moments.filter { $0.kind == .gameStart }.count == 16)
     }
 
     /// A play re-scored after the game moved on: the follower follows the game again from its

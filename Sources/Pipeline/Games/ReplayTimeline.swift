@@ -42,15 +42,18 @@ package struct ReplayTimeline: Sendable {
 }
 
 extension ReplayTimeline {
-    /// Every moment of the day in order, with its game and time: one follower per game over the
-    /// timeline, nothing published (reports, benchmarks, tests).
-    package func moments() -> [(moment: Moment, game: GameInfo, time: Date)] {
+    /// Every moment of the day's no-hit bids in order, with its game and time (score alerts too
+    /// when asked for): one follower per game over the timeline, nothing published (reports,
+    /// benchmarks, tests).
+    package func moments(scoreAlerts: Bool = false) -> [(moment: Moment, game: GameInfo, time: Date)] {
         var followers: [String: GameFollower] = [:]
         var all: [(moment: Moment, game: GameInfo, time: Date)] = []
         for entry in entries {
             var follower = followers[entry.gameID] ?? GameFollower(gameID: entry.gameID)
             for event in follower.follow(entry.item) {
-                if case .moment(let moment) = event { all.append((moment, follower.info, entry.time)) }
+                if case .moment(let moment) = event, scoreAlerts || !moment.kind.isScore {
+                    all.append((moment, follower.info, entry.time))
+                }
             }
             followers[entry.gameID] = follower
         }
