@@ -40,6 +40,9 @@ package struct APIServer: Sendable {
     package var gate = ConnectionGate(limits: ConnectionLimits())
     /// Registrations per client: 10 a minute, 20 at once, by default.
     package var registrations = RateLimiter(perMinute: 10, burst: 20)
+    /// How long a finished game of the day before stays on the default scoreboard (its late games
+    /// still under way stay until they end).
+    package var keepFinished: TimeInterval = 3 * 3600
 
     package static let maximumBody = 16 * 1024
     package static let maximumList = 200
@@ -92,7 +95,11 @@ package struct APIServer: Sendable {
             }
             let games = board.all
             let day = date ?? games.map(\.date).max() ?? ""
-            return try Self.json(Scoreboard(date: day, games: games.filter { $0.date == day }))
+            return try Self.json(
+                Scoreboard(
+                    date: day,
+                    games: Self.board(games, day: day, asked: date != nil, now: clock.now(), keepFinished: keepFinished)
+                ))
         }
         api.get("games/:id") { _, context in
             let id = try context.parameters.require("id")
@@ -463,6 +470,21 @@ package struct APIServer: Sendable {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
     }()
+
+    /// The games of a scoreboard: the day's; on the default board (no date asked), also the day
+    /// before's games still under way, and those finished less than `keepFinished` ago (the late
+    /// games of last night), first.
+    static func board(
+        _ games: [GameSnapshot], day: String, asked: Bool, now: Date, keepFinished: TimeInterval
+    ) -> [GameSnapshot] {
+        let today = games.filter { $0.date == day }
+        guard !asked, let previous = games.map(\.date).filter({ $0 < day }).max() else { return today }
+        let late = games.filter {
+            $0.date == previous
+                && ($0.status == .live || ($0.status == .final && now.timeIntervalSince($0.updatedAt) < keepFinished))
+        }
+        return late + today
+    }
 
     /// A widget feed's answer: 304 without a body when `If-None-Match` names its `ETag`.
     static func widget(_ feed: WidgetFeed.Response, request: Request) -> Response {

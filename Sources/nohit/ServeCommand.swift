@@ -91,6 +91,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Device registrations per client per minute, bursts of twice that (default: 10; 0: no limit).")
     var registrationsPerMinute: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Minutes a finished game of the day before stays on the default scoreboard (default: 180; its "
+                + "games still under way stay until they end)."))
+    var keepFinishedMinutes: Int?
+
     @OptionGroup var store: StoreOptions
     @OptionGroup var providers: ProviderOptions
     @OptionGroup var logging: LoggingOptions
@@ -113,6 +119,7 @@ struct ServeCommand: AsyncParsableCommand {
             ("http.header-timeout", headerTimeout), ("http.idle-timeout", idleTimeout),
             ("http.max-streams", maxStreams), ("http.backlog", backlog),
             ("http.registrations-per-minute", registrationsPerMinute),
+            ("scoreboard.keep-finished-minutes", keepFinishedMinutes),
         ] {
             if let value { flags[key] = .int(value) }
         }
@@ -143,6 +150,10 @@ struct ServeCommand: AsyncParsableCommand {
         let registrationsPerMinute = try settings.int("http.registrations-per-minute", default: 10)
         guard (0...100_000).contains(registrationsPerMinute) else {
             throw ValidationError("registrations per minute must be 0 to 100000, not \(registrationsPerMinute)")
+        }
+        let keepFinished = try settings.int("scoreboard.keep-finished-minutes", default: 180)
+        guard (0...1440).contains(keepFinished) else {
+            throw ValidationError("minutes a finished game stays must be 0 to 1440, not \(keepFinished)")
         }
         let allowPrivateNetworks = try settings.bool("delivery.allow-private-networks", default: false)
         let statsAPIDate = try settings.string("statsapi.date")
@@ -195,6 +206,7 @@ struct ServeCommand: AsyncParsableCommand {
         api.gate = ConnectionGate(limits: limits)
         api.registrations = RateLimiter(perMinute: registrationsPerMinute, burst: 2 * registrationsPerMinute)
         api.outbox = database
+        api.keepFinished = TimeInterval(keepFinished * 60)
         let source: any Service
         // Created last, once nothing else can fail: a client dropped without shutdown traps.
         var statsAPIClient: HTTPClient?

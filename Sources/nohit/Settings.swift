@@ -25,6 +25,7 @@ struct Settings: Sendable {
         "http.header-timeout": "--header-timeout", "http.idle-timeout": "--idle-timeout",
         "http.max-streams": "--max-streams", "http.backlog": "--backlog",
         "http.registrations-per-minute": "--registrations-per-minute",
+        "scoreboard.keep-finished-minutes": "--keep-finished-minutes",
         "log.level": "--log-level",
         "apns.fake": "--fake-apns", "apns.url": "--apns-url", "apns.key": "--apns-key", "apns.key-id": "--apns-key-id",
         "apns.team-id": "--apns-team-id", "apns.transport": "--apns-transport",

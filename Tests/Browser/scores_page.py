@@ -48,6 +48,18 @@ try:
     names = chromium.evaluate("[...document.querySelectorAll('#team-picker option')].map(o => o.textContent)")
     if "Chicago White Sox (CWS)" not in names:
         fail(f"no 'Chicago White Sox (CWS)' among the picker's options: {names[:5]}")
+    # The window of Giolito's game under way is short at replay speed: it is caught first.
+    # Giolito's no-hitter under way: the mark, the diamond, the outs, the count, the matchup.
+    live = wait(f"""(() => {{ const c = {card}; if (!c || !c.querySelector('.mark.nohit') || !c.querySelector('.situation')) return null;
+      return {{ text: c.innerText, diamond: !!c.querySelector('svg.diamond'), dots: c.querySelectorAll('.outs .dot').length,
+               count: c.querySelector('.count')?.textContent, people: c.querySelector('.people')?.innerText }}; }})()""",
+                "Giolito's game under way with its no-hitter mark")
+    print("live card:", json.dumps(live))
+    if not live["diamond"] or live["dots"] != 3 or "P:" not in live["people"] or "AB:" not in live["people"]:
+        fail(f"the live card lacks the diamond, the outs or the matchup: {live}")
+    if "No-hitter in progress" not in live["text"]:
+        fail("no 'No-hitter in progress' mark on the card")
+    print("screenshot:", chromium.screenshot("scores-desktop-light-live.png"))
     # Pick the White Sox: their game goes first.
     chromium.evaluate("""(() => { const p = document.querySelector('#team-picker'); p.value = 'CHA';
       p.dispatchEvent(new Event('change')); })()""")
@@ -63,21 +75,11 @@ try:
     # Back to the White Sox alone.
     chromium.evaluate("document.querySelector('#favourite-list button[data-unfavourite=\"HOU\"]').click()")
 
-    # Giolito's no-hitter under way: the mark, the diamond, the outs, the count, the matchup.
-    live = wait(f"""(() => {{ const c = {card}; if (!c || !c.querySelector('.mark.nohit') || !c.querySelector('.situation')) return null;
-      return {{ text: c.innerText, diamond: !!c.querySelector('svg.diamond'), dots: c.querySelectorAll('.outs .dot').length,
-               count: c.querySelector('.count')?.textContent, people: c.querySelector('.people')?.innerText }}; }})()""",
-                "Giolito's game under way with its no-hitter mark")
-    print("live card:", json.dumps(live))
-    if not live["diamond"] or live["dots"] != 3 or "P:" not in live["people"] or "AB:" not in live["people"]:
-        fail(f"the live card lacks the diamond, the outs or the matchup: {live}")
-    if "No-hitter in progress" not in live["text"]:
-        fail("no 'No-hitter in progress' mark on the card")
     chromium.evaluate(f"{card}.querySelector('details.line summary').click()")
     line = wait(f"""(() => {{ const d = {card}.querySelector('details.line'); return d.open &&
       d.querySelectorAll('thead th').length >= 13 ? d.innerText : null; }})()""", "the line score opened on a tap")
     print("line score:", line.replace("\n", " | ")[:160])
-    print("screenshot:", chromium.screenshot("scores-desktop-light-live.png"))
+    print("screenshot:", chromium.screenshot("scores-desktop-light-line-score.png"))
 
     # The game page: pitchers' lines and the play-by-play.
     chromium.evaluate(f"{card}.querySelector('a.game-link').click()")

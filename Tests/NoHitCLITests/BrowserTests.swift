@@ -48,7 +48,8 @@ import Testing
             FileManager.default.fileExists(atPath: output.appendingPathComponent("live-card-advanced.png").path))
     }
 
-    /// The Scores page and a game page during the same fast replay, desktop light and phone dark
+    /// The Scores page and a game page during a fast replay (300 times real speed: Giolito's game
+    /// is under way with its no-hitter mark for about 20 seconds), desktop light and phone dark
     /// (`Tests/Browser/scores_page.py` says what it checks); screenshots in
     /// `.build/test-output/browser/`.
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
@@ -59,7 +60,7 @@ import Testing
         let (server, address) = try Executable.start(
             "nohit",
             [
-                "serve", "--replay", "2020-08-25", "--speed", "600", "--port", "0", "--data",
+                "serve", "--replay", "2020-08-25", "--speed", "300", "--port", "0", "--data",
                 TestData.path("retrosheet"), "--data-dir", directory.path,
             ])
         defer {

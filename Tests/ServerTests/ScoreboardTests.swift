@@ -201,6 +201,36 @@ import Testing
             scores >= halves && scores < events.count / 2, "\(scores) score events of \(events.count), \(halves) halves"
         )
     }
+    /// The default board keeps last night's late games: still under way until they end, finished
+    /// for `keepFinished`; a date asked for gets its own games only.
+    @Test func lastNightsLateGamesStayOnTheDefaultBoardForAWhile() throws {
+        let now = Date(timeIntervalSince1970: 1_598_421_600)  // 2020-08-26 06:00 UTC
+        func game(_ id: String, date: String, status: GameSnapshot.Status, updated: TimeInterval) -> GameSnapshot {
+            let team = GameSnapshot.Team(
+                code: "CHA", abbreviation: "CWS", name: "Chicago White Sox", runs: 0, hits: 0, errors: 0, linescore: [])
+            return GameSnapshot(
+                id: id, date: date, gameNumber: nil, startTime: now, status: status, away: team, home: team, inning: 1,
+                half: "top", outs: 0, statusText: "", scheduledInnings: 9, bases: [false, false, false], matchup: nil,
+                starters: nil, decisions: nil, bids: [], broadcasts: [], updatedAt: now.addingTimeInterval(-updated))
+        }
+        let games = [
+            game("SEA202008250", date: "2020-08-25", status: .live, updated: 60),
+            game("LAN202008250", date: "2020-08-25", status: .final, updated: 3600),
+            game("SDN202008250", date: "2020-08-25", status: .final, updated: 4 * 3600),
+            game("CHA202008260", date: "2020-08-26", status: .scheduled, updated: 0),
+            game("CHA202008240", date: "2020-08-24", status: .live, updated: 60),
+        ]
+        let board = APIServer.board(games, day: "2020-08-26", asked: false, now: now, keepFinished: 3 * 3600)
+        #expect(board.map(\.id) == ["SEA202008250", "LAN202008250", "CHA202008260"])
+        #expect(
+            APIServer.board(games, day: "2020-08-26", asked: false, now: now, keepFinished: 0).map(\.id) == [
+                "SEA202008250", "CHA202008260",
+            ])
+        #expect(
+            APIServer.board(games, day: "2020-08-26", asked: true, now: now, keepFinished: 3 * 3600).map(\.id) == [
+                "CHA202008260"
+            ])
+    }
 }
 
 /// MLB's own finished feeds on the board: the line score, R/H/E and pitchers of record are the
