@@ -528,7 +528,11 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 (#"{"score_alerts":{"final":false}}"#, "unknown key 'final'"),
                 (#"{"team_names":[{"team":"XYZ","name":"Zeds"}]}"#, "team_names: 'XYZ' is not an MLB club"),
                 (#"{"team_names":[{"team":"CWS","name":""}]}"#, "team_names.CWS"),
-                (#"{"team_names":[{"team":"CWS","name":"Sox"},{"team":"CWS","name":"Pale Hose"}]}"#, "named twice"),
+                (
+                    #"{"team_names":["#
+                        + Array(repeating: #"{"team":"CWS","name":"Sox"}"#, count: 31).joined(separator: ",")
+                        + "]}", "team_names: at most 30 entries"
+                ),
             ] {
                 try await client.execute(uri: uri, method: .put, headers: authorized, body: Self.body(body)) {
                     response throws in
@@ -564,6 +568,12 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             #expect(stored.thresholdInnings == 6)
             #expect(stored.scoreAlerts == .init(finalScore: true, gameStart: false, leadChange: true))
             #expect(stored.teamNames == ["CHA": "Sox"])
+            // A team named twice, by either code, keeps its last name (schemathesis sent one).
+            let twice = #"{"team_names":[{"team":"CWS","name":"Pale Hose"},{"team":"CHA","name":"Sox"}]}"#
+            try await client.execute(uri: uri, method: .put, headers: authorized, body: Self.body(twice)) {
+                #expect($0.status == .ok)
+            }
+            #expect(try await fixture.store.preferences(deviceID: UUID(uuidString: id)!)?.teamNames == ["CHA": "Sox"])
             try await client.execute(uri: uri, method: .get, headers: authorized) { response throws in
                 let preferences = try #require(try Self.json(response.body) as? [String: Any])
                 let quiet = try #require(preferences["quiet_hours"] as? [String: String])

@@ -47,6 +47,16 @@ package enum OpenAPIDocument {
             }
             registration["oneOf"] = variants
         }
+        fill(&document, ["paths", "/api/widget", "get"]) { operation in
+            // The clubs a widget's list takes, as a pattern (a list the pattern allows is
+            // answered; the server also takes lower case and spaces).
+            guard var parameters = operation["parameters"] as? [[String: Any]] else { return }
+            for index in parameters.indices where parameters[index]["name"] as? String == "teams" {
+                let club = "(" + MLBTeam.codes.joined(separator: "|") + ")"
+                fill(&parameters[index], ["schema"]) { $0["pattern"] = "^$|^\(club)(,\(club)){0,29}$" }
+            }
+            operation["parameters"] = parameters
+        }
         let data =
             (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data("{}".utf8)

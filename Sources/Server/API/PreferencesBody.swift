@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import Foundation
 
 /// Preferences as the API reads them: every field optional, snake_case; what is absent keeps its
@@ -116,11 +117,16 @@ package struct PreferencesBody: Sendable, Codable {
             if let value = scoreAlerts.leadChange { preferences.scoreAlerts.leadChange = value }
         }
         if let teamNames {
+            guard teamNames.count <= 30 else {
+                throw BodyError(field: "team_names", reason: "at most 30 entries, not \(teamNames.count)")
+            }
+            // A team named twice (or by both its codes) keeps its last name.
             var names: [String: String] = [:]
             for entry in teamNames {
-                guard names.updateValue(entry.name, forKey: entry.team) == nil else {
-                    throw BodyError(field: "team_names", reason: "'\(entry.team)' is named twice")
+                if let club = MLBTeam.code(entry.team) {
+                    names = names.filter { MLBTeam.code($0.key) != club }
                 }
+                names[entry.team] = entry.name
             }
             preferences.teamNames = names
         }
