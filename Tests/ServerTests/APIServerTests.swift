@@ -90,6 +90,15 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
+    /// Reads the API's answers into the product's own types, as a client would (snake_case keys,
+    /// ISO 8601 dates).
+    static let reader: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
     static func json(_ buffer: ByteBuffer) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView), options: [.fragmentsAllowed])
     }

@@ -21,11 +21,8 @@ import Testing
             try await client.execute(uri: "/api/scoreboard\(query)", method: .get) { response throws in
                 #expect(response.status == .ok)
                 // The product's own type, read back as a client would (snake_case keys, ISO dates).
-                let decoder = JSONDecoder()
-                decoder.keyDecodingStrategy = .convertFromSnakeCase
-                decoder.dateDecodingStrategy = .iso8601
                 box.withLock {
-                    $0 = try? decoder.decode(Scoreboard.self, from: Data(response.body.readableBytesView))
+                    $0 = try? APIServerTests.reader.decode(Scoreboard.self, from: Data(response.body.readableBytesView))
                 }
             }
         }
@@ -112,11 +109,9 @@ import Testing
         try await fixture.test { client in
             try await client.execute(uri: "/api/games/CHA202008250", method: .get) { response throws in
                 #expect(response.status == .ok)
-                let decoder = JSONDecoder()
-                decoder.keyDecodingStrategy = .convertFromSnakeCase
-                decoder.dateDecodingStrategy = .iso8601
                 box.withLock {
-                    $0 = try? decoder.decode(GameTimeline.self, from: Data(response.body.readableBytesView))
+                    $0 = try? APIServerTests.reader.decode(
+                        GameTimeline.self, from: Data(response.body.readableBytesView))
                 }
             }
             try await client.execute(uri: "/api/games/XYZ202008250", method: .get) { response throws in
@@ -167,9 +162,7 @@ import Testing
             if event.id >= last { break }
         }
         #expect(events.count == last)
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        decoder.dateDecodingStrategy = .iso8601
+        let decoder = APIServerTests.reader
         var shown: [String: ScoreLine] = [:]
         var pending: ScoreLine?
         var scores = 0

@@ -19,12 +19,7 @@ import Testing
         var etag: String?
         var cacheControl: String?
         var body: Data
-        var feed: WidgetFeed.Body? {
-            let decoder = JSONDecoder()
-            decoder.keyDecodingStrategy = .convertFromSnakeCase
-            decoder.dateDecodingStrategy = .iso8601
-            return try? decoder.decode(WidgetFeed.Body.self, from: body)
-        }
+        var feed: WidgetFeed.Body? { try? APIServerTests.reader.decode(WidgetFeed.Body.self, from: body) }
     }
 
     static func get(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> Answer {
