@@ -40,6 +40,9 @@ let package = Package(
         .target(name: "CAllocator"),
         // The game follower and its events, moments, preferences, the planner and message text. Pure.
         .target(name: "Alerts", dependencies: ["Baseball"]),
+        // Sports-triggered deals: rules as data, their evaluation over final games (from the one
+        // game follower), triggers, histories, and a Retrosheet season's deal games. Pure.
+        .target(name: "Deals", dependencies: ["Alerts", "Baseball", "Retrosheet"]),
         // Channels (APNs, Web Push, webhooks, console), their cryptography, and the retry policy.
         .target(
             name: "Delivery",
@@ -76,7 +79,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Alerts", "Baseball", "Clocks", "Delivery", "Retrosheet", "Storage",
+                "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Retrosheet", "Storage",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -122,7 +125,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline", "Retrosheet", "StatsAPI", "Storage",
+                "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "StatsAPI", "Storage",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -149,6 +152,7 @@ let package = Package(
                 "Alerts",
                 "Clocks",
                 "Baseball",
+                "Deals",
                 "Delivery",
                 "FakeProviders",
                 "FakeStatsAPI",
@@ -195,6 +199,7 @@ let package = Package(
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),
+        .testTarget(name: "DealsTests", dependencies: ["Deals", "Alerts", "Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(
             name: "DeliveryTests",
             dependencies: [

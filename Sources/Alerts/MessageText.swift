@@ -131,6 +131,7 @@ package enum MessageText {
             if side == .away { game.away.nickname = name } else { game.home.nickname = name }
         }
         if moment.kind.isScore { return renderScore(moment, game: game, strings: strings) }
+        if let deal = moment.deal { return renderDeal(deal, bidKey: moment.bidKey) }
         let pitching = game.team(moment.pitchingSide)
         let batting = game.team(moment.pitchingSide.opponent)
         let pitchers = moment.pitchers.map { game.name(of: $0) }
@@ -175,6 +176,8 @@ package enum MessageText {
         case .endedNotOfficial: (titleTemplate, bodyTemplate) = (strings.titleNotOfficial, strings.bodyNotOfficial)
         case .revived: (titleTemplate, bodyTemplate) = (strings.titleRevived, strings.bodyRevived)
         case .gameStart, .leadChange, .finalScore: return renderScore(moment, game: game, strings: strings)
+        // A deal moment always carries its notice (`Moment.deal(...)`); this is never reached.
+        case .deal: return AlertMessage(title: "Deal", body: "A deal was triggered.", bidKey: moment.bidKey)
         }
         var title = fill(titleTemplate, values)
         title = title.prefix(1).uppercased() + title.dropFirst()
@@ -220,6 +223,16 @@ package enum MessageText {
         return AlertMessage(
             title: truncated(fill(titleTemplate, values), to: 200), body: truncated(body, to: maximumTextBytes),
             bidKey: moment.bidKey)
+    }
+
+    /// A deal alert: "Papa John's (DC area): 50% off online orders" / "Nationals 9, Orioles 2 ...
+    /// Redeem Wednesday, Aug 26, all day (America/New_York). Code: NATSWIN."
+    static func renderDeal(_ deal: DealNotice, bidKey: String) -> AlertMessage {
+        var body = "\(deal.why) Redeem \(deal.window)."
+        if let code = deal.code { body += " Code: \(code)." }
+        return AlertMessage(
+            title: truncated("\(deal.sponsor): \(deal.reward)", to: 200), body: truncated(body, to: maximumTextBytes),
+            bidKey: bidKey)
     }
 
     /// "Watch: NBC Sports Chicago, MLB.TV. Listen: WGN 720." National carriers first, each

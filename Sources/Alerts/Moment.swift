@@ -30,6 +30,8 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
         case leadChange = "lead-change"
         /// A score alert: the final score.
         case finalScore = "final-score"
+        /// A promotion was triggered (`deal` says which, the reward and when to redeem it).
+        case deal = "deal"
     }
 
     package var id: String
@@ -40,8 +42,10 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
     /// alerts share it (APNs collapse and thread ids, the Web Push tag, the planner's followers).
     /// A score alert's key is the game's (`CHA202008250-score`): its alerts replace one another,
     /// not a bid's.
+    /// A deal's key is the rule's (`deal-papa-johns-dc-nationals`).
     package var bidKey: String {
-        kind.isScore ? "\(gameID)-score" : "\(gameID)-\(pitchingSide == .away ? "away" : "home")"
+        if let deal { return "deal-\(deal.ruleID)" }
+        return kind.isScore ? "\(gameID)-score" : "\(gameID)-\(pitchingSide == .away ? "away" : "home")"
     }
     /// Outs recorded while hitless when it happened.
     package var outs: Int
@@ -61,6 +65,8 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
     package var eventType: EventType?
     /// Why the no-hitter does not count (`endedNotOfficial`).
     package var reason: UnofficialReason?
+    /// The promotion a `.deal` moment announces.
+    package var deal: DealNotice?
 
     package init(
         id: String, gameID: String, pitchingSide: Side, kind: Kind, outs: Int, inning: Int, battingSide: Side,
@@ -101,15 +107,18 @@ extension Moment.Kind {
     package var bidStillAlive: Bool {
         switch self {
         case .hitlessInnings, .ninthInningOut, .perfectGameLost, .pitchingChange, .revived: true
-        case .brokenUp, .completed, .endedNotOfficial, .gameStart, .leadChange, .finalScore: false
+        case .brokenUp, .completed, .endedNotOfficial, .gameStart, .leadChange, .finalScore, .deal: false
         }
     }
 
     /// A score alert (for fans of a team), not a no-hit bid's moment.
     package var isScore: Bool { self == .gameStart || self == .leadChange || self == .finalScore }
 
+    /// A no-hit bid's moment (not a score alert, not a deal).
+    package var isBid: Bool { !isScore && self != .deal }
+
     /// The kinds of a no-hit bid's moments: what `Preferences.kinds` chooses among.
-    package static let bidKinds: [Moment.Kind] = allCases.filter { !$0.isScore }
+    package static let bidKinds: [Moment.Kind] = allCases.filter(\.isBid)
 }
 
 extension Moment {
@@ -122,5 +131,49 @@ extension Moment {
             id: "\(gameID)-\(kind.rawValue)\(detail.map { "-\($0)" } ?? "")", gameID: gameID,
             pitchingSide: state.fieldingSide, kind: kind, outs: 0, inning: state.inning,
             battingSide: state.battingSide, outsInInning: state.outs, score: state.score, perfect: false, pitchers: [])
+    }
+}
+
+/// What a deal alert says: the rule, the reward and its code, when to redeem it, and why.
+package struct DealNotice: Sendable, Hashable, Codable {
+    package var ruleID: String
+    package var version: Int
+    /// "Papa John's (DC area)".
+    package var sponsor: String
+    /// "50% off online orders".
+    package var reward: String
+    package var code: String?
+    /// The day it counts for (`yyyy-mm-dd`, the rule's time zone).
+    package var day: String
+    /// "Tuesday, Aug 25, all day (America/New_York)".
+    package var window: String
+    /// "Nationals 9, Orioles 2: Juan Soto's home run made it 7 in the 6th."
+    package var why: String
+
+    package init(
+        ruleID: String, version: Int, sponsor: String, reward: String, code: String?, day: String, window: String,
+        why: String
+    ) {
+        self.ruleID = ruleID
+        self.version = version
+        self.sponsor = sponsor
+        self.reward = reward
+        self.code = code
+        self.day = day
+        self.window = window
+        self.why = why
+    }
+}
+
+extension Moment {
+    /// A deal alert: one per rule and deal day (a doubleheader's second trigger of the same day
+    /// is the same moment), about the game that first triggered it.
+    package static func deal(_ notice: DealNotice, gameID: String, score: PerSide<Int>, inning: Int) -> Moment {
+        var moment = Moment(
+            id: "deal-\(notice.ruleID)-v\(notice.version)-\(notice.day)", gameID: gameID, pitchingSide: .home,
+            kind: .deal, outs: 0, inning: inning, battingSide: .home, outsInInning: 3, score: score, perfect: false,
+            pitchers: [])
+        moment.deal = notice
+        return moment
     }
 }

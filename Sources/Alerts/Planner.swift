@@ -27,6 +27,7 @@ package enum SkipReason: String, Sendable, Hashable, Codable {
     case notFollowingBid = "device was not told about this bid"
     case quietHours = "quiet hours"
     case notFavourite = "not a favourite team's game"
+    case notSubscribed = "not subscribed to the deal"
 }
 
 /// Decides, for one moment and one device, whether to send and when. Pure, and table-tested.
@@ -36,6 +37,7 @@ package enum Planner {
     ) -> PlanDecision {
         guard device.isActive else { return .skip(.deviceDisabled) }
         if moment.kind.isScore { return decideScore(moment, teams: teams, at: momentTime, device: device) }
+        if moment.kind == .deal { return decideDeal(moment, at: momentTime, device: device) }
         let preferences = device.preferences
         let threshold = preferences.thresholdOuts(teams: teams)
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
@@ -66,6 +68,8 @@ package enum Planner {
             guard history.progressSent || moment.outs >= threshold else { return .skip(.notFollowingBid) }
         case .gameStart, .leadChange, .finalScore:
             return decideScore(moment, teams: teams, at: momentTime, device: device)
+        case .deal:
+            return decideDeal(moment, at: momentTime, device: device)
         }
 
         if let quiet = preferences.quietHours, let end = quiet.end(after: notBefore) {
@@ -89,6 +93,21 @@ extension Planner {
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
         if let quiet = preferences.quietHours, let end = quiet.end(after: notBefore) {
             return moment.kind == .finalScore ? .send(notBefore: max(end, notBefore)) : .skip(.quietHours)
+        }
+        return .send(notBefore: notBefore)
+    }
+}
+
+extension Planner {
+    /// A deal alert: for a device subscribed to the rule (a Live Activity gets none). The
+    /// spoiler delay holds it; quiet hours hold it until they end (the deal is still good).
+    static func decideDeal(_ moment: Moment, at momentTime: Date, device: Device) -> PlanDecision {
+        let preferences = device.preferences
+        guard device.channel.kind != .liveActivity else { return .skip(.kindNotWanted) }
+        guard let rule = moment.deal?.ruleID, preferences.deals.contains(rule) else { return .skip(.notSubscribed) }
+        let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
+        if let quiet = preferences.quietHours, let end = quiet.end(after: notBefore) {
+            return .send(notBefore: max(end, notBefore))
         }
         return .send(notBefore: notBefore)
     }

@@ -22,6 +22,8 @@ package struct Preferences: Sendable, Hashable, Codable {
     /// Names to call teams by in this device's alerts (Retrosheet code → name), where the fan
     /// prefers another than the club's nickname.
     package var teamNames: [String: String] = [:]
+    /// The deals (rule ids) this device wants an alert for when they trigger.
+    package var deals: [String] = []
 
     package init() {}
 
@@ -62,6 +64,7 @@ package struct Preferences: Sendable, Hashable, Codable {
         jinxSafe = try container.decode(Bool.self, forKey: .jinxSafe)
         scoreAlerts = try container.decodeIfPresent(ScoreAlerts.self, forKey: .scoreAlerts) ?? defaults.scoreAlerts
         teamNames = try container.decodeIfPresent([String: String].self, forKey: .teamNames) ?? defaults.teamNames
+        deals = try container.decodeIfPresent([String].self, forKey: .deals) ?? defaults.deals
     }
 
     /// Whether a game between `teams` has one of the favourite teams in it.
@@ -159,6 +162,16 @@ package struct Preferences: Sendable, Hashable, Codable {
             throw PreferencesError(
                 field: "kinds", reason: "'\(score.rawValue)' is a score alert: score_alerts turns it on or off")
         }
+        if kinds.contains(.deal) {
+            throw PreferencesError(field: "kinds", reason: "'deal' is not a bid's moment: deals chooses the deals")
+        }
+        guard deals.count <= 50 else {
+            throw PreferencesError(field: "deals", reason: "at most 50 deals, not \(deals.count)")
+        }
+        for rule in deals where !Self.isRuleID(rule) {
+            throw PreferencesError(
+                field: "deals", reason: "'\(rule)' is not a deal rule id (lower-case letters, digits and '-', 1-64)")
+        }
         guard teamNames.count <= 30 else {
             throw PreferencesError(field: "team_names", reason: "at most 30 teams, not \(teamNames.count)")
         }
@@ -183,7 +196,14 @@ package struct Preferences: Sendable, Hashable, Codable {
         // A game's team code is Retrosheet's: the favourites are kept in that form.
         normalised.favouriteTeams = Array(Set(clubs)).sorted()
         normalised.teamNames = names
+        normalised.deals = Array(Set(deals)).sorted()
         return normalised
+    }
+
+    /// A deal rule's id: `papa-johns-dc-nationals`.
+    package static func isRuleID(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
     }
 }
 

@@ -355,7 +355,11 @@ package enum GumboWriter {
                             end: out ? nil : (destination.scored ? "score" : destination.base.map { "\($0)B" }),
                             outBase: out ? "\(min(4, base + 1))B" : nil, isOut: out, outNumber: out ? outNumber : nil),
                         details: .init(
-                            event: name, eventType: name, movementReason: nil,
+                            event: name,
+                            // Each runner's steal is his own event (a double steal, K+SB2).
+                            eventType: base > 0 && play.stolenBases[base]
+                                ? "stolen_base_" + ["", "2b", "3b", "home"][min(base, 3)] : name,
+                            movementReason: nil,
                             runner: Person(id: people.id(runner), fullName: nil), responsiblePitcher: nil,
                             isScoringEvent: destination.scored, rbi: nil,
                             earned: destination.scored ? destination != .homeUnearned : nil, playIndex: index),

@@ -44,6 +44,36 @@ package struct GameRecord: Sendable {
     /// Scheduled innings (7 for 2020-2021 doubleheader games), 9 when absent.
     package var scheduledInnings: Int { info("innings").flatMap { Int($0) } ?? 9 }
 
+    /// MLB's game type: `info,gametype` in the newer files (`regular`, `worldseries` ...), else
+    /// `R` — the event files of a regular season.
+    package var gameType: String {
+        switch info("gametype")?.lowercased() {
+        case "wildcard": "F"
+        case "divisionseries": "D"
+        case "lcs": "L"
+        case "worldseries": "W"
+        case "allstar": "A"
+        case "exhibition", "preseason": "S"
+        default: "R"
+        }
+    }
+
+    /// The date (`yyyy-mm-dd`) a suspended game was completed on: the comment
+    /// `Suspend=yyyymmdd,park,visitor score,home score,outs` before the first play (its first
+    /// field is the day the game resumed). Nil for a game played in one day.
+    package var completionDate: String? {
+        for range in comments {
+            let text = self.text(range)
+            guard text.hasPrefix("Suspend="), text.count >= 16 else { continue }
+            let digits = Array(text.dropFirst(8).prefix(8))
+            guard digits.allSatisfy(\.isNumber) else { continue }
+            let date = "\(String(digits[0..<4]))-\(String(digits[4..<6]))-\(String(digits[6..<8]))"
+            let played = self.date.map { $0.replacingOccurrences(of: "/", with: "-") }
+            return date == played ? nil : date
+        }
+        return nil
+    }
+
     /// The text of `range` (an event, a comment, a name).
     package func text(_ range: ByteRange) -> String {
         source.withUnsafeBufferPointer { $0.string(range) }

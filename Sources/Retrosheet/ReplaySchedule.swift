@@ -75,7 +75,7 @@ package enum ReplaySchedule {
         return games.sorted { ($0.start, $0.record.id) < ($1.start, $1.record.id) }
     }
 
-    static func schedule(
+    package static func schedule(
         _ record: GameRecord, updates: [GameUpdate], teams: [String: TeamRecord], year: Int, month: Int, day: Int
     ) -> ReplayGame {
         let home = record.homeTeam ?? "?"
@@ -98,9 +98,11 @@ package enum ReplaySchedule {
             teams[code].map { GameInfo.Team(code: code, name: $0.name, nickname: $0.nickname) }
                 ?? GameInfo.Team(code: code, name: code, nickname: code)
         }
-        let info = GameInfo(
+        var info = GameInfo(
             id: record.id, date: String(format: "%04d-%02d-%02d", year, month, day), away: team(away), home: team(home),
             players: players)
+        info.gameType = record.gameType
+        info.completedOn = record.completionDate
         return ReplayGame(record: record, info: info, start: start, end: end, updates: timed)
     }
 
@@ -127,7 +129,7 @@ package enum ReplaySchedule {
     }
 
     /// Team names from the `TEAMyyyy` file beside the event files.
-    static func teamTable(near files: [String], year: Int) -> [String: TeamRecord] {
+    package static func teamTable(near files: [String], year: Int) -> [String: TeamRecord] {
         for directory in Set(files.map { ($0 as NSString).deletingLastPathComponent }) {
             let path = (directory as NSString).appendingPathComponent("TEAM\(year)")
             guard let bytes = try? FileBytes.read(path) else { continue }

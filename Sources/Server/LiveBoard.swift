@@ -362,7 +362,7 @@ package struct LiveConsumer: GameChangeConsumer {
 
     package func consume(_ change: GameChange) async throws {
         // A no-hit bid's moments; a score alert's news is the game's `score` event.
-        for moment in change.moments where !moment.kind.isScore {
+        for moment in change.moments where moment.kind.isBid {
             feed.publish(moment, game: change.game.info, at: change.time)
         }
         guard let recorded = board.record(change) else { return }

@@ -78,6 +78,7 @@ package struct GumboGame: Sendable {
             players: names)
         info.setProbablePitchers(
             away: feed.gameData.probablePitchers?.away, home: feed.gameData.probablePitchers?.home)
+        info.gameType = feed.gameData.game.type
         problems = []
         starters = []
         updates = []
@@ -311,6 +312,14 @@ package struct GumboGame: Sendable {
             // A run the scorer made unearned to the pitcher.
             case "score": end = runner.details.earned == false ? .homeUnearned : .home
             case let base?: end = .base(try Self.base(base))
+            }
+            // A runner credited with a steal of the base he ended on (`stolen_base_2b` to 2B,
+            // `stolen_base_home` to score); others moving on the play are not.
+            if !out, start > 0, let type = runner.details.eventType, type.hasPrefix("stolen_base_"),
+                let stolen = runner.movement.end,
+                type.dropFirst(12) == (stolen == "score" ? "home" : stolen.lowercased())
+            {
+                play.stolenBases.insert(.at(start))
             }
             if let known = byRunner[id] {
                 byRunner[id] = (known.start, out ? .none : end, known.out || out)

@@ -110,6 +110,7 @@ extension ScheduleGame {
             id: id, date: officialDate ?? String(gameDate.prefix(10)), away: team(teams.away.team, away),
             home: team(teams.home.team, home), broadcasts: carriage)
         info.setProbablePitchers(away: teams.away.probablePitcher, home: teams.home.probablePitcher)
+        info.gameType = gameType
         return info
     }
 }

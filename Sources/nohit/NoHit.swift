@@ -6,7 +6,7 @@ struct NoHit: AsyncParsableCommand {
         commandName: "nohit",
         abstract: "No-Hitter Alerts: live no-hit bid alerts, replays and Retrosheet tools.",
         subcommands: [
-            EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, ReplayCommand.self,
+            EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, DealsCommand.self, ReplayCommand.self,
             DevicesCommand.self, FakeAPNsCommand.self, FakeStatsAPICommand.self, ServeCommand.self,
         ]
     )

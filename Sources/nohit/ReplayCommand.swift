@@ -121,7 +121,7 @@ struct ReplayCommand: AsyncParsableCommand {
 
         func consume(_ change: GameChange) async throws {
             // The no-hit bids' moments (the replay is about them; score alerts go to the devices).
-            for moment in change.moments where !moment.kind.isScore {
+            for moment in change.moments where moment.kind.isBid {
                 let text = MessageText.render(moment, game: change.game.info, jinxSafe: false)
                 print(
                     "\(ReplayCommand.timestamp(clock.now(), game: change.game.info))  \(moment.id)  "

@@ -100,6 +100,8 @@ package enum ExtendedSuites {
     package static let names = [
         "AlertsTests.MessageTextTests.Extended",
         "AlertsTests.MomentTests.Extended",
+        "DealsTests.DealEdgeCaseTests.Extended",
+        "NoHitCLITests.DealsCommandTests.Extended",
         "NoHitCLITests.NoHitterCommandsTests.Extended",
         "RetrosheetTests.BidPropertyTests.Extended",
         "RetrosheetTests.CWEventOracleTests.Extended",

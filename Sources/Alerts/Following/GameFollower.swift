@@ -29,6 +29,8 @@ package struct GameFollower: Sendable {
     package private(set) var linescore = RunsByInning()
     /// Each pitcher's line so far (kept here with the linescore, off the engine's path).
     package private(set) var pitcherLines = PitcherLines()
+    /// Stolen bases, strikeouts, home runs and scoring plays by side (what deals count).
+    package private(set) var tally = GameTally()
     /// Updates applied by engines of this game, re-scorings included: with none, one per update.
     package private(set) var applications = 0
 
@@ -127,6 +129,7 @@ package struct GameFollower: Sendable {
         case .play(let result):
             linescore.add(result.runs, inning: result.inning, side: result.battingSide)
             pitcherLines.record(result, pitches: pitches)
+            tally.record(result, runsAfter: state.score[result.battingSide])
             events.append(.play(result, number: state.playCount))
         case .substitution(let appearance):
             if appearance.position == Position.pitcher { pitcherLines.enter(appearance.player, side: appearance.side) }
@@ -195,6 +198,7 @@ package struct GameFollower: Sendable {
         updates = []
         linescore = RunsByInning()
         pitcherLines = PitcherLines()
+        tally = GameTally()
         enterStartingPitchers()
         problem = nil
         var ignored: [GameEvent] = []
@@ -261,7 +265,7 @@ extension GameFollower {
         return (
             follower,
             events.compactMap {
-                if case .moment(let moment) = $0, !moment.kind.isScore { return moment }
+                if case .moment(let moment) = $0, moment.kind.isBid { return moment }
                 return nil
             }
         )

@@ -27,6 +27,15 @@ package struct GameInfo: Sendable, Hashable, Codable {
     /// The probable starting pitchers the schedule names before the lineups are out (player ids;
     /// their names are in `players`).
     package var probablePitchers: ProbablePitchers?
+    /// MLB's game type (`R` regular season, `F` wild card, `D` division series, `L` league
+    /// championship, `W` World Series, `S` spring ...); nil when the source does not say (a
+    /// Retrosheet regular-season file says `R`).
+    package var gameType: String?
+    /// The date (`yyyy-mm-dd`) a suspended game was completed on, when that was not `date`.
+    package var completedOn: String?
+    /// The series this game belongs to, when the source names one (a postseason series:
+    /// "2018 World Series").
+    package var series: String?
 
     package struct ProbablePitchers: Sendable, Hashable, Codable {
         package var away: String?
@@ -50,6 +59,10 @@ package struct GameInfo: Sendable, Hashable, Codable {
     }
 
     package func team(_ side: Side) -> Team { side == .away ? away : home }
+
+    /// 1 or 2 in a doubleheader, 0 otherwise (the game id's last digit, as Retrosheet and the
+    /// Stats API source write it).
+    package var gameNumber: Int { id.last.flatMap { Int(String($0)) } ?? 0 }
 
     package func name(of player: PlayerID) -> String { players["\(player)"] ?? "\(player)" }
 }

@@ -35,7 +35,7 @@ package struct AlertConsumer: GameChangeConsumer {
     package func consume(_ change: GameChange) async throws {
         for moment in change.moments {
             counts.add(
-                try await publisher.publish(moment, game: change.game.info, at: change.time), score: moment.kind.isScore
+                try await publisher.publish(moment, game: change.game.info, at: change.time), score: !moment.kind.isBid
             )
         }
     }

@@ -51,7 +51,7 @@ extension ReplayTimeline {
         for entry in entries {
             var follower = followers[entry.gameID] ?? GameFollower(gameID: entry.gameID)
             for event in follower.follow(entry.item) {
-                if case .moment(let moment) = event, scoreAlerts || !moment.kind.isScore {
+                if case .moment(let moment) = event, scoreAlerts || moment.kind.isBid {
                     all.append((moment, follower.info, entry.time))
                 }
             }

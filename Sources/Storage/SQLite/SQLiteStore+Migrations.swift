@@ -195,6 +195,29 @@ extension SQLiteStore {
                     CREATE INDEX outbox_sending ON outbox(state, channel) WHERE state = 1;
                     """)
         }
+        migrator.registerMigration("8 deals: final games and triggers") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE deal_games (
+                        game_id TEXT PRIMARY KEY NOT NULL,
+                        deal_date TEXT NOT NULL,
+                        body TEXT NOT NULL
+                    );
+                    CREATE INDEX deal_games_by_date ON deal_games(deal_date);
+                    CREATE TABLE deal_triggers (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        rule_id TEXT NOT NULL,
+                        version INTEGER NOT NULL,
+                        game_id TEXT NOT NULL,
+                        deal_date TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        body TEXT NOT NULL,
+                        revisions TEXT NOT NULL DEFAULT '[]'
+                    );
+                    CREATE INDEX deal_triggers_by_rule ON deal_triggers(rule_id, deal_date);
+                    CREATE INDEX deal_triggers_by_date ON deal_triggers(deal_date);
+                    """)
+        }
         return migrator
     }
 }

@@ -36,6 +36,6 @@ extension SQLiteStore {
     /// A no-hit bid's moment, not a score alert (the stored JSON's kind).
     static let bidMoment =
         "json_extract(body, '$.moment.kind') NOT IN ("
-        + Moment.Kind.allCases.filter(\.isScore).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
+        + Moment.Kind.allCases.filter { !$0.isBid }.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
 
 }
