@@ -237,7 +237,8 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline", "Retrosheet", "StatsAPI", "Storage",
+                "Server", "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "StatsAPI",
+                "Storage",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

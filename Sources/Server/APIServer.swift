@@ -43,6 +43,8 @@ package struct APIServer: Sendable {
     /// How long a finished game of the day before stays on the default scoreboard (its late games
     /// still under way stay until they end).
     package var keepFinished: TimeInterval = 3 * 3600
+    /// The deals: today's answers and histories (none: the deal endpoints answer 404).
+    package var deals: DealDesk?
 
     package static let maximumBody = 16 * 1024
     package static let maximumList = 200
@@ -145,6 +147,27 @@ package struct APIServer: Sendable {
             return try Self.json(
                 sides.prefix(limit).enumerated().map { HallOfFameEntry(rank: $0.offset + 1, side: $0.element) })
         }
+        api.get("deals/today") { _, _ in
+            guard let deals else { throw Self.error(.notFound, "this server has no deals") }
+            return try Self.json(DealsToday(try await deals.today(at: clock.now())))
+        }
+        api.get("deals/history") { request, _ in
+            guard let deals else { throw Self.error(.notFound, "this server has no deals") }
+            let season = try Self.season(request, now: clock.now())
+            return try Self.json(
+                DealsHistory(try await deals.history(season: season, rule: nil, at: clock.now()), sponsor: nil))
+        }
+        api.get("deals/:rule/history") { request, context in
+            guard let deals else { throw Self.error(.notFound, "this server has no deals") }
+            let rule = try context.parameters.require("rule")
+            guard let known = deals.rules.first(where: { $0.id == rule }) else {
+                throw Self.error(.notFound, "no deal rule '\(rule)' (GET /api/deals/today lists them)")
+            }
+            let season = try Self.season(request, now: clock.now())
+            return try Self.json(
+                DealsHistory(
+                    try await deals.history(season: season, rule: rule, at: clock.now()), sponsor: known.sponsor))
+        }
         api.post("devices") { request, context in
             let client = ConnectionGate.clientKey(context.remoteAddress)
             if let wait = registrations.take(client, now: Date()) {
@@ -188,6 +211,13 @@ package struct APIServer: Sendable {
                 preferences = try changes.applied(to: device.preferences)
             } catch {
                 throw Self.error(.badRequest, "invalid preferences: \(error)")
+            }
+            if let deals, let unknown = preferences.deals.first(where: { id in !deals.rules.contains { $0.id == id } })
+            {
+                throw Self.error(
+                    .badRequest,
+                    "invalid preferences: deals: '\(unknown)' is not a deal of this server (GET /api/deals/today lists them)"
+                )
             }
             guard try await store.updatePreferences(deviceID: device.id, to: preferences) else {
                 throw Self.error(.notFound, "no device \(device.id)")
@@ -434,6 +464,17 @@ package struct APIServer: Sendable {
             throw error(.badRequest, "limit must be 1 to \(maximumList), not '\(text)'")
         }
         return limit
+    }
+
+    /// `?season=YYYY` (1871-2100), else the clock's year.
+    static func season(_ request: Request, now: Date) throws -> Int {
+        guard let text = request.uri.queryParameters.get("season") else {
+            return Calendar(identifier: .gregorian).component(.year, from: now)
+        }
+        guard text.wholeMatch(of: /[0-9]{4}/) != nil, let season = Int(text), (1871...2100).contains(season) else {
+            throw Self.error(.badRequest, "season '\(text)' is not a year 1871-2100")
+        }
+        return season
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> HTTPError {

@@ -35,6 +35,9 @@ struct DevicesCommand: AsyncParsableCommand {
         @Flag(help: "Never spell out the word.")
         var jinxSafe = false
 
+        @Option(help: "A deal rule id to get an alert for when it triggers; repeat for more.")
+        var deal: [String] = []
+
         func preferences() throws -> Preferences {
             var preferences = Preferences()
             preferences.thresholdInnings = threshold
@@ -47,6 +50,7 @@ struct DevicesCommand: AsyncParsableCommand {
             preferences.spoilerDelaySeconds = spoilerDelay
             preferences.jinxSafe = jinxSafe
             if let quietHours { preferences.quietHours = try Self.quietHours(quietHours) }
+            preferences.deals = deal
             return preferences
         }
 

@@ -37,6 +37,9 @@ struct ReplayCommand: AsyncParsableCommand {
     @Option(help: "Retrosheet data: a directory of season folders, a season folder, or event files.")
     var data: [String] = []
 
+    @Option(name: .customLong("deals"), help: "A deal rule file to add to the shipped rules (repeatable).")
+    var dealFiles: [String] = []
+
     @Option(help: "Requests in flight per channel (default: 256).")
     var concurrency: Int?
 
@@ -50,10 +53,12 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         var flags = providers.flags.merging(logging.flags) { $1 }
         if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
+        if !dealFiles.isEmpty { flags["deals.files"] = .stringArray(dealFiles) }
         if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
         let settings = try await store.settings(flags)
         let concurrency = try settings.int("delivery.concurrency", default: 256)
         try ReplaySetup.validate(speed: speed, concurrency: concurrency)
+        let dealRules = try Runtime.dealRules(settings)
         try logging.bootstrap(settings)
         let logger = Logger(label: "nohit.replay")
         let setup = try await ReplaySetup.prepare(
@@ -65,7 +70,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let statistics = DeliveryStatistics()
         let runtime = Runtime(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
-            statistics: statistics, consumers: quiet ? [] : [MomentPrinter(clock: clock)], logger: logger)
+            statistics: statistics, dealRules: dealRules, consumers: quiet ? [] : [MomentPrinter(clock: clock)],
+            logger: logger)
         var source = ReplaySource(games: games, sink: runtime.hub, clock: clock)
         source.settle = { try await runtime.pipeline.waitUntilIdle() }
         source.afterDay = { try await runtime.pipeline.waitUntilDrained(manual: manual) }

@@ -1,5 +1,7 @@
 import Alerts
+import ArgumentParser
 import Clocks
+import Deals
 import Delivery
 import Foundation
 import Logging
@@ -17,18 +19,34 @@ import UnixSignals
 struct Runtime {
     let pipeline: AlertPipeline
     let alerts: AlertConsumer
+    /// The deals: each final game evaluated, its triggers stored and announced.
+    let deals: DealDesk
     let hub: GameHub
 
-    /// `consumers` get every game change after the alert publisher has stored its moments.
+    /// `consumers` get every game change after the alert publisher has stored its moments and the
+    /// deal desk has evaluated a game that ended.
     init(
-        store: AlertPipeline.Store, channels: [any DeliveryChannel], clock: any WallClock, concurrency: Int,
-        statistics: DeliveryStatistics, consumers: [any GameChangeConsumer], logger: Logger
+        store: any DeviceStore & OutboxStore & DealStore, channels: [any DeliveryChannel], clock: any WallClock,
+        concurrency: Int, statistics: DeliveryStatistics, dealRules: [DealRule],
+        seasonFiles: @escaping @Sendable (Int) -> [String] = { _ in [] }, consumers: [any GameChangeConsumer],
+        logger: Logger
     ) {
         pipeline = AlertPipeline(
             store: store, channels: channels, clock: clock, concurrency: concurrency, statistics: statistics,
             logger: logger)
         alerts = AlertConsumer(publisher: pipeline.publisher)
-        hub = GameHub(consumers: [alerts] + consumers, logger: logger)
+        deals = DealDesk(rules: dealRules, store: store, publisher: pipeline.publisher, seasonFiles: seasonFiles)
+        hub = GameHub(consumers: [alerts, DealConsumer(desk: deals)] + consumers, logger: logger)
+    }
+
+    /// The shipped deal rules and the operator's (`deals.files`), checked: a malformed file stops
+    /// the command before anything starts, naming file, rule and reason.
+    static func dealRules(_ settings: Settings) throws -> [DealRule] {
+        do {
+            return try DealRuleFile.load(adding: try settings.strings("deals.files") ?? [])
+        } catch {
+            throw ValidationError("deal rules: \(error)")
+        }
     }
 
     /// Runs the dispatchers and then `services` (a source, the HTTP server ...) until they end or

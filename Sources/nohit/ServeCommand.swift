@@ -64,6 +64,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Retrosheet data: a directory of season folders (the hall of fame reads <dir>/<season>).")
     var data: [String] = []
 
+    @Option(name: .customLong("deals"), help: "A deal rule file to add to the shipped rules (repeatable).")
+    var dealFiles: [String] = []
+
     @Option(help: "Requests in flight per channel (default: 256).")
     var concurrency: Int?
 
@@ -112,6 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let statsapiDate { flags["statsapi.date"] = .string(statsapiDate) }
         if let speed { flags["replay.speed"] = .double(speed) }
         if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
+        if !dealFiles.isEmpty { flags["deals.files"] = .stringArray(dealFiles) }
         if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
         if let adminToken { flags["admin.token"] = .string(adminToken) }
         for (key, value) in [
@@ -160,6 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let statsAPIDate, statsAPIDate.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) == nil {
             throw ValidationError("the Stats API date must be YYYY-MM-DD, not '\(statsAPIDate)'")
         }
+        let dealRules = try Runtime.dealRules(settings)
         try logging.bootstrap(settings)
         let logger = Logger(label: "nohit.serve")
 
@@ -195,7 +200,12 @@ struct ServeCommand: AsyncParsableCommand {
         let statistics = DeliveryStatistics(metrics: metrics.factory)
         let runtime = Runtime(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
-            statistics: statistics, consumers: [LiveConsumer(board: board, feed: feed)], logger: logger)
+            statistics: statistics, dealRules: dealRules,
+            seasonFiles: { [places] season in
+                places.map { ($0 as NSString).appendingPathComponent("\(season)") }
+                    .first { FileManager.default.fileExists(atPath: $0) }
+                    .flatMap { try? EventFiles.expand([$0]) } ?? []
+            }, consumers: [LiveConsumer(board: board, feed: feed)], logger: logger)
         var api = APIServer(
             store: database, board: board, feed: feed, registrar: Registrar(allowPrivateNetworks: allowPrivateNetworks),
             seasons: SeasonLibrary(places: places), clock: clock)
@@ -207,6 +217,7 @@ struct ServeCommand: AsyncParsableCommand {
         api.registrations = RateLimiter(perMinute: registrationsPerMinute, burst: 2 * registrationsPerMinute)
         api.outbox = database
         api.keepFinished = TimeInterval(keepFinished * 60)
+        api.deals = runtime.deals
         let source: any Service
         // Created last, once nothing else can fail: a client dropped without shutdown traps.
         var statsAPIClient: HTTPClient?

@@ -16,7 +16,7 @@ struct Settings: Sendable {
         "http.host": "--host", "http.port": "--port",
         "replay.date": "--replay", "replay.speed": "--speed",
         "source": "--source", "statsapi.url": "--statsapi-url", "statsapi.date": "--statsapi-date",
-        "retrosheet.data": "--data",
+        "retrosheet.data": "--data", "deals.files": "--deals",
         "delivery.concurrency": "--concurrency", "delivery.request-timeout": "--request-timeout",
         "delivery.allow-private-networks": "--allow-private-networks",
         "admin.token": "--admin-token",

@@ -22,8 +22,10 @@ import Testing
         let directory: String
         let server: FakeProviderServer
         let database: String
+        let day: String
 
-        init(devices: [[String]]) async throws {
+        init(devices: [[String]], day: String = CrashRecoveryTests.day) async throws {
+            self.day = day
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             database = (directory as NSString).appendingPathComponent("nohit.sqlite")
@@ -52,7 +54,7 @@ import Testing
         /// the devices following each bid.
         func expectedDeliveries() async throws -> Set<String> {
             let devices = try await SQLiteStore(path: database).activeDevices()
-            let games = try ReplaySchedule.games(on: CrashRecoveryTests.day, data: [TestData.path("retrosheet")])
+            let games = try ReplaySchedule.games(on: day, data: [TestData.path("retrosheet")])
             var followers: [String: Set<UUID>] = [:]
             var expected = Set<String>()
             for (moment, game, time) in ReplayTimeline(games: games).moments(scoreAlerts: true) {
@@ -76,7 +78,7 @@ import Testing
             let process = Process()
             process.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
             process.arguments = [
-                "replay", "--date", CrashRecoveryTests.day, "--speed", "0", "--data", TestData.path("retrosheet"),
+                "replay", "--date", day, "--speed", "0", "--data", TestData.path("retrosheet"),
                 "--database", database, "--data-dir", directory, "--fake-apns", directory, "--quiet",
                 "--concurrency", "16",
             ]
@@ -201,5 +203,89 @@ import Testing
         #expect(Set(accepted.map(\.apnsID)) == expected)
         #expect(accepted.allSatisfy { $0.count == 1 })
         try await harness.shutdown()
+    }
+
+    /// 2020-08-23: the Nationals beat the Marlins 9-3, so Papa John's half price is on the 24th.
+    /// 1,500 of 2,000 devices subscribe; `nohit replay` is killed (SIGKILL) at random points while
+    /// it delivers, then run to the end: every subscriber gets the deal alert once (a repeat only
+    /// where it was in doubt at a kill, with the same apns-id), nobody else gets it, and every
+    /// other alert of the day arrives as planned.
+    @Test func aDealAlertReachesEverySubscriberOnceAcrossKills() async throws {
+        let harness = try await Harness(
+            devices: [
+                ["--count", "1500", "--frequency", "once-per-bid", "--deal", "papa-johns-dc-nationals", "--seed", "7"],
+                ["--count", "500", "--frequency", "once-per-bid", "--seed", "8"],
+            ], day: "2020-08-23")
+        let devices = try await SQLiteStore(path: harness.database).activeDevices()
+        let subscribers = devices.filter { $0.preferences.deals == ["papa-johns-dc-nationals"] }
+        #expect(subscribers.count == 1500)
+        // The deal's moment: one per rule, version and deal day.
+        let dealMoment = "deal-papa-johns-dc-nationals-v2-2020-08-24"
+        let dealDeliveries = Set(
+            subscribers.map { UUID.delivery(momentID: dealMoment, deviceID: $0.id).uuidString.lowercased() })
+        let expected = try await harness.expectedDeliveries().union(dealDeliveries)
+
+        let seed = UInt64.random(in: 1...UInt64.max)
+        print("deal crash test: kill points drawn with seed \(seed)")
+        var generator = SplitMix(seed: seed)
+        var inDoubtAtKills = Set<String>()
+        var kills: [(at: Int, inDoubt: Int)] = []
+        for _ in 0..<3 {
+            let before = harness.server.state.uniqueAcceptedCount
+            let remaining = expected.count - before
+            guard remaining > 40 else { break }
+            let target = before + Int.random(in: remaining / 10...remaining / 2, using: &generator)
+            let (process, log) = try harness.startReplay()
+            try await Self.waitForAccepted(target, server: harness.server, process: process)
+            try #require(process.isRunning, "replay ended before it could be killed (seed \(seed)): \(Self.log(log))")
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let doubt = try await harness.inDoubt()
+            inDoubtAtKills.formUnion(doubt)
+            kills.append((harness.server.state.uniqueAcceptedCount, doubt.count))
+        }
+        let (process, log) = try harness.startReplay()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(Self.log(log))")
+        let accepted = harness.server.state.accepted
+        let acceptedIDs = Set(accepted.map(\.apnsID))
+        let superseded = try await harness.superseded()
+        let repeated = Set(accepted.filter { $0.count > 1 }.map(\.apnsID))
+        print(
+            "deal crash test (seed \(seed)): \(expected.count) expected alerts (\(dealDeliveries.count) deal alerts), "
+                + "kills at \(kills.map { "(\($0.at), \($0.inDoubt) in doubt)" }.joined(separator: " ")); "
+                + "deal alerts accepted \(acceptedIDs.intersection(dealDeliveries).count), "
+                + "accepted twice \(repeated.count)")
+        #expect(dealDeliveries.isSubset(of: acceptedIDs), "seed \(seed)")
+        #expect(expected.subtracting(acceptedIDs).subtracting(superseded).isEmpty, "seed \(seed)")
+        #expect(acceptedIDs.subtracting(expected).isEmpty, "seed \(seed)")
+        #expect(repeated.isSubset(of: inDoubtAtKills), "seed \(seed)")
+        // The deal's alerts carry the reward and the window, collapse by rule.
+        let first = try #require(accepted.first { dealDeliveries.contains($0.apnsID) })
+        let deal = try #require(harness.server.state.notification(apnsID: first.apnsID))
+        #expect(deal.collapseID == "deal-papa-johns-dc-nationals")
+        let payload = String(decoding: deal.payload, as: UTF8.self)
+        #expect(payload.contains("Papa John's (DC area): 50% off regular-price pizzas ordered online"), "\(payload)")
+        #expect(payload.contains("Monday, Aug 24, all day (America/New_York)"), "\(payload)")
+        // Running the day again sends nothing.
+        let requests = harness.server.state.requestCount
+        let (again, againLog) = try harness.startReplay()
+        again.waitUntilExit()
+        #expect(again.terminationStatus == 0, "\(Self.log(againLog))")
+        #expect(harness.server.state.requestCount == requests)
+        try await harness.shutdown()
+    }
+}
+
+/// A seeded generator (SplitMix64), so a run's kill points can be drawn again from its seed.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Alerts
 import Baseball
 import Clocks
+import Deals
 import Delivery
 import Foundation
 import HTTPTypes
@@ -63,8 +64,19 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             api.gate = ConnectionGate(limits: limits)
             let pipeline = AlertPipeline(store: store, channels: [], clock: clock)
             let last = LastChange()
+            let places = [TestData.path("retrosheet")]
+            let deals = DealDesk(
+                rules: try DealRuleFile.load([DealRuleFile.shippedPath]), store: store, publisher: pipeline.publisher,
+                seasonFiles: { season in
+                    (try? EventFiles.expand(places.map { "\($0)/\(season)" }.filter(FileManager.default.fileExists)))
+                        ?? []
+                })
+            api.deals = deals
             let hub = GameHub(
-                consumers: [AlertConsumer(publisher: pipeline.publisher), LiveConsumer(board: board, feed: feed), last])
+                consumers: [
+                    AlertConsumer(publisher: pipeline.publisher), DealConsumer(desk: deals),
+                    LiveConsumer(board: board, feed: feed), last,
+                ])
             // The replay source's timeline, stopped after the change `stop` accepts (once every
             // game is on the schedule: the timeline says those first).
             for entry in ReplayTimeline(games: games, announced: clock.now()).entries {
@@ -239,6 +251,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                     "GET /api/ws", "POST /api/devices", "GET /api/devices/{id}/preferences",
                     "PUT /api/devices/{id}/preferences",
                     "GET /api/admin/outbox", "GET /api/admin/devices", "POST /api/admin/devices/{id}/disable",
+                    "GET /api/deals/today", "GET /api/deals/history", "GET /api/deals/{rule}/history",
                 ])
             // Each one answers (the streams are tested on their own: they never end).
             let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
@@ -256,6 +269,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             {
                 let parts = operation.split(separator: " ")
                 let uri = parts[1].replacingOccurrences(of: "{season}", with: "2020")
+                    .replacingOccurrences(of: "{rule}", with: "papa-johns-dc-nationals")
                     .replacingOccurrences(
                         of: "{id}", with: parts[1].hasPrefix("/api/games/") ? "CHA202008250" : device["id"] ?? "")
                 let method: HTTPRequest.Method = parts[0] == "PUT" ? .put : .get
@@ -264,6 +278,66 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 }
             }
             try await client.execute(uri: "/api/nothing-here", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    /// Is pizza half price today? After Aug 25 2020 (the replay's day) no Nationals game of the 25th
+    /// qualified; the season's history has the 24th (9-3 over the Marlins on the 23rd) and no day
+    /// of a game not yet played; a device subscribes to a deal the server has, not to another.
+    @Test func dealsTodayHistoryAndSubscriptions() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/deals/today", method: .get) { response in
+                let body = try #require(try Self.json(response.body) as? [String: Any])
+                let deals = try #require(body["deals"] as? [[String: Any]])
+                let papaJohns = try #require(deals.first { $0["rule"] as? String == "papa-johns-dc-nationals" })
+                // The fixture's clock stands at the day's last play, past midnight in Washington.
+                #expect(papaJohns["day"] as? String == "2020-08-26")
+                #expect(papaJohns["on"] as? Bool == false)
+                #expect(papaJohns["in_force"] as? Bool == true)
+                #expect(papaJohns["condition"] as? String == "the Nationals win and the Nationals score 7 or more runs")
+                #expect((papaJohns["sources"] as? [String])?.isEmpty == false)
+            }
+            try await client.execute(
+                uri: "/api/deals/papa-johns-dc-nationals/history?season=2020", method: .get
+            ) { response in
+                let body = try #require(try Self.json(response.body) as? [String: Any])
+                let days = try #require(body["days"] as? [[String: Any]]).compactMap { $0["date"] as? String }
+                #expect(days.contains("2020-08-24"))
+                #expect(days.allSatisfy { $0 <= "2020-08-26" })
+                #expect((body["by_franchise"] as? [[String: Any]])?.first?["team"] as? String == "WAS")
+            }
+            try await client.execute(uri: "/api/deals/no-such-deal/history", method: .get) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(uri: "/api/deals/history?season=99", method: .get) {
+                #expect($0.status == .badRequest)
+            }
+            let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
+            let device = try await client.execute(
+                uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(registration)
+            ) {
+                try #require(try Self.json($0.body) as? [String: String])
+            }
+            let authorized: HTTPFields = [
+                .authorization: "Bearer \(device["secret"] ?? "")", .contentType: "application/json",
+            ]
+            let uri = "/api/devices/\(device["id"] ?? "")/preferences"
+            try await client.execute(
+                uri: uri, method: .put, headers: authorized, body: Self.body(#"{"deals":["pizza-hut-nowhere"]}"#)
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("'pizza-hut-nowhere' is not a deal of this server"))
+            }
+            try await client.execute(
+                uri: uri, method: .put, headers: authorized,
+                body: Self.body(#"{"deals":["papa-johns-dc-nationals","papa-johns-dc-nationals"]}"#)
+            ) { response in
+                #expect(response.status == .ok)
+                let body = try #require(try Self.json(response.body) as? [String: Any])
+                #expect(body["deals"] as? [String] == ["papa-johns-dc-nationals"])
+            }
         }
     }
 

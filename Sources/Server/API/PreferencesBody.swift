@@ -24,6 +24,8 @@ package struct PreferencesBody: Sendable, Codable {
     package var scoreAlerts: ScoreAlerts?
     /// The device's own names for teams; the list replaces the one before.
     package var teamNames: [TeamName]?
+    /// The deal rules (ids) to be told of; the list replaces the one before.
+    package var deals: [String]?
 
     /// Score alerts for the favourite teams' games; a field left out stays as it was.
     package struct ScoreAlerts: Sendable, Codable {
@@ -52,6 +54,7 @@ package struct PreferencesBody: Sendable, Codable {
         jinxSafe = try container.decodeIfPresent(Bool.self, forKey: .jinxSafe)
         scoreAlerts = try container.decodeIfPresent(ScoreAlerts.self, forKey: .scoreAlerts)
         teamNames = try container.decodeIfPresent([TeamName].self, forKey: .teamNames)
+        deals = try container.decodeIfPresent([String].self, forKey: .deals)
     }
 
     package init(_ preferences: Preferences) {
@@ -70,6 +73,7 @@ package struct PreferencesBody: Sendable, Codable {
             finalScore: preferences.scoreAlerts.finalScore, gameStart: preferences.scoreAlerts.gameStart,
             leadChange: preferences.scoreAlerts.leadChange)
         teamNames = preferences.teamNames.sorted { $0.key < $1.key }.map { TeamName(team: $0.key, name: $0.value) }
+        deals = preferences.deals
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -84,11 +88,12 @@ package struct PreferencesBody: Sendable, Codable {
         try container.encode(jinxSafe, forKey: .jinxSafe)
         try container.encode(scoreAlerts, forKey: .scoreAlerts)
         try container.encode(teamNames, forKey: .teamNames)
+        try container.encode(deals, forKey: .deals)
     }
 
     enum CodingKeys: String, CodingKey {
         case thresholdInnings, favouriteTeams, favouriteThresholdInnings, frequency, kinds, quietHours,
-            spoilerDelaySeconds, jinxSafe, scoreAlerts, teamNames
+            spoilerDelaySeconds, jinxSafe, scoreAlerts, teamNames, deals
     }
 
     /// `base` with this body's fields applied, checked; the error names the field.
@@ -129,6 +134,12 @@ package struct PreferencesBody: Sendable, Codable {
                 names[entry.team] = entry.name
             }
             preferences.teamNames = names
+        }
+        if let deals {
+            guard deals.count <= 50 else {
+                throw BodyError(field: "deals", reason: "at most 50 deals, not \(deals.count)")
+            }
+            preferences.deals = deals
         }
         return try preferences.validated()
     }
