@@ -14,14 +14,16 @@ import Testing
 
     /// Starts `nohit serve` replaying 2020-08-25 at `speed`, runs `Tests/Browser/<script>` with the
     /// page's address first, then `arguments`, and returns its exit status and what it printed.
-    static func probe(_ script: String, speed: Int, arguments: [String]) throws -> (status: Int32, text: String) {
+    static func probe(_ script: String, speed: Int, day: String = "2020-08-25", arguments: [String]) throws -> (
+        status: Int32, text: String
+    ) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let (server, address) = try Executable.start(
             "nohit",
             [
-                "serve", "--replay", "2020-08-25", "--speed", "\(speed)", "--port", "0", "--data",
+                "serve", "--replay", day, "--speed", "\(speed)", "--port", "0", "--data",
                 TestData.path("retrosheet"), "--data-dir", directory.path,
             ])
         defer {
@@ -64,6 +66,20 @@ import Testing
         #expect(status == 0, "\(text)")
         #expect(text.contains("scores page: every check held"))
         for name in ["scores-desktop-light-live.png", "game-page-final.png", "scores-phone-dark-final.png"] {
+            #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
+        }
+    }
+
+    /// The Deals page on 2020-08-24 (the day after the Nationals scored 9 in a win): a big YES for
+    /// Papa John's with the game and the window, the charts by month and by franchise, Settings'
+    /// subscriptions; desktop light and phone dark (`Tests/Browser/deals_page.py`).
+    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func dealsPageAnswersTodayAndChartsTheSeason() async throws {
+        let (status, text) = try Self.probe(
+            "deals_page.py", speed: 60, day: "2020-08-24", arguments: [Self.output.path, "90"])
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("deals page: every check held"))
+        for name in ["deals-desktop-light.png", "deals-phone-dark.png"] {
             #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
         }
     }

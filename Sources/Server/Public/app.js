@@ -20,6 +20,7 @@ function showTab() {
   const nav = tab === 'game' ? 'scores' : tab;
   document.querySelectorAll('nav a').forEach((link) => link.classList.toggle('active', link.dataset.tab === nav));
   if (tab === 'hall-of-fame') loadHallOfFame();
+  if (tab === 'deals') loadDeals();
   state.gamePage = tab === 'game' ? decodeURIComponent(argument || '') : null;
   if (state.gamePage) loadGamePage();
 }
@@ -279,6 +280,7 @@ function preferencesFromForm() {
     quiet_hours: $('#quiet').checked ? { start: $('#quiet-start').value, end: $('#quiet-end').value, time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone } : null,
     spoiler_delay_seconds: Number($('#spoiler').value),
     jinx_safe: $('#jinx').checked,
+    deals: [...document.querySelectorAll('#deal-subscriptions input:checked')].map((box) => box.value),
   };
 }
 
@@ -291,6 +293,7 @@ function showPreferences(p) {
   if (p.quiet_hours) { $('#quiet-start').value = p.quiet_hours.start; $('#quiet-end').value = p.quiet_hours.end; }
   $('#spoiler').value = p.spoiler_delay_seconds;
   $('#jinx').checked = p.jinx_safe;
+  document.querySelectorAll('#deal-subscriptions input').forEach((box) => { box.checked = (p.deals || []).includes(box.value); });
 }
 
 function base64url(buffer) {
@@ -375,4 +378,82 @@ async function start() {
   if (mine) api(`/api/devices/${mine.id}/preferences`, { headers: { authorization: `Bearer ${mine.secret}` } }).then(showPreferences).catch(() => {});
   if ((location.hash || '#live') === '#hall-of-fame') loadHallOfFame();
 }
-start();
+// Deals: is it on today, and a season's deal days as charts (SVG drawn here).
+async function loadDeals() {
+  const status = $('#deals-status');
+  try {
+    const today = await api('/api/deals/today');
+    state.deals = today.deals;
+    const shown = today.deals.filter((d) => d.in_force || d.on);
+    const resting = today.deals.filter((d) => !d.in_force && !d.on).map((d) => d.sponsor);
+    status.textContent = (shown.length ? '' : 'No deal is in force today. ')
+      + (resting.length ? `Not in force today (past seasons' promotions): ${resting.join(', ')}.` : '');
+    $('#deals-today').innerHTML = shown.map((d) => `
+      <article class="card deal ${d.on ? 'on' : 'off'}" data-rule="${esc(d.rule)}">
+        <div class="answer" aria-label="${d.on ? 'Yes' : 'No'}">${d.on ? 'YES' : 'NO'}</div>
+        <h3>${esc(d.sponsor)}</h3>
+        <div>${esc(d.reward)}${d.code ? ` · code <strong>${esc(d.code)}</strong>` : ''}</div>
+        <div class="muted">When ${esc(d.condition)} · ${esc(d.day)} (${esc(d.time_zone)})</div>
+        ${d.because.map((b) => `<p>${esc(b.why)} <span class="muted">Redeem ${esc(b.window)}.</span></p>`).join('')}
+        ${d.note ? `<details><summary>What is not confirmed</summary><p class="muted">${esc(d.note)}</p></details>` : ''}
+      </article>`).join('');
+    const rules = $('#deal-rule');
+    if (rules.options.length === 1) {
+      rules.innerHTML += today.deals.map((d) => `<option value="${esc(d.rule)}">${esc(d.sponsor)} (${esc(d.team?.name || 'any team')})</option>`).join('');
+      const seasons = new Set((state.config?.seasons || []).map(Number));
+      seasons.add(Number((today.deals[0]?.day || '').slice(0, 4)) || new Date().getFullYear());
+      $('#deal-season').innerHTML = [...seasons].sort((a, b) => b - a).map((y) => `<option>${y}</option>`).join('');
+      rules.addEventListener('change', loadDealHistory);
+      $('#deal-season').addEventListener('change', loadDealHistory);
+    }
+    await loadDealHistory();
+  } catch (error) {
+    status.textContent = `Deals could not be loaded: ${error.message}`;
+  }
+}
+
+async function loadDealHistory() {
+  const season = $('#deal-season').value;
+  const rule = $('#deal-rule').value;
+  const path = rule ? `/api/deals/${encodeURIComponent(rule)}/history?season=${season}` : `/api/deals/history?season=${season}`;
+  try {
+    const history = await api(path);
+    $('#deal-total').textContent = `${history.total_days} deal day${history.total_days === 1 ? '' : 's'} in ${history.season}.`;
+    $('#chart-month').innerHTML = barChart(history.by_month.map((m) => ({ label: monthName(m.month), value: m.days })), 'Deal days by month');
+    $('#chart-franchise').innerHTML = barChart(history.by_franchise.map((f) => ({ label: f.name, value: f.days })), 'Deal days by franchise');
+  } catch (error) {
+    $('#deal-total').textContent = `The history could not be loaded: ${error.message}`;
+  }
+}
+
+const monthName = (month) => ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][Number(month.slice(5, 7)) - 1] || month;
+
+// A horizontal bar chart: one row per entry, scaled to the largest; it fits any width.
+function barChart(entries, title) {
+  if (!entries.length) return '<p class="muted">No deal days.</p>';
+  const max = Math.max(...entries.map((e) => e.value), 1);
+  const row = 28;
+  const height = entries.length * row + 8;
+  const bars = entries.map((e, i) => {
+    const y = i * row + 4;
+    const width = (e.value / max) * 50;
+    return `<text x="0" y="${y + 17}" class="label">${esc(e.label)}</text>` +
+      `<rect x="38%" y="${y + 4}" width="${width}%" height="${row - 10}" rx="3" class="bar"></rect>` +
+      `<text x="${38 + width + 1}%" y="${y + 17}" class="value">${e.value}</text>`;
+  }).join('');
+  return `<svg role="img" aria-label="${esc(title)}: ${esc(entries.map((e) => `${e.label} ${e.value}`).join(', '))}" width="100%" height="${height}">${bars}</svg>`;
+}
+
+async function loadDealSubscriptions() {
+  const box = $('#deal-subscriptions');
+  try {
+    const today = await api('/api/deals/today');
+    box.innerHTML = '<legend>Tell me when a deal is on</legend>' + today.deals.filter((d) => d.in_force).map((d) =>
+      `<label><input type="checkbox" value="${esc(d.rule)}"> ${esc(d.sponsor)}: ${esc(d.reward)} <span class="muted">(when ${esc(d.condition)})</span></label>`).join('')
+      + (today.deals.some((d) => d.in_force) ? '' : '<p class="muted">No deal is in force today.</p>');
+  } catch (error) {
+    box.innerHTML = `<legend>Tell me when a deal is on</legend><p class="muted">Deals could not be loaded: ${esc(error.message)}</p>`;
+  }
+}
+
+loadDealSubscriptions().then(start);
