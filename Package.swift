@@ -226,8 +226,8 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Alerts", "Baseball", "Clocks", "Delivery", "FakeProviders", "Retrosheet", "Storage",
-                "TestSupport",
+                "Pipeline", "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "FakeProviders", "Retrosheet",
+                "Storage", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -49,8 +49,10 @@ import Testing
     /// speed: his 4th inning comes about 15 s in).
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
     func attemptCardAppearsAndAdvancesThroughTheLiveStream() async throws {
-        let (status, text) = try Self.probe(
-            "live_page.py", speed: 600, arguments: ["CHA202008250-CHA", Self.output.path, "150"])
+        let (status, text) = try await Executable.onThread {
+            try Self.probe(
+                "live_page.py", speed: 600, arguments: ["CHA202008250-CHA", Self.output.path, "150"])
+        }
         #expect(status == 0, "\(text)")
         #expect(text.contains("card advanced through the stream"))
         #expect(
@@ -62,7 +64,9 @@ import Testing
     /// (`Tests/Browser/scores_page.py` says what it checks).
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
     func scoresPageAndGamePageDuringAReplay() async throws {
-        let (status, text) = try Self.probe("scores_page.py", speed: 300, arguments: [Self.output.path, "150"])
+        let (status, text) = try await Executable.onThread {
+            try Self.probe("scores_page.py", speed: 300, arguments: [Self.output.path, "150"])
+        }
         #expect(status == 0, "\(text)")
         #expect(text.contains("scores page: every check held"))
         for name in ["scores-desktop-light-live.png", "game-page-final.png", "scores-phone-dark-final.png"] {
@@ -75,8 +79,10 @@ import Testing
     /// subscriptions; desktop light and phone dark (`Tests/Browser/deals_page.py`).
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
     func dealsPageAnswersTodayAndChartsTheSeason() async throws {
-        let (status, text) = try Self.probe(
-            "deals_page.py", speed: 60, day: "2020-08-24", arguments: [Self.output.path, "90"])
+        let (status, text) = try await Executable.onThread {
+            try Self.probe(
+                "deals_page.py", speed: 60, day: "2020-08-24", arguments: [Self.output.path, "90"])
+        }
         #expect(status == 0, "\(text)")
         #expect(text.contains("deals page: every check held"))
         for name in ["deals-desktop-light.png", "deals-phone-dark.png"] {

@@ -5,7 +5,7 @@ import Testing
 /// `nohit deals` against counts made another way from the same seasons: final scores from the
 /// ground truth (`groundtruth/sides_YYYY.csv`), the save and a suspended game's completion date
 /// read straight from the event files' text — no engine, no follower.
-@Suite struct DealsCommandTests {
+@Suite(.serialized) struct DealsCommandTests {
     /// The Nationals' rules that can trigger in these seasons, and when: Papa John's (v1 2012:
     /// 5+ runs; v2 from 2013: 7+ runs in a win), McDonald's (2014 only: never here), Chick-fil-A
     /// (a home save, 2015-2017).
@@ -70,8 +70,9 @@ import Testing
     }
 
     /// What `nohit deals --json` lists for the season, by rule: the deal days.
-    static func listedDays(season: String) throws -> [String: Set<String>] {
-        let result = try Executable.run("nohit", ["deals", "--json", TestData.path("retrosheet/\(season)")])
+    static func listedDays(season: String) async throws -> [String: Set<String>] {
+        let result = try await Executable.runDetached(
+            "nohit", ["deals", "--json", TestData.path("retrosheet/\(season)")])
         #expect(result.status == 0, "\(result.standardError)")
         let histories = try #require(
             try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
@@ -87,9 +88,9 @@ import Testing
         return days
     }
 
-    static func compare(season: String) throws {
+    static func compare(season: String) async throws {
         let expected = try expectedDays(season: season)
-        let listed = try listedDays(season: season)
+        let listed = try await listedDays(season: season)
         for (rule, days) in expected.sorted(by: { $0.key < $1.key }) {
             let got = listed[rule] ?? []
             #expect(
@@ -103,12 +104,12 @@ import Testing
         #expect(others.isEmpty, "\(others.keys.sorted())")
     }
 
-    @Test func nationals2020DealDaysMatchAnIndependentCount() throws {
-        try Self.compare(season: "2020")
+    @Test func nationals2020DealDaysMatchAnIndependentCount() async throws {
+        try await Self.compare(season: "2020")
     }
 
-    @Test func unknownRuleAndMalformedFileAreRefused() throws {
-        let unknown = try Executable.run(
+    @Test func unknownRuleAndMalformedFileAreRefused() async throws {
+        let unknown = try await Executable.runDetached(
             "nohit", ["deals", "--rule", "no-such-rule", TestData.path("retrosheet/2020")])
         #expect(unknown.status == 2)
         #expect(unknown.standardError.contains("no rule \"no-such-rule\""))
@@ -118,7 +119,8 @@ import Testing
             #"{"format":"nohit-deals/1","rules":[{"id":"pizza-hut-test","version":1,"sponsor":"X","team":{"mlb":120,"retro":"WAS"},"games":{"types":["R"],"venue":"any"},"when":{"runs_for":{">=":"seven"}},"reward":{"text":"t"},"redeem":{"kind":"next_local_day"},"time_zone":"America/New_York","effective":{"from":"2020-01-01"},"source":"s"}]}"#
                 .utf8
         ).write(to: file)
-        let bad = try Executable.run("nohit", ["deals", "--deals", file.path, TestData.path("retrosheet/2020")])
+        let bad = try await Executable.runDetached(
+            "nohit", ["deals", "--deals", file.path, TestData.path("retrosheet/2020")])
         #expect(bad.status == 2)
         #expect(
             bad.standardError.contains("\(file.path): rule pizza-hut-test: when.runs_for >= must be a whole number"))
@@ -127,9 +129,9 @@ import Testing
 
 extension DealsCommandTests {
     @Suite(.extended) struct Extended {
-        @Test(arguments: ["2012", "2015", "2019"])
-        func nationalsDealDaysMatchAnIndependentCount(season: String) throws {
-            try DealsCommandTests.compare(season: season)
+        /// One season after another (each run uses both cores).
+        @Test func nationalsDealDaysMatchAnIndependentCount() async throws {
+            for season in ["2012", "2015", "2019"] { try await DealsCommandTests.compare(season: season) }
         }
     }
 }

@@ -48,6 +48,22 @@ package enum Executable {
             standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
+    /// `run`, waited for on a thread of its own: a test that waits for a long process this way
+    /// leaves Swift's cooperative threads (two on a two-core machine) to the other tests running
+    /// beside it, whose sockets and deadlines would otherwise stall behind it.
+    package static func runDetached(_ name: String, _ arguments: [String]) async throws -> Output {
+        try await onThread { try run(name, arguments) }
+    }
+
+    /// Runs `body` (which waits: for a process, a pipe) on a thread of its own, not on one of
+    /// Swift's cooperative threads.
+    package static func onThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     /// Starts `name arguments...` in the background and returns it with the address its banner
     /// names ("... on http://127.0.0.1:PORT ..."), without a trailing slash. Its standard error
     /// keeps being drained so it never blocks on a full pipe.
