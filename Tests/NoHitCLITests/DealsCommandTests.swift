@@ -23,22 +23,35 @@ import Testing
                 date: try #require(row["date"]), home: try #require(row["home"]), away: try #require(row["away"]),
                 runs: (Int(row["final_away"] ?? "") ?? -1, Int(row["final_home"] ?? "") ?? -1))
         }
-        // The event files' own words: `info,save` and `com,"Suspend=yyyymmdd,..."`.
+        // The event files' own words: `info,save` of the Nationals' home games (their own file) and
+        // `com,"Suspend=yyyymmdd,..."` of any game (found as bytes, then its `id` record before).
         var saves: Set<String> = []
         var completed: [String: String] = [:]
         let directory = TestData.path("retrosheet/\(season)")
         for file in try FileManager.default.contentsOfDirectory(atPath: directory)
         where file.hasSuffix(".EVN") || file.hasSuffix(".EVA") {
-            var current = ""
-            let text = try String(contentsOfFile: "\(directory)/\(file)", encoding: .isoLatin1)
-            for line in text.split(whereSeparator: \.isNewline) {
-                if line.hasPrefix("id,") { current = String(line.dropFirst(3)) }
-                if line.hasPrefix("info,save,"), line.count > 10 { saves.insert(current) }
-                if line.hasPrefix("com,\"Suspend=") {
-                    let digits = line.dropFirst(13).prefix(8)
-                    completed[current] =
+            let data = try Data(contentsOf: URL(fileURLWithPath: "\(directory)/\(file)"))
+            func gameID(before position: Int) -> String? {
+                guard let id = data.range(of: Data("\nid,".utf8), options: .backwards, in: 0..<position) else {
+                    return nil
+                }
+                return String(decoding: data[id.upperBound..<id.upperBound + 12], as: UTF8.self)
+            }
+            var from = 0
+            while let found = data.range(of: Data("com,\"Suspend=".utf8), in: from..<data.count) {
+                let digits = String(decoding: data[found.upperBound..<found.upperBound + 8], as: UTF8.self)
+                if let id = gameID(before: found.lowerBound) {
+                    completed[id] =
                         "\(digits.prefix(4))-\(digits.dropFirst(4).prefix(2))-\(digits.dropFirst(6).prefix(2))"
                 }
+                from = found.upperBound
+            }
+            guard file.contains("WAS") else { continue }
+            from = 0
+            while let found = data.range(of: Data("\ninfo,save,".utf8), in: from..<data.count) {
+                let next = data[found.upperBound]
+                if next != 0x0A && next != 0x0D, let id = gameID(before: found.lowerBound + 1) { saves.insert(id) }
+                from = found.upperBound
             }
         }
         var calendar = Calendar(identifier: .gregorian)
@@ -89,7 +102,7 @@ import Testing
     }
 
     static func compare(season: String) async throws {
-        let expected = try expectedDays(season: season)
+        let expected = try await Executable.onThread { try expectedDays(season: season) }
         let listed = try await listedDays(season: season)
         for (rule, days) in expected.sorted(by: { $0.key < $1.key }) {
             let got = listed[rule] ?? []
