@@ -76,10 +76,11 @@ package struct APIServer: Sendable {
             router.add(middleware: FileMiddleware(publicFolder, searchForIndexHtml: true))
         }
         router.get("healthz") { _, _ in try Self.json(["status": "ok"]) }
+        let document = deals.map { OpenAPIDocument.served(ruleIDs: $0.rules.map(\.id)) } ?? OpenAPIDocument.served
         router.get("openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: OpenAPIDocument.served)))
+                body: .init(byteBuffer: ByteBuffer(bytes: document)))
         }
         router.get("metrics") { _, _ in try await scrapeMetrics() }
 

@@ -21,7 +21,33 @@ package enum OpenAPIDocument {
     }
 
     /// The document served, as bytes (keys sorted).
-    package static let served: [UInt8] = {
+    package static let served: [UInt8] = serialize(filled())
+
+    /// The document served by a server with these deal rules: a device's `deals` and the
+    /// history's `{rule}` take their ids.
+    package static func served(ruleIDs: [String]) -> [UInt8] {
+        var document = filled()
+        let ids = Array(Set(ruleIDs)).sorted()
+        fill(&document, ["components", "schemas", "Preferences", "properties", "deals", "items"]) { $0["enum"] = ids }
+        fill(&document, ["paths", "/api/deals/{rule}/history", "get"]) { operation in
+            guard var parameters = operation["parameters"] as? [[String: Any]] else { return }
+            for index in parameters.indices where parameters[index]["name"] as? String == "rule" {
+                fill(&parameters[index], ["schema"]) { $0["enum"] = ids }
+            }
+            operation["parameters"] = parameters
+        }
+        return serialize(document)
+    }
+
+    private static func serialize(_ document: [String: Any]) -> [UInt8] {
+        Array(
+            (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
+                ?? Data("{}".utf8))
+    }
+
+    /// The checked-in document with what the server takes filled in: clubs, time zones, URL
+    /// patterns.
+    private static func filled() -> [String: Any] {
         var document = checkedIn()
         fill(&document, ["components", "schemas", "Preferences", "properties", "favourite_teams", "items"]) {
             $0["enum"] = MLBTeam.codes
@@ -57,11 +83,8 @@ package enum OpenAPIDocument {
             }
             operation["parameters"] = parameters
         }
-        let data =
-            (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return Array(data)
-    }()
+        return document
+    }
 
     /// Every operation the document lists (what 405 answers name, and what the tests hold the
     /// routes to).
