@@ -43,6 +43,8 @@ package struct APIServer: Sendable {
     /// How long a finished game of the day before stays on the default scoreboard (its late games
     /// still under way stay until they end).
     package var keepFinished: TimeInterval = 3 * 3600
+    /// Where live games come from (`replay` or `statsapi`), for the page's data notice.
+    package var source = "replay"
     /// The deals: today's answers and histories (none: the deal endpoints answer 404).
     package var deals: DealDesk?
 
@@ -86,9 +88,10 @@ package struct APIServer: Sendable {
 
         let api = router.group("api")
         api.get("config") { _, _ in
-            try Self.json(
-                ClientConfiguration(
-                    vapidPublicKey: vapidPublicKey, seasons: seasons.available(), attemptOuts: attemptOuts))
+            var configuration = ClientConfiguration(
+                vapidPublicKey: vapidPublicKey, seasons: seasons.available(), attemptOuts: attemptOuts)
+            configuration.source = source
+            return try Self.json(configuration)
         }
         api.get("games") { _, _ in try Self.json(board.all) }
         api.get("scoreboard") { request, _ in

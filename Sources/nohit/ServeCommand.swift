@@ -218,6 +218,7 @@ struct ServeCommand: AsyncParsableCommand {
         api.outbox = database
         api.keepFinished = TimeInterval(keepFinished * 60)
         api.deals = runtime.deals
+        api.source = statsAPIURL == nil ? "replay" : "statsapi"
         let source: any Service
         // Created last, once nothing else can fail: a client dropped without shutdown traps.
         var statsAPIClient: HTTPClient?

@@ -20,12 +20,11 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, address) = try Executable.start(
-            "nohit",
-            [
-                "serve", "--replay", day, "--speed", "\(speed)", "--port", "0", "--data",
-                TestData.path("retrosheet"), "--data-dir", directory.path,
-            ])
+        let serve = [
+            "serve", "--replay", day, "--speed", "\(speed)", "--port", "0", "--data", TestData.path("retrosheet"),
+            "--data-dir", directory.path,
+        ]
+        let (server, address) = try Executable.start("nohit", serve)
         defer {
             server.terminate()
             server.waitUntilExit()
@@ -36,6 +35,16 @@ import Testing
         probe.arguments =
             ["python3", TestData.packageRoot.appendingPathComponent("Tests/Browser/\(script)").path, address + "/"]
             + arguments
+        // A script that takes the server down and up again (app_shell.py) finds it here: its pid,
+        // and its command with the port it got.
+        let port = address.split(separator: ":").last.map(String.init) ?? "0"
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOHIT_SERVER_PID"] = "\(server.processIdentifier)"
+        environment["NOHIT_SERVER_COMMAND"] = String(
+            decoding: try JSONSerialization.data(
+                withJSONObject: [Executable.productsDirectory.appendingPathComponent("nohit").path]
+                    + serve.map { $0 == "0" ? port : $0 }), as: UTF8.self)
+        probe.environment = environment
         let report = Pipe()
         probe.standardOutput = report
         try probe.run()
@@ -88,5 +97,16 @@ import Testing
         for name in ["deals-desktop-light.png", "deals-phone-dark.png"] {
             #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
         }
+    }
+
+    /// The page as an installable app with the right data notice, and honest about a lost
+    /// connection: cut off, then live again with its games reloaded (`Tests/Browser/app_shell.py`).
+    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func theAppIsInstallableAndTellsTheTruthWhenCutOff() async throws {
+        let (status, text) = try await Executable.onThread {
+            try Self.probe("app_shell.py", speed: 60, arguments: [Self.output.path, "60"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("app shell: every check held"))
     }
 }

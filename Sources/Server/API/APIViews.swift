@@ -18,6 +18,9 @@ package struct ClientConfiguration: Sendable, Codable {
     package var vapidPublicKey: String?
     package var seasons: [String]
     package var attemptOuts: Int
+    /// Where live games come from: `replay` (Retrosheet) or `statsapi` (MLB's Stats API), for
+    /// the data notice the page shows.
+    package var source = "replay"
     /// The thirty clubs by name.
     package var teams: [Club] = MLBTeam.all.map {
         Club(abbreviation: $0.abbreviation, code: $0.retrosheet, name: $0.name)

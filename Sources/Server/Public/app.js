@@ -48,7 +48,11 @@ function situation(game) {
 
 function renderAttempts() {
   const list = attempts();
-  $('#no-attempts').hidden = list.length > 0;
+  const empty = $('#no-attempts');
+  empty.hidden = list.length > 0 && !state.loadError;
+  if (state.loadError) empty.textContent = `The service cannot be reached (${state.loadError}); trying again…`;
+  else if (!state.loaded) empty.textContent = 'Loading the games…';
+  else empty.textContent = 'No pitcher is hitless through four innings right now.';
   const container = $('#attempts');
   const seen = new Set();
   for (const { game, bid } of list) {
@@ -227,10 +231,38 @@ async function loadGamePage() {
   }
 }
 
+// Games and moments from the API; after a reconnect, loaded again (what the stream said while
+// the page was cut off is in them).
+async function loadData() {
+  try {
+    const games = await api('/api/games');
+    state.games = new Map(games.map((game) => [game.id, game]));
+    state.moments = await api('/api/moments?limit=20');
+    state.loaded = true;
+    state.loadError = null;
+    state.reloads = (state.reloads || 0) + 1;
+    document.body.dataset.reloads = state.reloads;
+  } catch (error) {
+    state.loadError = error.message;
+    setTimeout(loadData, 3000);
+  }
+  renderAttempts(); renderScores(); renderMoments();
+}
+
 function connect() {
   const source = new EventSource('/api/stream');
-  source.onopen = () => { $('#connection').textContent = 'live'; };
-  source.onerror = () => { $('#connection').textContent = 'reconnecting…'; };
+  const banner = $('#connection');
+  let cutOff = false;
+  source.onopen = () => {
+    banner.textContent = 'live';
+    banner.classList.remove('down');
+    if (cutOff) { cutOff = false; loadData(); }
+  };
+  source.onerror = () => {
+    cutOff = true;
+    banner.textContent = navigator.onLine === false ? 'offline: waiting for the network…' : 'cut off: reconnecting…';
+    banner.classList.add('down');
+  };
   source.addEventListener('game', (event) => {
     const game = JSON.parse(event.data);
     state.games.set(game.id, game);
@@ -338,12 +370,14 @@ async function savePreferences(event) {
 async function start() {
   showTab();
   state.config = await api('/api/config').catch(() => ({}));
+  // The data notice for where the games come from; the Hall of Fame and past seasons are Retrosheet's.
+  const statsAPI = state.config.source === 'statsapi';
+  $('#notice-mlb').hidden = !statsAPI;
+  $('#notice-retrosheet').hidden = statsAPI && !(state.config.seasons || []).length;
   $('#season').innerHTML = (state.config.seasons || []).map((s) => `<option>${esc(s)}</option>`).join('');
   $('#season').addEventListener('change', loadHallOfFame);
-  for (const game of await api('/api/games')) state.games.set(game.id, game);
-  state.moments = await api('/api/moments?limit=20');
   renderFavourites();
-  renderAttempts(); renderScores(); renderMoments();
+  await loadData();
   connect();
   $('#team-input').addEventListener('change', (event) => {
     const text = event.target.value.trim().toUpperCase();
