@@ -66,6 +66,24 @@ try:
     if not notice["retrosheet"] or notice["mlb"]:
         fail(f"a replay shows Retrosheet's notice and not MLB's: {notice}")
 
+    # The Hall of Fame on a phone, in fan language: names, "Aug 25", the hit in words, no codes.
+    chromium.page("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+    chromium.evaluate("location.hash = '#hall-of-fame'")
+    hall = wait("""(() => { const rows = [...document.querySelectorAll('#hall tbody tr')];
+        if (rows.length < 10) return null;
+        return { first: rows[0].innerText, text: rows.map(r => r.innerText).join('\\n'), width: document.documentElement.scrollWidth }; })()""",
+                "the Hall of Fame rows")
+    print("hall of fame first row:", json.dumps(hall["first"]))
+    if "Aug 25" not in hall["first"] or "Lucas Giolito" not in hall["first"] or "No-hitter" not in hall["first"]:
+        fail(f"the first row is not Giolito's no-hitter on Aug 25 in words: {hall['first']!r}")
+    if "Eric Sogard's single to center off Kenta Maeda, 0 outs in the 9th" not in hall["text"] or "S8/L8" in hall["text"]:
+        fail("the broken-up bids are not told in words (Eric Sogard's single to center ...)")
+    if hall["width"] > 390:
+        fail(f"the Hall of Fame scrolls the page sideways on a phone ({hall['width']} px)")
+    print("screenshot:", chromium.screenshot("hall-of-fame-phone.png"))
+    chromium.page("Emulation.clearDeviceMetricsOverride")
+    chromium.evaluate("location.hash = '#live'")
+
     # The server goes (a graceful stop, as a restart does): the banner tells the truth.
     pid = int(os.environ["NOHIT_SERVER_PID"])
     command = json.loads(os.environ["NOHIT_SERVER_COMMAND"])

@@ -277,20 +277,40 @@ function connect() {
   });
 }
 
-// Hall of Fame
+// Hall of Fame, in fan language: the bid's pitchers by name, dates like "Aug 25", how it ended in words.
+const positions = ['', 'the pitcher', 'the catcher', 'first', 'second', 'third', 'short', 'left', 'center', 'right'];
+const hitWords = { DGR: 'ground-rule double', HR: 'home run', H: 'home run', S: 'single', D: 'double', T: 'triple' };
+const ordinal = (n) => n + (n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] || 'th'));
+const shortDate = (date) => { const [, m, d] = date.split('-').map(Number); return `${['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][m - 1]} ${d}`; };
+
+function hitInWords(hit) {
+  const match = /^(DGR|HR|S|D|T|H)([1-9])?/.exec(hit.event || '');
+  const kind = match ? hitWords[match[1]] : 'hit';
+  const where = match && match[2] && kind !== 'home run' ? ` to ${positions[Number(match[2])]}` : '';
+  const outs = `${hit.outs} out${hit.outs === 1 ? '' : 's'}`;
+  return `${hit.batter_name}'s ${kind}${where} off ${hit.pitcher_name}, ${outs} in the ${ordinal(hit.inning)}`;
+}
+
 async function loadHallOfFame() {
   const season = $('#season').value;
   if (!season) return;
   const body = $('#hall tbody');
-  body.innerHTML = '<tr><td colspan="7">Loading…</td></tr>';
+  body.innerHTML = '<tr><td colspan="6">Loading…</td></tr>';
   try {
     const entries = await api(`/api/hall-of-fame/${season}?limit=50`);
-    body.innerHTML = entries.map(({ rank, side }) => `<tr>
-      <td>${rank}</td><td>${esc(side.date)}</td><td>${esc(side.pitching_team)}</td><td>${esc(side.batting_team)}</td>
-      <td>${esc(side.pitcher_names.join(', '))}</td><td>${side.outs_before_first_hit}${side.official ? ' — no-hitter' : ''}</td>
-      <td>${side.first_hit ? esc(`${side.first_hit.batter_name} (${side.first_hit.event}), inning ${side.first_hit.inning}`) : '—'}</td></tr>`).join('');
+    body.innerHTML = entries.map(({ rank, side }) => {
+      const names = side.bid_pitchers.map((id) => side.pitcher_names[side.pitchers.indexOf(id)] || id);
+      const innings = Math.floor(side.outs_before_first_hit / 3);
+      const thirds = side.outs_before_first_hit % 3;
+      const how = side.official ? (side.perfect ? 'Perfect game' : 'No-hitter')
+        : side.first_hit ? hitInWords(side.first_hit) : 'Hitless, not official';
+      return `<tr>
+      <td>${rank}</td><td>${esc(shortDate(side.date))}</td>
+      <td>${esc(clubName(side.pitching_team))} <span class="muted">vs ${esc(clubName(side.batting_team))}</span></td>
+      <td>${esc(names.join(', '))}</td><td>${innings}${thirds ? ` ${thirds}/3` : ''}</td><td>${esc(how)}</td></tr>`;
+    }).join('');
   } catch (error) {
-    body.innerHTML = `<tr><td colspan="7">${esc(error.message)}</td></tr>`;
+    body.innerHTML = `<tr><td colspan="6">The Hall of Fame could not be loaded: ${esc(error.message)}</td></tr>`;
   }
 }
 
