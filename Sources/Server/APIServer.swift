@@ -93,7 +93,15 @@ package struct APIServer: Sendable {
             configuration.source = source
             return try Self.json(configuration)
         }
-        api.get("games") { _, _ in try Self.json(board.all) }
+        api.get("games") { _, _ in
+            // The stream's position is read before the games: a client that opens the stream with
+            // `?after=` it misses nothing that happened after this answer (what it gets twice is
+            // the same state again).
+            let position = feed.lastID
+            var response = try Self.json(board.all)
+            response.headers[HTTPField.Name("X-Stream-Position")!] = "\(position)"
+            return response
+        }
         api.get("scoreboard") { request, _ in
             let date = request.uri.queryParameters.get("date")
             if let date, date.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) == nil {

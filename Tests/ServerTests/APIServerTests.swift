@@ -346,6 +346,8 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         defer { fixture.remove() }
         try await fixture.test { client in
             try await client.execute(uri: "/api/games", method: .get) { response throws in
+                // Where the stream stood: a page opens /api/stream?after= it.
+                #expect(response.headers[HTTPField.Name("X-Stream-Position")!] == "\(fixture.feed.lastID)")
                 let games = try #require(try Self.json(response.body) as? [[String: Any]])
                 #expect(games.count == 16)
                 #expect(games.allSatisfy { $0["status"] as? String == "final" })

@@ -235,7 +235,12 @@ async function loadGamePage() {
 // the page was cut off is in them).
 async function loadData() {
   try {
-    const games = await api('/api/games');
+    const response = await fetch('/api/games');
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    const games = await response.json();
+    // Where the stream stood when these games were read: the stream opens after it.
+    const position = response.headers.get('X-Stream-Position');
+    if (state.position == null && position != null) state.position = Number(position);
     state.games = new Map(games.map((game) => [game.id, game]));
     state.moments = await api('/api/moments?limit=20');
     state.loaded = true;
@@ -250,7 +255,9 @@ async function loadData() {
 }
 
 function connect() {
-  const source = new EventSource('/api/stream');
+  // From where the loaded games stood, so nothing between the load and the stream is lost; a
+  // reconnect resumes by Last-Event-ID (and loads the games again).
+  const source = new EventSource(state.position != null ? `/api/stream?after=${state.position}` : '/api/stream');
   const banner = $('#connection');
   let cutOff = false;
   source.onopen = () => {
@@ -272,7 +279,9 @@ function connect() {
     renderScores();
   });
   source.addEventListener('moment', (event) => {
-    state.moments.unshift(JSON.parse(event.data));
+    const moment = JSON.parse(event.data);
+    if (state.moments.some((known) => known.id === moment.id)) return;
+    state.moments.unshift(moment);
     renderMoments();
   });
 }
