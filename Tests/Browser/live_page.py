@@ -52,6 +52,15 @@ try:
                 if not state["bar"]:
                     print("the progress bar has no width (set through the CSSOM, as the CSP requires)")
                     sys.exit(1)
+                # Recent moments: each with its time and a link to its game; Giolito's 4th is there.
+                moments = chromium.evaluate("""[...document.querySelectorAll('#moments li')].map(li => ({
+                    text: li.innerText, time: !!li.querySelector('time[datetime]'),
+                    link: li.querySelector('a')?.getAttribute('href') }))""")
+                print("moments:", moments)
+                giolito = [m for m in moments if "Lucas Giolito" in m["text"]]
+                if not giolito or giolito[0]["link"] != "#game/CHA202008250" or not all(m["time"] for m in moments):
+                    print("the recent moments lack Giolito's with its time and a link to #game/CHA202008250")
+                    sys.exit(1)
                 sys.exit(0)
         time.sleep(0.25)
     print(f"the card did not appear and advance within {timeout} s; last state: {state}")

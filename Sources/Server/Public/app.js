@@ -89,9 +89,21 @@ function renderAttempts() {
   container.querySelectorAll('.attempt').forEach((card) => { if (!seen.has(card.dataset.key)) card.remove(); });
 }
 
+// Recent moments with their time and a link to the game. A moment the game on the board has not
+// reached yet (a stored moment of an earlier run of a replay, or of a game followed again) is held
+// back: it would spoil the card above it.
+function reached(moment) {
+  const game = state.games.get(moment.game_id);
+  if (!game || game.status === 'final') return true;
+  if (moment.kind === 'completed' || moment.kind === 'ended-not-official') return false;
+  return moment.inning <= game.inning;
+}
+
 function renderMoments() {
-  $('#moments').innerHTML = state.moments.slice(0, 20).map((m) =>
-    `<li><strong>${esc(m.title)}</strong> — ${esc(m.body)}</li>`).join('');
+  $('#moments').innerHTML = state.moments.filter(reached).slice(0, 20).map((m) => {
+    const time = new Date(m.occurred_at).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
+    return `<li><time datetime="${esc(m.occurred_at)}">${esc(time)}</time> <a href="#game/${encodeURIComponent(m.game_id)}"><strong>${esc(m.title)}</strong></a> — ${esc(m.body)}</li>`;
+  }).join('');
 }
 
 // Scores: a card per game, favourite teams first.
@@ -277,6 +289,7 @@ function connect() {
     document.body.dataset.streamUpdates = state.streamUpdates;
     renderAttempts();
     renderScores();
+    renderMoments();
   });
   source.addEventListener('moment', (event) => {
     const moment = JSON.parse(event.data);
