@@ -267,7 +267,7 @@ package enum MessageText {
         return result + rest
     }
 
-    static func ordinal(_ number: Int) -> String {
+    package static func ordinal(_ number: Int) -> String {
         let suffix: String
         switch (number % 10, number % 100) {
         case (_, 11...13): suffix = "th"

@@ -1,3 +1,4 @@
+import Alerts
 import Baseball
 import Foundation
 
@@ -125,9 +126,9 @@ package enum DealRuleFile {
         }
 
         func integer(_ value: Any?, at place: String) throws(DealRuleError) -> Int {
-            // JSON's true and false are not numbers here.
-            guard let value, !(type(of: value) == Bool.self), let number = value as? NSNumber,
-                !String(describing: type(of: number)).contains("Bool"),
+            // JSON's true and false are not numbers here (`value is Bool` holds for 0 and 1 too: a
+            // JSON boolean is the NSNumber whose type is `c`).
+            guard let number = value as? NSNumber, String(cString: number.objCType) != "c",
                 number.doubleValue == number.doubleValue.rounded(), abs(number.doubleValue) < 1e9
             else { throw error("\(place) must be a whole number") }
             return number.intValue
@@ -150,7 +151,7 @@ package enum DealRuleFile {
                     "id", "version", "sponsor", "team", "games", "when", "reward", "redeem", "time_zone", "effective",
                     "eligibility", "source", "note",
                 ], in: object, at: "the rule")
-            guard let id = try string(object, "id", at: "the rule"), Self.isRuleID(id) else {
+            guard let id = try string(object, "id", at: "the rule"), Preferences.isRuleID(id) else {
                 throw error("\"id\" must be lower-case letters, digits and '-' (1-64), naming sponsor and team")
             }
             let version = try integer(object["version"], at: "\"version\"")
@@ -196,11 +197,6 @@ package enum DealRuleFile {
                 redeem: redeem, timeZone: zone, effectiveFrom: from, effectiveTo: to,
                 eligibility: try string(object, "eligibility", at: "the rule", optional: true), sources: sources,
                 note: try string(object, "note", at: "the rule", optional: true))
-        }
-
-        static func isRuleID(_ text: String) -> Bool {
-            (1...64).contains(text.utf8.count)
-                && text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
         }
 
         static func firstInSeries(_ condition: DealCondition) -> DealEvent? {

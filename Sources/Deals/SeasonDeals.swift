@@ -12,6 +12,14 @@ package enum SeasonDeals {
     package static func games(of files: [String]) async -> (games: [DealGame], problems: [RetrosheetError]) {
         var games: [DealGame] = []
         var problems: [RetrosheetError] = []
+        // Each season's TEAM file, read once (event files are named yyyyTTT.EV?); a file named
+        // otherwise reads the one beside it for its games' year.
+        var tables: [Int: [String: TeamRecord]] = [:]
+        for file in files {
+            guard let year = Int((file as NSString).lastPathComponent.prefix(4)), tables[year] == nil else { continue }
+            tables[year] = ReplaySchedule.teamTable(near: [file], year: year)
+        }
+        let known = tables
         await EventFiles.forEach(
             files,
             { file -> ([DealGame], [RetrosheetError]) in
@@ -23,7 +31,7 @@ package enum SeasonDeals {
                 }
                 var games: [DealGame] = []
                 var problems: [RetrosheetError] = []
-                var teams: [Int: [String: TeamRecord]] = [:]
+                var teams = known
                 reader.forEachGame { result in
                     do throws(RetrosheetError) {
                         let record = try result.get()

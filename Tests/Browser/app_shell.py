@@ -25,20 +25,11 @@ chromium = Browser(browser, output, size=(1280, 900))
 
 
 def fail(reason):
-    print("FAILED:", reason)
-    print("screenshot:", chromium.screenshot("app-shell-failure.png"))
-    sys.exit(1)
+    chromium.fail(reason, "app-shell-failure.png")
 
 
 def wait(expression, what, seconds=None):
-    deadline = time.time() + (seconds or timeout)
-    value = None
-    while time.time() < deadline:
-        value = chromium.evaluate(expression)
-        if value:
-            return value
-        time.sleep(0.25)
-    fail(f"{what} within {seconds or timeout} s (last: {value!r})")
+    return chromium.wait(expression, what, seconds or timeout, "app-shell-failure.png")
 
 
 try:

@@ -1,6 +1,6 @@
 """Headless Chromium driven through the DevTools protocol over --remote-debugging-pipe (no extra
 packages): what the browser tests share."""
-import base64, json, os, shutil, subprocess, tempfile
+import base64, json, os, shutil, subprocess, sys, tempfile, time
 
 
 def find_browser():
@@ -84,6 +84,24 @@ class Browser:
         with open(path, "wb") as file:
             file.write(base64.b64decode(data))
         return path
+
+    def fail(self, reason, screenshot):
+        """Says why, keeps a screenshot named `screenshot`, and ends the script with status 1."""
+        print("FAILED:", reason)
+        print("screenshot:", self.screenshot(screenshot))
+        sys.exit(1)
+
+    def wait(self, expression, what, seconds, screenshot):
+        """The expression's first truthy value within `seconds`, polled every quarter second; else
+        `fail` saying what did not happen (with the last value)."""
+        deadline = time.time() + seconds
+        value = None
+        while time.time() < deadline:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.25)
+        self.fail(f"{what} within {seconds} s (last: {value!r})", screenshot)
 
     def problems(self):
         """CSP violations and uncaught exceptions the page reported so far."""

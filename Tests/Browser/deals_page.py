@@ -25,20 +25,11 @@ RULE = "papa-johns-dc-nationals"
 
 
 def fail(reason):
-    print("FAILED:", reason)
-    print("screenshot:", chromium.screenshot("deals-failure.png"))
-    sys.exit(1)
+    chromium.fail(reason, "deals-failure.png")
 
 
 def wait(expression, what, seconds=None):
-    deadline = time.time() + (seconds or timeout)
-    value = None
-    while time.time() < deadline:
-        value = chromium.evaluate(expression)
-        if value:
-            return value
-        time.sleep(0.25)
-    fail(f"{what} within {seconds or timeout} s (last: {value!r})")
+    return chromium.wait(expression, what, seconds or timeout, "deals-failure.png")
 
 
 card = f"document.querySelector('#deals-today [data-rule=\"{RULE}\"]')"

@@ -56,25 +56,26 @@ package actor DealDesk {
         let stored = try await store.dealTriggers(ruleID: nil, from: game.dealDate, through: game.dealDate)
             .filter { $0.gameID == game.gameID }
         let now = Set(triggers.map(\.id))
+        let at = ISO8601DateFormatter().string(from: time)
         for old in stored where !now.contains(old.id) {
             let revision: [String: String] = [
-                "at": ISO8601DateFormatter().string(from: time), "score": game.score,
+                "at": at, "score": game.score,
                 "note": "a scoring change: the game no longer meets the rule; the trigger stands",
             ]
             try await store.recordTriggerRevision(id: old.id, revision: try Self.encoder.encode(revision))
         }
         var outcome = Outcome(triggers: triggers, new: 0, alerts: 0)
         for trigger in triggers {
+            let body = try Self.encoder.encode(trigger)
             let isNew = try await store.recordTrigger(
                 StoredDealTrigger(
                     id: trigger.id, ruleID: trigger.ruleID, version: trigger.version, gameID: trigger.gameID,
-                    dealDate: trigger.dealDate, createdAt: time, body: try Self.encoder.encode(trigger)))
+                    dealDate: trigger.dealDate, createdAt: time, body: body))
             if isNew {
                 outcome.new += 1
-            } else if stored.contains(where: { $0.id == trigger.id && $0.body != (try? Self.encoder.encode(trigger)) })
-            {
+            } else if stored.contains(where: { $0.id == trigger.id && $0.body != body }) {
                 let revision: [String: String] = [
-                    "at": ISO8601DateFormatter().string(from: time), "score": game.score, "why": trigger.why,
+                    "at": at, "score": game.score, "why": trigger.why,
                     "note": "a scoring change after the trigger; the trigger stands",
                 ]
                 try await store.recordTriggerRevision(id: trigger.id, revision: try Self.encoder.encode(revision))
@@ -101,13 +102,14 @@ package actor DealDesk {
     /// What every rule in force says for today, in each rule's own time zone.
     package func today(at now: Date) async throws -> [TodayAnswer] {
         var answers: [TodayAnswer] = []
+        // A season's triggers are read once however many rules ask (near New Year, two seasons).
+        var bySeason: [Int: [DealTrigger]] = [:]
         for rule in book.latestRules {
             let day = DealCalendar.localDate(now, in: rule.timeZone)
             let season = Int(day.prefix(4)) ?? 0
             let current = book.rules(on: day).first { $0.id == rule.id } ?? rule
-            let triggers = try await triggers(season: season, now: now).filter {
-                $0.ruleID == rule.id && $0.redeemDays.contains(day)
-            }
+            if bySeason[season] == nil { bySeason[season] = try await triggers(season: season, now: now) }
+            let triggers = (bySeason[season] ?? []).filter { $0.ruleID == rule.id && $0.redeemDays.contains(day) }
             answers.append(TodayAnswer(rule: current, day: day, triggers: triggers))
         }
         return answers

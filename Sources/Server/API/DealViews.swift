@@ -106,7 +106,7 @@ struct DealsHistory: Encodable {
         totalDays = history.totalDays
         byMonth = history.byMonth.map { Month(month: $0.key, days: $0.days) }
         byFranchise = history.byFranchise.map {
-            Franchise(team: $0.key, name: MLBTeamName.name($0.key), days: $0.days)
+            Franchise(team: $0.key, name: MLBTeam.retrosheet($0.key)?.name ?? $0.key, days: $0.days)
         }
         days = history.days.map { day in
             Day(
@@ -118,10 +118,6 @@ struct DealsHistory: Encodable {
                 })
         }
     }
-}
-
-enum MLBTeamName {
-    static func name(_ code: String) -> String { MLBTeam.retrosheet(code)?.name ?? code }
 }
 
 /// A rule's condition in words, for the page.

@@ -135,12 +135,7 @@ package struct PreferencesBody: Sendable, Codable {
             }
             preferences.teamNames = names
         }
-        if let deals {
-            guard deals.count <= 50 else {
-                throw BodyError(field: "deals", reason: "at most 50 deals, not \(deals.count)")
-            }
-            preferences.deals = deals
-        }
+        if let deals { preferences.deals = deals }
         return try preferences.validated()
     }
 
