@@ -58,6 +58,23 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         package var perfect: Bool
         /// alive, broken-up, official or not-official.
         package var status: String
+        /// The line of each of the bid's pitchers, in order.
+        package var lines: [PitcherLineView]
+        /// The first hit, once the bid is broken up.
+        package var brokenUpBy: BrokenUp?
+    }
+
+    /// The hit that broke up a bid, and its words: "Eric Sogard singles off Kenta Maeda with
+    /// nobody out in the 9th".
+    package struct BrokenUp: Sendable, Hashable, Codable {
+        package var batter: String
+        package var pitcher: String
+        /// single, double, triple or home run.
+        package var hit: String
+        package var inning: Int
+        /// Outs in the inning before the hit.
+        package var outs: Int
+        package var text: String
     }
 
     package enum Status: String, Sendable, Hashable, Codable {
@@ -224,12 +241,26 @@ package final class LiveBoard: Sendable {
             case .official: status = "official"
             case .notOfficial: status = "not-official"
             }
+            let brokenUp = bid.firstHit.map { hit -> GameSnapshot.BrokenUp in
+                let kind = ["single", "double", "triple", "home run"][max(0, min(3, hit.eventType.hitValue - 1))]
+                let verb = ["singles", "doubles", "triples", "homers"][max(0, min(3, hit.eventType.hitValue - 1))]
+                let outs = hit.outsInInning == 0 ? "nobody out" : hit.outsInInning == 1 ? "one out" : "two outs"
+                let batter = info.name(of: hit.batter)
+                let pitcher = info.name(of: hit.pitcher)
+                return .init(
+                    batter: batter, pitcher: pitcher, hit: kind, inning: hit.inning, outs: hit.outsInInning,
+                    text: "\(batter) \(verb) off \(pitcher) with \(outs) in the \(MessageText.ordinal(hit.inning))")
+            }
             return .init(
                 team: team, pitchers: bid.pitchers.map(info.name(of:)),
                 currentPitcher: info.name(of: bid.currentPitcher),
                 outs: bid.outs, innings: bid.hitlessInnings, hitless: bid.isHitless,
                 perfect: bid.isHitless && bid.isPerfect,
-                status: status)
+                status: status,
+                lines: bid.pitchers.compactMap { pitcher in
+                    game.pitcherLines.line(of: pitcher).map { PitcherLineView($0, info: info) }
+                },
+                brokenUpBy: brokenUp)
         }
         let state = game.state
         let status: GameSnapshot.Status

@@ -2,9 +2,11 @@
 """The page as an app a fan keeps open, during a replay of 2020-08-25 in headless Chromium:
 installable (a manifest Chromium reads without errors, with 192 and 512 px icons; an SVG and PNG
 favicon; an Apple touch icon; /favicon.ico), the right data notice for the source (Retrosheet's for a
-replay), and honest states when the network goes: the banner says the page is cut off, and when it
-comes back (the server stopped with SIGTERM and started again on its port, as an operator's
-restart) the stream reconnects, the banner says live and the games are loaded again. No
+replay), and honest states when the network goes: the page loads through a proxy that cuts every
+connection while the server goes on; the banner says the page is cut off, and once the network is
+back every moment the server stored meanwhile is shown (none lost). Then the server itself stops
+(SIGTERM) and starts again on its port, as an operator's restart: the stream reconnects, the banner
+says live and the games are loaded again. No
 Content-Security-Policy violation and no uncaught exception. Exit status 0 when all holds, 1 with
 the reason.
 
@@ -13,7 +15,7 @@ usage: app_shell.py URL OUTPUT_DIR [TIMEOUT_SECONDS]
 import json, os, signal, subprocess, sys, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Browser, find_browser
+from cdp import Browser, CuttableProxy, find_browser
 
 url, output = sys.argv[1], sys.argv[2]
 timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 60
@@ -22,6 +24,8 @@ if not browser:
     print("no chromium on PATH (apt-get install -y chromium)")
     sys.exit(2)
 chromium = Browser(browser, output, size=(1280, 900))
+# The page goes through a proxy that can cut the network while the server goes on.
+proxy = CuttableProxy(url)
 
 
 def fail(reason):
@@ -33,7 +37,7 @@ def wait(expression, what, seconds=None):
 
 
 try:
-    chromium.page("Page.navigate", {"url": url})
+    chromium.page("Page.navigate", {"url": proxy.url})
     wait("document.querySelector('#connection').textContent === 'live' && document.body.dataset.reloads === '1'",
          "the page loaded and the stream live")
     manifest = chromium.page("Page.getAppManifest")
@@ -75,9 +79,35 @@ try:
     chromium.page("Emulation.clearDeviceMetricsOverride")
     chromium.evaluate("location.hash = '#live'")
 
+    # The network goes while moments keep coming: the banner says so, and when it is back the page
+    # shows every moment the server stored meanwhile (none lost between the cut and the resume).
+    def stored():
+        return json.load(urllib.request.urlopen(url + "api/moments?limit=20", timeout=5))
+    deadline = time.time() + timeout
+    while not stored() and time.time() < deadline:
+        time.sleep(0.25)
+    before = {m["id"] for m in stored()}
+    proxy.cut()
+    wait("document.querySelector('#connection').classList.contains('down')", "the banner saying the network is gone")
+    while len({m["id"] for m in stored()} - before) < 2 and time.time() < deadline:
+        time.sleep(0.25)
+    meanwhile = [m["id"] for m in stored() if m["id"] not in before]
+    print("moments stored while offline:", meanwhile)
+    if len(meanwhile) < 2:
+        fail("no moments came while the page was offline: the check would prove nothing")
+    proxy.restore()
+    check = """(() => { const shown = new Set([...document.querySelectorAll('#moments li')].map(li => li.dataset.id));
+        const ids = %s; const missing = ids.filter(id => !shown.has(id));
+        return document.querySelector('#connection').textContent === 'live' && !missing.length ? ids.length : null; })()"""
+    # A moment the page's games have not reached is held back (no spoilers): the check waits for
+    # the games too, which the reload brings.
+    wait(check % json.dumps(meanwhile), "every moment stored while offline shown once back online")
+    print("back online: every moment stored while offline is shown")
+
     # The server goes (a graceful stop, as a restart does): the banner tells the truth.
     pid = int(os.environ["NOHIT_SERVER_PID"])
     command = json.loads(os.environ["NOHIT_SERVER_COMMAND"])
+    reloads = int(chromium.evaluate("document.body.dataset.reloads"))
     os.kill(pid, signal.SIGTERM)
     down = wait("""(() => { const b = document.querySelector('#connection');
         return b.classList.contains('down') ? b.textContent : null; })()""", "the banner saying the page is cut off")
@@ -92,8 +122,8 @@ try:
             break
     restarted = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     back = wait("""(() => { const b = document.querySelector('#connection');
-        return b.textContent === 'live' && !b.classList.contains('down') && Number(document.body.dataset.reloads) >= 2
-          ? { reloads: document.body.dataset.reloads } : null; })()""", "live again with the games reloaded", 45)
+        return b.textContent === 'live' && !b.classList.contains('down') && Number(document.body.dataset.reloads) > %d
+          ? { reloads: document.body.dataset.reloads } : null; })()""" % reloads, "live again with the games reloaded", 45)
     print("back:", json.dumps(back))
     restarted.terminate()
     restarted.wait(timeout=30)
@@ -105,3 +135,4 @@ try:
     sys.exit(0)
 finally:
     chromium.close()
+    proxy.close()

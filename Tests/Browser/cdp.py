@@ -119,3 +119,70 @@ class Browser:
     def close(self):
         self.process.kill()
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class CuttableProxy:
+    """A TCP proxy on loopback in front of the server, for a network that goes and comes back:
+    `cut()` closes every open connection and turns new ones away (closed at once), `restore()`
+    lets them through again. The page is loaded through `url`."""
+
+    def __init__(self, target_url):
+        import socket, threading, urllib.parse
+        self._socket, self._threading = socket, threading
+        parsed = urllib.parse.urlparse(target_url)
+        self.target = (parsed.hostname, parsed.port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/"
+        self.lock = threading.Lock()
+        self.open = []
+        self.down = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.lock:
+                if self.down:
+                    client.close()
+                    continue
+                try:
+                    server = self._socket.create_connection(self.target)
+                except OSError:
+                    client.close()
+                    continue
+                self.open += [client, server]
+            for source, sink in ((client, server), (server, client)):
+                self._threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    def _pipe(self, source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            try:
+                end.shutdown(self._socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        with self.lock:
+            self.down = True
+            for end in self.open:
+                try:
+                    end.shutdown(self._socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            self.open = []
+
+    def restore(self):
+        with self.lock:
+            self.down = False
+
+    def close(self):
+        self.cut()
+        self.listener.close()

@@ -12,6 +12,12 @@ import Testing
 
     static let output = TestData.packageRoot.appendingPathComponent(".build/test-output/browser")
 
+    /// axe-core's script, unpacked from PyPI by `Tests/Browser/get-axe` (`.ci/run` calls it).
+    static let axe: String? = {
+        let path = TestData.packageRoot.appendingPathComponent(".build/axe/axe.min.js").path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }()
+
     /// Starts `nohit serve` replaying 2020-08-25 at `speed`, runs `Tests/Browser/<script>` with the
     /// page's address first, then `arguments`, and returns its exit status and what it printed.
     static func probe(_ script: String, speed: Int, day: String = "2020-08-25", arguments: [String]) throws -> (
@@ -104,9 +110,37 @@ import Testing
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
     func theAppIsInstallableAndTellsTheTruthWhenCutOff() async throws {
         let (status, text) = try await Executable.onThread {
-            try Self.probe("app_shell.py", speed: 60, arguments: [Self.output.path, "60"])
+            try Self.probe("app_shell.py", speed: 300, arguments: [Self.output.path, "60"])
         }
         #expect(status == 0, "\(text)")
         #expect(text.contains("app shell: every check held"))
+    }
+
+    /// The attempt card through Giolito's no-hitter to its celebration, with his line, and
+    /// Javier's broken-up bid kept on the page in words (`Tests/Browser/attempt_card.py`).
+    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func attemptCardThroughANoHitterAndABrokenUpBid() async throws {
+        let (status, text) = try await Executable.onThread {
+            try Self.probe("attempt_card.py", speed: 300, arguments: [Self.output.path, "150"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("attempt card: every check held"))
+        for name in ["attempt-card-alive.png", "attempt-card-celebration.png", "attempt-card-broken-up.png"] {
+            #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
+        }
+    }
+
+    /// axe-core on every page, light and dark, desktop and phone (no serious or critical
+    /// violation), and Settings saved without push by keyboard alone
+    /// (`Tests/Browser/accessibility.py`).
+    @Test(
+        .enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"),
+        .enabled(if: axe != nil, "needs axe-core: run Tests/Browser/get-axe (.ci/run does)"))
+    func everyPagePassesAxeAndSettingsWorkByKeyboard() async throws {
+        let (status, text) = try await Executable.onThread {
+            try Self.probe("accessibility.py", speed: 60, arguments: [Self.output.path, Self.axe ?? "", "90"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("accessibility: every check held"))
     }
 }

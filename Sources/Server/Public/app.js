@@ -18,24 +18,54 @@ function showTab() {
   const [tab, argument] = (location.hash || '#live').slice(1).split('/');
   document.querySelectorAll('.tab').forEach((section) => { section.hidden = section.id !== tab; });
   const nav = tab === 'game' ? 'scores' : tab;
-  document.querySelectorAll('nav a').forEach((link) => link.classList.toggle('active', link.dataset.tab === nav));
+  document.querySelectorAll('nav a').forEach((link) => {
+    link.classList.toggle('active', link.dataset.tab === nav);
+    if (link.dataset.tab === nav) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
+  });
   if (tab === 'hall-of-fame') loadHallOfFame();
   if (tab === 'deals') loadDeals();
   state.gamePage = tab === 'game' ? decodeURIComponent(argument || '') : null;
   if (state.gamePage) loadGamePage();
 }
 window.addEventListener('hashchange', showTab);
+// A link to a tab shows it without the browser scrolling to the section (on a phone that scrolled
+// the header and its tabs away); focus goes to the tab's heading for keyboard and screen readers.
+document.addEventListener('click', (event) => {
+  const link = event.target.closest('a[href^="#"]');
+  if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  const tab = link.getAttribute('href').slice(1).split('/')[0];
+  if (!document.getElementById(tab)?.classList.contains('tab')) return;
+  event.preventDefault();
+  if (location.hash !== link.getAttribute('href')) history.pushState(null, '', link.getAttribute('href'));
+  showTab();
+  window.scrollTo(0, 0);
+  const heading = document.querySelector(`#${tab} h2, #${tab} h3`);
+  if (heading) { heading.tabIndex = -1; heading.focus({ preventScroll: true }); }
+});
 
-// Live
+// Live: the attempt card is the centrepiece. A bid hitless through the minimum is shown while it
+// is alive; a completed no-hitter becomes a celebration card; a broken-up bid stays while its game
+// is on (at most BROKEN_UP_SHOWN_MS after this page saw it broken), saying who broke it up and how.
+const BROKEN_UP_SHOWN_MS = 15 * 60 * 1000;
+state.brokenSeen = new Map();
+
 function attempts() {
   const minimum = state.config?.attempt_outs ?? 12;
   const list = [];
+  const now = Date.now();
   for (const game of state.games.values()) {
     for (const bid of game.bids) {
-      if (bid.hitless && bid.outs >= minimum && (bid.status === 'alive' || bid.status === 'official')) list.push({ game, bid });
+      if (bid.outs < minimum) continue;
+      if (bid.hitless && (bid.status === 'alive' || bid.status === 'official')) list.push({ game, bid });
+      else if (bid.status === 'broken-up' && game.status === 'live') {
+        const key = `${game.id}-${bid.team}`;
+        if (!state.brokenSeen.has(key)) state.brokenSeen.set(key, now);
+        if (now - state.brokenSeen.get(key) < BROKEN_UP_SHOWN_MS) list.push({ game, bid });
+      }
     }
   }
-  return list.sort((a, b) => b.bid.outs - a.bid.outs);
+  const rank = ({ bid }) => (bid.status === 'alive' ? 0 : bid.status === 'official' ? 1 : 2);
+  return list.sort((a, b) => rank(a) - rank(b) || b.bid.outs - a.bid.outs);
 }
 
 function situation(game) {
@@ -46,47 +76,105 @@ function situation(game) {
   return `${half} ${game.inning}` + (game.outs < 3 ? `, ${game.outs} out${game.outs === 1 ? '' : 's'}` : '');
 }
 
+const inningsText = (outs) => {
+  const innings = Math.floor(outs / 3);
+  const thirds = outs % 3;
+  return `${innings}${thirds ? ` ${thirds}/3` : ''} inning${innings === 1 && !thirds ? '' : 's'}`;
+};
+
+// Where to watch: the broadcasts the source names; MLB.TV with its link.
+function whereToWatch(game) {
+  if (!game.broadcasts.length) {
+    return state.config?.source === 'statsapi' ? 'Where to watch: not announced for this game' : 'A replay of a past game: no broadcast';
+  }
+  return 'Watch or listen: ' + game.broadcasts.map((name) =>
+    (/^MLB\.?TV$/i.test(name) ? `<a href="https://www.mlb.com/tv" rel="noopener">${esc(name)}</a>` : esc(name))).join(', ');
+}
+
+function pitchingLine(bid) {
+  const sum = (key) => bid.lines.reduce((total, line) => total + (line[key] ?? 0), 0);
+  const outs = sum('outs');
+  const pitches = bid.lines.every((line) => line.pitches != null) ? sum('pitches') : null;
+  return `${Math.floor(outs / 3)}.${outs % 3} IP · ${sum('hits')} H · ${sum('walks')} BB · ${sum('strikeouts')} K`
+    + (pitches != null ? ` · ${pitches} pitches` : '');
+}
+
+function attemptCard({ game, bid }) {
+  const opponent = bid.team === game.home.code ? game.away : game.home;
+  const pitching = bid.team === game.home.code ? game.home : game.away;
+  const scheduledOuts = (game.scheduled_innings || 9) * 3;
+  const toGo = Math.max(0, scheduledOuts - bid.outs);
+  const fielding = (game.half === 'top') === (bid.team === game.home.code);
+  const marks = [
+    bid.perfect && bid.status !== 'broken-up' ? `<span class="badge">${bid.status === 'official' ? 'Perfect game' : 'Perfect game alive'}</span>` : '',
+    bid.pitchers.length > 1 ? '<span class="badge combined">Combined</span>' : '',
+  ].join('');
+  const score = `${esc(game.away.abbreviation || game.away.code)} ${game.away.runs}, ${esc(game.home.abbreviation || game.home.code)} ${game.home.runs}`;
+  const bar = `<div class="bar" role="progressbar" aria-label="Outs recorded without a hit" aria-valuemin="0" aria-valuemax="${scheduledOuts}" aria-valuenow="${bid.outs}" aria-valuetext="${bid.outs} of ${scheduledOuts} outs"><span></span></div>`;
+  let headline;
+  let status;
+  if (bid.status === 'official') {
+    headline = `<p class="celebrate">${bid.perfect ? 'Perfect game!' : 'No-hitter!'}</p>`;
+    status = `<div class="result">${esc(pitching.name)} ${pitching.runs}, ${esc(opponent.name)} ${opponent.runs} · ${esc(situation(game))}</div>`;
+  } else if (bid.status === 'broken-up') {
+    headline = '<p class="broken">Broken up</p>';
+    status = `<div class="progress">Hitless through ${inningsText(bid.outs)}</div>
+      <p class="how">${esc(bid.broken_up_by?.text || 'A hit ended the bid')}.</p>
+      <div class="muted">${score} · ${esc(situation(game))}</div>`;
+  } else {
+    headline = '';
+    status = `<div class="progress">Hitless through ${inningsText(bid.outs)}</div>${bar}
+      <div class="togo"><strong>${toGo} out${toGo === 1 ? '' : 's'} to go</strong>${fielding && game.status === 'live' && game.outs < 3 ? ` ${outsDots(game.outs)}` : ''}</div>
+      <div class="muted">${score} · ${esc(situation(game))}</div>`;
+  }
+  return `${headline}
+    <h3 class="pitcher">${esc(bid.pitchers.join(', '))}${marks}</h3>
+    <div class="muted">${esc(pitching.name)} vs ${esc(opponent.name)}</div>
+    ${status}
+    ${bid.lines.length ? `<div class="line">${esc(pitchingLine(bid))}</div>` : ''}
+    ${bid.pitchers.length > 1 && bid.status === 'alive' ? `<div class="muted">Now pitching: ${esc(bid.current_pitcher)}</div>` : ''}
+    <div class="watch">${whereToWatch(game)}</div>
+    <a class="game-link" href="#game/${encodeURIComponent(game.id)}">Game page<span class="visually-hidden">: ${esc(game.away.name)} at ${esc(game.home.name)}</span></a>`;
+}
+
 function renderAttempts() {
   const list = attempts();
   const empty = $('#no-attempts');
+  const minimum = state.config?.attempt_outs ?? 12;
   empty.hidden = list.length > 0 && !state.loadError;
   if (state.loadError) empty.textContent = `The service cannot be reached (${state.loadError}); trying again…`;
   else if (!state.loaded) empty.textContent = 'Loading the games…';
-  else empty.textContent = 'No pitcher is hitless through four innings right now.';
+  else empty.textContent = `No pitcher is hitless through ${Math.floor(minimum / 3)} innings right now.`;
   const container = $('#attempts');
   const seen = new Set();
-  for (const { game, bid } of list) {
+  for (const entry of list) {
+    const { game, bid } = entry;
     const key = `${game.id}-${bid.team}`;
     seen.add(key);
     let card = container.querySelector(`[data-key="${key}"]`);
     if (!card) {
       card = document.createElement('article');
-      card.className = 'card attempt';
       card.dataset.key = key;
       card.dataset.history = '';
       container.appendChild(card);
     }
-    const opponent = bid.team === game.home.code ? game.away : game.home;
-    const pitching = bid.team === game.home.code ? game.home : game.away;
-    const innings = Math.floor(bid.outs / 3);
-    const thirds = bid.outs % 3;
-    const badge = bid.status === 'official' ? '<span class="badge official">No-hitter!</span>' : (bid.perfect ? '<span class="badge">Perfect game alive</span>' : '');
+    card.className = `card attempt ${bid.status}`;
+    card.dataset.status = bid.status;
     card.dataset.outs = bid.outs;
     if (!card.dataset.history.split(',').includes(String(bid.outs))) {
       card.dataset.history = card.dataset.history ? `${card.dataset.history},${bid.outs}` : String(bid.outs);
     }
-    card.innerHTML = `
-      <h3>${esc(bid.pitchers.join(', '))}${badge}</h3>
-      <div class="muted">${esc(pitching.name)} vs ${esc(opponent.name)}</div>
-      <div class="progress">Hitless through ${innings}${thirds ? ` ${thirds}/3` : ''} inning${innings === 1 && !thirds ? '' : 's'}</div>
-      <div class="bar"><span></span></div>
-      <div>${esc(bid.outs)} outs · ${esc(game.away.code)} ${game.away.runs}, ${esc(game.home.code)} ${game.home.runs} · ${esc(situation(game))}</div>
-      ${bid.pitchers.length > 1 ? `<div class="muted">Combined; now pitching: ${esc(bid.current_pitcher)}</div>` : ''}
-      <div class="muted">${game.broadcasts.length ? 'Watch or listen: ' + esc(game.broadcasts.join(', ')) : 'Broadcasts: not known for this game'}</div>`;
+    card.innerHTML = attemptCard(entry);
     // Through the CSSOM: the Content-Security-Policy refuses inline style attributes.
-    card.querySelector('.bar span').style.width = `${Math.min(100, (bid.outs / 27) * 100)}%`;
+    const fill = card.querySelector('.bar span');
+    if (fill) fill.style.width = `${Math.min(100, (bid.outs / ((game.scheduled_innings || 9) * 3)) * 100)}%`;
   }
   container.querySelectorAll('.attempt').forEach((card) => { if (!seen.has(card.dataset.key)) card.remove(); });
+  // Cards in order: alive bids first, most outs first (moved only when the order changed).
+  const order = list.map(({ game, bid }) => `${game.id}-${bid.team}`);
+  if ([...container.children].map((card) => card.dataset.key).join() !== order.join()) {
+    order.forEach((key) => container.appendChild(container.querySelector(`[data-key="${key}"]`)));
+  }
 }
 
 // Recent moments with their time and a link to the game. A moment the game on the board has not
@@ -100,9 +188,11 @@ function reached(moment) {
 }
 
 function renderMoments() {
-  $('#moments').innerHTML = state.moments.filter(reached).slice(0, 20).map((m) => {
+  const shown = state.moments.filter(reached).slice(0, 20);
+  $('#no-moments').hidden = shown.length > 0 || !state.loaded;
+  $('#moments').innerHTML = shown.map((m) => {
     const time = new Date(m.occurred_at).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
-    return `<li><time datetime="${esc(m.occurred_at)}">${esc(time)}</time> <a href="#game/${encodeURIComponent(m.game_id)}"><strong>${esc(m.title)}</strong></a> — ${esc(m.body)}</li>`;
+    return `<li data-id="${esc(m.id)}"><time datetime="${esc(m.occurred_at)}">${esc(time)}</time> <a href="#game/${encodeURIComponent(m.game_id)}"><strong>${esc(m.title)}</strong></a> — ${esc(m.body)}</li>`;
   }).join('');
 }
 
@@ -183,6 +273,8 @@ function renderScores() {
   $('#games').innerHTML = games.map(gameCard).join('');
   for (const id of open) $(`#games [data-game="${CSS.escape(id)}"] details`)?.setAttribute('open', '');
   $('#no-games').hidden = games.length > 0;
+  $('#no-games').textContent = state.loadError ? `The service cannot be reached (${state.loadError}); trying again…`
+    : state.loaded ? 'No games on the board yet.' : 'Loading the games…';
   $('#board-date').textContent = games.length ? games[0].date : '';
   if (state.gamePage && state.games.has(state.gamePage)) scheduleGamePage();
 }
@@ -196,7 +288,6 @@ function renderFavourites() {
       <button type="button" data-unfavourite="${esc(code)}" aria-label="remove ${esc(clubName(code))}">×</button></li>`).join('');
   $('#team-picker').innerHTML = '<option value="">Choose a team…</option>' + (state.config?.teams || [])
     .filter((t) => !favourites.includes(t.code)).map((t) => `<option value="${esc(t.code)}">${esc(t.name)} (${esc(t.abbreviation)})</option>`).join('');
-  $('#teams').innerHTML = (state.config?.teams || []).map((t) => `<option value="${esc(t.abbreviation)}">${esc(t.name)}</option>`).join('');
   renderChips();
 }
 
@@ -247,6 +338,7 @@ async function loadGamePage() {
 // the page was cut off is in them).
 async function loadData() {
   try {
+    await loadConfig();
     const response = await fetch('/api/games');
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     const games = await response.json();
@@ -255,6 +347,7 @@ async function loadData() {
     if (state.position == null && position != null) state.position = Number(position);
     state.games = new Map(games.map((game) => [game.id, game]));
     state.moments = await api('/api/moments?limit=20');
+    if (!state.dealsLoaded) loadDealSubscriptions();
     state.loaded = true;
     state.loadError = null;
     state.reloads = (state.reloads || 0) + 1;
@@ -296,6 +389,8 @@ function connect() {
     if (state.moments.some((known) => known.id === moment.id)) return;
     state.moments.unshift(moment);
     renderMoments();
+    // Said once by screen readers (the list itself is not a live region: it is redrawn whole).
+    if (reached(moment)) $('#announcer').textContent = `${moment.title}. ${moment.body}`;
   });
 }
 
@@ -342,7 +437,10 @@ let favourites = JSON.parse(localStorage.getItem('nohit-favourites') || '[]');
 
 function renderChips() {
   $('#chips').innerHTML = favourites.map((team) =>
-    `<span class="chip">${esc(clubAbbreviation(team))}<button type="button" data-remove="${esc(team)}" aria-label="remove ${esc(clubName(team))}">×</button></span>`).join('');
+    `<li class="chip">${esc(clubName(team))}<button type="button" data-remove="${esc(team)}" aria-label="Remove ${esc(clubName(team))}">×</button></li>`).join('')
+    || '<li class="muted">None yet.</li>';
+  $('#settings-team').innerHTML = '<option value="">Choose a team…</option>' + (state.config?.teams || [])
+    .filter((t) => !favourites.includes(t.code)).map((t) => `<option value="${esc(t.code)}">${esc(t.name)}</option>`).join('');
 }
 
 function preferencesFromForm() {
@@ -383,76 +481,68 @@ async function enableNotifications() {
   try {
     if (!('serviceWorker' in navigator) || !('PushManager' in window)) throw new Error('this browser cannot receive Web Push');
     if (!state.config?.vapid_public_key) throw new Error('the server has no VAPID key');
-    const registration = await navigator.serviceWorker.register('/sw.js');
+    await navigator.serviceWorker.register('/sw.js');
+    // Subscribing needs an active worker: `ready` waits for it.
+    const registration = await navigator.serviceWorker.ready;
     const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(state.config.vapid_public_key) });
     const json = subscription.toJSON();
     const answer = await api('/api/devices', { method: 'POST', body: JSON.stringify({
       channel: 'web-push', endpoint: json.endpoint, p256dh: json.keys.p256dh, auth: json.keys.auth, preferences: preferencesFromForm() }) });
     localStorage.setItem('nohit-device', JSON.stringify(answer));
     status.textContent = 'Notifications are on for this browser.';
+    showPushState();
   } catch (error) {
     status.textContent = `Could not turn on notifications: ${error.message}`;
   }
+}
+
+// Settings work without push: kept in this browser, and sent with the subscription when
+// notifications are turned on; with a device, saved on the server too.
+function showPushState() {
+  $('#push-state').textContent = device()
+    ? 'Notifications are on in this browser: settings are saved on the server with them.'
+    : 'Notifications are off in this browser: settings are kept here until you turn them on.';
 }
 
 async function savePreferences(event) {
   event.preventDefault();
   const status = $('#settings-status');
   const mine = device();
-  if (!mine) { status.textContent = 'Turn on notifications in this browser first; your settings are saved with it.'; return; }
+  localStorage.setItem('nohit-preferences', JSON.stringify(preferencesFromForm()));
+  if (!mine) { status.textContent = 'Saved in this browser.'; return; }
   try {
     const saved = await api(`/api/devices/${mine.id}/preferences`, { method: 'PUT', headers: { authorization: `Bearer ${mine.secret}` }, body: JSON.stringify(preferencesFromForm()) });
     showPreferences(saved);
-    status.textContent = 'Saved.';
+    status.textContent = 'Saved on the server and in this browser.';
   } catch (error) {
-    status.textContent = `Not saved: ${error.message}`;
+    status.textContent = `Kept in this browser, not saved on the server: ${error.message}`;
   }
 }
 
-async function start() {
-  showTab();
-  state.config = await api('/api/config').catch(() => ({}));
+// The server's configuration: clubs, seasons, where the games come from. Asked again with the
+// games when the first try found the service down.
+async function loadConfig() {
+  if (state.config?.teams) return;
+  try { state.config = await api('/api/config'); } catch { state.config = {}; return; }
   // The data notice for where the games come from; the Hall of Fame and past seasons are Retrosheet's.
   const statsAPI = state.config.source === 'statsapi';
   $('#notice-mlb').hidden = !statsAPI;
   $('#notice-retrosheet').hidden = statsAPI && !(state.config.seasons || []).length;
   $('#season').innerHTML = (state.config.seasons || []).map((s) => `<option>${esc(s)}</option>`).join('');
-  $('#season').addEventListener('change', loadHallOfFame);
   renderFavourites();
+  if ((location.hash || '#live') === '#hall-of-fame') loadHallOfFame();
+}
+
+async function start() {
+  showTab();
+  $('#season').addEventListener('change', loadHallOfFame);
+  const local = JSON.parse(localStorage.getItem('nohit-preferences') || 'null');
+  if (local) showPreferences(local);
+  showPushState();
   await loadData();
   connect();
-  $('#team-input').addEventListener('change', (event) => {
-    const text = event.target.value.trim().toUpperCase();
-    const club = (state.config?.teams || []).find((t) => t.abbreviation === text || t.code === text || t.name.toUpperCase() === text);
-    if (club && !favourites.includes(club.code)) setFavourites([...favourites, club.code]);
-    else if (!club && text) $('#settings-status').textContent = `"${event.target.value}" is not a major league club.`;
-    event.target.value = '';
-  });
-  $('#chips').addEventListener('click', (event) => {
-    const team = event.target.dataset.remove;
-    if (team) setFavourites(favourites.filter((t) => t !== team));
-  });
-  $('#team-picker').addEventListener('change', (event) => {
-    const code = event.target.value;
-    if (code && !favourites.includes(code)) setFavourites([...favourites, code]);
-  });
-  $('#favourite-list').addEventListener('click', (event) => {
-    const button = event.target.closest('button');
-    if (!button) return;
-    if (button.dataset.unfavourite) { setFavourites(favourites.filter((t) => t !== button.dataset.unfavourite)); return; }
-    const index = Number(button.dataset.move);
-    const to = index + Number(button.dataset.by);
-    if (to < 0 || to >= favourites.length) return;
-    const list = [...favourites];
-    [list[index], list[to]] = [list[to], list[index]];
-    setFavourites(list);
-    $(`#favourite-list button[data-move="${to}"][data-by="${button.dataset.by}"]`)?.focus();
-  });
-  $('#notify').addEventListener('click', enableNotifications);
-  $('#preferences').addEventListener('submit', savePreferences);
   const mine = device();
   if (mine) api(`/api/devices/${mine.id}/preferences`, { headers: { authorization: `Bearer ${mine.secret}` } }).then(showPreferences).catch(() => {});
-  if ((location.hash || '#live') === '#hall-of-fame') loadHallOfFame();
 }
 // Deals: is it on today, and a season's deal days as charts (SVG drawn here).
 async function loadDeals() {
@@ -524,12 +614,47 @@ async function loadDealSubscriptions() {
   const box = $('#deal-subscriptions');
   try {
     const today = await api('/api/deals/today');
+    const chosen = JSON.parse(localStorage.getItem('nohit-preferences') || 'null')?.deals || [];
     box.innerHTML = '<legend>Tell me when a deal is on</legend>' + today.deals.filter((d) => d.in_force).map((d) =>
-      `<label><input type="checkbox" value="${esc(d.rule)}"> ${esc(d.sponsor)}: ${esc(d.reward)} <span class="muted">(when ${esc(d.condition)})</span></label>`).join('')
+      `<label class="check"><input type="checkbox" value="${esc(d.rule)}"${chosen.includes(d.rule) ? ' checked' : ''}> ${esc(d.sponsor)}: ${esc(d.reward)} <span class="muted">(when ${esc(d.condition)})</span></label>`).join('')
       + (today.deals.some((d) => d.in_force) ? '' : '<p class="muted">No deal is in force today.</p>');
+    state.dealsLoaded = true;
   } catch (error) {
     box.innerHTML = `<legend>Tell me when a deal is on</legend><p class="muted">Deals could not be loaded: ${esc(error.message)}</p>`;
   }
 }
 
+// The controls answer from the first moment, before anything is loaded (Save never submits the
+// form and reloads the page).
+function wire() {
+  $('#chips').addEventListener('click', (event) => {
+    const team = event.target.dataset.remove;
+    if (!team) return;
+    setFavourites(favourites.filter((t) => t !== team));
+    ($('#chips button') || $('#settings-team')).focus();
+  });
+  for (const picker of ['#team-picker', '#settings-team']) {
+    $(picker).addEventListener('change', (event) => {
+      const code = event.target.value;
+      if (code && !favourites.includes(code)) setFavourites([...favourites, code]);
+      $(picker).focus();
+    });
+  }
+  $('#favourite-list').addEventListener('click', (event) => {
+    const button = event.target.closest('button');
+    if (!button) return;
+    if (button.dataset.unfavourite) { setFavourites(favourites.filter((t) => t !== button.dataset.unfavourite)); return; }
+    const index = Number(button.dataset.move);
+    const to = index + Number(button.dataset.by);
+    if (to < 0 || to >= favourites.length) return;
+    const list = [...favourites];
+    [list[index], list[to]] = [list[to], list[index]];
+    setFavourites(list);
+    $(`#favourite-list button[data-move="${to}"][data-by="${button.dataset.by}"]`)?.focus();
+  });
+  $('#notify').addEventListener('click', enableNotifications);
+  $('#preferences').addEventListener('submit', savePreferences);
+}
+
+wire();
 loadDealSubscriptions().then(start);
