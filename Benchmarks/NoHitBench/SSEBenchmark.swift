@@ -30,6 +30,9 @@ struct SSEBenchmark: AsyncParsableCommand {
     @Option(help: "Concurrent SSE clients.")
     var clients = 10_000
 
+    @Option(help: "Client processes sharing the clients (each on one event-loop thread).")
+    var clientProcesses = 1
+
     @Option(help: "The day's plays are spread evenly over this many seconds.")
     var seconds = 60.0
 
@@ -81,18 +84,25 @@ struct SSEBenchmark: AsyncParsableCommand {
         let moments = timeline.moments().count
         let memoryBefore = ProcessMemory.kilobytes("VmRSS")
         let connectStart = ContinuousClock.now
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = [
-            "sse-clients", "--port", "\(port)", "--clients", "\(clients)", "--expect", "\(moments * clients)",
-            "--timeout", "\(Int(seconds) + 120)",
-        ]
-        let childOutput = Pipe()
-        child.standardOutput = childOutput
-        try child.run()
-        var reader = Self.lines(of: childOutput.fileHandleForReading).makeAsyncIterator()
-        guard let ready = await reader.next(), ready.hasPrefix("connected") else {
-            throw ValidationError("the client process did not connect")
+        var children: [Process] = []
+        var readers: [AsyncStream<String>.AsyncIterator] = []
+        for index in 0..<clientProcesses {
+            let share = clients / clientProcesses + (index < clients % clientProcesses ? 1 : 0)
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            child.arguments = [
+                "sse-clients", "--port", "\(port)", "--clients", "\(share)", "--expect", "\(moments * share)",
+                "--timeout", "\(Int(seconds) + 120)",
+            ]
+            let childOutput = Pipe()
+            child.standardOutput = childOutput
+            try child.run()
+            var reader = Self.lines(of: childOutput.fileHandleForReading).makeAsyncIterator()
+            guard let ready = await reader.next(), ready.hasPrefix("connected") else {
+                throw ValidationError("a client process did not connect")
+            }
+            children.append(child)
+            readers.append(reader)
         }
         while feed.clientCount < clients { try await Task.sleep(for: .milliseconds(20)) }
         let connected = ContinuousClock.now - connectStart
@@ -112,15 +122,17 @@ struct SSEBenchmark: AsyncParsableCommand {
         // client has read every moment, or after a minute.
         let expected = moments * clients
         var clientMemory = 0
-        while let line = await reader.next() {
-            let fields = line.split(separator: " ")
-            if fields.first == "rss", fields.count == 2 {
-                clientMemory = Int(fields[1]) ?? 0
-            } else if fields.count == 2, let id = Int(fields[0]), let nanoseconds = Int64(fields[1]) {
-                recorder.received(id: id, at: Self.instant(nanoseconds))
+        for index in readers.indices {
+            while let line = await readers[index].next() {
+                let fields = line.split(separator: " ")
+                if fields.first == "rss", fields.count == 2 {
+                    clientMemory += Int(fields[1]) ?? 0
+                } else if fields.count == 2, let nanoseconds = Int64(fields[1]) {
+                    recorder.received(id: String(fields[0]), at: Self.instant(nanoseconds))
+                }
             }
+            children[index].waitUntilExit()
         }
-        child.waitUntilExit()
         let elapsed = ContinuousClock.now - start
         let cpu = ProcessTimes.cpuSeconds() - cpuBefore
         let delays = recorder.delays().sorted()
@@ -135,8 +147,8 @@ struct SSEBenchmark: AsyncParsableCommand {
             delays.isEmpty ? .zero : delays[min(delays.count - 1, Int(Double(delays.count) * p))]
         }
         print(
-            "workload: \(clients) SSE clients (HTTP/1.1; the clients in a second process on 1 event-loop thread, "
-                + "the server on 1) "
+            "workload: \(clients) SSE clients (HTTP/1.1; the clients in \(clientProcesses) other process(es), "
+                + "each on 1 event-loop thread, the server on 1) "
                 + "on `nohit serve`'s router, game hub, live board and stream while \(date) is replayed: "
                 + "\(all.count) entries (each game's schedule, lineups and start, plays, end) over \(Int(seconds)) s, "
                 + "each one a game event to every client, \(moments) moments; 2 cores")
@@ -151,8 +163,12 @@ struct SSEBenchmark: AsyncParsableCommand {
             "server memory: \(memoryAfter - memoryBefore) KB more with \(clients) connections = "
                 + String(format: "%.1f KB per connection", Double(memoryAfter - memoryBefore) / Double(clients))
                 + "; server peak RSS \(ProcessMemory.kilobytes("VmHWM") / 1024) MB; client process RSS "
-                + "\(clientMemory / 1024) MB")
-        print(String(format: "cpu: %.2f s in the server process during the replay", cpu))
+                + "\(clientMemory / 1024) MB (all client processes)")
+        print(
+            String(
+                format: "cpu: %.2f s in the server process during the replay = %.2f s per million events sent "
+                    + "(%.1f µs per event per client)", cpu, cpu / (Double(events * clients) / 1e6),
+                cpu * 1e6 / Double(max(1, events * clients))))
 
         feed.finishAll()
         await services.triggerGracefulShutdown()
@@ -266,27 +282,28 @@ struct SSEClientsCommand: AsyncParsableCommand {
     }
 }
 
-/// When each moment was published and when each client read it.
+/// When each moment was published and when each client read it, by the moment's own id (a moment
+/// the stream moves ahead of game updates carries no event id).
 final class Recorder: Sendable {
     private struct State {
-        var published: [Int: ContinuousClock.Instant] = [:]
-        var received: [(id: Int, at: ContinuousClock.Instant)] = []
+        var published: [String: ContinuousClock.Instant] = [:]
+        var received: [(id: String, at: ContinuousClock.Instant)] = []
     }
 
     private let state = Mutex(State())
 
-    func published(id: Int, at instant: ContinuousClock.Instant) {
+    func published(id: String, at instant: ContinuousClock.Instant) {
         state.withLock { $0.published[id] = instant }
     }
 
-    func received(id: Int, at instant: ContinuousClock.Instant) {
+    func received(id: String, at instant: ContinuousClock.Instant) {
         state.withLock { $0.received.append((id, instant)) }
     }
 
     var receipts: Int { state.withLock { $0.received.count } }
 
     /// Each receipt as (moment id, CLOCK_MONOTONIC nanoseconds).
-    func receiptsSinceBoot() -> [(Int, Int64)] {
+    func receiptsSinceBoot() -> [(String, Int64)] {
         let now = ContinuousClock.now
         let nanoseconds = SSEBenchmark.monotonicNanoseconds()
         return state.withLock { state in
@@ -305,13 +322,15 @@ final class Recorder: Sendable {
     }
 }
 
-/// Reads the event stream line by line and records each `moment` event with its id.
+/// Reads the event stream line by line and records each `moment` event with the moment's id
+/// (`"id":"..."` in its data line).
 final class StreamReader: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let recorder: Recorder
     private var line: [UInt8] = []
-    private var lastID = 0
+    private var inMoment = false
+    private static let idKey = Array(#""id":""#.utf8)
 
     init(recorder: Recorder) {
         self.recorder = recorder
@@ -323,33 +342,45 @@ final class StreamReader: ChannelInboundHandler {
             if byte == UInt8(ascii: "\n") {
                 handle()
                 line.removeAll(keepingCapacity: true)
-            } else if line.count < 24 {
-                // Only the start of a line matters ("id: N", "event: moment").
+            } else if line.count < (inMoment ? 16_384 : 24) {
+                // Only the start of a line matters ("event: moment"), and a moment's data line.
                 line.append(byte)
             }
         }
     }
 
     private func handle() {
-        if line.starts(with: Array("id: ".utf8)) {
-            lastID = Int(String(decoding: line.dropFirst(4), as: UTF8.self)) ?? lastID
-        } else if line.elementsEqual("event: moment".utf8) {
-            recorder.received(id: lastID, at: .now)
+        if line.elementsEqual("event: moment".utf8) {
+            inMoment = true
+        } else if inMoment, line.starts(with: Array("data: ".utf8)) {
+            inMoment = false
+            guard let key = Self.range(of: Self.idKey, in: line) else { return }
+            let rest = line[key.upperBound...]
+            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return }
+            recorder.received(id: String(decoding: rest[..<end], as: UTF8.self), at: .now)
+        } else if line.isEmpty {
+            inMoment = false
         }
+    }
+
+    private static func range(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start] == needle[0] && haystack[start..<start + needle.count].elementsEqual(needle) {
+            return start..<start + needle.count
+        }
+        return nil
     }
 }
 
-/// Notes when each moment of a change goes on the stream (the ids it will get there): placed
+/// Notes when each moment of a change goes on the stream (by the moment's id): placed
 /// right before the live consumer, after the publisher has stored the moments.
 struct PublicationClock: GameChangeConsumer {
     let feed: LiveFeed
     let recorder: Recorder
 
     func consume(_ change: GameChange) async throws {
-        let count = change.moments.count
-        guard count > 0 else { return }
-        let first = feed.lastID + 1
         let now = ContinuousClock.now
-        for offset in 0..<count { recorder.published(id: first + offset, at: now) }
+        for moment in change.moments where moment.kind.isBid { recorder.published(id: moment.id, at: now) }
     }
 }

@@ -299,10 +299,14 @@ package struct APIServer: Sendable {
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
+                // However the response ends (the client gone, shutdown), the feed forgets it.
+                defer { events.cancel() }
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 try await withGracefulShutdownHandler {
-                    for await event in events {
-                        try await writer.write(event.frame)
+                    // Everything waiting in one write: a client that keeps up gets each event as
+                    // it comes, one that fell behind the latest of every game, moments first.
+                    while let batch = await events.nextBatch() {
+                        try await writer.write(batch.sse)
                     }
                 } onGracefulShutdown: { [feed] in
                     feed.finishAll()
@@ -338,13 +342,19 @@ package struct APIServer: Sendable {
                 return
             }
             let events = feed.subscribe(after: after)
+            defer { events.cancel() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // Reading keeps pings answered and ends when the client closes, or when the
                 // server stops (the WebSocket library then closes every socket, 1000).
                 group.addTask { for try await _ in inbound {} }
                 group.addTask {
-                    for await event in events where event.kind != .heartbeat {
-                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: event.message)))
+                    // In id order (a message carries its id, and the client resumes after the last
+                    // one it got); what waited is coalesced all the same.
+                    while let batch = await events.nextBatch() {
+                        for event in batch.events.sorted(by: { $0.id < $1.id }) where event.kind != .heartbeat {
+                            try await outbound.write(
+                                .custom(WebSocketFrame(fin: true, opcode: .text, data: event.message)))
+                        }
                     }
                     // The feed let the client go: it fell too far behind.
                     if !Task.isCancelled {

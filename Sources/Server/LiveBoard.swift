@@ -414,14 +414,14 @@ extension LiveFeed {
     /// A game's new score line, as the stream's `score` event.
     package func publish(_ score: ScoreLine) {
         if let data = try? APIServer.encoder.encode(score) {
-            publish(.score, data: String(decoding: data, as: UTF8.self))
+            publish(.score, data: String(decoding: data, as: UTF8.self), key: score.id)
         }
     }
 
     /// A game as it stands, as the stream's `game` event.
     package func publish(_ snapshot: GameSnapshot) {
         if let data = try? APIServer.encoder.encode(snapshot) {
-            publish(.game, data: String(decoding: data, as: UTF8.self))
+            publish(.game, data: String(decoding: data, as: UTF8.self), key: snapshot.id)
         }
     }
 }

@@ -17,18 +17,29 @@ package struct LiveEvent: Sendable, Hashable {
 
     package var id: Int
     package var kind: Kind
+    /// The game a `game` or `score` event is about: a newer event of the same kind and game
+    /// supersedes it for a client that has not received it yet. Nil for moments (never
+    /// superseded).
+    package var key: String?
     /// The event's JSON document.
     package var data: String
-    /// The event as Server-Sent Events bytes, encoded once and shared by every client's write.
+    /// The event as Server-Sent Events bytes with its id, encoded once and shared by every
+    /// client's write.
     package var frame: ByteBuffer
+    /// The same without the `id:` line, for a batch whose ids are written where they hold (see
+    /// `LiveBatch`).
+    package var body: ByteBuffer
     /// The event as one WebSocket text message, `{"id":N,"event":"moment","data":{...}}`, also
     /// encoded once.
     package var message: ByteBuffer
 
-    package init(id: Int, kind: Kind, data: String) {
+    package init(id: Int, kind: Kind, data: String, key: String? = nil) {
         self.id = id
         self.kind = kind
+        self.key = kind == .moment ? nil : key
         self.data = data
+        body = ByteBuffer(
+            string: kind == .heartbeat ? ": keep-alive\n\n" : "event: \(kind.rawValue)\ndata: \(data)\n\n")
         frame = ByteBuffer(
             string: kind == .heartbeat ? ": keep-alive\n\n" : "id: \(id)\nevent: \(kind.rawValue)\ndata: \(data)\n\n")
         message = ByteBuffer(
@@ -36,11 +47,192 @@ package struct LiveEvent: Sendable, Hashable {
     }
 }
 
+/// What one client is sent in one write: the events it had not received yet, moments first (in
+/// their order), then the latest `game` and `score` event of each game (in id order). A client
+/// that keeps up gets one event per batch; one that falls behind gets what it missed coalesced.
+package struct LiveBatch: Sendable {
+    package var events: [LiveEvent]
+
+    /// The batch as Server-Sent Events bytes. An event's `id:` line is written only where every
+    /// event up to that id has been written or superseded in the batch, and then it carries the
+    /// highest id written so far: a moment moved ahead of game updates carries none, so a client
+    /// that reconnects with its `Last-Event-ID` misses nothing (a moment moved ahead may come
+    /// again then; its own id tells the repeat).
+    package var sse: ByteBuffer {
+        if events.count == 1 { return events[0].frame }
+        var minimumAfter = Array(repeating: Int.max, count: events.count)
+        for index in stride(from: events.count - 2, through: 0, by: -1) {
+            let next = events[index + 1]
+            minimumAfter[index] = min(next.kind == .heartbeat ? Int.max : next.id, minimumAfter[index + 1])
+        }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(events.reduce(0) { $0 + $1.body.readableBytes + 16 })
+        var highest = 0
+        for (index, event) in events.enumerated() {
+            highest = max(highest, event.id)
+            if event.kind != .heartbeat, highest < minimumAfter[index] {
+                buffer.writeString("id: \(highest)\n")
+            }
+            buffer.writeImmutableBuffer(event.body)
+        }
+        return buffer
+    }
+}
+
+/// One client of the live stream: the events it has not received yet, coalesced as they come.
+/// Iterating gives the events one at a time; `nextBatch()` gives all that are waiting at once.
+package final class LiveSubscription: AsyncSequence, Sendable {
+    package typealias Element = LiveEvent
+
+    fileprivate enum Offer {
+        case queued(CheckedContinuation<LiveBatch?, Never>?)
+        case full
+    }
+
+    private struct State {
+        /// In id order; nil where a newer event superseded one.
+        var pending: [LiveEvent?] = []
+        var count = 0
+        var moments = 0
+        /// Index in `pending` of the waiting event of each kind and game.
+        var latest: [String: Int] = [:]
+        var waiter: CheckedContinuation<LiveBatch?, Never>?
+        var finished = false
+
+        mutating func take() -> LiveBatch {
+            var moments: [LiveEvent] = []
+            var others: [LiveEvent] = []
+            moments.reserveCapacity(self.moments)
+            others.reserveCapacity(count - self.moments)
+            for case let event? in pending {
+                if event.kind == .moment { moments.append(event) } else { others.append(event) }
+            }
+            pending.removeAll(keepingCapacity: true)
+            latest.removeAll(keepingCapacity: true)
+            count = 0
+            self.moments = 0
+            return LiveBatch(events: moments + others)
+        }
+    }
+
+    private let state = Mutex(State())
+    private let limit: Int
+    fileprivate let onTermination: Mutex<(@Sendable () -> Void)?>
+
+    fileprivate init(limit: Int) {
+        self.limit = limit
+        onTermination = Mutex(nil)
+    }
+
+    /// Queues an event, superseding a waiting one of the same kind and game (unless `coalesce` is
+    /// false: what a resuming client missed is given whole); `.full` when more than `limit` events
+    /// would wait (the client is let go). A heartbeat is queued only when nothing else waits.
+    fileprivate func offer(_ event: LiveEvent, coalesce: Bool = true) -> Offer {
+        state.withLock { state in
+            guard !state.finished else { return .queued(nil) }
+            if event.kind == .heartbeat, state.count > 0 { return .queued(nil) }
+            let slot = coalesce ? event.key.map { "\(event.kind.rawValue):\($0)" } : nil
+            let superseded = slot.flatMap { state.latest[$0] }
+            guard state.count - (superseded == nil ? 0 : 1) < limit else { return .full }
+            if let superseded {
+                state.pending[superseded] = nil
+                state.count -= 1
+            }
+            if let slot { state.latest[slot] = state.pending.count }
+            state.pending.append(event)
+            state.count += 1
+            if event.kind == .moment { state.moments += 1 }
+            // The writer was waiting: it is handed what waits (outside the feed's lock).
+            guard let waiter = state.waiter else { return .queued(nil) }
+            state.waiter = nil
+            return .queued(waiter)
+        }
+    }
+
+    /// Takes what waits for a waiter that `offer` handed back (outside the feed's lock).
+    fileprivate func wake(_ waiter: CheckedContinuation<LiveBatch?, Never>) {
+        let batch = state.withLock { state -> LiveBatch? in state.count == 0 ? nil : state.take() }
+        if let batch {
+            waiter.resume(returning: batch)
+        } else {
+            // Taken already by a concurrent `nextBatch`; wait again.
+            let finished = state.withLock { state -> Bool in
+                if state.finished { return true }
+                state.waiter = waiter
+                return false
+            }
+            if finished { waiter.resume(returning: nil) }
+        }
+    }
+
+    /// Ends the subscription: what waits is still given, then nil.
+    fileprivate func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<LiveBatch?, Never>? in
+            state.finished = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// Every event waiting now, or the next ones to come; nil once the subscription has ended and
+    /// nothing waits (or the task is cancelled).
+    package func nextBatch() async -> LiveBatch? {
+        if Task.isCancelled { terminate(); return nil }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<LiveBatch?, Never>) in
+                let ready = state.withLock { state -> LiveBatch?? in
+                    if state.count > 0 { return .some(state.take()) }
+                    if state.finished { return .some(nil) }
+                    state.waiter = continuation
+                    return .none
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            terminate()
+        }
+    }
+
+    /// The client went away: the feed forgets it. The server calls it when the connection ends;
+    /// cancelling a task waiting in `nextBatch` does too.
+    package func cancel() { terminate() }
+
+    private func terminate() {
+        finish()
+        let handler = onTermination.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        handler?()
+    }
+
+    package struct AsyncIterator: AsyncIteratorProtocol {
+        let subscription: LiveSubscription
+        var batch: [LiveEvent] = []
+        var index = 0
+
+        package mutating func next() async -> LiveEvent? {
+            while index == batch.count {
+                guard let next = await subscription.nextBatch() else { return nil }
+                batch = next.events
+                index = 0
+            }
+            defer { index += 1 }
+            return batch[index]
+        }
+    }
+
+    package func makeAsyncIterator() -> AsyncIterator { AsyncIterator(subscription: self) }
+}
+
 /// The live stream's memory: the latest events in order, and the clients listening.
 ///
 /// A client that reconnects with the last id it saw gets what it missed, as long as the feed still
-/// holds it. A client that falls more than `clientBuffer` events behind is cut off (it reconnects
-/// with its last id and catches up) rather than slowing the feed or the other clients.
+/// holds it. Each client's events wait in its `LiveSubscription`, where a newer state of a game
+/// supersedes an older one not yet sent and moments go first, so a slow client costs little and
+/// catches up with the latest of everything. A client with more than `clientBuffer` events
+/// waiting even so (moments are never dropped) is cut off: it reconnects with its last id.
 package final class LiveFeed: Sendable {
     package let capacity: Int
     package let clientBuffer: Int
@@ -50,7 +242,7 @@ package final class LiveFeed: Sendable {
         /// Index in `events` of the oldest kept event (a ring once full).
         var start = 0
         var nextID = 1
-        var clients: [UUID: AsyncStream<LiveEvent>.Continuation] = [:]
+        var clients: [UUID: LiveSubscription] = [:]
         /// Those waiting for the number of clients to satisfy a condition.
         var waiters: [(condition: @Sendable (Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
@@ -82,11 +274,12 @@ package final class LiveFeed: Sendable {
         self.clientBuffer = clientBuffer
     }
 
-    /// Appends an event and hands it to every client; returns it with its id.
+    /// Appends an event and hands it to every client; returns it with its id. `key` names the
+    /// game a `game` or `score` event is about.
     @discardableResult
-    package func publish(_ kind: LiveEvent.Kind, data: String) -> LiveEvent {
-        let (event, dropped, ready) = state.withLock { state in
-            let event = LiveEvent(id: state.nextID, kind: kind, data: data)
+    package func publish(_ kind: LiveEvent.Kind, data: String, key: String? = nil) -> LiveEvent {
+        let (event, woken, dropped, ready) = state.withLock { state in
+            let event = LiveEvent(id: state.nextID, kind: kind, data: data, key: key)
             state.nextID += 1
             if state.events.count < capacity {
                 state.events.append(event)
@@ -94,36 +287,42 @@ package final class LiveFeed: Sendable {
                 state.events[state.start] = event
                 state.start = (state.start + 1) % capacity
             }
-            var dropped: [AsyncStream<LiveEvent>.Continuation] = []
-            for (id, client) in state.clients {
-                if case .dropped = client.yield(event) {
-                    dropped.append(client)
-                    state.clients[id] = nil
-                }
-            }
-            return (event, dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
+            let (woken, dropped) = Self.hand(event, to: &state)
+            return (event, woken, dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
         }
-        // Outside the lock: finishing runs the stream's termination handler, which takes it.
+        // Outside the lock: resuming a writer, and finishing, which runs code that takes it.
+        for (client, waiter) in woken { client.wake(waiter) }
         for client in dropped { client.finish() }
         for waiter in ready { waiter.resume() }
         return event
     }
 
-    /// Hands every client a heartbeat (id 0, not kept).
+    private static func hand(
+        _ event: LiveEvent, to state: inout State
+    ) -> ([(LiveSubscription, CheckedContinuation<LiveBatch?, Never>)], [LiveSubscription]) {
+        var woken: [(LiveSubscription, CheckedContinuation<LiveBatch?, Never>)] = []
+        var dropped: [LiveSubscription] = []
+        for (id, client) in state.clients {
+            switch client.offer(event) {
+            case .queued(let waiter?): woken.append((client, waiter))
+            case .queued(nil): break
+            case .full:
+                dropped.append(client)
+                state.clients[id] = nil
+            }
+        }
+        return (woken, dropped)
+    }
+
+    /// Hands every client a heartbeat (id 0, not kept), unless it has events waiting.
     private static let heartbeatEvent = LiveEvent(id: 0, kind: .heartbeat, data: "")
 
     package func heartbeat() {
-        let event = Self.heartbeatEvent
-        let (dropped, ready) = state.withLock { state in
-            var dropped: [AsyncStream<LiveEvent>.Continuation] = []
-            for (id, client) in state.clients {
-                if case .dropped = client.yield(event) {
-                    dropped.append(client)
-                    state.clients[id] = nil
-                }
-            }
-            return (dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
+        let (woken, dropped, ready) = state.withLock { state in
+            let (woken, dropped) = Self.hand(Self.heartbeatEvent, to: &state)
+            return (woken, dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
         }
+        for (client, waiter) in woken { client.wake(waiter) }
         for client in dropped { client.finish() }
         for waiter in ready { waiter.resume() }
     }
@@ -131,27 +330,29 @@ package final class LiveFeed: Sendable {
     /// The id of the newest event (0 before any).
     package var lastID: Int { state.withLock { $0.nextID - 1 } }
 
-    /// Events after `lastID` (all kept ones when nil), then every new one. Nothing is missed or
-    /// repeated between the two.
-    package func subscribe(after lastID: Int?) -> AsyncStream<LiveEvent> {
+    /// Events after `lastID` (all kept ones when nil), then every new one. Nothing is missed
+    /// between the two; what it missed comes whole (moments first), then new events waiting are
+    /// coalesced.
+    package func subscribe(after lastID: Int?) -> LiveSubscription {
         let id = UUID()
-        let (stream, ready) = state.withLock { state in
+        let (subscription, ready) = state.withLock { state in
             let missed = lastID.map { state.kept(after: $0) } ?? []
             // Room for what it missed, plus the usual margin for what comes next.
-            let (stream, continuation) = AsyncStream.makeStream(
-                of: LiveEvent.self, bufferingPolicy: .bufferingOldest(clientBuffer + missed.count))
-            for event in missed { continuation.yield(event) }
-            state.clients[id] = continuation
-            continuation.onTermination = { [weak self] _ in
-                let ready = self?.state.withLock { state in
-                    state.clients.removeValue(forKey: id) == nil ? [] : state.satisfiedWaiters()
+            let subscription = LiveSubscription(limit: clientBuffer + missed.count)
+            for event in missed { _ = subscription.offer(event, coalesce: false) }
+            state.clients[id] = subscription
+            subscription.onTermination.withLock { handler in
+                handler = { [weak self] in
+                    let ready = self?.state.withLock { state in
+                        state.clients.removeValue(forKey: id) == nil ? [] : state.satisfiedWaiters()
+                    }
+                    for waiter in ready ?? [] { waiter.resume() }
                 }
-                for waiter in ready ?? [] { waiter.resume() }
             }
-            return (stream, state.satisfiedWaiters())
+            return (subscription, state.satisfiedWaiters())
         }
         for waiter in ready { waiter.resume() }
-        return stream
+        return subscription
     }
 
     /// Clients listening now.

@@ -3,7 +3,7 @@ import Testing
 @testable import Server
 
 @Suite struct LiveFeedTests {
-    static func collect(_ stream: AsyncStream<LiveEvent>) async -> [Int] {
+    static func collect(_ stream: LiveSubscription) async -> [Int] {
         var ids: [Int] = []
         for await event in stream { ids.append(event.id) }
         return ids
@@ -18,9 +18,10 @@ import Testing
         let fresh = feed.subscribe(after: nil)
         feed.publish(.moment, data: "13")
         feed.finishAll()
-        #expect(await Self.collect(resumed) == [10, 11, 12, 13])
-        // What is no longer kept cannot be sent: everything kept, in order, then live.
-        #expect(await Self.collect(fromTooLongAgo) == [8, 9, 10, 11, 12, 13])
+        // What it missed comes whole; the moment waiting with it goes first.
+        #expect(await Self.collect(resumed) == [13, 10, 11, 12])
+        // What is no longer kept cannot be sent: everything kept, in order.
+        #expect(await Self.collect(fromTooLongAgo) == [13, 8, 9, 10, 11, 12])
         #expect(await Self.collect(fresh) == [13])
         #expect(feed.lastID == 13)
     }
@@ -65,5 +66,68 @@ import Testing
         for index in 1...3 { feed.publish(.game, data: "\(index)") }
         await none.value
         #expect(await Self.collect(second).count == 1)
+    }
+
+    /// A slow client (nothing read while 3 games change 200 times each, with 5 moments among the
+    /// changes) gets, in one batch, every moment in order, then the latest state and score line of
+    /// each game; the SSE bytes carry ids only where nothing before them is still to come, ending
+    /// with the newest id. A fast client gets every event, in order.
+    @Test func aSlowClientGetsTheLatestOfEveryGameAndEveryMomentFirst() async throws {
+        let feed = LiveFeed(capacity: 10_000, clientBuffer: 64)
+        let slow = feed.subscribe(after: nil)
+        let fast = feed.subscribe(after: nil)
+        var fastSeen: [Int] = []
+        var fastIterator = fast.makeAsyncIterator()
+        var latest: [String: Int] = [:]
+        var moments: [Int] = []
+        for round in 1...200 {
+            for game in ["A", "B", "C"] {
+                latest["score:\(game)"] = feed.publish(.score, data: "\(round)", key: game).id
+                latest["game:\(game)"] = feed.publish(.game, data: "\(round)", key: game).id
+                if let event = await fastIterator.next() { fastSeen.append(event.id) }
+                if let event = await fastIterator.next() { fastSeen.append(event.id) }
+            }
+            if round % 40 == 0 {
+                moments.append(feed.publish(.moment, data: "\(round)").id)
+                if let event = await fastIterator.next() { fastSeen.append(event.id) }
+            }
+        }
+        #expect(fastSeen == Array(1...feed.lastID))
+        // 1,205 events published; the slow client never fell more than 11 behind: still connected.
+        #expect(feed.clientCount == 2)
+        let batch = try #require(await slow.nextBatch())
+        #expect(batch.events.map(\.id) == moments + latest.values.sorted())
+        #expect(batch.events.prefix(5).allSatisfy { $0.kind == .moment })
+        let text = String(buffer: batch.sse)
+        let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { Int($0.dropFirst(4))! }
+        #expect(ids.last == feed.lastID)
+        #expect(ids == ids.sorted())
+        #expect(text.hasPrefix("id: \(moments[0])\nevent: moment\ndata: 40\n\n"))
+        // A moment moved ahead of an older game update carries no id; the update after it carries
+        // the moment's: a client resuming from any id it saw misses nothing.
+        let update = feed.publish(.game, data: "update", key: "A").id
+        let moment = feed.publish(.moment, data: "moment").id
+        let ahead = try #require(await slow.nextBatch())
+        #expect(ahead.events.map(\.id) == [moment, update])
+        #expect(
+            String(buffer: ahead.sse) == "event: moment\ndata: moment\n\nid: \(moment)\nevent: game\ndata: update\n\n")
+        // A lone event is the shared frame, id and all.
+        feed.publish(.game, data: "next", key: "A")
+        let next = try #require(await slow.nextBatch())
+        #expect(String(buffer: next.sse) == "id: \(feed.lastID)\nevent: game\ndata: next\n\n")
+        feed.finishAll()
+    }
+
+    /// Moments are never coalesced: a client with more moments waiting than its buffer holds is
+    /// let go (and resumes by id), never silently short of one.
+    @Test func momentsAreNeverDroppedAClientTooFarBehindIsLetGo() async {
+        let feed = LiveFeed(capacity: 100, clientBuffer: 4)
+        let stuck = feed.subscribe(after: nil)
+        for index in 1...5 { feed.publish(.moment, data: "\(index)") }
+        #expect(feed.clientCount == 0)
+        #expect(await Self.collect(stuck) == [1, 2, 3, 4])
+        let again = feed.subscribe(after: 4)
+        feed.finishAll()
+        #expect(await Self.collect(again) == [5])
     }
 }
