@@ -156,6 +156,12 @@ struct SSEBenchmark: AsyncParsableCommand {
         print(
             "delivered: \(recorder.receipts) of \(expected) moment receipts; \(events * clients) events sent over "
                 + ms(elapsed) + String(format: " (%.0f events/s)", Double(events * clients) / Self.seconds(elapsed)))
+        let coalesced = feed.coalescedCount
+        print(
+            "coalesced: \(coalesced) events a client that was behind got only as a newer state of the game "
+                + String(
+                    format: "(%.2f%% of events sent); every moment delivered",
+                    Double(coalesced) * 100 / Double(max(1, events * clients))))
         print(
             "moment → client: p50 \(ms(percentile(0.50))), p99 \(ms(percentile(0.99))), max \(ms(delays.last ?? .zero))"
         )

@@ -85,7 +85,9 @@ package final class LiveSubscription: AsyncSequence, Sendable {
     package typealias Element = LiveEvent
 
     fileprivate enum Offer {
-        case queued(CheckedContinuation<LiveBatch?, Never>?)
+        /// Queued (superseding a waiting event of the same kind and game or not); the writer to
+        /// wake if it was waiting.
+        case queued(CheckedContinuation<LiveBatch?, Never>?, superseded: Bool = false)
         case full
     }
 
@@ -143,9 +145,9 @@ package final class LiveSubscription: AsyncSequence, Sendable {
             state.count += 1
             if event.kind == .moment { state.moments += 1 }
             // The writer was waiting: it is handed what waits (outside the feed's lock).
-            guard let waiter = state.waiter else { return .queued(nil) }
+            guard let waiter = state.waiter else { return .queued(nil, superseded: superseded != nil) }
             state.waiter = nil
-            return .queued(waiter)
+            return .queued(waiter, superseded: superseded != nil)
         }
     }
 
@@ -243,6 +245,9 @@ package final class LiveFeed: Sendable {
         var start = 0
         var nextID = 1
         var clients: [UUID: LiveSubscription] = [:]
+        /// Events never written to a client because a newer one of the same kind and game
+        /// superseded them while the client was behind.
+        var coalesced = 0
         /// Those waiting for the number of clients to satisfy a condition.
         var waiters: [(condition: @Sendable (Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
@@ -304,8 +309,9 @@ package final class LiveFeed: Sendable {
         var dropped: [LiveSubscription] = []
         for (id, client) in state.clients {
             switch client.offer(event) {
-            case .queued(let waiter?): woken.append((client, waiter))
-            case .queued(nil): break
+            case .queued(let waiter, let superseded):
+                if let waiter { woken.append((client, waiter)) }
+                if superseded { state.coalesced += 1 }
             case .full:
                 dropped.append(client)
                 state.clients[id] = nil
@@ -329,6 +335,10 @@ package final class LiveFeed: Sendable {
 
     /// The id of the newest event (0 before any).
     package var lastID: Int { state.withLock { $0.nextID - 1 } }
+
+    /// Events a client that was behind never got because a newer one of the same kind and game
+    /// superseded them, summed over clients since start.
+    package var coalescedCount: Int { state.withLock { $0.coalesced } }
 
     /// Events after `lastID` (all kept ones when nil), then every new one. Nothing is missed
     /// between the two; what it missed comes whole (moments first), then new events waiting are

@@ -15,6 +15,8 @@ package final class ServerMetrics: Sendable {
     package let factory: PrometheusMetricsFactory
     private let liveEvents: Prometheus.Counter
     private let liveEventsCounted = Atomic<Int>(0)
+    private let coalesced: Prometheus.Counter
+    private let coalescedCounted = Atomic<Int>(0)
     private let streamClients: Prometheus.Gauge
     private let games: [GameSnapshot.Status: Prometheus.Gauge]
     private let attempts: Prometheus.Gauge
@@ -35,6 +37,11 @@ package final class ServerMetrics: Sendable {
         self.factory = factory
         liveEvents = registry.makeCounter(
             name: "nohit_live_events_total", help: "Events published on the live stream.")
+        coalesced = registry.makeCounter(
+            name: "nohit_stream_events_coalesced_total",
+            help:
+                "Game and score events a client that was behind never got: a newer one of the same game superseded them."
+        )
         streamClients = registry.makeGauge(name: "nohit_stream_clients", help: "Clients connected to the live stream.")
         var games: [GameSnapshot.Status: Prometheus.Gauge] = [:]
         for status in [GameSnapshot.Status.scheduled, .live, .final] {
@@ -79,6 +86,9 @@ package final class ServerMetrics: Sendable {
         let published = feed.lastID
         let counted = liveEventsCounted.exchange(published, ordering: .relaxed)
         if published > counted { liveEvents.increment(by: Int64(published - counted)) }
+        let superseded = feed.coalescedCount
+        let supersededCounted = coalescedCounted.exchange(superseded, ordering: .relaxed)
+        if superseded > supersededCounted { coalesced.increment(by: Int64(superseded - supersededCounted)) }
         streamClients.set(Double(feed.clientCount))
         let all = board.all
         for (status, gauge) in games { gauge.set(Double(all.filter { $0.status == status }.count)) }

@@ -98,6 +98,9 @@ import Testing
         let batch = try #require(await slow.nextBatch())
         #expect(batch.events.map(\.id) == moments + latest.values.sorted())
         #expect(batch.events.prefix(5).allSatisfy { $0.kind == .moment })
+        // Everything else the slow client was offered was superseded, and counted (the fast one
+        // never was behind).
+        #expect(feed.coalescedCount == feed.lastID - batch.events.count)
         let text = String(buffer: batch.sse)
         let ids = text.split(separator: "\n").filter { $0.hasPrefix("id: ") }.map { Int($0.dropFirst(4))! }
         #expect(ids.last == feed.lastID)
