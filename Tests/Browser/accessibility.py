@@ -17,16 +17,12 @@ usage: accessibility.py URL OUTPUT_DIR AXE_JS [TIMEOUT_SECONDS]
 import json, os, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Browser, find_browser
+from cdp import open_browser
 
 url, output, axe_path = sys.argv[1], sys.argv[2], sys.argv[3]
 timeout = float(sys.argv[4]) if len(sys.argv) > 4 else 60
-browser = find_browser()
-if not browser:
-    print("no chromium on PATH (apt-get install -y chromium)")
-    sys.exit(2)
 axe_source = open(axe_path, encoding="utf-8").read()
-chromium = Browser(browser, output, size=(1280, 900))
+chromium = open_browser(output)
 
 
 def fail(reason):

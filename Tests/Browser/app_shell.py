@@ -15,15 +15,11 @@ usage: app_shell.py URL OUTPUT_DIR [TIMEOUT_SECONDS]
 import json, os, signal, subprocess, sys, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Browser, CuttableProxy, find_browser
+from cdp import CuttableProxy, open_browser
 
 url, output = sys.argv[1], sys.argv[2]
 timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 60
-browser = find_browser()
-if not browser:
-    print("no chromium on PATH (apt-get install -y chromium)")
-    sys.exit(2)
-chromium = Browser(browser, output, size=(1280, 900))
+chromium = open_browser(output)
 # The page goes through a proxy that can cut the network while the server goes on.
 proxy = CuttableProxy(url)
 

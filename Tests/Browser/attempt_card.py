@@ -12,15 +12,11 @@ usage: attempt_card.py URL OUTPUT_DIR [TIMEOUT_SECONDS]
 import json, os, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Browser, find_browser
+from cdp import open_browser
 
 url, output = sys.argv[1], sys.argv[2]
 timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 150
-browser = find_browser()
-if not browser:
-    print("no chromium on PATH (apt-get install -y chromium)")
-    sys.exit(2)
-chromium = Browser(browser, output, size=(1280, 900))
+chromium = open_browser(output)
 GIOLITO = "CHA202008250-CHA"
 JAVIER = "HOU202008251-HOU"
 

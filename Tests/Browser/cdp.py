@@ -15,6 +15,15 @@ def _high(fd):
     return copy
 
 
+def open_browser(output, size=(1280, 900)):
+    """Chromium for a test script, or exit 2 (the test then says it was skipped) without one."""
+    browser = find_browser()
+    if not browser:
+        print("no chromium on PATH (apt-get install -y chromium)")
+        sys.exit(2)
+    return Browser(browser, output, size=size)
+
+
 class Browser:
     """One headless Chromium with one page (`session`); `events` holds what it said unasked."""
 

@@ -9,15 +9,11 @@ usage: live_page.py URL CARD_KEY OUTPUT_DIR [TIMEOUT_SECONDS]
 import os, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import Browser, find_browser
+from cdp import open_browser
 
 url, card, output = sys.argv[1], sys.argv[2], sys.argv[3]
 timeout = float(sys.argv[4]) if len(sys.argv) > 4 else 120
-browser = find_browser()
-if not browser:
-    print("no chromium on PATH (apt-get install -y chromium)")
-    sys.exit(2)
-chromium = Browser(browser, output)
+chromium = open_browser(output, size=(1200, 900))
 screenshot = chromium.screenshot
 page_problems = chromium.problems
 
