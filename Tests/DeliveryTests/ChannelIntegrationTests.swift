@@ -623,7 +623,7 @@ import Testing
         let received = try await Self.sendBatch(Array(deliveries.dropLast()), on: channel)
         #expect(received.map(\.0).sorted() == Array(0..<(deliveries.count - 1)))
         #expect(received.allSatisfy { $0.1 == .accepted })
-        let single = await Self.deliverAsTheDispatcherWould(deliveries.last!, on: channel)
+        let single = await channel.deliver(deliveries.last!)
         #expect(single == .accepted, "the single delivery after the batch: \(single)")
         for subscription in subscriptions {
             let id = String(subscription.endpoint.split(separator: "/").last!)
@@ -633,19 +633,33 @@ import Testing
         try await harness.shutdown()
     }
 
-    /// One delivery with the dispatcher's answer to a lost connection: sent again at once, on a
-    /// new connection (`DeliveryState`, `.connectionLost` → retry now). Twice in full-suite runs on
-    /// a loaded machine, a lone HTTP/1.1 Web Push did not come back accepted (not seen in 50 runs
-    /// of these tests alone, with or without CPU hogs); this says which outcome it was. Any other
-    /// outcome still fails the caller, and a resend that duplicated a message fails the checks of
-    /// what each subscription received (exactly one message).
-    static func deliverAsTheDispatcherWould(
-        _ delivery: OutboundDelivery, on channel: some DeliveryChannel
-    ) async -> ProviderOutcome {
-        let first = await channel.deliver(delivery)
-        guard case .connectionLost(let reason) = first else { return first }
-        print("ChannelIntegrationTests: connection lost (\(reason)); sent again as the dispatcher does")
-        return await channel.deliver(delivery)
+    @Test func anAnsweredHTTP1RequestIsNeverALostConnection() async throws {
+        let harness = try await Harness(offersHTTP2: false)
+        let (channel, _) = harness.webPush(transport: .asyncHTTPClient)  // no lean client: HTTP/1.1 for all
+        let state = harness.server.state
+        let subscriptions = (0..<400).map { _ in state.subscribe(baseURL: harness.server.baseURL) }
+        let outcomes = await withTaskGroup(of: ProviderOutcome.self) { group in
+            var outcomes: [ProviderOutcome] = []
+            for (index, subscription) in subscriptions.enumerated() {
+                if index >= 8, let outcome = await group.next() { outcomes.append(outcome) }
+                group.addTask {
+                    await channel.deliver(
+                        Self.delivery(token: "") { _ in
+                            .webPush(
+                                endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
+                        })
+                }
+            }
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        let failures = outcomes.filter { $0 != .accepted }
+        #expect(failures.isEmpty, "\(failures.count) of 400 not accepted at once: \(failures.prefix(3))")
+        for subscription in subscriptions {
+            let id = String(subscription.endpoint.split(separator: "/").last!)
+            #expect(state.webPushMessages(id: id) == [Self.payload])
+        }
+        try await harness.shutdown()
     }
 
     @Test func aServiceWithoutHTTP2IsAskedAgainAfterAnHour() async throws {
@@ -658,10 +672,10 @@ import Testing
         func push() async -> ProviderOutcome {
             let subscription = state.subscribe(baseURL: harness.server.baseURL)
             subscribers.append(String(subscription.endpoint.split(separator: "/").last!))
-            return await Self.deliverAsTheDispatcherWould(
+            return await channel.deliver(
                 Self.delivery(token: "") { _ in
                     .webPush(endpoint: subscription.endpoint, p256dh: subscription.p256dh, auth: subscription.auth)
-                }, on: channel)
+                })
         }
         let service = [harness.server.baseURL: "http/1.1"]
         #expect(origins.http1Origins.isEmpty)

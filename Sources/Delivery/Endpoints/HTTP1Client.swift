@@ -121,26 +121,45 @@ package struct HTTP1Client: Sendable {
         let result: Result<Response, Failure>
         do {
             result = try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(.head(head))
-                if body.readableBytes > 0 { try await outbound.write(.body(.byteBuffer(body))) }
-                try await outbound.write(.end(nil))
+                // The request goes in one write: a service answers, and closes (`connection:
+                // close`), as soon as it has the body, so an `.end` written after the body raced
+                // that close and could fail ("I/O on closed channel") after the service had taken
+                // the request — a delivered push reported lost, and sent again. A write that fails
+                // even so does not hide an answer that came: the answer is read first.
+                var parts: [HTTPClientRequestPart] = [.head(head)]
+                if body.readableBytes > 0 { parts.append(.body(.byteBuffer(body))) }
+                parts.append(.end(nil))
+                var writeFailure: (any Error)?
+                do {
+                    try await outbound.write(contentsOf: parts)
+                } catch {
+                    writeFailure = error
+                }
                 var response: Response?
-                for try await part in inbound {
-                    switch part {
-                    case .head(let head):
-                        response = Response(status: Int(head.status.code), headers: head.headers, body: ByteBuffer())
-                    case .body(var chunk):
-                        guard response != nil else { continue }
-                        let room = max(0, limit - response!.body.readableBytes)
-                        if let bytes = chunk.readSlice(length: min(room, chunk.readableBytes)) {
-                            response!.body.writeImmutableBuffer(bytes)
+                do {
+                    for try await part in inbound {
+                        switch part {
+                        case .head(let head):
+                            response = Response(
+                                status: Int(head.status.code), headers: head.headers, body: ByteBuffer())
+                        case .body(var chunk):
+                            guard response != nil else { continue }
+                            let room = max(0, limit - response!.body.readableBytes)
+                            if let bytes = chunk.readSlice(length: min(room, chunk.readableBytes)) {
+                                response!.body.writeImmutableBuffer(bytes)
+                            }
+                            if response!.body.readableBytes >= limit { return .success(response!) }
+                        case .end:
+                            if let response { return .success(response) }
                         }
-                        if response!.body.readableBytes >= limit { return .success(response!) }
-                    case .end:
-                        if let response { return .success(response) }
                     }
+                } catch {
+                    // A head that came is the service's answer, whatever broke after it.
+                    if let response { return .success(response) }
+                    throw writeFailure ?? error
                 }
                 if let response { return .success(response) }
+                if let writeFailure { throw writeFailure }
                 return .failure(.connectionLost("closed before the response"))
             }
         } catch {
