@@ -9,7 +9,7 @@ package enum Position {
 }
 
 /// A player entering the game: a starter or a substitute.
-package struct Appearance: Sendable, Hashable {
+package struct Appearance: Sendable, Hashable, Codable {
     package var player: PlayerID
     package var side: Side
     /// Batting order 1-9, or 0 for a pitcher who does not bat (designated hitter in use).

@@ -49,10 +49,11 @@ package struct PerBase<Value> {
 extension PerBase: Sendable where Value: Sendable {}
 extension PerBase: Equatable where Value: Equatable {}
 extension PerBase: Hashable where Value: Hashable {}
+extension PerBase: Codable where Value: Codable {}
 
 /// A set of play participants: the batter (bit 0) and runners by starting base (bits 1 to 3).
 @usableFromInline
-package struct BaseFlags: OptionSet, Sendable, Hashable {
+package struct BaseFlags: OptionSet, Sendable, Hashable, Codable {
     @usableFromInline package let rawValue: UInt8
     @inlinable package init(rawValue: UInt8) { self.rawValue = rawValue }
 

@@ -1,6 +1,6 @@
 /// Balls and strikes on the batter, as scored; unknown in older or incomplete accounts.
 @usableFromInline
-package struct PitchCount: Sendable, Hashable {
+package struct PitchCount: Sendable, Hashable, Codable {
     @usableFromInline package var balls: UInt8
     @usableFromInline package var strikes: UInt8
 

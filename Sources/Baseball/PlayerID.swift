@@ -77,6 +77,11 @@ extension PlayerID: Codable {
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let string = try container.decode(String.self)
+        // `.none` (no player) is written as the empty string.
+        if string.isEmpty {
+            self = .none
+            return
+        }
         guard let id = PlayerID(string) else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "'\(string)' is not a player id of 1-8 ASCII characters")

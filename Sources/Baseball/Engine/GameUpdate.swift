@@ -1,6 +1,6 @@
 /// One normalised update of a game, as every source (Retrosheet replay, the Stats API) produces
 /// them, so that the engine and everything after it do not care where a game came from.
-package enum GameUpdate: Sendable, Hashable {
+package enum GameUpdate: Sendable, Hashable, Codable {
     /// A plate appearance record: a play, or a placeholder before substitutions (`play == nil`).
     case play(PlayUpdate)
     /// A player entering the game; the plate appearance in progress is the last `.play`'s.
@@ -13,7 +13,7 @@ package enum GameUpdate: Sendable, Hashable {
 /// A player entering the game, his batting slot to be found in the lineup: a pitcher takes the
 /// slot of the pitcher he replaces (none while the designated hitter is in use); anyone else the
 /// slot of the player he replaces, or his own when he only changes position.
-package struct LineupChange: Sendable, Hashable {
+package struct LineupChange: Sendable, Hashable, Codable {
     package var player: PlayerID
     package var side: Side
     /// See `Position`.
@@ -30,7 +30,7 @@ package struct LineupChange: Sendable, Hashable {
 }
 
 /// A play record with what the scorer noted before it.
-package struct PlayUpdate: Sendable, Hashable {
+package struct PlayUpdate: Sendable, Hashable, Codable {
     package var inning: Int
     package var battingSide: Side
     package var batter: PlayerID

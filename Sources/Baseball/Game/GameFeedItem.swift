@@ -3,7 +3,7 @@ import Foundation
 /// What a source says about one game, in order. Every source — a replayed Retrosheet day, the
 /// Stats API, the fake Stats API — says the same things the same way, once per change; the game's
 /// follower turns them into game events.
-package enum GameFeedItem: Sendable {
+package enum GameFeedItem: Sendable, Hashable, Codable {
     /// The game as scheduled: teams, date, players' names, broadcasts, first pitch. Said first,
     /// and again whenever any of it changes.
     case scheduled(GameInfo, start: Date)

@@ -33,7 +33,7 @@ package struct Destination: RawRepresentable, Sendable, Hashable, Codable {
 
 /// How a run batted in was credited.
 @usableFromInline
-package enum RBICredit: UInt8, Sendable, Hashable {
+package enum RBICredit: UInt8, Sendable, Hashable, Codable {
     case none = 0
     /// Credited by the scoring rules.
     case credited = 1

@@ -1,7 +1,7 @@
 /// The errors charged on a play, in order: fielder positions 1-9 (0 when unknown), stored inline.
 /// Up to four positions are kept; `count` counts them all.
 @usableFromInline
-package struct ErrorList: Sendable, Hashable {
+package struct ErrorList: Sendable, Hashable, Codable {
     @usableFromInline var packed: UInt32 = 0
     @usableFromInline package internal(set) var count = 0
 

@@ -2,7 +2,7 @@
 /// the first seven characters (digits, `?`, `E`) in the low bytes, the character count in bits
 /// 56-62 and whether an error is part of it in bit 63.
 @usableFromInline
-package struct FieldingCredit: Sendable, Hashable {
+package struct FieldingCredit: Sendable, Hashable, Codable {
     @usableFromInline package internal(set) var bits: UInt64 = 0
 
     @inlinable package init() {}

@@ -4,7 +4,7 @@
 /// A play describes only what the scorer wrote. Runners it does not mention stay where they are;
 /// the engine resolves that against the bases when it applies the play (see
 /// `GameState.apply(_:)`).
-package struct Play: Sendable, Hashable {
+package struct Play: Sendable, Hashable, Codable {
     package var eventType: EventType
     /// Where the batter (index 0) and each runner (by starting base) ended up. `.none` means out
     /// when `putOuts` has that index, otherwise not mentioned.
@@ -91,7 +91,7 @@ package struct Play: Sendable, Hashable {
 
 /// Flags written after `/` in a play, and the like.
 @usableFromInline
-package struct PlayModifiers: OptionSet, Sendable, Hashable {
+package struct PlayModifiers: OptionSet, Sendable, Hashable, Codable {
     @usableFromInline package let rawValue: UInt32
     @inlinable package init(rawValue: UInt32) { self.rawValue = rawValue }
 
