@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Pure game engine: plays, game state, bids, what a source says about a game. Foundation only.
@@ -90,13 +91,16 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
-        // Store protocols and their SQLite implementation (migrations, WAL).
+        // Store protocols and their implementations: SQLite (the default: migrations, WAL) and
+        // PostgreSQL (several instances: leases, the shared game log, LISTEN/NOTIFY).
         .target(
             name: "Storage",
             dependencies: [
                 "Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // MLB's Stats API: wire types, JSON Patch, GUMBO → game updates, the poller and its source
@@ -221,7 +225,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Storage", "Alerts", "Baseball", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "PipelineTests",

@@ -31,12 +31,26 @@ package protocol OutboxStore: Sendable {
     /// later delivered alert of the same bid to the same device are dropped; the rest are queued
     /// again under the same delivery id.
     func recoverInDoubt(now: Date) async throws -> RecoveryReport
+    /// For a store several instances share: renews this instance's leases on the deliveries it is
+    /// sending, and puts back in doubt (as ``recoverInDoubt(now:)`` does) those whose instance
+    /// stopped renewing. A store one process dispatches from has nothing to do here: its recovery
+    /// at start covers it.
+    func maintainLeases(now: Date) async throws -> RecoveryReport
     func outboxCounts() async throws -> OutboxCounts
     /// Whether any delivery of these channels is being sent, or pending (and due by `dueBy`, when
     /// given). Cheap whatever the outbox holds: callers poll it.
     func hasUnfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Bool
     /// When the next pending delivery of `channel` is due, if any.
     func nextDue(channel: ChannelKind) async throws -> Date?
+}
+
+extension OutboxStore {
+    package func maintainLeases(now: Date) async throws -> RecoveryReport { RecoveryReport() }
+
+    /// Whether any delivery of these channels is being sent or pending, whenever due.
+    package func hasUnfinished(channels: [ChannelKind]) async throws -> Bool {
+        try await hasUnfinished(channels: channels, dueBy: nil)
+    }
 }
 
 /// A channel's bytes for a moment, shared by all its deliveries on that channel.

@@ -6,11 +6,14 @@ import Foundation
 package enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case duplicate(String)
     case corrupt(String)
+    /// The store cannot be opened as configured (a malformed URL, a database that cannot be reached).
+    case configuration(String)
 
     package var description: String {
         switch self {
         case .duplicate(let what): "already exists: \(what)"
         case .corrupt(let what): "stored data cannot be read: \(what)"
+        case .configuration(let what): what
         }
     }
 }

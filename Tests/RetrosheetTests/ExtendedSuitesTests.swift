@@ -7,6 +7,7 @@ import Testing
     /// Prints the one line naming the extended suites skipped, when the shared data is absent.
     @Test func aRunWithoutTheSharedDataSaysWhichSuitesItSkipped() {
         if !TestData.isSharedAvailable { print(ExtendedSuites.skipLine) }
+        if !TestPostgres.isAvailable { print(TestPostgres.skipLine) }
         #expect(ExtendedSuites.skipLine.contains(ExtendedSuites.names.joined(separator: ", ")))
     }
 

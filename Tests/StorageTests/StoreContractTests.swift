@@ -2,25 +2,66 @@ import Alerts
 import Baseball
 import Foundation
 import Storage
+import TestSupport
 import Testing
 
-/// The store implementations every contract suite runs against.
+/// The store implementations every contract suite runs against: SQLite (a file, and in memory),
+/// and PostgreSQL when a server is given (`$NOHIT_TEST_POSTGRES`), each test in a schema of its own.
 enum StoreFactory: String, CaseIterable, CustomTestStringConvertible {
     case sqliteFile = "SQLite file"
     case sqliteMemory = "SQLite in memory"
+    case postgres = "PostgreSQL"
 
     var testDescription: String { rawValue }
 
-    func make() throws -> SQLiteStore {
+    /// The stores this run has: PostgreSQL only with a server.
+    static var available: [StoreFactory] {
+        allCases.filter { $0 != .postgres || TestPostgres.isAvailable }
+    }
+
+    /// Runs `body` with a new, empty store.
+    func withStore(_ body: @Sendable (any ContractStore) async throws -> Void) async throws {
         switch self {
         case .sqliteFile:
             let path = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "store-\(UUID().uuidString).sqlite"
             ).path
-            return try SQLiteStore(path: path)
+            try await body(try SQLiteStore(path: path))
         case .sqliteMemory:
-            return try SQLiteStore(inMemory: ())
+            try await body(try SQLiteStore(inMemory: ()))
+        case .postgres:
+            let url = try #require(TestPostgres.url(schema: "contract"))
+            // A lease that lapses at once: `recoverInDoubt` right after a claim finds it in doubt,
+            // as after a restart (the instance that claimed it is gone).
+            try await PostgresStore.withStore(
+                try PostgresStore.Location(url: url), secrets: .ephemeral(), leaseSeconds: 0
+            ) { store in
+                do {
+                    try await body(store)
+                } catch {
+                    try? await store.dropSchema()
+                    throw error
+                }
+                try await store.dropSchema()
+            }
         }
+    }
+}
+
+/// What the contract suites use of a store: every store protocol, and its outbox rows.
+protocol ContractStore: DeviceStore, SubscriptionStore, MomentStore, OutboxStore, DealStore {
+    func rows() async throws -> [(id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?)]
+}
+
+extension SQLiteStore: ContractStore {
+    func rows() async throws -> [(id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?)] {
+        try await outboxRows()
+    }
+}
+
+extension PostgresStore: ContractStore {
+    func rows() async throws -> [(id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?)] {
+        try await outboxRows().map { ($0.id, $0.state, $0.attempts, $0.resentInDoubt, $0.error) }
     }
 }
 
@@ -66,236 +107,247 @@ enum Fixtures {
 }
 
 @Suite struct DeviceStoreContractTests {
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func manyDevicesRegisterAllOrNone(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let devices = (0..<50).map { _ in Fixtures.device(Fixtures.apns) }
-        try await store.register(contentsOf: devices)
-        #expect(try await store.deviceCount() == 50)
-        let more = (0..<3).map { _ in Fixtures.device(Fixtures.apns) } + [devices[7]]
-        await #expect(throws: StoreError.self) { try await store.register(contentsOf: more) }
-        #expect(try await store.deviceCount() == 50)
-        #expect(try await store.device(id: more[0].id) == nil)
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let devices = (0..<50).map { _ in Fixtures.device(Fixtures.apns) }
+            try await store.register(contentsOf: devices)
+            #expect(try await store.deviceCount() == 50)
+            let more = (0..<3).map { _ in Fixtures.device(Fixtures.apns) } + [devices[7]]
+            await #expect(throws: StoreError.self) { try await store.register(contentsOf: more) }
+            #expect(try await store.deviceCount() == 50)
+            #expect(try await store.device(id: more[0].id) == nil)
+        }
     }
 
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func everyChannelRoundTrips(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let channels: [DeviceChannel] = [
-            Fixtures.apns, .liveActivity(token: "cd", environment: .production, topic: "com.example.nohit"),
-            .webPush(endpoint: "https://push.example.net/x", p256dh: "BKey", auth: "auth"),
-            .webhook(url: "https://hooks.example.org/n", secret: "whsec_abc"), .console(label: "demo"),
-        ]
-        for channel in channels {
-            var device = Fixtures.device(channel, teams: ["cha", "NYA"])
-            device.preferences.jinxSafe = true
-            try await store.register(device)
-            var expected = device
-            expected.preferences.favouriteTeams = ["cha", "NYA"]
-            #expect(try await store.device(id: device.id) == expected)
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let channels: [DeviceChannel] = [
+                Fixtures.apns, .liveActivity(token: "cd", environment: .production, topic: "com.example.nohit"),
+                .webPush(endpoint: "https://push.example.net/x", p256dh: "BKey", auth: "auth"),
+                .webhook(url: "https://hooks.example.org/n", secret: "whsec_abc"), .console(label: "demo"),
+            ]
+            for channel in channels {
+                var device = Fixtures.device(channel, teams: ["cha", "NYA"])
+                device.preferences.jinxSafe = true
+                try await store.register(device)
+                var expected = device
+                expected.preferences.favouriteTeams = ["cha", "NYA"]
+                #expect(try await store.device(id: device.id) == expected)
+            }
+            #expect(try await store.deviceCount() == channels.count)
+            #expect(try await store.device(id: UUID()) == nil)
         }
-        #expect(try await store.deviceCount() == channels.count)
-        #expect(try await store.device(id: UUID()) == nil)
     }
 
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func duplicateRegistrationIsRefusedAndChangesNothing(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let device = Fixtures.device(Fixtures.apns)
-        try await store.register(device)
-        var other = device
-        other.channel = .console(label: "x")
-        await #expect(throws: StoreError.duplicate("device \(device.id)")) { try await store.register(other) }
-        #expect(try await store.device(id: device.id)?.channel == Fixtures.apns)
-    }
-
-    @Test(arguments: StoreFactory.allCases)
-    func disablingAndNewTokens(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let device = Fixtures.device(Fixtures.apns)
-        try await store.register(device)
-        #expect(try await store.disable(id: device.id, reason: "Unregistered", at: Fixtures.start))
-        #expect(try await store.activeDevices().isEmpty)
-        #expect(try await store.device(id: device.id)?.status == .disabled(reason: "Unregistered", at: Fixtures.start))
-        let rotated = DeviceChannel.apns(token: "ef01", environment: .sandbox, topic: "com.example.nohit")
-        let later = Fixtures.start.addingTimeInterval(60)
-        #expect(try await store.updateChannel(id: device.id, to: rotated, at: later))
-        let updated = try await store.device(id: device.id)
-        #expect(updated?.channel == rotated)
-        #expect(updated?.isActive == true)
-        #expect(updated?.registeredAt == later)
-        #expect(try await store.disable(id: UUID(), reason: "x", at: later) == false)
-        #expect(try await store.delete(id: device.id))
-        #expect(try await store.device(id: device.id) == nil)
-    }
-
-    @Test(arguments: StoreFactory.allCases)
-    func everyChangeToTheDevicesMovesTheVersion(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        var seen = [try await store.devicesVersion()]
-        func moved() async throws -> Bool {
-            let now = try await store.devicesVersion()
-            defer { seen.append(now) }
-            return !seen.contains(now)
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let device = Fixtures.device(Fixtures.apns)
+            try await store.register(device)
+            var other = device
+            other.channel = .console(label: "x")
+            await #expect(throws: StoreError.duplicate("device \(device.id)")) { try await store.register(other) }
+            #expect(try await store.device(id: device.id)?.channel == Fixtures.apns)
         }
-        let device = Fixtures.device(Fixtures.apns)
-        try await store.register(device)
-        #expect(try await moved())
-        try await store.register(contentsOf: [Fixtures.device(Fixtures.apns), Fixtures.device(Fixtures.apns)])
-        #expect(try await moved())
-        var preferences = Preferences()
-        preferences.favouriteTeams = ["CHA"]
-        #expect(try await store.updatePreferences(deviceID: device.id, to: preferences))
-        #expect(try await moved())
-        #expect(try await store.disable(id: device.id, reason: "Unregistered", at: Fixtures.start))
-        #expect(try await moved())
-        #expect(try await store.updateChannel(id: device.id, to: Fixtures.apns, at: Fixtures.start))
-        #expect(try await moved())
-        #expect(try await store.delete(id: device.id))
-        #expect(try await moved())
-        // Reads leave it alone.
-        _ = try await store.activeDevices()
-        _ = try await store.deviceCount()
-        #expect(try await store.devicesVersion() == seen.last)
     }
 
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
+    func disablingAndNewTokens(factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let device = Fixtures.device(Fixtures.apns)
+            try await store.register(device)
+            #expect(try await store.disable(id: device.id, reason: "Unregistered", at: Fixtures.start))
+            #expect(try await store.activeDevices().isEmpty)
+            #expect(
+                try await store.device(id: device.id)?.status == .disabled(reason: "Unregistered", at: Fixtures.start))
+            let rotated = DeviceChannel.apns(token: "ef01", environment: .sandbox, topic: "com.example.nohit")
+            let later = Fixtures.start.addingTimeInterval(60)
+            #expect(try await store.updateChannel(id: device.id, to: rotated, at: later))
+            let updated = try await store.device(id: device.id)
+            #expect(updated?.channel == rotated)
+            #expect(updated?.isActive == true)
+            #expect(updated?.registeredAt == later)
+            #expect(try await store.disable(id: UUID(), reason: "x", at: later) == false)
+            #expect(try await store.delete(id: device.id))
+            #expect(try await store.device(id: device.id) == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.available)
+    func everyChangeToTheDevicesMovesTheVersion(factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any ContractStore) async throws in
+            var seen = [try await store.devicesVersion()]
+            func moved() async throws -> Bool {
+                let now = try await store.devicesVersion()
+                defer { seen.append(now) }
+                return !seen.contains(now)
+            }
+            let device = Fixtures.device(Fixtures.apns)
+            try await store.register(device)
+            #expect(try await moved())
+            try await store.register(contentsOf: [Fixtures.device(Fixtures.apns), Fixtures.device(Fixtures.apns)])
+            #expect(try await moved())
+            var preferences = Preferences()
+            preferences.favouriteTeams = ["CHA"]
+            #expect(try await store.updatePreferences(deviceID: device.id, to: preferences))
+            #expect(try await moved())
+            #expect(try await store.disable(id: device.id, reason: "Unregistered", at: Fixtures.start))
+            #expect(try await moved())
+            #expect(try await store.updateChannel(id: device.id, to: Fixtures.apns, at: Fixtures.start))
+            #expect(try await moved())
+            #expect(try await store.delete(id: device.id))
+            #expect(try await moved())
+            // Reads leave it alone.
+            _ = try await store.activeDevices()
+            _ = try await store.deviceCount()
+            #expect(try await store.devicesVersion() == seen.last)
+        }
+    }
+
+    @Test(arguments: StoreFactory.available)
     func changesAfterAVersionAreTheDevicesTouchedSince(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let first = Fixtures.device(Fixtures.apns)
-        let second = Fixtures.device(Fixtures.apns, at: Fixtures.start.addingTimeInterval(1))
-        try await store.register(contentsOf: [first, second])
-        let all = try await store.deviceChanges(after: nil)
-        #expect(all.devices.map(\.id) == [first.id, second.id])
-        #expect(all.removals == 0)
-        #expect(try await store.deviceChanges(after: all.version).devices.isEmpty)
-        // A disabled device is among the changes (so a reader drops it); untouched ones are not.
-        #expect(try await store.disable(id: first.id, reason: "Unregistered", at: Fixtures.start))
-        let changed = try await store.deviceChanges(after: all.version)
-        #expect(changed.devices.map(\.id) == [first.id])
-        #expect(changed.devices.first?.isActive == false)
-        #expect(changed.version > all.version)
-        // The whole read lists active devices only.
-        #expect(try await store.deviceChanges(after: nil).devices.map(\.id) == [second.id])
-        #expect(try await store.delete(id: second.id))
-        #expect(try await store.deviceChanges(after: changed.version).removals == 1)
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let first = Fixtures.device(Fixtures.apns)
+            let second = Fixtures.device(Fixtures.apns, at: Fixtures.start.addingTimeInterval(1))
+            try await store.register(contentsOf: [first, second])
+            let all = try await store.deviceChanges(after: nil)
+            #expect(all.devices.map(\.id) == [first.id, second.id])
+            #expect(all.removals == 0)
+            #expect(try await store.deviceChanges(after: all.version).devices.isEmpty)
+            // A disabled device is among the changes (so a reader drops it); untouched ones are not.
+            #expect(try await store.disable(id: first.id, reason: "Unregistered", at: Fixtures.start))
+            let changed = try await store.deviceChanges(after: all.version)
+            #expect(changed.devices.map(\.id) == [first.id])
+            #expect(changed.devices.first?.isActive == false)
+            #expect(changed.version > all.version)
+            // The whole read lists active devices only.
+            #expect(try await store.deviceChanges(after: nil).devices.map(\.id) == [second.id])
+            #expect(try await store.delete(id: second.id))
+            #expect(try await store.deviceChanges(after: changed.version).removals == 1)
+        }
     }
 }
 
 @Suite struct SubscriptionStoreContractTests {
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func preferencesAndFavourites(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let fan = Fixtures.device(Fixtures.apns, teams: ["CHA"])
-        let other = Fixtures.device(.console(label: "x"), teams: ["PIT"])
-        try await store.register(fan)
-        try await store.register(other)
-        #expect(try await store.deviceIDs(favouring: "cha") == [fan.id])
-        var preferences = Preferences()
-        preferences.favouriteTeams = ["PIT", "MIL"]
-        preferences.thresholdInnings = 7
-        #expect(try await store.updatePreferences(deviceID: fan.id, to: preferences))
-        #expect(try await store.preferences(deviceID: fan.id) == preferences)
-        #expect(try await store.deviceIDs(favouring: "CHA").isEmpty)
-        #expect(Set(try await store.deviceIDs(favouring: "PIT")) == [fan.id, other.id])
-        _ = try await store.disable(id: other.id, reason: "x", at: Fixtures.start)
-        #expect(try await store.deviceIDs(favouring: "PIT") == [fan.id])
-        #expect(try await store.updatePreferences(deviceID: UUID(), to: preferences) == false)
-        #expect(try await store.preferences(deviceID: UUID()) == nil)
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let fan = Fixtures.device(Fixtures.apns, teams: ["CHA"])
+            let other = Fixtures.device(.console(label: "x"), teams: ["PIT"])
+            try await store.register(fan)
+            try await store.register(other)
+            #expect(try await store.deviceIDs(favouring: "cha") == [fan.id])
+            var preferences = Preferences()
+            preferences.favouriteTeams = ["PIT", "MIL"]
+            preferences.thresholdInnings = 7
+            #expect(try await store.updatePreferences(deviceID: fan.id, to: preferences))
+            #expect(try await store.preferences(deviceID: fan.id) == preferences)
+            #expect(try await store.deviceIDs(favouring: "CHA").isEmpty)
+            #expect(Set(try await store.deviceIDs(favouring: "PIT")) == [fan.id, other.id])
+            _ = try await store.disable(id: other.id, reason: "x", at: Fixtures.start)
+            #expect(try await store.deviceIDs(favouring: "PIT") == [fan.id])
+            #expect(try await store.updatePreferences(deviceID: UUID(), to: preferences) == false)
+            #expect(try await store.preferences(deviceID: UUID()) == nil)
+        }
     }
 }
 
 @Suite struct MomentStoreContractTests {
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func momentsAreStoredOnceAndListed(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let early = Fixtures.moment(outs: 15)
-        let late = Fixtures.moment(outs: 18)
-        let elsewhere = Fixtures.moment(outs: 12, game: "MIL202009130")
-        for moment in [early, late, elsewhere] {
-            #expect(try await store.record(moment, payloads: [], deliveries: []))
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let early = Fixtures.moment(outs: 15)
+            let late = Fixtures.moment(outs: 18)
+            let elsewhere = Fixtures.moment(outs: 12, game: "MIL202009130")
+            for moment in [early, late, elsewhere] {
+                #expect(try await store.record(moment, payloads: [], deliveries: []))
+            }
+            #expect(try await store.record(late, payloads: [], deliveries: []) == false)
+            #expect(try await store.moment(id: late.moment.id) == late)
+            // A score alert after them: in the game's list when asked for, never among the bids'.
+            let final = Fixtures.moment(.finalScore, outs: 27)
+            #expect(try await store.record(final, payloads: [], deliveries: []))
+            #expect(
+                try await store.moments(gameID: "CHA202008250", scoreAlerts: true).map(\.moment.kind) == [
+                    .hitlessInnings, .hitlessInnings, .finalScore,
+                ])
+            #expect(try await store.moments(gameID: "CHA202008250", scoreAlerts: false).map(\.moment.outs) == [15, 18])
+            #expect(try await store.recentMoments(limit: 2).map(\.moment.id) == [late.moment.id, early.moment.id])
+            #expect(try await store.moment(id: "nope") == nil)
         }
-        #expect(try await store.record(late, payloads: [], deliveries: []) == false)
-        #expect(try await store.moment(id: late.moment.id) == late)
-        // A score alert after them: in the game's list when asked for, never among the bids'.
-        let final = Fixtures.moment(.finalScore, outs: 27)
-        #expect(try await store.record(final, payloads: [], deliveries: []))
-        #expect(
-            try await store.moments(gameID: "CHA202008250", scoreAlerts: true).map(\.moment.kind) == [
-                .hitlessInnings, .hitlessInnings, .finalScore,
-            ])
-        #expect(try await store.moments(gameID: "CHA202008250", scoreAlerts: false).map(\.moment.outs) == [15, 18])
-        #expect(try await store.recentMoments(limit: 2).map(\.moment.id) == [late.moment.id, early.moment.id])
-        #expect(try await store.moment(id: "nope") == nil)
     }
 }
 
 @Suite struct OutboxStoreContractTests {
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func momentAndDeliveriesAreWrittenTogetherOnce(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let devices = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
-        for device in devices { try await store.register(device) }
-        let moment = Fixtures.moment()
-        #expect(
-            try await store.record(
-                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices)))
-        // Derived again (a restart): nothing new.
-        #expect(
-            try await store.record(
-                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices))
-                == false)
-        #expect(try await store.outboxCounts().pending == 3)
-        // A delivery naming a payload that is not there: the whole write is refused.
-        let bad = Fixtures.moment(outs: 21)
-        var deliveries = Fixtures.deliveries(bad, to: devices)
-        deliveries[1].payloadKey = "missing"
-        await #expect(throws: StoreError.self) {
-            try await store.record(bad, payloads: Fixtures.payloads(bad), deliveries: deliveries)
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let devices = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
+            for device in devices { try await store.register(device) }
+            let moment = Fixtures.moment()
+            #expect(
+                try await store.record(
+                    moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices)))
+            // Derived again (a restart): nothing new.
+            #expect(
+                try await store.record(
+                    moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: devices))
+                    == false)
+            #expect(try await store.outboxCounts().pending == 3)
+            // A delivery naming a payload that is not there: the whole write is refused.
+            let bad = Fixtures.moment(outs: 21)
+            var deliveries = Fixtures.deliveries(bad, to: devices)
+            deliveries[1].payloadKey = "missing"
+            await #expect(throws: StoreError.self) {
+                try await store.record(bad, payloads: Fixtures.payloads(bad), deliveries: deliveries)
+            }
+            #expect(try await store.moment(id: bad.moment.id) == nil)
+            #expect(try await store.outboxCounts().total == 3)
         }
-        #expect(try await store.moment(id: bad.moment.id) == nil)
-        #expect(try await store.outboxCounts().total == 3)
     }
 
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func claimsAreDueAndPerChannelAndCountAttempts(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let phone = Fixtures.device(Fixtures.apns)
-        let hook = Fixtures.device(.webhook(url: "https://hooks.example.org/n", secret: "whsec_x"))
-        try await store.register(phone)
-        try await store.register(hook)
-        let moment = Fixtures.moment()
-        let due = moment.occurredAt.addingTimeInterval(30)
-        try await store.record(
-            moment, payloads: Fixtures.payloads(moment),
-            deliveries: Fixtures.deliveries(moment, to: [phone, hook], due: due))
-        #expect(try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10).isEmpty)
-        #expect(try await store.nextDue(channel: .apns) == due)
-        #expect(try await store.hasUnfinished(channels: [.apns], dueBy: nil) == true)
-        #expect(try await store.hasUnfinished(channels: [.webhook], dueBy: nil) == true)
-        #expect(try await store.hasUnfinished(channels: [.webPush], dueBy: nil) == false)
-        #expect(try await store.hasUnfinished(channels: [.webPush, .webhook], dueBy: nil) == true)
-        #expect(try await store.hasUnfinished(channels: [.apns], dueBy: moment.occurredAt) == false)
-        #expect(try await store.hasUnfinished(channels: [.apns], dueBy: due) == true)
-        let claimed = try await store.claim(channel: .apns, now: due, limit: 10)
-        #expect(claimed.map(\.deviceID) == [phone.id])
-        #expect(claimed.first?.attempts == 1)
-        #expect(claimed.first?.channel == Fixtures.apns)
-        #expect(claimed.first?.payload == Data("apns".utf8))
-        #expect(claimed.first?.id == .delivery(momentID: moment.moment.id, deviceID: phone.id))
-        #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)
-        #expect(try await store.outboxCounts().sending == 1)
-        try await store.complete([
-            .retry(id: claimed[0].id, at: due.addingTimeInterval(5), reason: "503", tokenRefreshed: true)
-        ])
-        #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)
-        let again = try await store.claim(channel: .apns, now: due.addingTimeInterval(5), limit: 10)
-        #expect(again.first?.attempts == 2)
-        #expect(again.first?.tokenRefreshed == true)
-        #expect(try await store.hasUnfinished(channels: [.apns], dueBy: nil) == true)
-        try await store.complete([.delivered(id: again[0].id, at: due.addingTimeInterval(6))])
-        #expect(try await store.outboxCounts().delivered == 1)
-        #expect(try await store.hasUnfinished(channels: [.apns], dueBy: nil) == false)
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let phone = Fixtures.device(Fixtures.apns)
+            let hook = Fixtures.device(.webhook(url: "https://hooks.example.org/n", secret: "whsec_x"))
+            try await store.register(phone)
+            try await store.register(hook)
+            let moment = Fixtures.moment()
+            let due = moment.occurredAt.addingTimeInterval(30)
+            try await store.record(
+                moment, payloads: Fixtures.payloads(moment),
+                deliveries: Fixtures.deliveries(moment, to: [phone, hook], due: due))
+            #expect(try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10).isEmpty)
+            #expect(try await store.nextDue(channel: .apns) == due)
+            #expect(try await store.hasUnfinished(channels: [.apns], dueBy: nil) == true)
+            #expect(try await store.hasUnfinished(channels: [.webhook], dueBy: nil) == true)
+            #expect(try await store.hasUnfinished(channels: [.webPush], dueBy: nil) == false)
+            #expect(try await store.hasUnfinished(channels: [.webPush, .webhook], dueBy: nil) == true)
+            #expect(try await store.hasUnfinished(channels: [.apns], dueBy: moment.occurredAt) == false)
+            #expect(try await store.hasUnfinished(channels: [.apns], dueBy: due) == true)
+            let claimed = try await store.claim(channel: .apns, now: due, limit: 10)
+            #expect(claimed.map(\.deviceID) == [phone.id])
+            #expect(claimed.first?.attempts == 1)
+            #expect(claimed.first?.channel == Fixtures.apns)
+            #expect(claimed.first?.payload == Data("apns".utf8))
+            #expect(claimed.first?.id == .delivery(momentID: moment.moment.id, deviceID: phone.id))
+            #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)
+            #expect(try await store.outboxCounts().sending == 1)
+            try await store.complete([
+                .retry(id: claimed[0].id, at: due.addingTimeInterval(5), reason: "503", tokenRefreshed: true)
+            ])
+            #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)
+            let again = try await store.claim(channel: .apns, now: due.addingTimeInterval(5), limit: 10)
+            #expect(again.first?.attempts == 2)
+            #expect(again.first?.tokenRefreshed == true)
+            #expect(try await store.hasUnfinished(channels: [.apns], dueBy: nil) == true)
+            try await store.complete([.delivered(id: again[0].id, at: due.addingTimeInterval(6))])
+            #expect(try await store.outboxCounts().delivered == 1)
+            #expect(try await store.hasUnfinished(channels: [.apns], dueBy: nil) == false)
+        }
     }
 
     /// A fan-out's WAL is not copied back into the database file while its deliveries are under
@@ -359,140 +411,193 @@ enum Fixtures {
         #expect(rows.map(\.attempts).sorted() == [0, 1, 1])
     }
 
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func releasedClaimsArePendingAgainWithoutAnAttempt(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let phone = Fixtures.device(Fixtures.apns)
-        try await store.register(phone)
-        let moment = Fixtures.moment()
-        try await store.record(
-            moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: [phone]))
-        let claimed = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
-        try await store.release(claimed.map(\.id))
-        #expect(try await store.outboxCounts().pending == 1)
-        // Releasing twice, or a delivery no longer claimed, changes nothing.
-        try await store.release(claimed.map(\.id))
-        let again = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
-        #expect(again.first?.attempts == 1)
-        #expect(try await store.recoverInDoubt(now: moment.occurredAt).requeued == again.map(\.id))
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let phone = Fixtures.device(Fixtures.apns)
+            try await store.register(phone)
+            let moment = Fixtures.moment()
+            try await store.record(
+                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: [phone]))
+            let claimed = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
+            try await store.release(claimed.map(\.id))
+            #expect(try await store.outboxCounts().pending == 1)
+            // Releasing twice, or a delivery no longer claimed, changes nothing.
+            try await store.release(claimed.map(\.id))
+            let again = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
+            #expect(again.first?.attempts == 1)
+            #expect(try await store.recoverInDoubt(now: moment.occurredAt).requeued == again.map(\.id))
+        }
     }
 
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func pruningDisablesTheDeviceAndDropsItsQueue(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let phone = Fixtures.device(Fixtures.apns)
-        try await store.register(phone)
-        let first = Fixtures.moment(outs: 18)
-        let second = Fixtures.moment(outs: 21)
-        try await store.record(
-            first, payloads: Fixtures.payloads(first), deliveries: Fixtures.deliveries(first, to: [phone]))
-        try await store.record(
-            second, payloads: Fixtures.payloads(second), deliveries: Fixtures.deliveries(second, to: [phone]))
-        let claimed = try await store.claim(channel: .apns, now: first.occurredAt, limit: 1)
-        try await store.complete([
-            .pruned(id: claimed[0].id, deviceID: phone.id, reason: "410 Unregistered", at: first.occurredAt)
-        ])
-        #expect(try await store.device(id: phone.id)?.isActive == false)
-        let counts = try await store.outboxCounts()
-        #expect(counts.failed == 2)
-        #expect(counts.pending == 0)
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let phone = Fixtures.device(Fixtures.apns)
+            try await store.register(phone)
+            let first = Fixtures.moment(outs: 18)
+            let second = Fixtures.moment(outs: 21)
+            try await store.record(
+                first, payloads: Fixtures.payloads(first), deliveries: Fixtures.deliveries(first, to: [phone]))
+            try await store.record(
+                second, payloads: Fixtures.payloads(second), deliveries: Fixtures.deliveries(second, to: [phone]))
+            let claimed = try await store.claim(channel: .apns, now: first.occurredAt, limit: 1)
+            try await store.complete([
+                .pruned(id: claimed[0].id, deviceID: phone.id, reason: "410 Unregistered", at: first.occurredAt)
+            ])
+            #expect(try await store.device(id: phone.id)?.isActive == false)
+            let counts = try await store.outboxCounts()
+            #expect(counts.failed == 2)
+            #expect(counts.pending == 0)
+        }
     }
 
     /// A device deleted or disabled after its alerts were queued gets none of them: claiming
     /// finishes those rows as failed, with the reason, instead of sending them or leaving them
     /// claimed for ever.
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func queuedAlertsOfRemovedOrDisabledDevicesFailWhenClaimed(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
-        try await store.register(contentsOf: phones)
-        let moment = Fixtures.moment()
-        try await store.record(
-            moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: phones))
-        #expect(try await store.delete(id: phones[0].id))
-        #expect(try await store.disable(id: phones[1].id, reason: "disabled by the operator", at: moment.occurredAt))
-        let claimed = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
-        #expect(claimed.map(\.deviceID) == [phones[2].id])
-        let counts = try await store.outboxCounts()
-        #expect(counts.failed == 2)
-        #expect(counts.sending == 1)
-        try await store.complete([.delivered(id: claimed[0].id, at: moment.occurredAt)])
-        #expect(try await store.hasUnfinished(channels: [.apns]) == false)
-        let errors = try await store.outboxRows().compactMap(\.error).sorted()
-        #expect(errors == ["device disabled: disabled by the operator", "device removed"])
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
+            try await store.register(contentsOf: phones)
+            let moment = Fixtures.moment()
+            try await store.record(
+                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: phones))
+            #expect(try await store.delete(id: phones[0].id))
+            #expect(
+                try await store.disable(id: phones[1].id, reason: "disabled by the operator", at: moment.occurredAt))
+            let claimed = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 10)
+            #expect(claimed.map(\.deviceID) == [phones[2].id])
+            let counts = try await store.outboxCounts()
+            #expect(counts.failed == 2)
+            #expect(counts.sending == 1)
+            try await store.complete([.delivered(id: claimed[0].id, at: moment.occurredAt)])
+            #expect(try await store.hasUnfinished(channels: [.apns]) == false)
+            let errors = try await store.rows().compactMap(\.error).sorted()
+            #expect(errors == ["device disabled: disabled by the operator", "device removed"])
+        }
     }
 
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func inDoubtAttemptsAreRequeuedUnlessSuperseded(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let phones = (0..<2).map { _ in Fixtures.device(Fixtures.apns) }
-        for phone in phones { try await store.register(phone) }
-        let seventh = Fixtures.moment(outs: 21)
-        let eighth = Fixtures.moment(outs: 24)
-        try await store.record(
-            seventh, payloads: Fixtures.payloads(seventh), deliveries: Fixtures.deliveries(seventh, to: phones))
-        // Both attempts start; the process dies before either outcome is recorded.
-        let inFlight = try await store.claim(channel: .apns, now: seventh.occurredAt, limit: 10)
-        #expect(inFlight.count == 2)
-        // The 8th-inning alert reaches phone 0 (recorded before the crash).
-        try await store.record(
-            eighth, payloads: Fixtures.payloads(eighth), deliveries: Fixtures.deliveries(eighth, to: [phones[0]]))
-        let eighthClaim = try await store.claim(channel: .apns, now: eighth.occurredAt, limit: 10)
-        try await store.complete([.delivered(id: eighthClaim[0].id, at: eighth.occurredAt)])
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let phones = (0..<2).map { _ in Fixtures.device(Fixtures.apns) }
+            for phone in phones { try await store.register(phone) }
+            let seventh = Fixtures.moment(outs: 21)
+            let eighth = Fixtures.moment(outs: 24)
+            try await store.record(
+                seventh, payloads: Fixtures.payloads(seventh), deliveries: Fixtures.deliveries(seventh, to: phones))
+            // Both attempts start; the process dies before either outcome is recorded.
+            let inFlight = try await store.claim(channel: .apns, now: seventh.occurredAt, limit: 10)
+            #expect(inFlight.count == 2)
+            // The 8th-inning alert reaches phone 0 (recorded before the crash).
+            try await store.record(
+                eighth, payloads: Fixtures.payloads(eighth), deliveries: Fixtures.deliveries(eighth, to: [phones[0]]))
+            let eighthClaim = try await store.claim(channel: .apns, now: eighth.occurredAt, limit: 10)
+            try await store.complete([.delivered(id: eighthClaim[0].id, at: eighth.occurredAt)])
 
-        let report = try await store.recoverInDoubt(now: eighth.occurredAt)
-        #expect(report.superseded == [.delivery(momentID: seventh.moment.id, deviceID: phones[0].id)])
-        #expect(report.requeued == [.delivery(momentID: seventh.moment.id, deviceID: phones[1].id)])
-        let resent = try await store.claim(channel: .apns, now: eighth.occurredAt, limit: 10)
-        #expect(resent.map(\.id) == report.requeued)
-        #expect(resent.first?.attempts == 2)
+            let report = try await store.recoverInDoubt(now: eighth.occurredAt)
+            #expect(report.superseded == [.delivery(momentID: seventh.moment.id, deviceID: phones[0].id)])
+            #expect(report.requeued == [.delivery(momentID: seventh.moment.id, deviceID: phones[1].id)])
+            let resent = try await store.claim(channel: .apns, now: eighth.occurredAt, limit: 10)
+            #expect(resent.map(\.id) == report.requeued)
+            #expect(resent.first?.attempts == 2)
+        }
     }
 
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func followersAreTheDevicesToldTheBidIsOn(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
-        for phone in phones { try await store.register(phone) }
-        let innings = Fixtures.moment(.hitlessInnings, outs: 18)
-        let change = Fixtures.moment(.pitchingChange, outs: 19)
-        let nextInnings = Fixtures.moment(.hitlessInnings, outs: 21)
-        let otherGame = Fixtures.moment(.hitlessInnings, outs: 18, game: "SDN202008250")
-        #expect(try await store.isRecorded(momentID: innings.moment.id) == false)
-        try await store.record(
-            innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: [phones[0]]))
-        // Not an in-progress alert: phones[1] is not told the bid is on by it.
-        try await store.record(
-            change, payloads: Fixtures.payloads(change), deliveries: Fixtures.deliveries(change, to: [phones[1]]))
-        // phones[0] again (kept once), and phones[2].
-        try await store.record(
-            nextInnings, payloads: Fixtures.payloads(nextInnings),
-            deliveries: Fixtures.deliveries(nextInnings, to: [phones[0], phones[2]]))
-        try await store.record(
-            otherGame, payloads: Fixtures.payloads(otherGame),
-            deliveries: Fixtures.deliveries(otherGame, to: [phones[1]]))
-        #expect(try await store.followers(bidKey: "CHA202008250-home") == [phones[0].id, phones[2].id])
-        #expect(try await store.followers(bidKey: "SDN202008250-home") == [phones[1].id])
-        #expect(try await store.followers(bidKey: "CHA202008250-away") == [])
-        #expect(try await store.isRecorded(momentID: innings.moment.id))
-        #expect(try await store.isRecorded(momentID: change.moment.id))
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
+            for phone in phones { try await store.register(phone) }
+            let innings = Fixtures.moment(.hitlessInnings, outs: 18)
+            let change = Fixtures.moment(.pitchingChange, outs: 19)
+            let nextInnings = Fixtures.moment(.hitlessInnings, outs: 21)
+            let otherGame = Fixtures.moment(.hitlessInnings, outs: 18, game: "SDN202008250")
+            #expect(try await store.isRecorded(momentID: innings.moment.id) == false)
+            try await store.record(
+                innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: [phones[0]])
+            )
+            // Not an in-progress alert: phones[1] is not told the bid is on by it.
+            try await store.record(
+                change, payloads: Fixtures.payloads(change), deliveries: Fixtures.deliveries(change, to: [phones[1]]))
+            // phones[0] again (kept once), and phones[2].
+            try await store.record(
+                nextInnings, payloads: Fixtures.payloads(nextInnings),
+                deliveries: Fixtures.deliveries(nextInnings, to: [phones[0], phones[2]]))
+            try await store.record(
+                otherGame, payloads: Fixtures.payloads(otherGame),
+                deliveries: Fixtures.deliveries(otherGame, to: [phones[1]]))
+            #expect(try await store.followers(bidKey: "CHA202008250-home") == [phones[0].id, phones[2].id])
+            #expect(try await store.followers(bidKey: "SDN202008250-home") == [phones[1].id])
+            #expect(try await store.followers(bidKey: "CHA202008250-away") == [])
+            #expect(try await store.isRecorded(momentID: innings.moment.id))
+            #expect(try await store.isRecorded(momentID: change.moment.id))
+        }
     }
 
     /// A moment recorded a second time writes nothing, not even a follower it did not have.
-    @Test(arguments: StoreFactory.allCases)
+    @Test(arguments: StoreFactory.available)
     func aMomentRecordedAgainWritesNothing(factory: StoreFactory) async throws {
-        let store = try factory.make()
-        let phones = (0..<2).map { _ in Fixtures.device(Fixtures.apns) }
-        try await store.register(contentsOf: phones)
-        let innings = Fixtures.moment(.hitlessInnings, outs: 18)
-        #expect(
-            try await store.record(
-                innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: [phones[0]])
-            ))
-        #expect(
-            try await store.record(
-                innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: phones))
-                == false)
-        #expect(try await store.outboxRows().count == 1)
-        #expect(try await store.followers(bidKey: "CHA202008250-home") == [phones[0].id])
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let phones = (0..<2).map { _ in Fixtures.device(Fixtures.apns) }
+            try await store.register(contentsOf: phones)
+            let innings = Fixtures.moment(.hitlessInnings, outs: 18)
+            #expect(
+                try await store.record(
+                    innings, payloads: Fixtures.payloads(innings),
+                    deliveries: Fixtures.deliveries(innings, to: [phones[0]])
+                ))
+            #expect(
+                try await store.record(
+                    innings, payloads: Fixtures.payloads(innings), deliveries: Fixtures.deliveries(innings, to: phones))
+                    == false)
+            #expect(try await store.rows().count == 1)
+            #expect(try await store.followers(bidKey: "CHA202008250-home") == [phones[0].id])
+        }
+    }
+}
+
+@Suite struct DealStoreContractTests {
+    @Test(arguments: StoreFactory.available)
+    func gamesTriggersAndRevisionsAreKeptOnce(factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let game = StoredDealGame(gameID: "WAS202008230", dealDate: "2020-08-24", body: Data(#"{"runs":9}"#.utf8))
+            try await store.saveDealGame(game)
+            // A re-scoring replaces the game's state.
+            var rescored = game
+            rescored.body = Data(#"{"runs":8}"#.utf8)
+            try await store.saveDealGame(rescored)
+            try await store.saveDealGame(
+                StoredDealGame(gameID: "WAS202008250", dealDate: "2020-08-26", body: Data("{}".utf8)))
+            #expect(try await store.dealGames(from: "2020-08-24", through: "2020-08-25") == [rescored])
+            #expect(try await store.dealGames(from: "2020-08-01", through: "2020-08-31").count == 2)
+
+            let trigger = StoredDealTrigger(
+                id: UUID(), ruleID: "papa-johns-dc-nationals", version: 2, gameID: game.gameID, dealDate: game.dealDate,
+                createdAt: Fixtures.start, body: Data(#"{"rule":"papa-johns-dc-nationals"}"#.utf8))
+            #expect(try await store.recordTrigger(trigger))
+            #expect(try await store.recordTrigger(trigger) == false)
+            let other = StoredDealTrigger(
+                id: UUID(), ruleID: "mcdonalds-dc-nationals", version: 1, gameID: game.gameID, dealDate: game.dealDate,
+                createdAt: Fixtures.start.addingTimeInterval(1), body: Data("{}".utf8))
+            #expect(try await store.recordTrigger(other))
+            // Revisions in order, each as given.
+            let first = Data(#"{"runs_for":6,"still":false}"#.utf8)
+            let second = Data(#"{"runs_for":7,"still":true}"#.utf8)
+            try await store.recordTriggerRevision(id: trigger.id, revision: first)
+            try await store.recordTriggerRevision(id: trigger.id, revision: second)
+            let stored = try await store.dealTriggers(
+                ruleID: "papa-johns-dc-nationals", from: "2020-08-24", through: "2020-08-24")
+            #expect(stored.map(\.id) == [trigger.id])
+            let revisions = try stored[0].revisions.map { try JSONSerialization.jsonObject(with: $0) as? NSDictionary }
+            #expect(revisions == [["runs_for": 6, "still": false], ["runs_for": 7, "still": true]])
+            #expect(stored[0].body == trigger.body)
+            #expect(
+                try await store.dealTriggers(ruleID: nil, from: "2020-08-24", through: "2020-08-24").map(\.id) == [
+                    trigger.id, other.id,
+                ])
+            #expect(try await store.dealTriggers(ruleID: nil, from: "2020-08-25", through: "2020-09-01").isEmpty)
+        }
     }
 }

@@ -24,13 +24,13 @@ extension SQLiteStore {
                     throw StoreError.duplicate("device \(device.id)")
                 }
                 let preferences = try Self.encode(device.preferences)
-                let address = try self.address(of: device.channel)
+                let address = try ChannelColumns(device.channel, sealing: secrets)
                 var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)
                 if case .disabled(let why, let when) = device.status {
                     (active, reason, at) = (false, why, when.timeIntervalSince1970)
                 }
                 try insert.execute(arguments: [
-                    device.id.text(uppercase: true), device.channel.kind.rawValue, address.address, address.environment,
+                    device.id.text(uppercase: true), address.kind, address.address, address.environment,
                     address.topic, address.key1, address.key2, preferences, device.secretHash,
                     device.registeredAt.timeIntervalSince1970, active, reason, at,
                 ])
@@ -48,7 +48,7 @@ extension SQLiteStore {
     }
 
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
-        let address = try self.address(of: channel)
+        let address = try ChannelColumns(channel, sealing: secrets)
         return try await database.write { db in
             try db.execute(
                 sql: """
@@ -57,7 +57,7 @@ extension SQLiteStore {
                     WHERE id = ?
                     """,
                 arguments: [
-                    channel.kind.rawValue, address.address, address.environment, address.topic, address.key1,
+                    address.kind, address.address, address.environment, address.topic, address.key1,
                     address.key2, date.timeIntervalSince1970, id.text(uppercase: true),
                 ])
             return db.changesCount > 0

@@ -281,7 +281,7 @@ extension SQLiteStore {
         }
     }
 
-    package func hasUnfinished(channels: [ChannelKind], dueBy: Date? = nil) async throws -> Bool {
+    package func hasUnfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Bool {
         let due = dueBy?.timeIntervalSince1970 ?? .infinity
         return try await database.read { db in
             let probe = try db.cachedStatement(sql: Queries.unfinished)

@@ -1,0 +1,299 @@
+import Alerts
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL schema, one migration per change, in order. Instances starting together run
+/// them once: the first takes a session advisory lock and migrates, the others wait for the lock
+/// and then find nothing left to do.
+extension PostgresStore {
+    /// The advisory lock key of migrations ("nohit" in ASCII).
+    static let migrationLock: Int64 = 0x6E_6F68_6974
+
+    package static let migrations: [(name: String, sql: String)] = [
+        (
+            "1 devices, moments, outbox, deals",
+            """
+            CREATE TABLE devices (
+                id uuid PRIMARY KEY,
+                channel text NOT NULL,
+                address text NOT NULL,
+                environment text,
+                topic text,
+                key1 text,
+                key2 text,
+                preferences text NOT NULL,
+                secret_hash text NOT NULL,
+                registered_at double precision NOT NULL,
+                active boolean NOT NULL,
+                status_reason text,
+                status_at double precision,
+                version bigint NOT NULL DEFAULT 0
+            );
+            -- The directory of active devices reads them in registration order, and what changed
+            -- since a version.
+            CREATE INDEX devices_active ON devices (registered_at, id) WHERE active;
+            CREATE INDEX devices_version ON devices (version);
+            CREATE TABLE favourite_teams (
+                device_id uuid NOT NULL REFERENCES devices (id) ON DELETE CASCADE,
+                team text NOT NULL,
+                PRIMARY KEY (device_id, team)
+            );
+            CREATE INDEX favourite_teams_team ON favourite_teams (team);
+
+            -- A counter every change to a device moves, whichever instance makes it; a row's
+            -- version is the counter at its last change. Taken under the row's lock, so versions
+            -- commit in order: a reader that sees version N sees every change up to N.
+            CREATE TABLE device_changes (
+                id int PRIMARY KEY CHECK (id = 1),
+                version bigint NOT NULL,
+                removals bigint NOT NULL
+            );
+            INSERT INTO device_changes (id, version, removals) VALUES (1, 0, 0);
+            CREATE FUNCTION devices_versioned() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'DELETE' THEN
+                    UPDATE device_changes SET version = version + 1, removals = removals + 1 WHERE id = 1;
+                    RETURN OLD;
+                END IF;
+                -- A registration of many devices numbers them itself (one counter update, not one
+                -- per row).
+                IF TG_OP = 'INSERT' AND NEW.version > 0 THEN
+                    RETURN NEW;
+                END IF;
+                UPDATE device_changes SET version = version + 1 WHERE id = 1 RETURNING version INTO NEW.version;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER devices_versioned BEFORE INSERT OR UPDATE OR DELETE ON devices
+                FOR EACH ROW EXECUTE FUNCTION devices_versioned();
+
+            CREATE TABLE moments (
+                seq bigserial UNIQUE,
+                id text PRIMARY KEY,
+                game_id text NOT NULL,
+                kind text NOT NULL,
+                occurred_at double precision NOT NULL,
+                body text NOT NULL
+            );
+            CREATE INDEX moments_game ON moments (game_id, occurred_at, seq);
+            CREATE INDEX moments_time ON moments (occurred_at, seq);
+            CREATE TABLE payloads (
+                id bigserial PRIMARY KEY,
+                key text NOT NULL UNIQUE,
+                body bytea NOT NULL
+            );
+            CREATE TABLE outbox (
+                id bigserial PRIMARY KEY,
+                delivery_id uuid NOT NULL,
+                moment_id text NOT NULL REFERENCES moments (id),
+                device_id uuid NOT NULL,
+                channel text NOT NULL,
+                payload_id bigint NOT NULL REFERENCES payloads (id),
+                bid_key text NOT NULL,
+                moment_kind text NOT NULL,
+                moment_outs int NOT NULL,
+                created_at double precision NOT NULL,
+                expires_at double precision NOT NULL,
+                due_at double precision NOT NULL,
+                state smallint NOT NULL,
+                attempts int NOT NULL DEFAULT 0,
+                token_refreshed boolean NOT NULL DEFAULT false,
+                attempt_started_at double precision,
+                finished_at double precision,
+                last_error text,
+                resent_in_doubt int NOT NULL DEFAULT 0,
+                -- The instance sending the row (state 1) and until when, by the database's clock.
+                lease_owner text,
+                lease_expires timestamptz,
+                UNIQUE (moment_id, device_id)
+            );
+            -- Only the rows a dispatcher looks for are indexed by state, as in the SQLite store.
+            CREATE INDEX outbox_pending ON outbox (channel, due_at, id) WHERE state = 0;
+            CREATE INDEX outbox_sending ON outbox (lease_owner, lease_expires) WHERE state = 1;
+            CREATE INDEX outbox_sending_delivery ON outbox (delivery_id) WHERE state = 1;
+            CREATE INDEX outbox_pending_device ON outbox (device_id) WHERE state = 0;
+            CREATE TABLE bid_followers (
+                bid_key text NOT NULL,
+                device_id uuid NOT NULL,
+                PRIMARY KEY (bid_key, device_id)
+            );
+
+            CREATE TABLE deal_games (
+                game_id text PRIMARY KEY,
+                deal_date text NOT NULL,
+                body text NOT NULL
+            );
+            CREATE INDEX deal_games_by_date ON deal_games (deal_date);
+            CREATE TABLE deal_triggers (
+                id uuid PRIMARY KEY,
+                rule_id text NOT NULL,
+                version int NOT NULL,
+                game_id text NOT NULL,
+                deal_date text NOT NULL,
+                created_at double precision NOT NULL,
+                body text NOT NULL,
+                revisions text NOT NULL DEFAULT '[]'
+            );
+            CREATE INDEX deal_triggers_by_rule ON deal_triggers (rule_id, deal_date);
+            CREATE INDEX deal_triggers_by_date ON deal_triggers (deal_date);
+            """
+        ),
+        (
+            "2 instances: heartbeats, runs, game leases, the shared game log",
+            """
+            CREATE TABLE instances (
+                id text PRIMARY KEY,
+                about text NOT NULL,
+                started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                heartbeat_at timestamptz NOT NULL DEFAULT clock_timestamp()
+            );
+            -- What a set of instances follows together: a replayed day on a shared clock, or the
+            -- Stats API. The first instance starts it; the others join.
+            CREATE TABLE runs (
+                id text PRIMARY KEY,
+                key text NOT NULL,
+                epoch double precision NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+            );
+            CREATE INDEX runs_key ON runs (key, created_at);
+            -- Which instance follows which game now (one at a time), by the database's clock.
+            CREATE TABLE game_leases (
+                run text NOT NULL,
+                game_id text NOT NULL,
+                owner text,
+                expires_at timestamptz NOT NULL,
+                PRIMARY KEY (run, game_id)
+            );
+            -- Every lease taken, for the record: when, by whom, until when it was last renewed, and
+            -- when it was given up.
+            CREATE TABLE game_follows (
+                id bigserial PRIMARY KEY,
+                run text NOT NULL,
+                game_id text NOT NULL,
+                owner text NOT NULL,
+                acquired_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                renewed_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                released_at timestamptz
+            );
+            CREATE INDEX game_follows_game ON game_follows (run, game_id, acquired_at);
+            -- What the sources said, numbered in the order every instance applies it. Appended under
+            -- a transaction advisory lock, so sequence numbers commit in order (a reader never
+            -- passes a number that commits later).
+            CREATE TABLE game_items (
+                seq bigserial PRIMARY KEY,
+                run text NOT NULL,
+                game_id text NOT NULL,
+                index int NOT NULL,
+                at double precision NOT NULL,
+                item text NOT NULL,
+                instance text NOT NULL,
+                written_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                UNIQUE (run, game_id, index)
+            );
+            CREATE INDEX game_items_run ON game_items (run, seq);
+            """
+        ),
+    ]
+
+    /// The statements of a migration, one by one (the extended query protocol takes one at a time):
+    /// split at semicolons outside quotes, `$$` bodies and `--` comments.
+    static func statements(_ sql: String) -> [String] {
+        var statements: [String] = []
+        var current = ""
+        var inQuote = false
+        var inBody = false
+        var inComment = false
+        var previous: Character = " "
+        for character in sql {
+            if inComment {
+                if character == "\n" { inComment = false }
+                current.append(character)
+                previous = character
+                continue
+            }
+            if !inQuote && !inBody && character == "-" && previous == "-" { inComment = true }
+            if !inBody && character == "'" { inQuote.toggle() }
+            if !inQuote && character == "$" && previous == "$" { inBody.toggle() }
+            if character == ";" && !inQuote && !inBody {
+                let statement = current.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !statement.isEmpty { statements.append(statement) }
+                current = ""
+                previous = " "
+                continue
+            }
+            current.append(character)
+            previous = character
+        }
+        let statement = current.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !statement.isEmpty { statements.append(statement) }
+        return statements
+    }
+
+    /// Applies the migrations not applied yet, each in a transaction, holding the migration lock.
+    func migrate() async throws {
+        let logger = logger
+        let schema = location.schema
+        try await client.withConnection { connection in
+            _ = try await connection.query("SELECT pg_advisory_lock(\(Self.migrationLock))", logger: logger).collect()
+            do {
+                if schema != "public" {
+                    _ = try await connection.query(
+                        "CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger
+                    ).collect()
+                }
+                _ = try await connection.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS schema_migrations (
+                        name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())
+                    """, logger: logger
+                ).collect()
+                var applied = Set<String>()
+                for try await name in try await connection.query(
+                    "SELECT name FROM schema_migrations", logger: logger
+                ).decode(String.self) {
+                    applied.insert(name)
+                }
+                for migration in Self.migrations where !applied.contains(migration.name) {
+                    _ = try await connection.query("BEGIN", logger: logger).collect()
+                    do {
+                        for statement in Self.statements(migration.sql) {
+                            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                                .collect()
+                        }
+                        _ = try await connection.query(
+                            "INSERT INTO schema_migrations (name) VALUES (\(migration.name))", logger: logger
+                        ).collect()
+                        _ = try await connection.query("COMMIT", logger: logger).collect()
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger).collect()
+                        throw StoreError.configuration(
+                            "migration '\(migration.name)' failed: \(Self.describe(error))")
+                    }
+                }
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
+                    .collect()
+                throw error
+            }
+            _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
+                .collect()
+        }
+    }
+
+    /// The migrations applied, in order (tests: two stores opened together apply each once).
+    package func appliedMigrations() async throws -> [String] {
+        var names: [String] = []
+        for try await name in try await client.query(
+            "SELECT name FROM schema_migrations ORDER BY applied_at, name", logger: logger
+        ).decode(String.self) {
+            names.append(name)
+        }
+        return names
+    }
+
+    /// Drops this store's schema and everything in it (tests give each store a schema of their own).
+    /// Refuses `public`.
+    package func dropSchema() async throws {
+        guard location.schema != "public" else { throw StoreError.configuration("the public schema is not dropped") }
+        try await execute("DROP SCHEMA \(unescaped: location.schema) CASCADE")
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// Every store on PostgreSQL, for several instances of the service sharing one database: the same
+/// store protocols as ``SQLiteStore`` (one contract suite runs against both), plus what instances
+/// agree through the database (``CoordinationStore``): outbox rows claimed with `FOR UPDATE SKIP
+/// LOCKED` under a lease, one instance following each game, the shared game log, and
+/// `LISTEN`/`NOTIFY` wake-ups.
+///
+/// The client's connection pool runs for as long as ``withStore(_:secrets:instance:logger:_:)``'s
+/// body does: the store is usable inside it only.
+package final class PostgresStore: Sendable {
+    /// Where and how to connect, read from a `postgres://` URL.
+    package struct Location: Sendable, Hashable, CustomStringConvertible {
+        package var host: String
+        package var port: Int
+        package var username: String
+        package var password: String?
+        package var database: String
+        /// `disable` (the default), `prefer` or `require` (TLS with the server's certificate
+        /// verified against the system's authorities).
+        package var tls: String
+        /// Tables live in this schema (created when missing); `public` by default. Tests give each
+        /// store a schema of its own.
+        package var schema: String
+
+        /// Reads `postgres://user[:password]@host[:port]/database[?sslmode=…&schema=…]` (or
+        /// `postgresql://`). A password may also come from `$PGPASSWORD`.
+        package init(url text: String) throws {
+            guard let components = URLComponents(string: text),
+                let scheme = components.scheme?.lowercased(), ["postgres", "postgresql"].contains(scheme)
+            else { throw StoreError.configuration("'\(text)' is not a postgres:// URL") }
+            guard let host = components.host, !host.isEmpty else {
+                throw StoreError.configuration("the database URL names no host: \(Self.redacted(text))")
+            }
+            guard let user = components.user, !user.isEmpty else {
+                throw StoreError.configuration("the database URL names no user: \(Self.redacted(text))")
+            }
+            let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+            guard !database.isEmpty, !database.contains("/") else {
+                throw StoreError.configuration("the database URL names no database: \(Self.redacted(text))")
+            }
+            self.host = host
+            port = components.port ?? 5432
+            username = user.removingPercentEncoding ?? user
+            password =
+                components.password.map { $0.removingPercentEncoding ?? $0 }
+                ?? ProcessInfo.processInfo.environment["PGPASSWORD"]
+            self.database = database
+            tls = "disable"
+            schema = "public"
+            for item in components.queryItems ?? [] {
+                switch item.name {
+                case "sslmode":
+                    guard let value = item.value, ["disable", "prefer", "require"].contains(value) else {
+                        throw StoreError.configuration("sslmode must be disable, prefer or require")
+                    }
+                    tls = value
+                case "schema":
+                    guard let value = item.value, value.wholeMatch(of: /[a-z_][a-z0-9_]{0,62}/) != nil else {
+                        throw StoreError.configuration(
+                            "the schema must be a lower-case SQL name (letters, digits, _), not '\(item.value ?? "")'")
+                    }
+                    schema = value
+                default:
+                    throw StoreError.configuration("unknown database URL parameter '\(item.name)'")
+                }
+            }
+        }
+
+        /// The URL without its password, for messages.
+        package var description: String {
+            "postgres://\(username)@\(host):\(port)/\(database)" + (schema == "public" ? "" : "?schema=\(schema)")
+        }
+
+        static func redacted(_ text: String) -> String {
+            text.replacing(/:[^:@\/]*@/, with: ":…@")
+        }
+
+        /// Whether `text` names a PostgreSQL database rather than an SQLite file.
+        package static func isURL(_ text: String) -> Bool {
+            let lower = text.lowercased()
+            return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
+        }
+    }
+
+    let client: PostgresClient
+    let location: Location
+    let logger: Logger
+    /// Seals the secrets kept for sending (webhook and Web Push auth secrets).
+    let secrets: SecretBox
+    /// This instance's name in leases and the game log.
+    package let instanceID: String
+    /// How long a claimed delivery or a followed game stays this instance's without a renewal.
+    package let leaseSeconds: Double
+    let payloadCache = PayloadCache()
+
+    /// Payload bodies by id: a fan-out's rows share a handful.
+    final class PayloadCache: Sendable {
+        private let bodies = Mutex<[Int64: Data]>([:])
+
+        func body(_ id: Int64) -> Data? { bodies.withLock { $0[id] } }
+
+        func keep(_ id: Int64, _ body: Data) {
+            bodies.withLock {
+                if $0.count > 1024 { $0.removeAll() }
+                $0[id] = body
+            }
+        }
+    }
+
+    private init(
+        client: PostgresClient, location: Location, secrets: SecretBox, instanceID: String, leaseSeconds: Double,
+        logger: Logger
+    ) {
+        self.client = client
+        self.location = location
+        self.secrets = secrets
+        self.instanceID = instanceID
+        self.leaseSeconds = leaseSeconds
+        self.logger = logger
+    }
+
+    /// Connects to the database at `location`, brings its schema up to date (under an advisory lock:
+    /// instances starting together migrate once) and runs `body` with the store; the connections
+    /// close when it returns.
+    package static func withStore<Result: Sendable>(
+        _ location: Location, secrets: SecretBox, instance: String = PostgresStore.newInstanceID(),
+        leaseSeconds: Double = 20, logger: Logger = Logger(label: "nohit.postgres"),
+        _ body: @Sendable (PostgresStore) async throws -> Result
+    ) async throws -> Result {
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password,
+            database: location.database, tls: try Self.tls(location.tls))
+        configuration.options.maximumConnections = 32
+        configuration.options.connectTimeout = .seconds(10)
+        configuration.options.additionalStartupParameters = [
+            ("search_path", location.schema), ("application_name", "nohit \(instance)"),
+            // A statement stuck behind a lock fails instead of hanging the service.
+            ("lock_timeout", "30s"),
+        ]
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let store = PostgresStore(
+            client: client, location: location, secrets: secrets, instanceID: instance, leaseSeconds: leaseSeconds,
+            logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            do {
+                try await store.migrate()
+            } catch {
+                throw StoreError.configuration("cannot open the database \(location): \(Self.describe(error))")
+            }
+            return try await body(store)
+        }
+    }
+
+    static func tls(_ mode: String) throws -> PostgresClient.Configuration.TLS {
+        switch mode {
+        case "prefer": .prefer(.makeClientConfiguration())
+        case "require": .require(.makeClientConfiguration())
+        default: .disable
+        }
+    }
+
+    /// A name for this process among the instances: host, process id and a random part.
+    package static func newInstanceID() -> String {
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        return "\(host)-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    // MARK: Running statements
+
+    /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it
+    /// throws (the error it threw comes out as it is).
+    func transaction<Result>(
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        let logger = logger
+        return try await client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            let result: Result
+            do {
+                result = try await body(connection)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        }
+    }
+
+    /// Runs a statement on any connection and drops its rows.
+    func execute(_ query: PostgresQuery) async throws {
+        _ = try await client.query(query, logger: logger).collect()
+    }
+
+    /// Whether `error` is PostgreSQL refusing a duplicate key.
+    static func isUniqueViolation(_ error: any Error) -> Bool {
+        (error as? PSQLError)?.serverInfo?[.sqlState] == "23505"
+    }
+
+    /// The server's message for a PostgreSQL error, or the error.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+            }
+            return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+        }
+        return "\(error)"
+    }
+}

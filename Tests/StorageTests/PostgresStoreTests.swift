@@ -1,0 +1,168 @@
+import Alerts
+import Baseball
+import Foundation
+import Storage
+import TestSupport
+import Testing
+
+/// What only the PostgreSQL store does: migrations once for instances starting together, rows
+/// claimed by several instances without overlap, leases that lapse and are taken back, and one
+/// moment recorded by two instances at once.
+@Suite(.postgres) struct PostgresStoreTests {
+    /// Runs `body` with `count` stores (instances) on one new schema; the schema is dropped after.
+    static func withStores(
+        _ count: Int, leaseSeconds: Double = 20, _ body: @Sendable ([PostgresStore]) async throws -> Void
+    ) async throws {
+        let location = try PostgresStore.Location(url: try #require(TestPostgres.url(schema: "instances")))
+        let secrets = SecretBox.ephemeral()
+        @Sendable func open(_ index: Int, _ stores: [PostgresStore]) async throws {
+            guard index < count else {
+                try await body(stores)
+                try await stores[0].dropSchema()
+                return
+            }
+            try await PostgresStore.withStore(
+                location, secrets: secrets, instance: "instance-\(index)", leaseSeconds: leaseSeconds
+            ) { store in
+                try await open(index + 1, stores + [store])
+            }
+        }
+        try await open(0, [])
+    }
+
+    @Test func instancesStartingTogetherMigrateOnce() async throws {
+        let location = try PostgresStore.Location(url: try #require(TestPostgres.url(schema: "migrate")))
+        let secrets = SecretBox.ephemeral()
+        let applied = try await withThrowingTaskGroup(of: [String].self) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    try await PostgresStore.withStore(location, secrets: secrets, instance: "m\(index)") {
+                        try await $0.appliedMigrations()
+                    }
+                }
+            }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        let names = PostgresStore.migrations.map(\.name)
+        // Every store saw each migration applied exactly once.
+        #expect(applied.allSatisfy { $0 == names })
+        try await PostgresStore.withStore(location, secrets: secrets) { try await $0.dropSchema() }
+    }
+
+    @Test(arguments: [
+        ("mysql://u@h/db", "is not a postgres:// URL"),
+        ("postgres:///db", "names no host"),
+        ("postgres://h/db", "names no user"),
+        ("postgres://u@h/", "names no database"),
+        ("postgres://u@h/db?sslmode=maybe", "sslmode must be disable, prefer or require"),
+        ("postgres://u@h/db?schema=Drop;", "the schema must be a lower-case SQL name"),
+        ("postgres://u@h/db?pool=3", "unknown database URL parameter 'pool'"),
+    ])
+    func aMalformedURLSaysWhatIsWrong(url: String, message: String) {
+        #expect {
+            _ = try PostgresStore.Location(url: url)
+        } throws: { error in
+            "\(error)".contains(message)
+        }
+    }
+
+    @Test func aPasswordIsNeverPrinted() throws {
+        let location = try PostgresStore.Location(url: "postgres://nohit:s3cret@db.example:6543/alerts?schema=x")
+        #expect("\(location)" == "postgres://nohit@db.example:6543/alerts?schema=x")
+        #expect(location.password == "s3cret")
+    }
+
+    /// Three instances claim from 3,000 rows at once: each row goes to exactly one of them.
+    @Test func instancesClaimDisjointRows() async throws {
+        try await Self.withStores(3) { stores in
+            let phones = (0..<3000).map { _ in Fixtures.device(Fixtures.apns) }
+            try await stores[0].register(contentsOf: phones)
+            let moment = Fixtures.moment()
+            try await stores[1].record(
+                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: phones))
+            let claims = try await withThrowingTaskGroup(of: [UUID].self) { group in
+                for store in stores {
+                    group.addTask {
+                        var mine: [UUID] = []
+                        while true {
+                            let claimed = try await store.claim(channel: .apns, now: moment.occurredAt, limit: 100)
+                            if claimed.isEmpty { return mine }
+                            mine += claimed.map(\.id)
+                        }
+                    }
+                }
+                return try await group.reduce(into: [[UUID]]()) { $0.append($1) }
+            }
+            let all = claims.flatMap { $0 }
+            #expect(all.count == 3000)
+            #expect(Set(all).count == 3000)
+            #expect(claims.filter { !$0.isEmpty }.count >= 2, "one instance took every row: \(claims.map(\.count))")
+            let owners = try await stores[0].outboxRows().compactMap(\.leaseOwner)
+            #expect(
+                Set(owners) == Set(claims.enumerated().filter { !$0.element.isEmpty }.map { "instance-\($0.offset)" }))
+        }
+    }
+
+    /// An instance that stops renewing loses its rows: another takes them back in doubt (same
+    /// delivery ids, queued again), and the first one's late outcomes land nowhere. Rows whose
+    /// instance renews stay its own.
+    @Test func aLapsedLeaseIsTakenBackAndTheOldOwnersOutcomesAreIgnored() async throws {
+        try await Self.withStores(2, leaseSeconds: 1) { stores in
+            let (stopped, alive) = (stores[0], stores[1])
+            let phones = (0..<4).map { _ in Fixtures.device(Fixtures.apns) }
+            try await stopped.register(contentsOf: phones)
+            let moment = Fixtures.moment()
+            try await stopped.record(
+                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: phones))
+            let lost = try await stopped.claim(channel: .apns, now: moment.occurredAt, limit: 2)
+            let kept = try await alive.claim(channel: .apns, now: moment.occurredAt, limit: 2)
+            #expect(lost.count == 2 && kept.count == 2)
+            // Nothing has lapsed yet.
+            #expect(try await alive.maintainLeases(now: moment.occurredAt) == RecoveryReport())
+            // `alive` renews its own through the wait; `stopped` does not.
+            var report = RecoveryReport()
+            for _ in 0..<5 {
+                try await Task.sleep(for: .milliseconds(400))
+                let round = try await alive.maintainLeases(now: moment.occurredAt)
+                report.requeued += round.requeued
+                report.superseded += round.superseded
+            }
+            #expect(Set(report.requeued) == Set(lost.map(\.id)))
+            #expect(report.superseded.isEmpty)
+            // The stopped instance's late answer changes nothing; the rows are pending again.
+            try await stopped.complete(lost.map { .delivered(id: $0.id, at: moment.occurredAt) })
+            let rows = try await alive.outboxRows()
+            let byID = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) })
+            for delivery in lost {
+                #expect(byID[delivery.id]?.state == 0)
+                #expect(byID[delivery.id]?.resentInDoubt == 1)
+            }
+            for delivery in kept { #expect(byID[delivery.id]?.leaseOwner == "instance-1") }
+            // Sent again under the same delivery ids.
+            let again = try await alive.claim(channel: .apns, now: moment.occurredAt, limit: 10)
+            #expect(Set(again.map(\.id)) == Set(lost.map(\.id)))
+            #expect(again.allSatisfy { $0.attempts == 2 })
+        }
+    }
+
+    /// Two instances derive the same moment at once: it is stored once, with one row per device.
+    @Test func aMomentRecordedByTwoInstancesAtOnceIsStoredOnce() async throws {
+        try await Self.withStores(2) { stores in
+            let phones = (0..<2000).map { _ in Fixtures.device(Fixtures.apns) }
+            try await stores[0].register(contentsOf: phones)
+            let moment = Fixtures.moment()
+            let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for store in stores {
+                    group.addTask {
+                        try await store.record(
+                            moment, payloads: Fixtures.payloads(moment),
+                            deliveries: Fixtures.deliveries(moment, to: phones))
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0 }.count == 1 && results.count == 2)
+            #expect(try await stores[1].outboxCounts().pending == 2000)
+        }
+    }
+}
