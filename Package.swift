@@ -225,7 +225,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "StorageTests",
-            dependencies: ["Storage", "Alerts", "Baseball", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "Storage", "Alerts", "Baseball", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "PipelineTests",
