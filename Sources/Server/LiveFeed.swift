@@ -119,10 +119,13 @@ package final class LiveSubscription: AsyncSequence, Sendable {
 
     private let state = Mutex(State())
     private let limit: Int
+    /// Events up to this id are not for this client: it saw them (on this instance or another).
+    private let after: Int
     fileprivate let onTermination: Mutex<(@Sendable () -> Void)?>
 
-    fileprivate init(limit: Int) {
+    fileprivate init(limit: Int, after: Int = 0) {
         self.limit = limit
+        self.after = after
         onTermination = Mutex(nil)
     }
 
@@ -130,7 +133,8 @@ package final class LiveSubscription: AsyncSequence, Sendable {
     /// false: what a resuming client missed is given whole); `.full` when more than `limit` events
     /// would wait (the client is let go). A heartbeat is queued only when nothing else waits.
     fileprivate func offer(_ event: LiveEvent, coalesce: Bool = true) -> Offer {
-        state.withLock { state in
+        if event.kind != .heartbeat && event.id <= after { return .queued(nil) }
+        return state.withLock { state in
             guard !state.finished else { return .queued(nil) }
             if event.kind == .heartbeat, state.count > 0 { return .queued(nil) }
             let slot = coalesce ? event.key.map { "\(event.kind.rawValue):\($0)" } : nil
@@ -264,10 +268,16 @@ package final class LiveFeed: Sendable {
             return ready
         }
 
+        /// The kept events after `lastID` (ids grow, not always by one).
         func kept(after lastID: Int) -> [LiveEvent] {
             let ordered = Array(events[start...] + events[..<start])
-            guard let first = ordered.first, lastID >= first.id - 1 else { return ordered }
-            return Array(ordered.dropFirst(lastID - first.id + 1))
+            var low = 0
+            var high = ordered.count
+            while low < high {
+                let middle = (low + high) / 2
+                if ordered[middle].id <= lastID { low = middle + 1 } else { high = middle }
+            }
+            return Array(ordered[low...])
         }
     }
 
@@ -283,9 +293,22 @@ package final class LiveFeed: Sendable {
     /// game a `game` or `score` event is about.
     @discardableResult
     package func publish(_ kind: LiveEvent.Kind, data: String, key: String? = nil) -> LiveEvent {
-        let (event, woken, dropped, ready) = state.withLock { state in
-            let event = LiveEvent(id: state.nextID, kind: kind, data: data, key: key)
-            state.nextID += 1
+        publish(kind, data: data, key: key, id: nil)!
+    }
+
+    /// Appends an event numbered `id` by the caller (several instances number the events of the
+    /// shared game log alike; ids grow but need not be consecutive); nil, and nothing sent, when
+    /// `id` is not past the newest event's.
+    @discardableResult
+    package func publish(_ kind: LiveEvent.Kind, data: String, key: String? = nil, id: Int?) -> LiveEvent? {
+        let published = state.withLock {
+            state -> (
+                LiveEvent, [(LiveSubscription, CheckedContinuation<LiveBatch?, Never>)], [LiveSubscription],
+                [CheckedContinuation<Void, Never>]
+            )? in
+            if let id, id < state.nextID { return nil }
+            let event = LiveEvent(id: id ?? state.nextID, kind: kind, data: data, key: key)
+            state.nextID = event.id + 1
             if state.events.count < capacity {
                 state.events.append(event)
             } else {
@@ -295,6 +318,7 @@ package final class LiveFeed: Sendable {
             let (woken, dropped) = Self.hand(event, to: &state)
             return (event, woken, dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
         }
+        guard let (event, woken, dropped, ready) = published else { return nil }
         // Outside the lock: resuming a writer, and finishing, which runs code that takes it.
         for (client, waiter) in woken { client.wake(waiter) }
         for client in dropped { client.finish() }
@@ -347,8 +371,10 @@ package final class LiveFeed: Sendable {
         let id = UUID()
         let (subscription, ready) = state.withLock { state in
             let missed = lastID.map { state.kept(after: $0) } ?? []
-            // Room for what it missed, plus the usual margin for what comes next.
-            let subscription = LiveSubscription(limit: clientBuffer + missed.count)
+            // Room for what it missed, plus the usual margin for what comes next. A client that saw
+            // more than this instance has yet (it came from another instance) is not sent again
+            // what it saw.
+            let subscription = LiveSubscription(limit: clientBuffer + missed.count, after: lastID ?? 0)
             for event in missed { _ = subscription.offer(event, coalesce: false) }
             state.clients[id] = subscription
             subscription.onTermination.withLock { handler in

@@ -56,6 +56,30 @@ package struct StatsAPIFeedLedger: Sendable {
         return items
     }
 
+    /// Takes up a game from what was said of it before (by another instance, into the shared game
+    /// log): what a feed or the schedule says next is compared with that, so only what is new is
+    /// said.
+    package mutating func takeUp(_ gameID: String, said items: [GameFeedItem]) {
+        var said = Said()
+        for item in items {
+            switch item {
+            case .scheduled(let info, let start):
+                said.info = info
+                said.start = start
+            case .lineups(let starters, _):
+                said.starters = starters
+            case .updates(let updates):
+                said.updates += updates
+            case .revised(let updates):
+                said.updates = updates
+            case .status(let status, let result):
+                said.status = status
+                said.result = result
+            }
+        }
+        games[gameID] = said
+    }
+
     /// What a game of the schedule says that was not said before: the game itself until its feed
     /// is read, and the statuses the feed does not give (not started, postponed, suspended,
     /// cancelled) with the new date when there is one.

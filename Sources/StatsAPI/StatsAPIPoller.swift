@@ -76,6 +76,11 @@ package struct StatsAPIPoller: Sendable {
     /// A live game whose timecode has not moved for this long is fetched whole again.
     package var staleAfter: TimeInterval = 600
     package var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
+    /// Whether this instance polls a game's feed now (several instances share the games: one polls
+    /// each); asked before every request. A game not polled here is asked about again after
+    /// `claimInterval`, and its feed is read whole when it is taken up.
+    package var shouldPoll: @Sendable (_ gameID: String) async throws -> Bool = { _ in true }
+    package var claimInterval: TimeInterval = 5
 
     package init(transport: any StatsAPITransport, clock: any WallClock, logger: Logger) {
         self.transport = transport
@@ -109,6 +114,8 @@ package struct StatsAPIPoller: Sendable {
         var done = false
         /// Where to watch, from the schedule (the live feed does not carry it).
         var broadcasts: [Broadcast] = []
+        /// The service's id of the game (from the schedule).
+        var gameID: String?
     }
 
     /// Polls until cancelled.
@@ -139,6 +146,7 @@ package struct StatsAPIPoller: Sendable {
                         for game in games {
                             follow(game, in: &tracks, now: now)
                             tracks[game.gamePk]?.broadcasts = game.carriage
+                            tracks[game.gamePk]?.gameID = game.gameID
                         }
                         scheduled += games
                     }
@@ -157,7 +165,16 @@ package struct StatsAPIPoller: Sendable {
                 // Outside the request's error handling: a failure downstream ends the poller.
                 for game in scheduled { try await onSchedule(game) }
             }
-            let due = tracks.values.filter { !$0.done && $0.nextPoll <= now }.map(\.pk).sorted()
+            var due: [Int] = []
+            for pk in tracks.values.filter({ !$0.done && $0.nextPoll <= now }).map(\.pk).sorted() {
+                // Another instance polls it: ask again later, and read it whole if it comes here.
+                if let gameID = tracks[pk]?.gameID, try await !shouldPoll(gameID) {
+                    tracks[pk]?.document = nil
+                    tracks[pk]?.nextPoll = now.addingTimeInterval(claimInterval)
+                    continue
+                }
+                due.append(pk)
+            }
             if !due.isEmpty {
                 let polled = await withTaskGroup(of: (Track, GumboGame?).self) { group in
                     for pk in due {

@@ -23,14 +23,20 @@ package struct StatsAPISource: Service {
         }
     }
 
-    package init(poller: StatsAPIPoller, sink: any GameFeedSink) {
+    /// When several instances share the games: which ones this instance says (nil: all of them).
+    package var claims: (any GameClaims)?
+
+    package init(poller: StatsAPIPoller, sink: any GameFeedSink, claims: (any GameClaims)? = nil) {
         self.poller = poller
         self.sink = sink
+        self.claims = claims
     }
 
     package func run() async throws {
+        var poller = poller
+        if claims != nil { poller.shouldPoll = { gameID in try await claimed(gameID) } }
         do {
-            try await cancelWhenGracefulShutdown {
+            try await cancelWhenGracefulShutdown { [poller] in
                 try await poller.run(
                     onSchedule: { game in try await say(game) },
                     onGame: { game in try await say(game) })
@@ -40,11 +46,26 @@ package struct StatsAPISource: Service {
         }
     }
 
+    /// Whether this instance says what happens in the game now; a game just taken up goes on from
+    /// what was said of it before.
+    func claimed(_ gameID: String) async throws -> Bool {
+        guard let claims else { return true }
+        switch try await claims.claim(gameID) {
+        case .held: return true
+        case .elsewhere: return false
+        case .takenUp(let said):
+            ledger.withLock { $0.takeUp(gameID, said: said) }
+            return true
+        }
+    }
+
     /// A schedule entry: what it says that is new.
     package func say(_ game: ScheduleGame) async throws {
         let now = poller.clock.now()
+        guard let gameID = game.gameID, try await claimed(gameID) else { return }
         guard let (gameID, items) = ledger.withLock({ $0.items(for: game, now: now) }) else { return }
         for item in items { try await sink.receive(item, gameID: gameID, at: now) }
+        if [.postponed, .cancelled].contains(game.status.phase) { try await claims?.finished(gameID) }
     }
 
     /// A feed that changed: what it says that is new.
@@ -52,5 +73,6 @@ package struct StatsAPISource: Service {
         let now = poller.clock.now()
         let items = ledger.withLock { $0.items(for: game, now: now) }
         for item in items { try await sink.receive(item, gameID: game.gameID, at: now) }
+        if game.isFinal { try await claims?.finished(game.gameID) }
     }
 }

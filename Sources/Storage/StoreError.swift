@@ -17,3 +17,6 @@ package enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// Every store protocol the service runs on.
+package typealias ServiceStore = DeviceStore & SubscriptionStore & MomentStore & OutboxStore & DealStore

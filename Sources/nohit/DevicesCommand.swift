@@ -113,8 +113,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 StandardStreams.writeError("nohit: device refused: \(error)\n")
                 throw ExitCode(1)
             }
-            let (database, _) = try await store.open()
-            try await database.register(registration.device)
+            try await store.withStore { opened in try await opened.store.register(registration.device) }
             print("id: \(registration.device.id.uuidString.lowercased())")
             print("secret: \(registration.secret)")
         }
@@ -195,11 +194,14 @@ struct DevicesCommand: AsyncParsableCommand {
                     throw ExitCode(1)
                 }
             }
-            let (database, location) = try await store.open()
-            for start in stride(from: 0, to: devices.count, by: 10_000) {
-                try await database.register(contentsOf: Array(devices[start..<min(start + 10_000, devices.count)]))
+            let name = try await store.withStore { [devices] opened in
+                for start in stride(from: 0, to: devices.count, by: 10_000) {
+                    try await opened.store.register(
+                        contentsOf: Array(devices[start..<min(start + 10_000, devices.count)]))
+                }
+                return opened.name
             }
-            print("registered \(count) device\(count == 1 ? "" : "s") in \(location.databasePath)")
+            print("registered \(count) device\(count == 1 ? "" : "s") in \(name)")
         }
     }
 
@@ -209,9 +211,9 @@ struct DevicesCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let (database, _) = try await store.open()
-            let active = try await database.activeDevices()
-            let total = try await database.deviceCount()
+            let (active, total) = try await store.withStore { opened in
+                (try await opened.store.activeDevices(), try await opened.store.deviceCount())
+            }
             let byChannel = Dictionary(grouping: active, by: \.channel.kind)
             for kind in ChannelKind.allCases {
                 print("\(kind.rawValue): \(byChannel[kind]?.count ?? 0) active")

@@ -2,6 +2,7 @@ import Alerts
 import ArgumentParser
 import Baseball
 import Clocks
+import Deals
 import Foundation
 import Logging
 import Pipeline
@@ -60,9 +61,20 @@ struct ReplayCommand: AsyncParsableCommand {
         try ReplaySetup.validate(speed: speed, concurrency: concurrency)
         let dealRules = try Runtime.dealRules(settings)
         try logging.bootstrap(settings)
+        let location = try store.location(settings)
+        try await location.withStore { opened in
+            try await replay(
+                opened, location: location, settings: settings, concurrency: concurrency, dealRules: dealRules)
+        }
+    }
+
+    func replay(
+        _ opened: OpenedStore, location: StoreLocation, settings: Settings, concurrency: Int, dealRules: [DealRule]
+    ) async throws {
         let logger = Logger(label: "nohit.replay")
         let setup = try await ReplaySetup.prepare(
-            date: date, speed: speed, settings: settings, store: store, providers: providers, logger: logger)
+            date: date, speed: speed, settings: settings, store: opened, location: location, providers: providers,
+            logger: logger)
         let (games, database, channels, clock, manual) = (
             setup.games, setup.database, setup.channels, setup.clock, setup.manual
         )
@@ -72,17 +84,36 @@ struct ReplayCommand: AsyncParsableCommand {
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
             statistics: statistics, dealRules: dealRules, consumers: quiet ? [] : [MomentPrinter(clock: clock)],
             logger: logger)
-        var source = ReplaySource(games: games, sink: runtime.hub, clock: clock)
-        source.settle = { try await runtime.pipeline.waitUntilIdle() }
-        source.afterDay = { try await runtime.pipeline.waitUntilDrained(manual: manual) }
+        let services: [ServiceGroupConfiguration.ServiceConfiguration]
+        let progress: ReplaySource.Progress
+        if let coordination = opened.coordination, let run = setup.run {
+            // Several instances play the day together: each game said by one of them into the shared
+            // game log, which every instance applies; the day over, each waits for the alerts.
+            let shared = Runtime.Shared(
+                coordination: coordination, run: run, runtime: runtime, clock: clock,
+                about: "nohit replay \(date) x\(speed)", logger: logger)
+            var source = SharedReplaySource(
+                timeline: ReplayTimeline(games: games), leases: shared.leases, log: shared.log, clock: clock)
+            source.afterDay = {
+                try await shared.caughtUp()
+                try await runtime.pipeline.waitUntilDrained(manual: nil)
+            }
+            progress = source.progress
+            services = shared.services + [.init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)]
+        } else {
+            var source = ReplaySource(games: games, sink: runtime.hub, clock: clock)
+            source.settle = { try await runtime.pipeline.waitUntilIdle() }
+            source.afterDay = { try await runtime.pipeline.waitUntilDrained(manual: manual) }
+            progress = source.progress
+            services = [.init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)]
+        }
 
         let started = ContinuousClock.now
         var signal: UnixSignal?
         var failure: (any Error)?
         do {
             // The day over and every alert sent, the group shuts down (the dispatchers last).
-            signal = try await runtime.run(
-                [.init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)], logger: logger)
+            signal = try await runtime.run(services, logger: logger)
         } catch {
             failure = error
         }
@@ -98,8 +129,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let published = runtime.alerts.counts.value
         let skipped = await runtime.hub.problems.keys.sorted()
         var lines = [
-            "\(date): \(games.count) games, \(source.progress.updates) plays, \(published.moments) moments "
-                + "(\(published.new) new), \(published.deliveries) alerts planned"
+            "\(date): \(games.count) games, \(progress.updates) plays\(setup.run == nil ? "" : " said here"), "
+                + "\(published.moments) moments (\(published.new) new), \(published.deliveries) alerts planned"
         ]
         if !skipped.isEmpty {
             lines.append("games left out from a play that did not fit: \(skipped.joined(separator: ", "))")
@@ -114,7 +145,7 @@ struct ReplayCommand: AsyncParsableCommand {
             "outbox: \(counts.delivered) delivered, \(counts.pending) pending, \(counts.sending) in doubt, "
                 + "\(counts.failed) failed, \(counts.superseded) superseded")
         StandardStreams.writeError(lines.map { "nohit: \($0)\n" }.joined())
-        if let signal, !source.progress.isDone {
+        if let signal, !progress.isDone {
             StandardStreams.writeError(
                 "nohit: stopped by signal \(signal.rawValue); the rest is sent on the next run\n")
             throw ExitCode(128 + signal.rawValue)

@@ -14,16 +14,19 @@ import Storage
 #endif
 
 /// What `nohit replay` and `nohit serve` both set up before a day is played: the day's games, the
-/// database (recovered from an unclean stop), the delivery channels, and the replay clock.
+/// database (recovered from an unclean stop), the delivery channels, and the replay clock — for
+/// instances sharing a PostgreSQL database, the run they play the day in together, on one clock.
 struct ReplaySetup {
     var games: [ReplayGame]
     var places: [String]
-    var database: SQLiteStore
+    var database: any ServiceStore
     var settings: ProviderSettings
     var channels: ProviderChannels
     var clock: any WallClock
     /// The clock when the day runs as fast as possible (speed 0).
     var manual: ManualWallClock?
+    /// The run the instances sharing the database play the day in, if they do.
+    var run: SharedRun?
 
     /// Checks what both commands take: the clock speed and the requests in flight.
     static func validate(speed: Double, concurrency: Int) throws {
@@ -32,20 +35,42 @@ struct ReplaySetup {
     }
 
     static func prepare(
-        date: String, speed: Double, settings: Settings, store: StoreOptions, providers: ProviderOptions,
-        logger: Logger
+        date: String, speed: Double, settings: Settings, store: OpenedStore, location: StoreLocation,
+        providers: ProviderOptions, logger: Logger
     ) async throws -> ReplaySetup {
         let places = try retrosheetPlaces(settings)
         let games = try self.games(on: date, places: places)
         let firstPitch = games.map(\.start).min()!
-        let manual = speed == 0 ? ManualWallClock(firstPitch.addingTimeInterval(-60)) : nil
-        let clock: any WallClock =
-            manual ?? ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
+        let virtualStart = firstPitch.addingTimeInterval(-60)
+        var run: SharedRun?
+        let manual: ManualWallClock?
+        let clock: any WallClock
+        if let coordination = store.coordination {
+            guard speed > 0 else {
+                throw ValidationError(
+                    "instances sharing a PostgreSQL database replay a day on a shared clock: give --speed N (N > 0); "
+                        + "--speed 0 (as fast as possible) needs the SQLite database")
+            }
+            // Instances started while the day is still being played join its run (and its clock);
+            // a later start plays the day again in a new run (moments already stored send nothing).
+            let lastEnd = games.map(\.end).max() ?? firstPitch
+            let length = lastEnd.timeIntervalSince(virtualStart) / speed
+            let shared = try await coordination.joinRun(
+                key: "replay \(date) x\(speed)", epoch: Date().timeIntervalSince1970,
+                notBefore: Date().addingTimeInterval(-length - 60))
+            run = shared
+            manual = nil
+            clock = ScaledWallClock(
+                virtualStart: virtualStart, speed: speed, realStart: Date(timeIntervalSince1970: shared.epoch))
+        } else {
+            manual = speed == 0 ? ManualWallClock(virtualStart) : nil
+            clock = manual ?? ScaledWallClock(virtualStart: virtualStart, speed: speed)
+        }
         let delivery = try await prepareDelivery(
-            settings: settings, store: store, providers: providers, clock: clock, logger: logger)
+            settings: settings, store: store, location: location, providers: providers, clock: clock, logger: logger)
         return ReplaySetup(
-            games: games, places: places, database: delivery.database, settings: delivery.settings,
-            channels: delivery.channels, clock: clock, manual: manual)
+            games: games, places: places, database: store.store, settings: delivery.settings,
+            channels: delivery.channels, clock: clock, manual: manual, run: run)
     }
 
     /// The Retrosheet games of a day, or exit status 2 with the reason.
@@ -73,13 +98,12 @@ struct ReplaySetup {
         return data.isEmpty ? RetrosheetData.defaultPlaces() : data
     }
 
-    /// The database (recovered from an unclean stop) and the delivery channels: what every
+    /// The delivery channels, once the database is recovered from an unclean stop: what every
     /// source needs.
     static func prepareDelivery(
-        settings: Settings, store: StoreOptions, providers: ProviderOptions, clock: any WallClock, logger: Logger
-    ) async throws -> (database: SQLiteStore, settings: ProviderSettings, channels: ProviderChannels) {
-        let location = try store.location(settings)
-        let database = try location.open()
+        settings: Settings, store: OpenedStore, location: StoreLocation, providers: ProviderOptions,
+        clock: any WallClock, logger: Logger
+    ) async throws -> (settings: ProviderSettings, channels: ProviderChannels) {
         let providerSettings = try providers.settings(settings, dataDir: location.dataDir) { line in
             // Flushed at once: the demo's alerts show up even when standard output is a file.
             print("console: \(line)")
@@ -94,7 +118,8 @@ struct ReplaySetup {
 
         let recovery: RecoveryReport
         do {
-            recovery = try await database.recoverInDoubt(now: clock.now())
+            // SQLite: every attempt left unfinished; PostgreSQL: those whose instance's lease lapsed.
+            recovery = try await store.store.recoverInDoubt(now: clock.now())
         } catch {
             try? await channels.shutdown()
             throw error
@@ -104,6 +129,6 @@ struct ReplaySetup {
                 "nohit: recovered after an unclean stop: \(recovery.requeued.count) in-doubt alerts queued again, "
                     + "\(recovery.superseded.count) superseded by later alerts\n")
         }
-        return (database, providerSettings, channels)
+        return (providerSettings, channels)
     }
 }

@@ -80,4 +80,50 @@ struct Runtime {
         }
         return received
     }
+
+    /// What an instance runs beside the rest when several instances share a PostgreSQL database:
+    /// its part in the set (heartbeat, leases, wake-ups) and the reader applying the shared game log
+    /// to its hub. The sources say the games this instance holds into the log.
+    struct Shared {
+        let coordination: any CoordinationStore
+        let run: SharedRun
+        let leases: GameLeases
+        let log: SharedGameLog
+        let reader: GameLogReader
+        let instance: InstanceService
+
+        init(
+            coordination: any CoordinationStore, run: SharedRun, runtime: Runtime, clock: any WallClock,
+            about: String, start: Int64 = 0, logger: Logger
+        ) {
+            self.coordination = coordination
+            self.run = run
+            let host = ProcessInfo.processInfo.hostName
+            leases = GameLeases(
+                store: coordination, run: run.id,
+                about: "\(about) on \(host), pid \(ProcessInfo.processInfo.processIdentifier)", logger: logger)
+            log = SharedGameLog(store: coordination, run: run.id)
+            var reader = GameLogReader(store: coordination, run: run.id, hub: runtime.hub, start: start)
+            reader.logger = logger
+            self.reader = reader
+            var instance = InstanceService(
+                leases: leases, outbox: runtime.pipeline.store, clock: clock, wakes: runtime.pipeline.wakes)
+            instance.logger = logger
+            self.instance = instance
+        }
+
+        /// In order after the dispatchers: shut down before them (the reader stops, then the
+        /// instance gives up its games).
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] {
+            [.init(service: instance), .init(service: reader)]
+        }
+
+        /// Returns once this instance has applied everything the log holds now.
+        func caughtUp() async throws {
+            let last = try await coordination.lastSequence(run: run.id)
+            while reader.position.applied < last {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
 }

@@ -3,6 +3,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Clocks
 import Configuration
+import Deals
 import Delivery
 import Foundation
 import Hummingbird
@@ -166,10 +167,48 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let dealRules = try Runtime.dealRules(settings)
         try logging.bootstrap(settings)
+        let location = try store.location(settings)
+        let options = Options(
+            host: host, port: port, speed: speed, concurrency: concurrency, sourceName: sourceName, replay: replay,
+            adminToken: adminToken, limits: limits, registrationsPerMinute: registrationsPerMinute,
+            keepFinished: keepFinished, allowPrivateNetworks: allowPrivateNetworks, statsAPIDate: statsAPIDate,
+            dealRules: dealRules)
+        try await location.withStore { opened in
+            try await serve(opened, location: location, settings: settings, options: options)
+        }
+    }
+
+    /// What `run` read and checked before opening the database.
+    struct Options: Sendable {
+        var host: String
+        var port: Int
+        var speed: Double
+        var concurrency: Int
+        var sourceName: String
+        var replay: String?
+        var adminToken: String?
+        var limits: ConnectionLimits
+        var registrationsPerMinute: Int
+        var keepFinished: Int
+        var allowPrivateNetworks: Bool
+        var statsAPIDate: String?
+        var dealRules: [DealRule]
+    }
+
+    func serve(_ opened: OpenedStore, location: StoreLocation, settings: Settings, options: Options) async throws {
+        let (host, port, speed, concurrency, sourceName, replay) = (
+            options.host, options.port, options.speed, options.concurrency, options.sourceName, options.replay
+        )
+        let (adminToken, limits, registrationsPerMinute, keepFinished, allowPrivateNetworks, statsAPIDate) = (
+            options.adminToken, options.limits, options.registrationsPerMinute, options.keepFinished,
+            options.allowPrivateNetworks, options.statsAPIDate
+        )
+        let dealRules = options.dealRules
         let logger = Logger(label: "nohit.serve")
 
         let places: [String]
-        let database: SQLiteStore
+        let database = opened.store
+        var run: SharedRun?
         let providerSettings: ProviderSettings
         let channels: ProviderChannels
         let clock: any WallClock
@@ -178,17 +217,25 @@ struct ServeCommand: AsyncParsableCommand {
         let banner: String
         if let replay, sourceName == "replay" {
             let setup = try await ReplaySetup.prepare(
-                date: replay, speed: speed, settings: settings, store: store, providers: providers, logger: logger)
-            (games, places, database, providerSettings, channels, clock) = (
-                setup.games, setup.places, setup.database, setup.settings, setup.channels, setup.clock
+                date: replay, speed: speed, settings: settings, store: opened, location: location,
+                providers: providers, logger: logger)
+            (games, places, providerSettings, channels, clock, run) = (
+                setup.games, setup.places, setup.settings, setup.channels, setup.clock, setup.run
             )
             banner = "serving \(replay) (\(games.count) games) at speed \(speed)"
         } else {
             clock = SystemWallClock()
             places = try ReplaySetup.retrosheetPlaces(settings)
             statsAPIURL = try settings.string("statsapi.url", default: Self.statsAPIURL)
-            (database, providerSettings, channels) = try await ReplaySetup.prepareDelivery(
-                settings: settings, store: store, providers: providers, clock: clock, logger: logger)
+            (providerSettings, channels) = try await ReplaySetup.prepareDelivery(
+                settings: settings, store: opened, location: location, providers: providers, clock: clock,
+                logger: logger)
+            if let coordination = opened.coordination {
+                // One run for every instance following the Stats API on this database.
+                run = try await coordination.joinRun(
+                    key: "statsapi \(statsAPIURL ?? Self.statsAPIURL)", epoch: Date().timeIntervalSince1970,
+                    notBefore: .distantPast)
+            }
             banner = "following the Stats API at \(statsAPIURL ?? Self.statsAPIURL)"
         }
 
@@ -220,6 +267,19 @@ struct ServeCommand: AsyncParsableCommand {
         api.deals = runtime.deals
         api.source = statsAPIURL == nil ? "replay" : "statsapi"
         let source: any Service
+        // Several instances on one PostgreSQL database: each game said by one of them into the
+        // shared game log, which every instance applies (its board, stream and moments).
+        var shared: Runtime.Shared?
+        if let run, let coordination = opened.coordination {
+            // A replayed day is read from its start; the Stats API's log from the last day and a half.
+            let start =
+                statsAPIURL == nil
+                ? 0
+                : try await coordination.startSequence(run: run.id, since: clock.now().addingTimeInterval(-36 * 3600))
+            shared = Runtime.Shared(
+                coordination: coordination, run: run, runtime: runtime, clock: clock,
+                about: "nohit serve on port \(port)", start: start, logger: logger)
+        }
         // Created last, once nothing else can fail: a client dropped without shutdown traps.
         var statsAPIClient: HTTPClient?
         if let statsAPIURL {
@@ -229,7 +289,15 @@ struct ServeCommand: AsyncParsableCommand {
                 transport: HTTPStatsAPITransport(client: client, baseURL: statsAPIURL), clock: clock,
                 logger: Logger(label: "nohit.statsapi"))
             if let statsAPIDate { poller.officialDates = { _ in [statsAPIDate] } }
-            source = StatsAPISource(poller: poller, sink: runtime.hub)
+            if let shared {
+                let games = SharedGames(leases: shared.leases, log: shared.log)
+                source = StatsAPISource(poller: poller, sink: games, claims: games)
+            } else {
+                source = StatsAPISource(poller: poller, sink: runtime.hub)
+            }
+        } else if let shared {
+            source = SharedReplaySource(
+                timeline: ReplayTimeline(games: games), leases: shared.leases, log: shared.log, clock: clock)
         } else {
             var replaySource = ReplaySource(games: games, sink: runtime.hub, clock: clock)
             replaySource.settle = { try await runtime.pipeline.waitUntilIdle() }
@@ -252,7 +320,7 @@ struct ServeCommand: AsyncParsableCommand {
             // on. Shut down in reverse: the server first, then the stream, the source, and the
             // dispatchers last (they finish what is in flight).
             _ = try await runtime.run(
-                [
+                (shared?.services ?? []) + [
                     .init(service: source, successTerminationBehavior: .ignore),
                     .init(service: FeedHeartbeat(feed: feed)),
                     .init(service: app),

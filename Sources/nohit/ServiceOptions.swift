@@ -15,21 +15,29 @@ import Storage
     import Darwin
 #endif
 
-/// Where the service keeps its state (the data directory, the SQLite database in it) and where it
-/// reads its configuration.
+/// Where the service keeps its state (the data directory, and the database: an SQLite file in it
+/// by default, or PostgreSQL for several instances) and where it reads its configuration.
 struct StoreOptions: ParsableArguments {
     @Option(help: "Directory for the database and the service's keys (default: nohit-data).")
     var dataDir: String?
 
-    @Option(help: "SQLite database file (default: <data-dir>/nohit.sqlite).")
+    @Option(
+        help: ArgumentHelp(
+            "The database: an SQLite file (default: <data-dir>/nohit.sqlite), or postgres://user@host/db for "
+                + "several instances sharing one PostgreSQL database.",
+            valueName: "file-or-url"))
     var database: String?
 
     @Option(
         help: ArgumentHelp(
             "The key that seals stored secrets (webhook and Web Push), 32 bytes base64 in a file kept apart from the "
-                + "database (default: secrets.key beside it; created when missing).",
+                + "database (default: secrets.key beside it; created when missing). Instances sharing a PostgreSQL "
+                + "database must all be given the same key.",
             valueName: "file"))
     var secretsKey: String?
+
+    @Option(help: "This instance's name among those sharing a PostgreSQL database (default: host, process id, random).")
+    var instanceID: String?
 
     @Option(
         help: ArgumentHelp(
@@ -42,6 +50,7 @@ struct StoreOptions: ParsableArguments {
         if let dataDir { flags["store.data-dir"] = .string(dataDir) }
         if let database { flags["store.database"] = .string(database) }
         if let secretsKey { flags["store.secrets-key"] = .string(secretsKey) }
+        if let instanceID { flags["store.instance-id"] = .string(instanceID) }
         return flags
     }
 
@@ -53,41 +62,95 @@ struct StoreOptions: ParsableArguments {
     /// Where the database is, by the settings.
     func location(_ settings: Settings) throws -> StoreLocation {
         let dataDir = try settings.string("store.data-dir", default: "nohit-data")
+        let instance = try settings.string("store.instance-id")
+        if let instance, instance.wholeMatch(of: /[A-Za-z0-9._:-]{1,100}/) == nil {
+            throw ValidationError("the instance id must be 1 to 100 letters, digits, '.', '_', ':' or '-'")
+        }
         return StoreLocation(
             dataDir: dataDir,
             databasePath: try settings.string("store.database")
                 ?? (dataDir as NSString).appendingPathComponent("nohit.sqlite"),
-            secretsKey: try settings.string("store.secrets-key"))
+            secretsKey: try settings.string("store.secrets-key"), instanceID: instance)
     }
 
-    /// Opens the database that the flags, environment and file name.
-    func open() async throws -> (SQLiteStore, StoreLocation) {
-        let location = try location(try await settings())
-        return (try location.open(), location)
+    /// Opens the database that the flags, environment and file name, for `body`.
+    func withStore<Result: Sendable>(_ body: @Sendable (OpenedStore) async throws -> Result) async throws -> Result {
+        try await location(try await settings()).withStore(body)
     }
+}
+
+/// An open database: every store protocol, and for PostgreSQL what instances agree through it.
+struct OpenedStore: Sendable {
+    var store: any ServiceStore
+    /// Set when several instances may share the database (PostgreSQL).
+    var coordination: (any CoordinationStore)?
+    /// The file, or the URL without its password (for messages).
+    var name: String
 }
 
 struct StoreLocation {
     var dataDir: String
+    /// An SQLite file, or a `postgres://` URL.
     var databasePath: String
-    /// The secrets key's file, when not beside the database.
+    /// The secrets key's file, when not beside the database (SQLite) or in the data directory
+    /// (PostgreSQL).
     var secretsKey: String?
+    var instanceID: String?
 
-    /// Opens (creating and migrating as needed) the database. Its directory, when nohit makes
-    /// it, and the data directory are the owner's alone (0700); the database file is 0600.
+    /// Whether the database is PostgreSQL.
+    var isPostgres: Bool { PostgresStore.Location.isURL(databasePath) }
+
+    /// Opens (creating and migrating as needed) the database and runs `body` with it. Its
+    /// directory, when nohit makes it, and the data directory are the owner's alone (0700); an
+    /// SQLite file is 0600.
+    func withStore<Result: Sendable>(_ body: @Sendable (OpenedStore) async throws -> Result) async throws -> Result {
+        guard isPostgres else {
+            let store = try open()
+            return try await body(OpenedStore(store: store, coordination: nil, name: databasePath))
+        }
+        let location: PostgresStore.Location
+        let secrets: SecretBox
+        do {
+            location = try PostgresStore.Location(url: databasePath)
+            try makeDirectory(dataDir)
+            secrets = try SecretBox.keyFile(
+                at: secretsKey ?? (dataDir as NSString).appendingPathComponent("secrets.key"))
+        } catch {
+            StandardStreams.writeError("nohit: cannot open the database: \(error)\n")
+            throw ExitCode(2)
+        }
+        let opened: Result
+        do {
+            opened = try await PostgresStore.withStore(
+                location, secrets: secrets, instance: instanceID ?? PostgresStore.newInstanceID()
+            ) { store in
+                try await body(OpenedStore(store: store, coordination: store, name: "\(location)"))
+            }
+        } catch let error as StoreError {
+            StandardStreams.writeError("nohit: \(error)\n")
+            throw ExitCode(2)
+        }
+        return opened
+    }
+
+    /// The data directory (or a database's own), made the owner's alone.
+    private func makeDirectory(_ folder: String) throws {
+        guard !folder.isEmpty else { return }
+        if FileManager.default.fileExists(atPath: folder) {
+            if folder == dataDir {
+                try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
+            }
+        } else {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+    }
+
+    /// Opens (creating and migrating if needed) the SQLite database.
     func open() throws -> SQLiteStore {
         let directory = (databasePath as NSString).deletingLastPathComponent
         do {
-            for folder in Set([directory, dataDir]) where !folder.isEmpty {
-                if FileManager.default.fileExists(atPath: folder) {
-                    if folder == dataDir {
-                        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
-                    }
-                } else {
-                    try FileManager.default.createDirectory(
-                        atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                }
-            }
+            for folder in Set([directory, dataDir]) { try makeDirectory(folder) }
             return try SQLiteStore(path: databasePath, secrets: try secretsKey.map { try SecretBox.keyFile(at: $0) })
         } catch {
             StandardStreams.writeError("nohit: cannot open the database \(databasePath): \(error)\n")

@@ -21,6 +21,7 @@ struct Settings: Sendable {
         "delivery.allow-private-networks": "--allow-private-networks",
         "admin.token": "--admin-token",
         "store.data-dir": "--data-dir", "store.database": "--database", "store.secrets-key": "--secrets-key",
+        "store.instance-id": "--instance-id",
         "http.max-connections": "--max-connections", "http.max-connections-per-client": "--max-connections-per-client",
         "http.header-timeout": "--header-timeout", "http.idle-timeout": "--idle-timeout",
         "http.max-streams": "--max-streams", "http.backlog": "--backlog",
@@ -34,7 +35,7 @@ struct Settings: Sendable {
     ]
 
     /// Keys whose values never appear in logs or errors.
-    static let secrets: Set<String> = ["admin.token"]
+    static let secrets: Set<String> = ["admin.token", "store.database"]
 
     private let reader: ConfigReader
     /// The file the settings came from, if any (for messages).
@@ -60,7 +61,7 @@ struct Settings: Sendable {
                     })),
             EnvironmentVariablesProvider(
                 environmentVariables: environment,
-                secretsSpecifier: .specific(["NOHIT_ADMIN_TOKEN"])
+                secretsSpecifier: .specific(["NOHIT_ADMIN_TOKEN", "NOHIT_STORE_DATABASE"])
             ).prefixKeys(with: "nohit"),
         ]
         if let path {

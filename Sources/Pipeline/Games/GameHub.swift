@@ -9,11 +9,16 @@ package struct GameChange: Sendable {
     package var events: [GameEvent]
     /// The game's follower after the change: info, status, state, bids.
     package var game: GameFollower
+    /// The item's number in the shared game log, when several instances follow the games together:
+    /// every instance applies the same items in the same order, so what a change publishes can be
+    /// numbered from it alike everywhere (the live stream's ids). Nil for a source read directly.
+    package var sequence: Int64?
 
-    package init(time: Date, events: [GameEvent], game: GameFollower) {
+    package init(time: Date, events: [GameEvent], game: GameFollower, sequence: Int64? = nil) {
         self.time = time
         self.events = events
         self.game = game
+        self.sequence = sequence
     }
 
     /// The moments among the events.
@@ -50,6 +55,11 @@ package actor GameHub: GameFeedSink {
     }
 
     package func receive(_ item: GameFeedItem, gameID: String, at time: Date) async throws {
+        try await receive(item, gameID: gameID, at: time, sequence: nil)
+    }
+
+    /// Takes an item of the shared game log, numbered `sequence` there.
+    package func receive(_ item: GameFeedItem, gameID: String, at time: Date, sequence: Int64?) async throws {
         var follower = followers[gameID] ?? GameFollower(gameID: gameID)
         let events = follower.follow(item)
         followers[gameID] = follower
@@ -74,7 +84,7 @@ package actor GameHub: GameFeedSink {
             }
         }
         guard !events.isEmpty else { return }
-        let change = GameChange(time: time, events: events, game: follower)
+        let change = GameChange(time: time, events: events, game: follower, sequence: sequence)
         for consumer in consumers { try await consumer.consume(change) }
     }
 

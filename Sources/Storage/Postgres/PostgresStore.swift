@@ -147,7 +147,15 @@ package final class PostgresStore: Sendable {
             client: client, location: location, secrets: secrets, instanceID: instance, leaseSeconds: leaseSeconds,
             logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            // The pool serves leases once `run()` has begun (asking before that works, with a
+            // warning in the log): the first query waits for the task to start.
+            let (started, starting) = AsyncStream<Void>.makeStream()
+            group.addTask {
+                starting.finish()
+                await client.run()
+            }
+            for await _ in started {}
+            await Task.yield()
             defer { group.cancelAll() }
             do {
                 try await store.migrate()

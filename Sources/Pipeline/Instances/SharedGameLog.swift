@@ -1,0 +1,50 @@
+import Baseball
+import Foundation
+import Storage
+
+/// Where this instance's sources say what happens in the games it follows, when several instances
+/// share the store: the shared game log, item by item under the game's lease. Every instance
+/// (this one too) applies the log through its ``GameLogReader``, so the followers, moments, board
+/// and stream are the same everywhere.
+package actor SharedGameLog {
+    package nonisolated let store: any CoordinationStore
+    package nonisolated let run: String
+    /// The index of each adopted game's next item.
+    private var next: [String: Int] = [:]
+
+    package init(store: any CoordinationStore, run: String) {
+        self.store = store
+        self.run = run
+    }
+
+    /// Takes up a game this instance now follows: its items so far (a source resumes after them;
+    /// the Stats API source learns from them what was said).
+    package func adopt(_ gameID: String) async throws -> [LoggedGameItem] {
+        let items = try await store.items(run: run, gameID: gameID)
+        next[gameID] = items.count
+        return items
+    }
+
+    /// Says a game's next item; false when this instance no longer holds the game (its source
+    /// stops saying it, and adopts it again if it takes it again).
+    package func say(_ item: GameFeedItem, gameID: String, at time: Date) async throws -> Bool {
+        guard let index = next[gameID] else { throw NotAdopted(gameID: gameID) }
+        switch try await store.append(run: run, gameID: gameID, index: index, time: time, item: item) {
+        case .appended, .present:
+            next[gameID] = index + 1
+            return true
+        case .notHeld:
+            next[gameID] = nil
+            return false
+        }
+    }
+
+    /// A source said an item of a game it had not adopted (a mistake in the source).
+    package struct NotAdopted: Error, CustomStringConvertible {
+        package var gameID: String
+        package var description: String { "\(gameID): an item said before the game was adopted" }
+    }
+
+    /// Forgets a game given back.
+    package func drop(_ gameID: String) { next[gameID] = nil }
+}
