@@ -40,6 +40,14 @@ struct StoreOptions: ParsableArguments {
     var instanceID: String?
 
     @Option(
+        help: """
+            PostgreSQL: how long a game followed or a delivery being sent stays an instance's without a renewal \
+            (default: 20 s; renewed every quarter of it). A stopped instance's games are taken over, and its \
+            deliveries in doubt sent again, this long after its last renewal.
+            """)
+    var leaseSeconds: Int?
+
+    @Option(
         help: ArgumentHelp(
             "A JSON configuration file (default: $NOHIT_CONFIG). Flags, then NOHIT_* variables, override it.",
             valueName: "file"))
@@ -51,6 +59,7 @@ struct StoreOptions: ParsableArguments {
         if let database { flags["store.database"] = .string(database) }
         if let secretsKey { flags["store.secrets-key"] = .string(secretsKey) }
         if let instanceID { flags["store.instance-id"] = .string(instanceID) }
+        if let leaseSeconds { flags["store.lease-seconds"] = .int(leaseSeconds) }
         return flags
     }
 
@@ -66,11 +75,15 @@ struct StoreOptions: ParsableArguments {
         if let instance, instance.wholeMatch(of: /[A-Za-z0-9._:-]{1,100}/) == nil {
             throw ValidationError("the instance id must be 1 to 100 letters, digits, '.', '_', ':' or '-'")
         }
+        let lease = try settings.int("store.lease-seconds", default: 20)
+        guard (2...600).contains(lease) else {
+            throw ValidationError("the lease must be 2 to 600 seconds, not \(lease)")
+        }
         return StoreLocation(
             dataDir: dataDir,
             databasePath: try settings.string("store.database")
                 ?? (dataDir as NSString).appendingPathComponent("nohit.sqlite"),
-            secretsKey: try settings.string("store.secrets-key"), instanceID: instance)
+            secretsKey: try settings.string("store.secrets-key"), instanceID: instance, leaseSeconds: lease)
     }
 
     /// Opens the database that the flags, environment and file name, for `body`.
@@ -96,6 +109,7 @@ struct StoreLocation {
     /// (PostgreSQL).
     var secretsKey: String?
     var instanceID: String?
+    var leaseSeconds = 20
 
     /// Whether the database is PostgreSQL.
     var isPostgres: Bool { PostgresStore.Location.isURL(databasePath) }
@@ -122,7 +136,8 @@ struct StoreLocation {
         let opened: Result
         do {
             opened = try await PostgresStore.withStore(
-                location, secrets: secrets, instance: instanceID ?? PostgresStore.newInstanceID()
+                location, secrets: secrets, instance: instanceID ?? PostgresStore.newInstanceID(),
+                leaseSeconds: Double(leaseSeconds)
             ) { store in
                 try await body(OpenedStore(store: store, coordination: store, name: "\(location)"))
             }

@@ -21,7 +21,7 @@ struct Settings: Sendable {
         "delivery.allow-private-networks": "--allow-private-networks",
         "admin.token": "--admin-token",
         "store.data-dir": "--data-dir", "store.database": "--database", "store.secrets-key": "--secrets-key",
-        "store.instance-id": "--instance-id",
+        "store.instance-id": "--instance-id", "store.lease-seconds": "--lease-seconds",
         "http.max-connections": "--max-connections", "http.max-connections-per-client": "--max-connections-per-client",
         "http.header-timeout": "--header-timeout", "http.idle-timeout": "--idle-timeout",
         "http.max-streams": "--max-streams", "http.backlog": "--backlog",

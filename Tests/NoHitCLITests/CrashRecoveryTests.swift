@@ -24,11 +24,12 @@ import Testing
         let database: String
         let day: String
 
-        init(devices: [[String]], day: String = CrashRecoveryTests.day) async throws {
+        /// `database`: an SQLite file in the harness's directory by default, or a PostgreSQL URL.
+        init(devices: [[String]], day: String = CrashRecoveryTests.day, database: String? = nil) async throws {
             self.day = day
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            database = (directory as NSString).appendingPathComponent("nohit.sqlite")
+            self.database = database ?? (directory as NSString).appendingPathComponent("nohit.sqlite")
             let key = P256.Signing.PrivateKey()
             server = try await FakeProviderServer.start(
                 configuration: FakeProviderConfiguration(
@@ -44,7 +45,7 @@ import Testing
                 to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("fake-apns.json")))
             for arguments in devices {
                 let seeded = try Executable.run(
-                    "nohit", ["devices", "seed", "--database", database, "--data-dir", directory] + arguments)
+                    "nohit", ["devices", "seed", "--database", self.database, "--data-dir", directory] + arguments)
                 #expect(seeded.status == 0, "\(seeded.standardError)")
             }
         }
@@ -53,7 +54,11 @@ import Testing
         /// parts alone: the engine's moments in order (score alerts included), and the planner with
         /// the devices following each bid.
         func expectedDeliveries() async throws -> Set<String> {
-            let devices = try await SQLiteStore(path: database).activeDevices()
+            try Self.expectedDeliveries(devices: try await SQLiteStore(path: database).activeDevices(), day: day)
+        }
+
+        /// The same for `devices` (read from any store).
+        static func expectedDeliveries(devices: [Device], day: String) throws -> Set<String> {
             let games = try ReplaySchedule.games(on: day, data: [TestData.path("retrosheet")])
             var followers: [String: Set<UUID>] = [:]
             var expected = Set<String>()

@@ -1,5 +1,6 @@
 import Baseball
 import Foundation
+import Logging
 import Storage
 
 /// A live source's view of the games when several instances share them (`nohit serve --source
@@ -15,7 +16,22 @@ package struct SharedGames: GameClaims, GameFeedSink {
         self.log = log
     }
 
+    package var logger = Logger(label: "nohit.instances")
+
+    /// A failure to reach the database leaves the game where it was: held games stay held (their
+    /// lease is renewed or lapses), others are asked about again at the next poll.
     package func claim(_ gameID: String) async throws -> GameClaim {
+        do {
+            return try await claimOrThrow(gameID)
+        } catch {
+            logger.warning("asking for a game failed", metadata: ["game.id": "\(gameID)", "error": "\(error)"])
+            await log.drop(gameID)
+            await leases.lost(gameID)
+            return .elsewhere
+        }
+    }
+
+    private func claimOrThrow(_ gameID: String) async throws -> GameClaim {
         if await leases.holds(gameID) {
             guard await leases.shouldGiveBack(gameID) else { return .held }
             await log.drop(gameID)
@@ -35,13 +51,26 @@ package struct SharedGames: GameClaims, GameFeedSink {
 
     package func finished(_ gameID: String) async throws {
         await log.drop(gameID)
-        try await leases.giveBack(gameID, over: true)
+        do {
+            try await leases.giveBack(gameID, over: true)
+        } catch {
+            // Its lease lapses instead.
+            logger.warning("giving back a game failed", metadata: ["game.id": "\(gameID)", "error": "\(error)"])
+        }
     }
 
     /// Says an item of a game this instance holds; dropped when it no longer does (its lease
     /// lapsed and another instance took the game: that one says it, from the log).
+    /// A failure to reach the database drops the game here too: taken up again, its source says
+    /// again what the log does not have.
     package func receive(_ item: GameFeedItem, gameID: String, at time: Date) async throws {
-        if try await !log.say(item, gameID: gameID, at: time) {
+        do {
+            if try await !log.say(item, gameID: gameID, at: time) {
+                await leases.lost(gameID)
+            }
+        } catch {
+            logger.warning("saying a game's item failed", metadata: ["game.id": "\(gameID)", "error": "\(error)"])
+            await log.drop(gameID)
             await leases.lost(gameID)
         }
     }

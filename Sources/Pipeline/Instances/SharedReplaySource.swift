@@ -67,38 +67,56 @@ package struct SharedReplaySource: Service {
     private func follow(_ gameID: String, _ entries: [ReplayTimeline.Entry]) async throws {
         let scan = Duration.milliseconds(Int64(leases.leaseSeconds * 250))
         while true {
-            try Task.checkCancellation()
-            guard try await leases.follow(gameID) else {
-                if try await log.store.itemCount(run: log.run, gameID: gameID) >= entries.count {
-                    await leases.markOver(gameID)
-                    return
-                }
+            do {
+                if try await say(gameID, entries, scan: scan) { return }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // The database may come back: the game is taken up again from the log.
+                try Task.checkCancellation()
+                logger.warning(
+                    "following the game failed; trying again", metadata: ["game.id": "\(gameID)", "error": "\(error)"])
+                await log.drop(gameID)
+                await leases.lost(gameID)
                 try await Task.sleep(for: scan)
-                continue
-            }
-            var index = try await log.adopt(gameID).count
-            if index > 0 && index < entries.count {
-                logger.notice(
-                    "resuming a game another instance followed",
-                    metadata: ["game.id": "\(gameID)", "items.said": "\(index)", "items": "\(entries.count)"])
-            }
-            while index < entries.count {
-                let entry = entries[index]
-                try await clock.sleep(until: entry.time)
-                if await leases.shouldGiveBack(gameID) {
-                    await log.drop(gameID)
-                    try await leases.giveBack(gameID, over: false)
-                    break
-                }
-                // Not held any more (its lease lapsed and another instance took it): back to waiting.
-                guard try await log.say(entry.item, gameID: gameID, at: entry.time) else { break }
-                progress.said(entry)
-                index += 1
-            }
-            if index == entries.count {
-                try await leases.giveBack(gameID, over: true)
-                return
             }
         }
+    }
+
+    /// One turn at a game: said to its end (true), or given back, lost or not taken (false).
+    private func say(_ gameID: String, _ entries: [ReplayTimeline.Entry], scan: Duration) async throws -> Bool {
+        try Task.checkCancellation()
+        guard try await leases.follow(gameID) else {
+            if try await log.store.itemCount(run: log.run, gameID: gameID) >= entries.count {
+                await leases.markOver(gameID)
+                return true
+            }
+            try await Task.sleep(for: scan)
+            return false
+        }
+        var index = try await log.adopt(gameID).count
+        if index > 0 && index < entries.count {
+            logger.notice(
+                "resuming a game another instance followed",
+                metadata: ["game.id": "\(gameID)", "items.said": "\(index)", "items": "\(entries.count)"])
+        }
+        while index < entries.count {
+            let entry = entries[index]
+            try await clock.sleep(until: entry.time)
+            if await leases.shouldGiveBack(gameID) {
+                await log.drop(gameID)
+                try await leases.giveBack(gameID, over: false)
+                break
+            }
+            // Not held any more (its lease lapsed and another instance took it): back to waiting.
+            guard try await log.say(entry.item, gameID: gameID, at: entry.time) else { break }
+            progress.said(entry)
+            index += 1
+        }
+        if index == entries.count {
+            try await leases.giveBack(gameID, over: true)
+            return true
+        }
+        return false
     }
 }

@@ -296,4 +296,26 @@ extension PostgresStore: CoordinationStore {
         }
         return follows
     }
+
+    /// Every run, oldest first (tests, reports).
+    package func runIDs() async throws -> [String] {
+        var runs: [String] = []
+        for try await id in try await client.query("SELECT id FROM runs ORDER BY created_at", logger: logger)
+            .decode(String.self)
+        {
+            runs.append(id)
+        }
+        return runs
+    }
+
+    /// The games the run's log has items of (tests, reports).
+    package func gameIDs(run: String) async throws -> [String] {
+        var games: [String] = []
+        for try await id in try await client.query(
+            "SELECT DISTINCT game_id FROM game_items WHERE run = \(run) ORDER BY game_id", logger: logger
+        ).decode(String.self) {
+            games.append(id)
+        }
+        return games
+    }
 }

@@ -309,10 +309,12 @@ extension PostgresStore: OutboxStore {
     /// Renews this instance's leases on the rows it is sending, then takes back, in doubt, the rows
     /// of instances that stopped renewing theirs.
     package func maintainLeases(now: Date) async throws -> RecoveryReport {
+        // Rows locked by an outcome being recorded are skipped (their lease is about to go): waiting
+        // for them could deadlock with that transaction, which locks them in another order.
         try await execute(
             """
             UPDATE outbox SET lease_expires = clock_timestamp() + make_interval(secs => \(leaseSeconds))
-            WHERE state = 1 AND lease_owner = \(instanceID)
+            WHERE id IN (SELECT id FROM outbox WHERE state = 1 AND lease_owner = \(instanceID) FOR UPDATE SKIP LOCKED)
             """)
         return try await reclaimExpired(now: now)
     }

@@ -184,22 +184,39 @@ package final class PostgresStore: Sendable {
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it
     /// throws (the error it threw comes out as it is).
+    ///
+    /// A transaction PostgreSQL chose to abort in a deadlock, or as a serialization failure, is run
+    /// again (up to three times): instances' transactions touch the same rows in different orders
+    /// now and then, and the right answer to that is to try again.
     func transaction<Result>(
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let logger = logger
-        return try await client.withConnection { connection in
-            try await connection.query("BEGIN", logger: logger)
-            let result: Result
+        var attempt = 1
+        while true {
             do {
-                result = try await body(connection)
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
+                return try await client.withConnection { connection in
+                    try await connection.query("BEGIN", logger: logger)
+                    let result: Result
+                    do {
+                        result = try await body(connection)
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
+                    try await connection.query("COMMIT", logger: logger)
+                    return result
+                }
+            } catch  where attempt < 3 && Self.isRetryable(error) {
+                logger.debug("transaction aborted; running it again", metadata: ["error": "\(Self.describe(error))"])
+                attempt += 1
             }
-            try await connection.query("COMMIT", logger: logger)
-            return result
         }
+    }
+
+    /// A deadlock or a serialization failure: the transaction can run again.
+    static func isRetryable(_ error: any Error) -> Bool {
+        ["40P01", "40001"].contains((error as? PSQLError)?.serverInfo?[.sqlState] ?? "")
     }
 
     /// Runs a statement on any connection and drops its rows.

@@ -1,0 +1,483 @@
+import Alerts
+import Crypto
+import FakeProviders
+import FakeStatsAPI
+import Foundation
+import Pipeline
+import Retrosheet
+import Storage
+import Synchronization
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Several `nohit replay` instances on one PostgreSQL database, against a fake APNs in this
+/// process that keeps a ledger of every `apns-id` it accepted: instances are killed (SIGKILL) at
+/// seeded random points while they fan out and replaced, and the day still reaches every device
+/// once — a repeat only for a delivery the killed instance had in flight — with every game followed
+/// by one instance at a time.
+@Suite(.postgres, .serialized) struct InstancesTests {
+    static let day = "2020-08-25"
+
+    /// The database (a schema of its own), a data directory the instances share (the secrets key),
+    /// and the fake APNs.
+    final class Harness: Sendable {
+        let crash: CrashRecoveryTests.Harness
+        let url: String
+
+        init(devices: [[String]]) async throws {
+            url = try #require(TestPostgres.url(schema: "instances"))
+            crash = try await CrashRecoveryTests.Harness(devices: devices, database: url)
+        }
+
+        var directory: String { crash.directory }
+
+        func store<Result: Sendable>(_ body: @Sendable (PostgresStore) async throws -> Result) async throws -> Result {
+            try await PostgresStore.withStore(
+                try PostgresStore.Location(url: url),
+                secrets: try SecretBox.keyFile(at: (directory as NSString).appendingPathComponent("secrets.key")),
+                instance: "test", body)
+        }
+
+        /// Starts `nohit replay` named `instance`.
+        func startReplay(instance: String, speed: Int, leaseSeconds: Int) throws -> (process: Process, log: String) {
+            let log = (directory as NSString).appendingPathComponent("replay-\(instance).log")
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let process = Process()
+            process.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
+            process.arguments = [
+                "replay", "--date", InstancesTests.day, "--speed", "\(speed)", "--data", TestData.path("retrosheet"),
+                "--database", url, "--data-dir", directory, "--fake-apns", directory, "--quiet",
+                "--concurrency", "64", "--instance-id", instance, "--lease-seconds", "\(leaseSeconds)",
+            ]
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+            return (process, log)
+        }
+
+        func shutdown() async throws {
+            try? await store { try await $0.dropSchema() }
+            try await crash.shutdown()
+        }
+    }
+
+    @Test func instancesKilledWhileTheyFanOutDeliverEveryAlertOnceAndFollowEachGameOneAtATime() async throws {
+        // 10,000 devices as in the single-instance crash test: most want one alert per bid, a tenth a
+        // mix of preferences, and some whose first attempts fail (429, 503) so retries are pending.
+        // Those are registered first, so their first attempts come first in each fan-out: at 300 times
+        // real speed an alert is stale (not retried) 6 s after its moment, about how long a debug
+        // build's fan-out to 10,000 devices takes here.
+        let harness = try await Harness(devices: [
+            ["--count", "100", "--frequency", "once-per-bid", "--token-prefix", "503", "--seed", "3"],
+            ["--count", "100", "--frequency", "once-per-bid", "--token-prefix", "429", "--seed", "4"],
+            ["--count", "8800", "--frequency", "once-per-bid", "--seed", "1"],
+            ["--count", "1000", "--mix", "--seed", "2"],
+        ])
+        let devices = try await harness.store { try await $0.activeDevices() }
+        let expected = try CrashRecoveryTests.Harness.expectedDeliveries(devices: devices, day: Self.day)
+        #expect(expected.count > 20_000)
+        let server = harness.crash.server
+
+        let seed = UInt64.random(in: 1...UInt64.max)
+        print("instances crash test: kill points and victims drawn with seed \(seed)")
+        var random = SplitMix(seed: seed)
+        let (speed, lease) = (300, 4)
+        var running: [(id: String, process: Process, log: String)] = []
+        var started = 0
+        func start() throws {
+            started += 1
+            let id = "i\(started)"
+            let (process, log) = try harness.startReplay(instance: id, speed: speed, leaseSeconds: lease)
+            running.append((id, process, log))
+        }
+        for _ in 0..<3 { try start() }
+
+        var inDoubtAtKills = Set<String>()
+        var kills: [(instance: String, at: Int, inDoubt: Int)] = []
+        for _ in 0..<3 {
+            let before = server.state.uniqueAcceptedCount
+            let remaining = expected.count - before
+            guard remaining > 1000 else { break }
+            let target = before + Int.random(in: remaining / 10...remaining / 3, using: &random)
+            while server.state.uniqueAcceptedCount < target && running.allSatisfy(\.process.isRunning) {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            guard running.allSatisfy(\.process.isRunning) else { break }
+            let victim = running.remove(at: Int.random(in: 0..<running.count, using: &random))
+            kill(victim.process.processIdentifier, SIGKILL)
+            victim.process.waitUntilExit()
+            #expect(victim.process.terminationReason == .uncaughtSignal)
+            // What the killed instance had in flight: claimed under its lease, not finished.
+            let doubt = try await harness.store { store in
+                try await store.outboxRows().filter { $0.state == 1 && $0.leaseOwner == victim.id }.map {
+                    $0.id.uuidString.lowercased()
+                }
+            }
+            inDoubtAtKills.formUnion(doubt)
+            kills.append((victim.id, server.state.uniqueAcceptedCount, doubt.count))
+            // A replacement joins the run (its clock) and takes its share.
+            try start()
+        }
+        #expect(kills.count == 3, "the day ended before three kills (seed \(seed))")
+        for instance in running {
+            instance.process.waitUntilExit()
+            if instance.process.terminationStatus != 0 {
+                print("instances crash test: \(instance.id) ended with \(instance.process.terminationStatus):")
+                print(CrashRecoveryTests.log(instance.log).suffix(4000))
+            }
+            #expect(instance.process.terminationStatus == 0, "\(instance.id) (seed \(seed))")
+        }
+
+        let accepted = server.state.accepted
+        let acceptedIDs = Set(accepted.map(\.apnsID))
+        let superseded = try await harness.store { store in
+            Set(try await store.outboxRows().filter { $0.state == 4 }.map { $0.id.uuidString.lowercased() })
+        }
+        let missing = expected.subtracting(acceptedIDs).subtracting(superseded)
+        let unexpected = acceptedIDs.subtracting(expected)
+        let repeated = Set(accepted.filter { $0.count > 1 }.map(\.apnsID))
+        print(
+            "instances crash test (seed \(seed)): \(expected.count) expected alerts to 10,000 devices, kills "
+                + kills.map { "(\($0.instance) at \($0.at) accepted, \($0.inDoubt) in flight)" }
+                .joined(separator: " ")
+                + "; missing \(missing.count), unexpected \(unexpected.count), superseded \(superseded.count), "
+                + "accepted twice \(repeated.count) (all in flight at a kill: \(repeated.isSubset(of: inDoubtAtKills)))"
+        )
+        if !missing.isEmpty {
+            // Where the missing ones stand in the outbox (state: 0 pending ... 4 superseded; none: never queued).
+            let rows = try await harness.store { store in
+                try await store.outboxRows().map { ($0.id.uuidString.lowercased(), $0.state, $0.error ?? "") }
+            }
+            let byID = Dictionary(rows.map { ($0.0, ($0.1, $0.2)) }, uniquingKeysWith: { a, _ in a })
+            let states = Dictionary(grouping: missing, by: { byID[$0].map { "state \($0.0) \($0.1)" } ?? "not queued" })
+                .mapValues(\.count)
+            print("instances crash test (seed \(seed)): missing by outbox state: \(states)")
+        }
+        #expect(missing.isEmpty, "\(missing.count) missing (seed \(seed))")
+        #expect(unexpected.isEmpty, "seed \(seed)")
+        #expect(repeated.isSubset(of: inDoubtAtKills), "seed \(seed)")
+        #expect(superseded.isSubset(of: inDoubtAtKills), "seed \(seed)")
+        #expect(accepted.allSatisfy { $0.count <= 1 + kills.count }, "seed \(seed)")
+        // Every delivery was really under way at the kills.
+        #expect(kills.allSatisfy { $0.inDoubt > 0 }, "an instance had nothing in flight when killed (seed \(seed))")
+
+        // Every game followed to its end by one instance at a time.
+        let report = try await harness.store { store in
+            let runs = try await store.runIDs()
+            try #require(runs.count == 1, "one run for every instance: \(runs)")
+            return try await Self.followReport(store: store, run: runs[0])
+        }
+        print("instances crash test (seed \(seed)): \(report.summary)")
+        #expect(report.problems.isEmpty, "\(report.problems) (seed \(seed))")
+        #expect(report.games == 16)
+        try await harness.shutdown()
+    }
+
+    /// Who followed each game: one instance at a time (the leases taken on a game never overlap in
+    /// time), every item said once in its place by an instance that followed the game then, and the
+    /// game followed to its end.
+    static func followReport(store: PostgresStore, run: String) async throws -> (
+        games: Int, summary: String, problems: [String]
+    ) {
+        let follows = Dictionary(grouping: try await store.gameFollows(run: run), by: \.gameID)
+        let games = try await store.gameIDs(run: run)
+        var problems: [String] = []
+        var takenOver = 0
+        for gameID in games {
+            let leases = (follows[gameID] ?? []).sorted { $0.acquiredAt < $1.acquiredAt }
+            for (earlier, later) in zip(leases, leases.dropFirst()) {
+                let end = earlier.releasedAt ?? earlier.renewedAt
+                if end > later.acquiredAt {
+                    problems.append("\(gameID): \(earlier.owner) until \(end), \(later.owner) from \(later.acquiredAt)")
+                }
+            }
+            let items = try await store.items(run: run, gameID: gameID)
+            if items.map(\.index) != Array(0..<items.count) { problems.append("\(gameID): items out of place") }
+            guard case .status(let status, _)? = items.last?.item, status.phase == .final else {
+                problems.append("\(gameID): not followed to its end")
+                continue
+            }
+            // The writers, in order, are instances that held the game, in the order they took it.
+            var writers: [String] = []
+            for item in items where writers.last != item.instance { writers.append(item.instance) }
+            var owners = leases.map(\.owner)[...]
+            for writer in writers {
+                guard let index = owners.firstIndex(of: writer) else {
+                    problems.append("\(gameID): \(writer) said items without holding the game then")
+                    break
+                }
+                owners = owners[(index + 1)...]
+            }
+            if writers.count > 1 { takenOver += 1 }
+        }
+        let summary =
+            "\(games.count) games, \(follows.values.reduce(0) { $0 + $1.count }) leases taken, "
+            + "\(takenOver) games said by more than one instance in turn"
+        return (games.count, summary, problems)
+    }
+}
+
+extension InstancesTests {
+    /// An SSE client (curl) reading `/api/stream` of a server, with its events as they came.
+    final class StreamReader: Sendable {
+        struct Event: Sendable, Hashable {
+            var id: Int?
+            var kind: String
+            var data: String
+        }
+
+        private let process: Process
+        private let output: Pipe
+        /// The events parsed so far, and the text after the last whole one.
+        private let state = Mutex((events: [Event](), rest: ""))
+
+        init(address: String, lastEventID: Int? = nil) throws {
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments =
+                ["curl", "-sN", "\(address)/api/stream"] + (lastEventID.map { ["-H", "Last-Event-ID: \($0)"] } ?? [])
+            output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            output.fileHandleForReading.readabilityHandler = { [self] handle in
+                let chunk = String(decoding: handle.availableData, as: UTF8.self)
+                state.withLock { state in
+                    state.rest += chunk
+                    var blocks = state.rest.components(separatedBy: "\n\n")
+                    state.rest = blocks.removeLast()
+                    state.events += blocks.compactMap(Self.event)
+                }
+            }
+            try process.run()
+        }
+
+        /// An event from its block of lines (an `id:` line applies to the event it precedes).
+        static func event(_ block: String) -> Event? {
+            var id: Int?
+            var kind: String?
+            var data: String?
+            for line in block.split(separator: "\n") {
+                if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
+                if line.hasPrefix("event: ") { kind = String(line.dropFirst(7)) }
+                if line.hasPrefix("data: ") { data = String(line.dropFirst(6)) }
+            }
+            guard let kind, let data else { return nil }
+            return Event(id: id, kind: kind, data: data)
+        }
+
+        var events: [Event] { state.withLock { $0.events } }
+
+        /// The highest id received (0 before any).
+        var lastID: Int { state.withLock { $0.events.lazy.compactMap(\.id).max() ?? 0 } }
+
+        func stop() {
+            // SIGKILL: a child of the test process starts with SIGTERM blocked (the mask is inherited).
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            output.fileHandleForReading.readabilityHandler = nil
+        }
+    }
+
+    /// Starts `nohit serve` playing the day on the shared database.
+    static func startServer(_ harness: Harness, instance: String, speed: Int, lease: Int) throws -> (
+        process: Process, address: String
+    ) {
+        try Executable.start(
+            "nohit",
+            [
+                "serve", "--replay", day, "--speed", "\(speed)", "--data", TestData.path("retrosheet"), "--port", "0",
+                "--database", harness.url, "--data-dir", harness.directory, "--fake-apns", harness.directory,
+                "--instance-id", instance, "--lease-seconds", "\(lease)",
+            ])
+    }
+
+    /// Two `nohit serve` instances play the day together; one is killed half-way. A client on either
+    /// saw the same moments, with the same ids, and the same game events wherever both had one; a
+    /// client resuming on the survivor from an id it got from the other misses nothing and gets
+    /// nothing twice; the survivor took the dead one's games over and followed every game to its
+    /// end, and the moments of the day are each on the stream once.
+    @Test func theStreamIsTheSameOnEveryInstanceAndResumesOnAnother() async throws {
+        let harness = try await Harness(devices: [["--count", "200", "--frequency", "every-inning", "--seed", "9"]])
+        let (speed, lease) = (900, 3)
+        let first = try Self.startServer(harness, instance: "a", speed: speed, lease: lease)
+        let second = try Self.startServer(harness, instance: "b", speed: speed, lease: lease)
+        let onFirst = try StreamReader(address: first.address)
+        let onSecond = try StreamReader(address: second.address)
+        let expectedMoments = ReplayTimeline(
+            games: try ReplaySchedule.games(on: Self.day, data: [TestData.path("retrosheet")])
+        ).moments()
+        // Half the day's moments, then the first instance dies.
+        while onFirst.events.lazy.filter({ $0.kind == "moment" }).count < expectedMoments.count / 2 {
+            try #require(first.process.isRunning)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        onFirst.stop()
+        let seenOnFirst = onFirst.events
+        // The rest of the day on the survivor: every game final.
+        let finals = try await Self.waitForFinals(address: second.address, process: second.process)
+        try await Task.sleep(for: .milliseconds(500))
+        let resumeAt = try #require(seenOnFirst.last(where: { $0.kind == "moment" && $0.id != nil })?.id)
+        let resumed = try StreamReader(address: second.address, lastEventID: resumeAt)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while resumed.lastID < onSecond.lastID && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(resumed.lastID == onSecond.lastID, "the resumed client did not catch up within 60 s")
+        onSecond.stop()
+        resumed.stop()
+        kill(second.process.processIdentifier, SIGTERM)
+        second.process.waitUntilExit()
+
+        let seenOnSecond = onSecond.events
+        // The same moments with the same ids on both, as far as the first got.
+        let momentsOnFirst = seenOnFirst.filter { $0.kind == "moment" }
+        let momentsOnSecond = seenOnSecond.filter { $0.kind == "moment" }
+        #expect(!momentsOnFirst.isEmpty)
+        #expect(Array(momentsOnSecond.prefix(momentsOnFirst.count)).map(\.data) == momentsOnFirst.map(\.data))
+        // Every moment of the day once, in the day's order.
+        let ids = momentsOnSecond.compactMap { Self.momentID($0.data) }
+        #expect(ids == expectedMoments.map(\.moment.id))
+        // Where both sent an event with an id, it is the same event.
+        let bySecond = Dictionary(
+            seenOnSecond.compactMap { event in event.id.map { ($0, event) } }, uniquingKeysWith: { a, _ in a })
+        let shared = seenOnFirst.filter { $0.id != nil && bySecond[$0.id!] != nil }
+        #expect(shared.count > 100)
+        #expect(shared.allSatisfy { bySecond[$0.id!] == $0 })
+        // Resumed on the other instance: exactly what came after that id there.
+        let after = seenOnSecond.filter { ($0.id ?? 0) > resumeAt && $0.kind != "heartbeat" }
+        let resumedEvents = resumed.events
+        // (What it missed comes moments first, a moment moved ahead without an `id:` line; the ids
+        // written are past the resume point.)
+        #expect(!resumedEvents.isEmpty && resumedEvents.allSatisfy { ($0.id ?? Int.max) > resumeAt })
+        #expect(
+            resumedEvents.filter { $0.kind == "moment" }.map(\.data) == after.filter { $0.kind == "moment" }.map(\.data)
+        )
+        // And each game it heard of ends in the state the survivor's own client ended with.
+        func lastGames(_ events: [StreamReader.Event]) -> [String: String] {
+            var last: [String: String] = [:]
+            for event in events where event.kind == "game" {
+                if let id = (try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any])?["id"]
+                    as? String
+                {
+                    last[id] = event.data
+                }
+            }
+            return last
+        }
+        let finalOnSecond = lastGames(seenOnSecond)
+        let resumedGames = lastGames(resumedEvents)
+        #expect(!resumedGames.isEmpty)
+        #expect(resumedGames.allSatisfy { finalOnSecond[$0.key] == $0.value })
+        #expect(finals == 16)
+        // The survivor took the games of the one that died.
+        let report = try await harness.store { store in
+            try await Self.followReport(store: store, run: try await store.runIDs()[0])
+        }
+        print("stream across instances: \(report.summary)")
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        try await harness.shutdown()
+    }
+
+    static func momentID(_ data: String) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any])?["id"] as? String
+    }
+
+    /// Waits until the server's board has every game final; returns how many games it has.
+    static func waitForFinals(address: String, process: Process) async throws -> Int {
+        while true {
+            try #require(process.isRunning, "the server stopped")
+            let games = try await Executable.onThread { () throws -> String in
+                let curl = Process()
+                curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                curl.arguments = ["curl", "-s", "\(address)/api/games"]
+                let output = Pipe()
+                curl.standardOutput = output
+                try curl.run()
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                curl.waitUntilExit()
+                return String(decoding: data, as: UTF8.self)
+            }
+            if let list = try? JSONSerialization.jsonObject(with: Data(games.utf8)) as? [[String: Any]],
+                !list.isEmpty, list.allSatisfy({ $0["status"] as? String == "final" })
+            {
+                return list.count
+            }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}
+
+extension InstancesTests {
+    /// Two `nohit serve --source statsapi` instances follow a fake Stats API's day together: each
+    /// game polled by one of them at a time; one is killed half-way, and the other takes its games
+    /// over from the log (reading each feed whole) and follows every game to its end, with every
+    /// moment of the day stored once.
+    @Test func statsAPIGamesArePolledByOneInstanceAtATimeAndTakenOverWhenOneDies() async throws {
+        let harness = try await Harness(devices: [["--count", "100", "--frequency", "every-inning", "--seed", "11"]])
+        let data = TestData.path("retrosheet")
+        let (fake, fakeAddress) = try Executable.start(
+            "nohit",
+            [
+                "fake-statsapi", "--replay", Self.day, "--speed", "900", "--wait", "1", "--port", "0", "--data", data,
+            ])
+        defer {
+            fake.terminate()
+            fake.waitUntilExit()
+        }
+        func start(_ instance: String) throws -> (process: Process, address: String) {
+            try Executable.start(
+                "nohit",
+                [
+                    "serve", "--source", "statsapi", "--statsapi-url", fakeAddress + "/", "--statsapi-date", Self.day,
+                    "--port", "0", "--data", data, "--database", harness.url, "--data-dir", harness.directory,
+                    "--fake-apns", harness.directory, "--instance-id", instance, "--lease-seconds", "3",
+                ])
+        }
+        let first = try start("a")
+        let second = try start("b")
+        let day = try ReplaySchedule.games(on: Self.day, data: [data])
+        let expected = ReplayTimeline(games: day).moments().map(\.moment.id).map(
+            GumboWriter.People(games: day).statsAPIMomentID)
+        // Half the day's moments stored, then the first instance dies.
+        while try await Self.momentIDs(second.address).count < expected.count / 2 {
+            try #require(first.process.isRunning && second.process.isRunning)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+        #expect(try await Self.waitForFinals(address: second.address, process: second.process) == 16)
+        let ids = try await Self.momentIDs(second.address)
+        kill(second.process.processIdentifier, SIGTERM)
+        second.process.waitUntilExit()
+        #expect(ids.count == expected.count, "a moment missing or repeated")
+        #expect(Set(ids) == Set(expected))
+
+        let report = try await harness.store { store in
+            let runs = try await store.runIDs()
+            try #require(runs.count == 1)
+            return try await Self.followReport(store: store, run: runs[0])
+        }
+        print("Stats API across instances: \(report.summary)")
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(report.games == 16)
+        try await harness.shutdown()
+    }
+
+    /// The moments `/api/moments` lists.
+    static func momentIDs(_ address: String) async throws -> [String] {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: address + "/api/moments?limit=200")!)
+        return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]] ?? []).compactMap {
+            $0["id"] as? String
+        }
+    }
+}
