@@ -33,13 +33,7 @@ final class FakeProcess: Sendable {
 
     /// User plus system CPU seconds the fake has used.
     func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3, utime 14 and stime 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        ProcessTimes.cpuSeconds(pid: process.processIdentifier)
     }
 
     /// The fake's resident set now (`VmRSS`) or at its peak (`VmHWM`), in kilobytes.

@@ -16,8 +16,8 @@ import Storage
 #endif
 
 /// `nohit-bench fanout`: one moment fanned out to many devices through the whole pipeline
-/// (planner, outbox in SQLite, dispatcher, real channel over HTTP/2 and TLS) to `nohit fake-apns`
-/// running as its own process.
+/// (planner, outbox in SQLite or PostgreSQL, dispatchers of one or more instances, real channel
+/// over HTTP/2 and TLS) to `nohit fake-apns` running as its own process.
 struct FanoutBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fanout",
@@ -48,6 +48,19 @@ struct FanoutBenchmark: AsyncParsableCommand {
 
     @Option(help: "Runs, each from scratch (a fresh database and fake); with more than one, the median too.")
     var runs = 1
+
+    @Option(
+        help: ArgumentHelp(
+            "The database: SQLite by default (a file of the run's own), or postgres://user@host/db (each run in "
+                + "a schema of its own, dropped after).", valueName: "url"))
+    var database: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "PostgreSQL: instances sharing the fan-out, each with its own store (connection pool, instance id, "
+                + "leases), dispatchers and provider connections, in this process; one records the moment, NOTIFY "
+                + "wakes the others."))
+    var instances = 1
 
     @Option(
         help: ArgumentHelp(
@@ -118,8 +131,45 @@ struct FanoutBenchmark: AsyncParsableCommand {
             throw ValidationError("no completed moment in CHA202008250")
         }
 
-        // The devices.
-        let store = try SQLiteStore(path: (work as NSString).appendingPathComponent("bench.sqlite"))
+        guard instances >= 1 && instances <= 8 else { throw ValidationError("--instances must be 1 to 8") }
+        guard let database, PostgresStore.Location.isURL(database) else {
+            guard instances == 1 else { throw ValidationError("--instances needs --database postgres://…") }
+            let store = try SQLiteStore(path: (work as NSString).appendingPathComponent("bench.sqlite"))
+            return try await measure(
+                stores: [store], kind: kind, fake: fake, moment: completed, game: game.info, storeName: "SQLite (WAL)")
+        }
+        var named = try PostgresStore.Location(url: database)
+        named.schema = "bench_" + UUID().uuidString.prefix(8).lowercased()
+        let location = named
+        let secrets = SecretBox.ephemeral()
+        let storeName = "PostgreSQL (\(instances) instance\(instances == 1 ? "" : "s") claiming with SKIP LOCKED)"
+        @Sendable func open(_ index: Int, _ stores: [PostgresStore]) async throws -> Figures {
+            guard index < instances else {
+                let figures: Figures
+                do {
+                    figures = try await measure(
+                        stores: stores, kind: kind, fake: fake, moment: completed, game: game.info,
+                        storeName: storeName)
+                } catch {
+                    try? await stores[0].dropSchema()
+                    throw error
+                }
+                try await stores[0].dropSchema()
+                return figures
+            }
+            return try await PostgresStore.withStore(location, secrets: secrets, instance: "bench-\(index + 1)") {
+                try await open(index + 1, stores + [$0])
+            }
+        }
+        return try await open(0, [])
+    }
+
+    /// The fan-out itself over `stores` (one per instance; the first records the moment).
+    private func measure(
+        stores: [any ServiceStore], kind: ChannelKind, fake: FakeProcess, moment completed: Moment, game: GameInfo,
+        storeName: String
+    ) async throws -> Figures {
+        let store = stores[0]
         var settings = ProviderSettings(vapidKey: .init())
         settings.apnsProductionURL = fake.description.url
         settings.apnsSandboxURL = fake.description.url
@@ -151,10 +201,26 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let clock = SystemWallClock()
         let channels = providers.channels.filter { $0.kind == kind }
         let pipeline = AlertPipeline(store: store, channels: channels, clock: clock, concurrency: concurrency)
+        // More instances: each its own provider connections and dispatchers on its own store.
+        var others: [(providers: ProviderChannels, pipeline: AlertPipeline)] = []
+        for other in stores.dropFirst() {
+            let theirs = try ProviderChannels(settings)
+            others.append(
+                (
+                    theirs,
+                    AlertPipeline(
+                        store: other, channels: theirs.channels.filter { $0.kind == kind }, clock: clock,
+                        concurrency: concurrency)
+                ))
+        }
         // Warm up: the connection, TLS and the provider token, as in a running service; and the
         // directory of active devices, which a running service loads at its first moment and then
         // only tops up with what changed (its cold load is timed and printed on its own).
         try await warmUp(kind: kind, channel: channels[0], fake: fake, client: providers.client)
+        for other in others {
+            try await warmUp(
+                kind: kind, channel: other.pipeline.dispatchers[0].channel, fake: fake, client: providers.client)
+        }
         let season = try await deliverSeason(
             before: completed, store: store, channels: channels, clock: clock, fake: fake, client: providers.client)
         // What set-up freed goes back to the system first, so the directory's own memory shows.
@@ -166,7 +232,29 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let directoryKilobytes = ProcessMemory.kilobytes("VmRSS") - residentBeforeDirectory
 
         let stop = StopSignal()
-        let dispatchers = Task { try await pipeline.runDispatchers(stop: stop) }
+        let pipelines = [pipeline] + others.map(\.pipeline)
+        let dispatchers = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for pipeline in pipelines { group.addTask { try await pipeline.runDispatchers(stop: stop) } }
+                try await group.waitForAll()
+            }
+        }
+        // The other instances hear of the moment's rows by NOTIFY, as separate processes would.
+        let listening = zip(stores.dropFirst(), others.map(\.pipeline)).compactMap { store, pipeline in
+            (store as? any CoordinationStore).map { ($0, pipeline) }
+        }
+        let listeners = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for (coordination, pipeline) in listening {
+                    group.addTask {
+                        try? await coordination.watchOutbox { channel in
+                            if let kind = ChannelKind(rawValue: channel) { pipeline.wakes[kind]?.signal() }
+                        }
+                    }
+                }
+            }
+        }
+        defer { listeners.cancel() }
         // Memory: what the process holds as the moment arrives (the directory included), and
         // its peak during the fan-out alone (the peaks start again here; set-up registered the
         // devices, and in the fake made their subscriptions).
@@ -174,11 +262,12 @@ struct FanoutBenchmark: AsyncParsableCommand {
         let peaksReset = (nohit: ProcessMemory.resetPeak(), fake: fake.resetPeakMemory())
         let residentAtMoment = (nohit: ProcessMemory.kilobytes("VmRSS"), fake: fake.memoryKilobytes("VmRSS"))
         let fakeCPUBefore = fake.cpuSeconds()
+        let databaseCPUBefore = ProcessTimes.cpuSeconds(ofProcessesNamed: "postgres")
         let cpuBefore = ProcessTimes.cpuSeconds()
         let momentTime = Date()
         let start = ContinuousClock.now
         Self.mark("start")
-        let published = try await pipeline.publisher.publish(completed, game: game.info, at: momentTime)
+        let published = try await pipeline.publisher.publish(completed, game: game, at: momentTime)
         let recorded = ContinuousClock.now
         Self.mark("committed")
         try await pipeline.waitUntilDrained(manual: nil)
@@ -186,6 +275,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         Self.mark("end")
         let cpu = ProcessTimes.cpuSeconds() - cpuBefore
         let fakeCPU = fake.cpuSeconds() - fakeCPUBefore
+        let databaseCPU = ProcessTimes.cpuSeconds(ofProcessesNamed: "postgres") - databaseCPUBefore
         // Peak memory as the fan-out leaves it, before the benchmark's own checks below.
         let fanoutPeak = (nohit: ProcessMemory.kilobytes("VmHWM"), fake: fake.memoryKilobytes("VmHWM"))
         let residentAtEnd = (anonymous: ProcessMemory.kilobytes("RssAnon"), file: ProcessMemory.kilobytes("RssFile"))
@@ -196,9 +286,25 @@ struct FanoutBenchmark: AsyncParsableCommand {
         stop.request()
         try await dispatchers.value
 
-        let statistics = pipeline.statistics.snapshot
+        var statistics = pipeline.statistics.snapshot
+        let perInstance = pipelines.map(\.statistics.snapshot.delivered)
+        for other in others {
+            for (channel, counts) in other.pipeline.statistics.snapshot.byChannel {
+                var merged = statistics.byChannel[channel] ?? counts
+                if statistics.byChannel[channel] != nil {
+                    merged.delivered += counts.delivered
+                    merged.retried += counts.retried
+                    merged.failed += counts.failed
+                    merged.pruned += counts.pruned
+                    merged.tokenRefreshes += counts.tokenRefreshes
+                    merged.latency.add(counts.latency)
+                }
+                statistics.byChannel[channel] = merged
+            }
+        }
         let accepted = try await fake.acceptedCount(kind: kind.rawValue, client: providers.client)
         try await providers.shutdown()
+        for other in others { try await other.providers.shutdown() }
         let wall = (drained - start).seconds
         // Exact to three significant digits, from the dispatcher's bounded histogram.
         let latencies = statistics.latency
@@ -210,8 +316,11 @@ struct FanoutBenchmark: AsyncParsableCommand {
             cpuPer10K: cpu / delivered * 10_000, fakeCPUPer10K: fakeCPU / delivered * 10_000)
 
         print(
-            "workload: 1 moment (\(completed.id)) to \(registered) \(kind.rawValue) devices; planner, outbox in SQLite "
-                + "(WAL), dispatcher with \(concurrency) in flight, "
+            "workload: 1 moment (\(completed.id)) to \(registered) \(kind.rawValue) devices; planner, outbox in "
+                + "\(storeName), dispatcher with \(concurrency) in flight"
+                + (stores.count > 1
+                    ? " per instance (deliveries: \(perInstance.map(String.init).joined(separator: " + ")))" : "")
+                + ", "
                 + (kind == .apns ? "APNs JWT" : "RFC 8291 encryption + VAPID")
                 + " + HTTP/2 (\(transport)"
                 + (transportChoice == .http2 ? ", \(connections) connection\(connections == 1 ? "" : "s"))" : ")")
@@ -256,6 +365,12 @@ struct FanoutBenchmark: AsyncParsableCommand {
             String(
                 format: "cpu: %.2f s in nohit (%.3f s per 10,000), %.2f s in the fake provider (%.3f s per 10,000)",
                 cpu, figures.cpuPer10K, fakeCPU, figures.fakeCPUPer10K))
+        if stores.first is PostgresStore {
+            print(
+                String(
+                    format: "cpu of the PostgreSQL server's processes on this machine: %.2f s (%.3f s per 10,000)",
+                    databaseCPU, databaseCPU / delivered * 10_000))
+        }
         // A kernel that refuses to reset a peak (before Linux 4.0) leaves it counting from the start.
         func during(_ reset: Bool) -> String { reset ? "during the fan-out" : "since start, set-up included" }
         print(
@@ -286,7 +401,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
     }
 
     private func register(
-        kind: ChannelKind, count: Int, store: SQLiteStore, client: HTTPClient, fake: FakeProcess
+        kind: ChannelKind, count: Int, store: any DeviceStore, client: HTTPClient, fake: FakeProcess
     ) async throws -> Int {
         let registrar = Registrar(allowPrivateNetworks: true)
         let now = Date()
@@ -344,7 +459,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
     /// pipeline of their own and delivered to the fake, so the outbox holds what a season would
     /// and the moment's bid has its history. The fake's counts are reset after.
     private func deliverSeason(
-        before moment: Moment, store: SQLiteStore, channels: [any DeliveryChannel], clock: any WallClock,
+        before moment: Moment, store: any ServiceStore, channels: [any DeliveryChannel], clock: any WallClock,
         fake: FakeProcess, client: HTTPClient
     ) async throws -> (moments: Int, seconds: Double, outboxRows: Int, followers: Int) {
         guard seasonDays > 0 else { return (0, 0, 0, 0) }

@@ -168,14 +168,7 @@ struct IdleBenchmark: AsyncParsableCommand {
     }
 
     /// User plus system CPU seconds of another process, from /proc.
-    static func cpuSeconds(pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    static func cpuSeconds(pid: Int32) -> Double { ProcessTimes.cpuSeconds(pid: pid) }
 }
 
 /// Answers and latencies of the real clients, by path.

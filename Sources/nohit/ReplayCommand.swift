@@ -62,18 +62,21 @@ struct ReplayCommand: AsyncParsableCommand {
         let dealRules = try Runtime.dealRules(settings)
         try logging.bootstrap(settings)
         let location = try store.location(settings)
+        let day = try ReplaySetup.day(date, settings: settings)
         try await location.withStore { opened in
             try await replay(
-                opened, location: location, settings: settings, concurrency: concurrency, dealRules: dealRules)
+                opened, day: day, location: location, settings: settings, concurrency: concurrency,
+                dealRules: dealRules)
         }
     }
 
     func replay(
-        _ opened: OpenedStore, location: StoreLocation, settings: Settings, concurrency: Int, dealRules: [DealRule]
+        _ opened: OpenedStore, day: (games: [ReplayGame], places: [String]), location: StoreLocation,
+        settings: Settings, concurrency: Int, dealRules: [DealRule]
     ) async throws {
         let logger = Logger(label: "nohit.replay")
         let setup = try await ReplaySetup.prepare(
-            date: date, speed: speed, settings: settings, store: opened, location: location, providers: providers,
+            day: day, speed: speed, settings: settings, store: opened, location: location, providers: providers,
             logger: logger)
         let (games, database, channels, clock, manual) = (
             setup.games, setup.database, setup.channels, setup.clock, setup.manual

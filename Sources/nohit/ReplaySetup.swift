@@ -34,12 +34,19 @@ struct ReplaySetup {
         guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 10,000") }
     }
 
-    static func prepare(
-        date: String, speed: Double, settings: Settings, store: OpenedStore, location: StoreLocation,
-        providers: ProviderOptions, logger: Logger
-    ) async throws -> ReplaySetup {
+    /// The day's games and where they were read, before anything is opened or written: a day
+    /// that cannot be read leaves nothing behind.
+    static func day(_ date: String, settings: Settings) throws -> (games: [ReplayGame], places: [String]) {
         let places = try retrosheetPlaces(settings)
-        let games = try self.games(on: date, places: places)
+        return (try games(on: date, places: places), places)
+    }
+
+    static func prepare(
+        day: (games: [ReplayGame], places: [String]), speed: Double, settings: Settings, store: OpenedStore,
+        location: StoreLocation, providers: ProviderOptions, logger: Logger
+    ) async throws -> ReplaySetup {
+        let (games, places) = day
+        let date = games.first?.info.date ?? ""
         let firstPitch = games.map(\.start).min()!
         let virtualStart = firstPitch.addingTimeInterval(-60)
         var run: SharedRun?

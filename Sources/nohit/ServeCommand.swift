@@ -173,8 +173,9 @@ struct ServeCommand: AsyncParsableCommand {
             adminToken: adminToken, limits: limits, registrationsPerMinute: registrationsPerMinute,
             keepFinished: keepFinished, allowPrivateNetworks: allowPrivateNetworks, statsAPIDate: statsAPIDate,
             dealRules: dealRules)
+        let day = try sourceName == "replay" ? replay.map { try ReplaySetup.day($0, settings: settings) } : nil
         try await location.withStore { opened in
-            try await serve(opened, location: location, settings: settings, options: options)
+            try await serve(opened, day: day, location: location, settings: settings, options: options)
         }
     }
 
@@ -195,7 +196,10 @@ struct ServeCommand: AsyncParsableCommand {
         var dealRules: [DealRule]
     }
 
-    func serve(_ opened: OpenedStore, location: StoreLocation, settings: Settings, options: Options) async throws {
+    func serve(
+        _ opened: OpenedStore, day: (games: [ReplayGame], places: [String])?, location: StoreLocation,
+        settings: Settings, options: Options
+    ) async throws {
         let (host, port, speed, concurrency, sourceName, replay) = (
             options.host, options.port, options.speed, options.concurrency, options.sourceName, options.replay
         )
@@ -215,9 +219,9 @@ struct ServeCommand: AsyncParsableCommand {
         var games: [ReplayGame] = []
         var statsAPIURL: String?
         let banner: String
-        if let replay, sourceName == "replay" {
+        if let replay, let day, sourceName == "replay" {
             let setup = try await ReplaySetup.prepare(
-                date: replay, speed: speed, settings: settings, store: opened, location: location,
+                day: day, speed: speed, settings: settings, store: opened, location: location,
                 providers: providers, logger: logger)
             (games, places, providerSettings, channels, clock, run) = (
                 setup.games, setup.places, setup.settings, setup.channels, setup.clock, setup.run

@@ -8,8 +8,9 @@ import PostgresNIO
 extension PostgresStore: CoordinationStore {
     /// The channel a `NOTIFY` names when an item is appended (its payload: the run).
     static let itemsChannel = "nohit_items"
-    /// The transaction advisory lock appends take, so that log numbers commit in order.
-    static let appendLock: Int64 = 0x6E_6F68_6974_6C6F
+    /// The transaction advisory lock appends to a run's log take (with the run's hash), so that its
+    /// numbers commit in order.
+    static let appendLock: Int32 = 0x6C6F_6773
 
     package func heartbeat(about: String) async throws -> [String] {
         try await execute(
@@ -176,8 +177,9 @@ extension PostgresStore: CoordinationStore {
         let text = String(decoding: try JSONEncoder().encode(item), as: UTF8.self)
         return try await transaction { connection in
             let logger = self.logger
-            _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.appendLock))", logger: logger)
-                .collect()
+            _ = try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(Self.appendLock), hashtext(\(run)))", logger: logger
+            ).collect()
             // Written only under this instance's live lease on the game: an instance that stalled
             // past its lease cannot write after another took the game over.
             for try await sequence in try await connection.query(

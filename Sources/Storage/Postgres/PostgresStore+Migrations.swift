@@ -6,8 +6,8 @@ import PostgresNIO
 /// them once: the first takes a session advisory lock and migrates, the others wait for the lock
 /// and then find nothing left to do.
 extension PostgresStore {
-    /// The advisory lock key of migrations ("nohit" in ASCII).
-    static let migrationLock: Int64 = 0x6E_6F68_6974
+    /// The advisory lock of migrations: this number ("nohi" in ASCII) and the schema's hash.
+    static let migrationLock: Int32 = 0x6E6F_6869
 
     package static let migrations: [(name: String, sql: String)] = [
         (
@@ -233,7 +233,12 @@ extension PostgresStore {
         let logger = logger
         let schema = location.schema
         try await client.withConnection { connection in
-            _ = try await connection.query("SELECT pg_advisory_lock(\(Self.migrationLock))", logger: logger).collect()
+            // Migrating waits as long as another instance's migration takes (not the statements'
+            // lock timeout), for that schema only.
+            _ = try await connection.query("SET lock_timeout = 0", logger: logger).collect()
+            _ = try await connection.query(
+                "SELECT pg_advisory_lock(\(Self.migrationLock), hashtext(\(schema)))", logger: logger
+            ).collect()
             do {
                 if schema != "public" {
                     _ = try await connection.query(
@@ -270,12 +275,15 @@ extension PostgresStore {
                     }
                 }
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
-                    .collect()
+                _ = try? await connection.query(
+                    "SELECT pg_advisory_unlock(\(Self.migrationLock), hashtext(\(schema)))", logger: logger
+                ).collect()
                 throw error
             }
-            _ = try await connection.query("SELECT pg_advisory_unlock(\(Self.migrationLock))", logger: logger)
-                .collect()
+            _ = try await connection.query(
+                "SELECT pg_advisory_unlock(\(Self.migrationLock), hashtext(\(schema)))", logger: logger
+            ).collect()
+            _ = try await connection.query("RESET lock_timeout", logger: logger).collect()
         }
     }
 
