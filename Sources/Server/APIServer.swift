@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
@@ -392,10 +393,19 @@ package struct APIServer: Sendable {
                     maxHeaderFieldCount: limits.maxHeaderCount)),
             ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30))))
         let gate = gate
+        // HTTP/2 with prior knowledge on the same port: many live streams on one connection.
+        let http2 = HTTP2ChannelConfiguration(
+            idleTimeout: .nanoseconds(limits.idleTimeout.nanoseconds),
+            streamConfiguration: .init(idleTimeout: limits.idleTimeout))
         return HTTPServerBuilder { responder in
             GuardedServerChannel(
-                inner: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                inner: HTTP1OrHTTP2Channel(
+                    http1: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                    http2: HTTP2Channel(responder: responder, configuration: http2),
+                    configureHTTP1: GuardedServerChannel<
+                        HTTP1OrHTTP2Channel<HTTP1WebSocketUpgradeChannel>
+                    >.parserErrorResponder(gate: gate)),
                 gate: gate)
         }
     }

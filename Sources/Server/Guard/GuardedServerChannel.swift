@@ -18,16 +18,22 @@ struct GuardedServerChannel<Inner: ServerChildChannel>: ServerChildChannel {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        let gate = gate
-        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let decoder = try channel.pipeline.syncOperations.handler(
-                type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(ParserErrorResponder(gate: gate), position: .after(decoder))
-            return value
-        }
+        return inner.setup(channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {
         await inner.handle(value: value, logger: logger)
+    }
+}
+
+extension GuardedServerChannel {
+    /// What an HTTP/1.1 connection's pipeline gets once set up: the parser-error responder right
+    /// after its request decoder.
+    static func parserErrorResponder(gate: ConnectionGate) -> @Sendable (any Channel) throws -> Void {
+        { channel in
+            let decoder = try channel.pipeline.syncOperations.handler(
+                type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(ParserErrorResponder(gate: gate), position: .after(decoder))
+        }
     }
 }
