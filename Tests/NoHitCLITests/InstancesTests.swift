@@ -111,8 +111,18 @@ import Testing
             while server.state.uniqueAcceptedCount < target && running.allSatisfy(\.process.isRunning) {
                 try await Task.sleep(for: .milliseconds(2))
             }
-            guard running.allSatisfy(\.process.isRunning) else { break }
-            let victim = running.remove(at: Int.random(in: 0..<running.count, using: &random))
+            // The victim is drawn among the instances fanning out at that point (a few dozen
+            // deliveries in flight), so every kill interrupts real sending.
+            var sending: [Int] = []
+            while sending.isEmpty && running.allSatisfy(\.process.isRunning)
+                && server.state.uniqueAcceptedCount < expected.count
+            {
+                let inFlight = try await harness.store { try await $0.inFlightByInstance() }
+                sending = running.indices.filter { inFlight[running[$0].id, default: 0] >= 16 }
+                if sending.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            guard !sending.isEmpty, running.allSatisfy(\.process.isRunning) else { break }
+            let victim = running.remove(at: sending[Int.random(in: 0..<sending.count, using: &random)])
             kill(victim.process.processIdentifier, SIGKILL)
             victim.process.waitUntilExit()
             #expect(victim.process.terminationReason == .uncaughtSignal)

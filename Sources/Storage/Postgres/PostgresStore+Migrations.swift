@@ -81,13 +81,17 @@ extension PostgresStore {
                 key text NOT NULL UNIQUE,
                 body bytea NOT NULL
             );
+            -- No foreign keys to the moment and the payload: both are written in the same
+            -- transaction as the rows (`record`, which refuses a delivery naming a payload it was
+            -- not given), and neither is ever deleted; checking them cost a 100,000-row fan-out 0.5 s
+            -- of its 1.3 s commit.
             CREATE TABLE outbox (
                 id bigserial PRIMARY KEY,
                 delivery_id uuid NOT NULL,
-                moment_id text NOT NULL REFERENCES moments (id),
+                moment_id text NOT NULL,
                 device_id uuid NOT NULL,
                 channel text NOT NULL,
-                payload_id bigint NOT NULL REFERENCES payloads (id),
+                payload_id bigint NOT NULL,
                 bid_key text NOT NULL,
                 moment_kind text NOT NULL,
                 moment_outs int NOT NULL,
@@ -106,10 +110,12 @@ extension PostgresStore {
                 lease_expires timestamptz,
                 UNIQUE (moment_id, device_id)
             );
-            -- Only the rows a dispatcher looks for are indexed by state, as in the SQLite store.
+            -- Only the rows a dispatcher looks for are indexed by state, as in the SQLite store: the
+            -- pending ones by due time, and those being sent by instance (an outcome finds its row
+            -- among its instance's, a few hundred; renewing a lease changes no indexed column, so
+            -- it updates the row in place).
             CREATE INDEX outbox_pending ON outbox (channel, due_at, id) WHERE state = 0;
-            CREATE INDEX outbox_sending ON outbox (lease_owner, lease_expires) WHERE state = 1;
-            CREATE INDEX outbox_sending_delivery ON outbox (delivery_id) WHERE state = 1;
+            CREATE INDEX outbox_sending ON outbox (lease_owner) WHERE state = 1;
             CREATE INDEX outbox_pending_device ON outbox (device_id) WHERE state = 0;
             CREATE TABLE bid_followers (
                 bid_key text NOT NULL,

@@ -417,3 +417,18 @@ extension PostgresStore: OutboxStore {
         return rows.map { ($0.0, $0.1, $0.2, $0.3, $0.4, $0.5) }
     }
 }
+
+extension PostgresStore {
+    /// How many deliveries each instance is sending now (rows claimed under its lease, not yet
+    /// finished), for reports and tests.
+    package func inFlightByInstance() async throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for try await (owner, count) in try await client.query(
+            "SELECT lease_owner, count(*)::bigint FROM outbox WHERE state = 1 AND lease_owner IS NOT NULL GROUP BY lease_owner",
+            logger: logger
+        ).decode((String, Int).self) {
+            counts[owner] = count
+        }
+        return counts
+    }
+}
