@@ -42,10 +42,17 @@ package protocol OutboxStore: Sendable {
     func hasUnfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Bool
     /// When the next pending delivery of `channel` is due, if any.
     func nextDue(channel: ChannelKind) async throws -> Date?
+    /// Whether this instance still surely holds the lease on a claimed delivery, so that sending
+    /// it cannot race another instance that took the row back (a store one process dispatches
+    /// from: always). An instance that could not renew its leases in time (stalled, cut off from
+    /// the database) stops sending and gives the rows back instead of sending them beside the
+    /// instance that takes them over.
+    func mayStillSend(_ delivery: ClaimedDelivery) -> Bool
 }
 
 extension OutboxStore {
     package func maintainLeases(now: Date) async throws -> RecoveryReport { RecoveryReport() }
+    package func mayStillSend(_ delivery: ClaimedDelivery) -> Bool { true }
 
     /// Whether any delivery of these channels is being sent or pending, whenever due.
     package func hasUnfinished(channels: [ChannelKind]) async throws -> Bool {
@@ -106,6 +113,20 @@ package struct ClaimedDelivery: Sendable, Hashable {
     /// Attempts including this one.
     package var attempts: Int
     package var tokenRefreshed: Bool
+    /// For a store several instances share: when this instance asked for the lease on the row
+    /// and when it had it (local monotonic time), for ``OutboxStore/mayStillSend(_:)``.
+    package var lease: LeaseStamp? = nil
+}
+
+/// When a lease was asked for and when it was granted, on this process's monotonic clock.
+package struct LeaseStamp: Sendable, Hashable {
+    package var asked: ContinuousClock.Instant
+    package var granted: ContinuousClock.Instant
+
+    package init(asked: ContinuousClock.Instant, granted: ContinuousClock.Instant) {
+        self.asked = asked
+        self.granted = granted
+    }
 }
 
 /// The outcome of an attempt, to record.

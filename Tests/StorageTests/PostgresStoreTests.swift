@@ -119,11 +119,15 @@ import Testing
             let kept = try await alive.claim(channel: .apns, now: moment.occurredAt, limit: 2)
             let lost = try await stopped.claim(channel: .apns, now: moment.occurredAt, limit: 2)
             #expect(lost.count == 2 && kept.count == 2)
+            // The instance whose lease lapsed must not send what it claimed; the other may.
+            #expect(lost.allSatisfy { !stopped.mayStillSend($0) })
+            #expect(kept.allSatisfy { alive.mayStillSend($0) })
             // The stopped instance's rows are taken back; the other's stay its own, renewed.
             let report = try await alive.maintainLeases(now: moment.occurredAt)
             #expect(Set(report.requeued) == Set(lost.map(\.id)))
             #expect(report.superseded.isEmpty)
             #expect(try await alive.maintainLeases(now: moment.occurredAt) == RecoveryReport())
+            #expect(kept.allSatisfy { alive.mayStillSend($0) })
             // The stopped instance's late answer changes nothing; the rows are pending again.
             try await stopped.complete(lost.map { .delivered(id: $0.id, at: moment.occurredAt) })
             let rows = try await alive.outboxRows()

@@ -100,6 +100,21 @@ package struct Dispatcher: Sendable {
             /// Hands a batch to the channel in a child task of its own (the loop goes on while it
             /// sends); its answers come back through the inbox.
             func launch(_ entries: [InFlight]) {
+                // A row whose lease this instance may have lost (it could not renew in time) is
+                // given back, not sent beside the instance that takes it over.
+                let lapsed = entries.filter { !outbox.mayStillSend($0.claimed) }.map(\.claimed.id)
+                var entries = entries
+                if !lapsed.isEmpty {
+                    let gone = Set(lapsed)
+                    entries.removeAll { gone.contains($0.claimed.id) }
+                    logger.warning(
+                        "delivery leases may have lapsed (renewals late or failing); giving the deliveries back",
+                        metadata: ["channel": "\(kind)", "deliveries": "\(lapsed.count)"])
+                    group.addTask {
+                        try await outbox.release(lapsed)
+                        return .sent
+                    }
+                }
                 guard !entries.isEmpty else { return }
                 let first = nextSlot
                 nextSlot += entries.count

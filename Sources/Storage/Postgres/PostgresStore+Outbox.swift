@@ -128,7 +128,10 @@ extension PostgresStore: OutboxStore {
         let time = now.timeIntervalSince1970
         let instance = instanceID
         let lease = leaseSeconds
-        return try await transaction { connection in
+        // The lease runs from some point after this (the database's clock, when the row is
+        // updated); counting from here errs on the safe side.
+        let asked = ContinuousClock.now
+        var claimed: [ClaimedDelivery] = try await transaction { connection in
             let logger = self.logger
             var rows: [ClaimRow] = []
             for try await row in try await connection.query(
@@ -203,6 +206,27 @@ extension PostgresStore: OutboxStore {
             }
             return claimed
         }
+        let stamp = LeaseStamp(asked: asked, granted: .now)
+        for index in claimed.indices { claimed[index].lease = stamp }
+        return claimed
+    }
+
+    /// A claimed row is surely still this instance's while less than half a lease has gone by
+    /// since it was claimed, or since the last renewal of an unbroken chain that covered it (each
+    /// renewal asked less than half a lease after the one before, the first while the row was
+    /// surely held). Renewals run every quarter lease, so two have failed or been late before this
+    /// says no; the margin is for the send itself and for the two clocks' rates. Times are when
+    /// things were asked, before the database set the lease: earlier than the truth, so safe.
+    package func mayStillSend(_ delivery: ClaimedDelivery) -> Bool {
+        guard let stamp = delivery.lease else { return true }
+        let half = Duration.milliseconds(Int64(leaseSeconds * 500))
+        var from = stamp.asked
+        if let chain = renewals.withLock({ $0 }), chain.last > stamp.granted,
+            chain.start <= stamp.granted || chain.start - stamp.asked < half
+        {
+            from = chain.last
+        }
+        return ContinuousClock.now - from < half
     }
 
     package func complete(_ results: [DeliveryResult]) async throws {
@@ -311,11 +335,20 @@ extension PostgresStore: OutboxStore {
     package func maintainLeases(now: Date) async throws -> RecoveryReport {
         // Rows locked by an outcome being recorded are skipped (their lease is about to go): waiting
         // for them could deadlock with that transaction, which locks them in another order.
+        let asked = ContinuousClock.now
         try await execute(
             """
             UPDATE outbox SET lease_expires = clock_timestamp() + make_interval(secs => \(leaseSeconds))
             WHERE id IN (SELECT id FROM outbox WHERE state = 1 AND lease_owner = \(instanceID) FOR UPDATE SKIP LOCKED)
             """)
+        let half = Duration.milliseconds(Int64(leaseSeconds * 500))
+        renewals.withLock { chain in
+            if let current = chain, asked > current.last {
+                chain = asked - current.last < half ? (current.start, asked) : (asked, asked)
+            } else if chain == nil {
+                chain = (asked, asked)
+            }
+        }
         return try await reclaimExpired(now: now)
     }
 
