@@ -91,12 +91,15 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Keen-compatible analytics: events checked and flattened as Keen's rules say, their compact
+        // binary form, queries read from Keen's parameters, planned and run over any event source. Pure.
+        .target(name: "Analytics"),
         // Store protocols and their implementations: SQLite (the default: migrations, WAL) and
         // PostgreSQL (several instances: leases, the shared game log, LISTEN/NOTIFY).
         .target(
             name: "Storage",
             dependencies: [
-                "Alerts", "Baseball", .product(name: "GRDB", package: "GRDB.swift"),
+                "Alerts", "Analytics", "Baseball", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -129,7 +132,8 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "StatsAPI", "Storage",
+                "Alerts", "Analytics", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "StatsAPI",
+                "Storage",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -201,6 +205,7 @@ let package = Package(
         ),
         // Paths to the shared real data, for tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "AnalyticsTests", dependencies: ["Analytics"]),
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),

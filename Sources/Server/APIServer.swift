@@ -48,6 +48,8 @@ package struct APIServer: Sendable {
     package var source = "replay"
     /// The deals: today's answers and histories (none: the deal endpoints answer 404).
     package var deals: DealDesk?
+    /// Keen's API under `/3.0/projects/...` (the SQLite store's analytics).
+    package var analytics: AnalyticsAPI?
 
     package static let maximumBody = 16 * 1024
     package static let maximumList = 200
@@ -86,6 +88,7 @@ package struct APIServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: document)))
         }
         router.get("metrics") { _, _ in try await scrapeMetrics() }
+        analytics?.add(to: router)
 
         let api = router.group("api")
         api.get("config") { _, _ in

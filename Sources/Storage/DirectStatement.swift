@@ -35,6 +35,45 @@ struct DirectStatement {
         guard code == SQLITE_DONE else { throw error(code) }
     }
 
+    /// Binds the values, then calls `body` with each row until it answers false.
+    func forEachRow(_ bind: (inout Values) throws -> Void, _ body: (Row) throws -> Bool) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        defer { sqlite3_reset(handle) }
+        var values = Values(handle: handle)
+        try bind(&values)
+        if values.result != SQLITE_OK { throw error(values.result) }
+        var code = sqlite3_step(handle)
+        while code == SQLITE_ROW {
+            guard try body(Row(handle: handle)) else { return }
+            code = sqlite3_step(handle)
+        }
+        guard code == SQLITE_DONE else { throw error(code) }
+    }
+
+    /// Rows changed by the last statement on the connection.
+    var changes: Int { connection.map { Int(sqlite3_changes($0)) } ?? 0 }
+
+    /// The current row's columns, valid until the next step.
+    struct Row {
+        fileprivate let handle: SQLiteStatement
+
+        func int64(_ column: CInt) -> Int64 { sqlite3_column_int64(handle, column) }
+
+        func text(_ column: CInt) -> String? {
+            guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+            return String(cString: pointer)
+        }
+
+        /// The blob's bytes, without copying them.
+        func blob(_ column: CInt) -> UnsafeRawBufferPointer {
+            let pointer = sqlite3_column_blob(handle, column)
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let pointer, count > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+            return UnsafeRawBufferPointer(start: pointer, count: count)
+        }
+    }
+
     private func error(_ code: CInt) -> DatabaseError {
         let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
         sqlite3_reset(statement.sqliteStatement)
@@ -94,6 +133,16 @@ struct DirectStatement {
         /// A UUID as its uppercase text, the form the store keeps ids in.
         mutating func bind(_ value: UUID) {
             value.withText(uppercase: true) { bind(bytes: $0) }
+        }
+
+        mutating func bind(blob: [UInt8]) {
+            let index = next()
+            let code = blob.withUnsafeBytes {
+                sqlite3_bind_blob(
+                    handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), CInt($0.count),
+                    unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            }
+            check(code)
         }
 
         private mutating func bind(bytes: UnsafeBufferPointer<UInt8>) {

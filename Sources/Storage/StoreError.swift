@@ -8,12 +8,14 @@ package enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case corrupt(String)
     /// The store cannot be opened as configured (a malformed URL, a database that cannot be reached).
     case configuration(String)
+    /// A request the store refuses: what and why.
+    case invalid(String)
 
     package var description: String {
         switch self {
         case .duplicate(let what): "already exists: \(what)"
         case .corrupt(let what): "stored data cannot be read: \(what)"
-        case .configuration(let what): what
+        case .configuration(let what), .invalid(let what): what
         }
     }
 }

@@ -7,7 +7,8 @@ struct NoHit: AsyncParsableCommand {
         abstract: "No-Hitter Alerts: live no-hit bid alerts, replays and Retrosheet tools.",
         subcommands: [
             EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, DealsCommand.self, ReplayCommand.self,
-            DevicesCommand.self, FakeAPNsCommand.self, FakeStatsAPICommand.self, ServeCommand.self,
+            DevicesCommand.self, AnalyticsCommand.self, FakeAPNsCommand.self, FakeStatsAPICommand.self,
+            ServeCommand.self,
         ]
     )
 }

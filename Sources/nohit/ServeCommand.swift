@@ -270,6 +270,10 @@ struct ServeCommand: AsyncParsableCommand {
         api.keepFinished = TimeInterval(keepFinished * 60)
         api.deals = runtime.deals
         api.source = statsAPIURL == nil ? "replay" : "statsapi"
+        if let analytics = database as? any AnalyticsStore {
+            // Events are stamped by the real clock, whatever clock the day is replayed on.
+            api.analytics = AnalyticsAPI(store: analytics, clock: SystemWallClock())
+        }
         let source: any Service
         // Several instances on one PostgreSQL database: each game said by one of them into the
         // shared game log, which every instance applies (its board, stream and moments).

@@ -218,6 +218,9 @@ extension SQLiteStore {
                     CREATE INDEX deal_triggers_by_date ON deal_triggers(deal_date);
                     """)
         }
+        migrator.registerMigration("9 analytics: projects, keys, events") { db in
+            try analyticsMigration(db)
+        }
         return migrator
     }
 }

@@ -36,6 +36,8 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         }
     }
     let claimedRows = ClaimedRows()
+    /// The analytics tables' numbers and keys, in memory.
+    let analytics = AnalyticsCache()
 
     /// Opens (creating and migrating if needed) the database at `path`, readable by its owner only
     /// (0600). `secrets` seals the secrets it keeps; by default the key is `secrets.key` beside the

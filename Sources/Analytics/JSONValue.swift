@@ -1,0 +1,444 @@
+import Foundation
+
+/// A JSON value with its objects' keys in the order they were sent: a batch's answer repeats the
+/// request's collections in order, and an extraction gives an event back as it was written.
+/// Numbers are doubles (integers beyond 2^53 lose precision, as in JavaScript, which Keen's
+/// clients are written against).
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The value at `key` of an object; nil for anything else or a missing key.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    public var string: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    public var number: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    public var object: JSONObject? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    public var array: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    public var isNull: Bool { self == .null }
+
+    /// The JSON name of the value's type, for error messages.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "a list"
+        case .object: "an object"
+        }
+    }
+}
+
+/// An object's members in order; keys are unique (the parser refuses a key twice).
+public struct JSONObject: Sendable, Hashable {
+    public var members: [(key: String, value: JSONValue)]
+
+    public init(_ members: [(key: String, value: JSONValue)] = []) {
+        self.members = members
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        get { members.first { $0.key == key }?.value }
+        set {
+            if let index = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            } else if let newValue {
+                members.append((key, newValue))
+            }
+        }
+    }
+
+    public var keys: [String] { members.map(\.key) }
+    public var isEmpty: Bool { members.isEmpty }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.members.count == rhs.members.count
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for member in members {
+            hasher.combine(member.key)
+            hasher.combine(member.value)
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(JSONObject(elements.map { ($0.0, $0.1) }))
+    }
+    public init(nilLiteral: ()) { self = .null }
+}
+
+// MARK: - Parsing
+
+/// Why a document is not JSON: what and where (byte offset).
+public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var reason: String
+    public var offset: Int
+    public var description: String { "\(reason) at byte \(offset)" }
+}
+
+extension JSONValue {
+    /// Nesting deeper than this is refused (a stack-safe bound; Keen's events are shallow).
+    public static let maximumDepth = 64
+
+    /// Parses RFC 8259 JSON (UTF-8; a leading byte-order mark is skipped), refusing a key twice in
+    /// one object and nesting deeper than `maximumDepth`.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        let array = Array(bytes)
+        return try array.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            var parser = JSONParser(bytes: buffer)
+            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { parser.position = 3 }
+            parser.skipSpace()
+            let value = try parser.value(depth: 0)
+            parser.skipSpace()
+            guard parser.position == buffer.count else { throw parser.failure("more after the document") }
+            return value
+        }
+    }
+
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+}
+
+private struct JSONParser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
+
+    func failure(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(reason: reason, offset: position) }
+
+    mutating func skipSpace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        guard position < bytes.count else { throw failure("the document ends where a value was expected") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return .object(try object(depth: depth + 1))
+        case UInt8(ascii: "["): return .array(try array(depth: depth + 1))
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        default: throw failure("unexpected character '\(Character(Unicode.Scalar(bytes[position])))'")
+        }
+    }
+
+    mutating func literal(_ word: String) throws(JSONSyntaxError) {
+        let utf8 = Array(word.utf8)
+        guard position + utf8.count <= bytes.count else { throw failure("unexpected end of the document") }
+        for index in 0..<utf8.count where bytes[position + index] != utf8[index] {
+            throw failure("unexpected character")
+        }
+        position += utf8.count
+    }
+
+    mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONObject {
+        guard depth <= JSONValue.maximumDepth else { throw failure("nested deeper than \(JSONValue.maximumDepth)") }
+        position += 1
+        var members: [(key: String, value: JSONValue)] = []
+        var seen = Set<String>()
+        skipSpace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return JSONObject(members)
+        }
+        while true {
+            skipSpace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                throw failure("expected a key in quotes")
+            }
+            let keyStart = position
+            let key = try string()
+            guard seen.insert(key).inserted else {
+                throw JSONSyntaxError(reason: "the key \"\(key)\" appears twice in one object", offset: keyStart)
+            }
+            skipSpace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            position += 1
+            skipSpace()
+            members.append((key, try value(depth: depth)))
+            skipSpace()
+            guard position < bytes.count else { throw failure("the document ends inside an object") }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+            } else if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                return JSONObject(members)
+            } else {
+                throw failure("expected ',' or '}'")
+            }
+        }
+    }
+
+    mutating func array(depth: Int) throws(JSONSyntaxError) -> [JSONValue] {
+        guard depth <= JSONValue.maximumDepth else { throw failure("nested deeper than \(JSONValue.maximumDepth)") }
+        position += 1
+        var elements: [JSONValue] = []
+        skipSpace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return elements
+        }
+        while true {
+            skipSpace()
+            elements.append(try value(depth: depth))
+            skipSpace()
+            guard position < bytes.count else { throw failure("the document ends inside a list") }
+            if bytes[position] == UInt8(ascii: ",") {
+                position += 1
+            } else if bytes[position] == UInt8(ascii: "]") {
+                position += 1
+                return elements
+            } else {
+                throw failure("expected ',' or ']'")
+            }
+        }
+    }
+
+    mutating func string() throws(JSONSyntaxError) -> String {
+        position += 1
+        let start = position
+        // The common case: no escapes, one slice of valid UTF-8.
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                position += 1
+                guard let text = String(validating: slice, as: UTF8.self) else {
+                    throw JSONSyntaxError(reason: "a string that is not UTF-8", offset: start)
+                }
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw failure("a control character inside a string") }
+            position += 1
+        }
+        var utf8 = Array(bytes[start..<position])
+        while position < bytes.count {
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                guard let text = String(validating: utf8, as: UTF8.self) else {
+                    throw JSONSyntaxError(reason: "a string that is not UTF-8", offset: start)
+                }
+                return text
+            case UInt8(ascii: "\\"):
+                position += 1
+                guard position < bytes.count else { throw failure("the document ends inside a string") }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case UInt8(ascii: "\""): utf8.append(0x22)
+                case UInt8(ascii: "\\"): utf8.append(0x5C)
+                case UInt8(ascii: "/"): utf8.append(0x2F)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try hex4()
+                    if (0xD800..<0xDC00).contains(scalar) {
+                        guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                            bytes[position + 1] == UInt8(ascii: "u")
+                        else { throw failure("a lone surrogate in \\u escapes") }
+                        position += 2
+                        let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else { throw failure("a lone surrogate in \\u escapes") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00..<0xE000).contains(scalar) {
+                        throw failure("a lone surrogate in \\u escapes")
+                    }
+                    utf8.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+                default: throw failure("an unknown escape")
+                }
+            default:
+                if byte < 0x20 { throw failure("a control character inside a string") }
+                utf8.append(byte)
+                position += 1
+            }
+        }
+        throw failure("the document ends inside a string")
+    }
+
+    mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw failure("a short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw failure("a bad \\u escape")
+            }
+            value = value << 4 | digit
+            position += 1
+        }
+        return value
+    }
+
+    mutating func number() throws(JSONSyntaxError) -> Double {
+        let start = position
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < bytes.count else { throw failure("a number without digits") }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else if (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(bytes[position]) {
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+                position += 1
+            }
+        } else {
+            throw failure("a number without digits")
+        }
+        var integral = true
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            integral = false
+            position += 1
+            let digits = position
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+                position += 1
+            }
+            guard position > digits else { throw failure("a fraction without digits") }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            integral = false
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            let digits = position
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+                position += 1
+            }
+            guard position > digits else { throw failure("an exponent without digits") }
+        }
+        // Short integers, the usual case, without going through text.
+        if integral, position - start <= 15 {
+            var value: Int64 = 0
+            var index = start
+            let negative = bytes[index] == UInt8(ascii: "-")
+            if negative { index += 1 }
+            while index < position {
+                value = value * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            return Double(negative ? -value : value)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw JSONSyntaxError(reason: "a number out of range", offset: start)
+        }
+        return value
+    }
+}
+
+// MARK: - Writing
+
+extension JSONValue {
+    /// Compact JSON text (keys in their order, `/` not escaped, non-ASCII as UTF-8).
+    public var jsonBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        write(to: &out)
+        return out
+    }
+
+    public var jsonText: String { String(decoding: jsonBytes, as: UTF8.self) }
+
+    public func write(to out: inout [UInt8]) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let value): Self.writeNumber(value, to: &out)
+        case .string(let value): Self.writeString(value, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                element.write(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeString(member.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                member.value.write(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func writeNumber(_ value: Double, to out: inout [UInt8]) {
+        if value.isNaN || value.isInfinite {
+            out.append(contentsOf: "null".utf8)
+        } else if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+            out.append(contentsOf: String(Int64(value)).utf8)
+        } else {
+            out.append(contentsOf: "\(value)".utf8)
+        }
+    }
+
+    static func writeString(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+
+/// Keen's analyses.
+public enum AnalysisType: String, Sendable, CaseIterable {
+    case count, count_unique, sum, average, minimum, maximum, median, percentile, select_unique, extraction, funnel,
+        multi_analysis
+
+    /// Whether the analysis reads `target_property`.
+    var needsTarget: Bool {
+        switch self {
+        case .count, .extraction, .funnel, .multi_analysis: false
+        default: true
+        }
+    }
+}
+
+/// A filter: `{"property_name": "a.b", "operator": "eq", "property_value": ...}`.
+public struct KeenFilter: Sendable, Hashable {
+    public enum Operator: String, Sendable, CaseIterable {
+        case eq, ne, lt, lte, gt, gte, exists, `in`, contains, not_contains, within, regex
+    }
+
+    public var path: String
+    public var op: Operator
+    public var value: JSONValue
+
+    public init(path: String, op: Operator, value: JSONValue) {
+        self.path = path
+        self.op = op
+        self.value = value
+    }
+
+    public static func parseList(_ value: JSONValue?) throws(KeenError) -> [KeenFilter] {
+        switch value {
+        case nil, .null?: return []
+        case .array(let items)?:
+            var filters: [KeenFilter] = []
+            for (index, item) in items.enumerated() {
+                guard let path = item["property_name"]?.string, !path.isEmpty else {
+                    throw .filter(index, "needs property_name, a property path such as user.id")
+                }
+                guard let name = item["operator"]?.string else { throw .filter(index, "needs an operator") }
+                guard let op = Operator(rawValue: name) else {
+                    throw .filter(
+                        index,
+                        "'\(name)' is not an operator (\(Operator.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                guard let operand = item["property_value"] else { throw .filter(index, "needs property_value") }
+                switch op {
+                case .exists:
+                    guard case .bool = operand else { throw .filter(index, "exists takes true or false") }
+                case .in:
+                    guard case .array = operand else { throw .filter(index, "in takes a list of values") }
+                case .contains, .not_contains:
+                    guard case .string = operand else { throw .filter(index, "\(name) takes a string") }
+                case .regex:
+                    guard let pattern = operand.string, (try? NSRegularExpression(pattern: pattern)) != nil else {
+                        throw .filter(index, "regex takes a valid regular expression")
+                    }
+                case .within:
+                    guard let coordinates = operand["coordinates"]?.array, coordinates.count == 2,
+                        coordinates.allSatisfy({ $0.number != nil }), operand["max_distance_miles"]?.number != nil
+                    else {
+                        throw .filter(
+                            index, "within takes {\"coordinates\": [longitude, latitude], \"max_distance_miles\": n}")
+                    }
+                case .lt, .lte, .gt, .gte:
+                    guard operand.number != nil || operand.string != nil else {
+                        throw .filter(index, "\(name) compares with a number or a string")
+                    }
+                case .eq, .ne: break
+                }
+                filters.append(KeenFilter(path: path, op: op, value: operand))
+            }
+            return filters
+        case let other?:
+            throw .badParameter("filters", "must be a list of filters, not \(other.typeName)")
+        }
+    }
+
+    var json: JSONValue {
+        ["property_name": .string(path), "operator": .string(op.rawValue), "property_value": value]
+    }
+}
+
+/// One analysis of a multi-analysis (or the query's own).
+public struct AnalysisSpec: Sendable, Hashable {
+    public var type: AnalysisType
+    public var target: String?
+    public var percentile: Double?
+}
+
+/// A funnel step.
+public struct FunnelStep: Sendable, Hashable {
+    public var collection: String
+    public var actor: String
+    public var timeframe: Timeframe?
+    public var timeframeJSON: JSONValue
+    public var timezoneJSON: JSONValue
+    public var filters: [KeenFilter]
+    public var optional: Bool
+    public var inverted: Bool
+    public var withActors: Bool
+}
+
+/// A query, read from its parameters (a `POST` body or a `GET`'s query string, `null` meaning
+/// absent and unknown keys ignored, as Keen's clients expect) and resolved at `now`.
+public struct KeenQuery: Sendable {
+    public var analysis: AnalysisSpec
+    public var collection: String?
+    public var filters: [KeenFilter]
+    public var timeframe: Timeframe?
+    public var timeframeJSON: JSONValue
+    public var zone: QueryZone
+    public var zoneJSON: JSONValue
+    public var interval: QueryInterval?
+    public var groupBy: [String]
+    /// Whether `group_by` was one name (results keep its key) or a list.
+    public var orderBy: [(property: String, descending: Bool)]
+    public var limit: Int?
+    public var latest: Int?
+    public var propertyNames: [String]?
+    public var analyses: [(label: String, spec: AnalysisSpec)]
+    public var steps: [FunnelStep]
+
+    /// Query-string parameters as Keen's clients send them (`filters`, `steps`, `analyses`,
+    /// `order_by`, `property_names` JSON-encoded; `timeframe` and `group_by` JSON when they are
+    /// objects or lists; numbers as text) into the parameters a body would hold.
+    public static func parameters(fromQuery items: [(name: String, value: String)]) throws(KeenError) -> JSONObject {
+        let json: Set<String> = ["filters", "steps", "analyses", "order_by", "property_names"]
+        let maybeJSON: Set<String> = ["timeframe", "group_by"]
+        let numeric: Set<String> = ["timezone", "percentile", "limit", "latest", "max_age"]
+        var object = JSONObject()
+        for (name, value) in items where name != "api_key" {
+            if json.contains(name) || (maybeJSON.contains(name) && (value.hasPrefix("{") || value.hasPrefix("["))) {
+                do {
+                    object[name] = try JSONValue.parse(value)
+                } catch {
+                    throw .badParameter(name, "is not valid JSON (\(error))")
+                }
+            } else if numeric.contains(name), let number = Double(value) {
+                object[name] = .number(number)
+            } else if value == "null" {
+                object[name] = .null
+            } else {
+                object[name] = .string(value)
+            }
+        }
+        return object
+    }
+
+    public static func parse(
+        _ type: String, parameters: JSONObject, now: Int64, keyFilters: [KeenFilter] = []
+    ) throws(KeenError) -> KeenQuery {
+        guard let analysis = AnalysisType(rawValue: type) else { throw .unknownAnalysis(type) }
+        func value(_ key: String) -> JSONValue? {
+            guard let value = parameters[key], value != .null else { return nil }
+            return value
+        }
+        func string(_ key: String) throws(KeenError) -> String? {
+            guard let found = value(key) else { return nil }
+            guard let text = found.string, !text.isEmpty else {
+                throw .badParameter(key, "must be a non-empty string, not \(found.typeName)")
+            }
+            return text
+        }
+        let zoneJSON = value("timezone") ?? .null
+        let zone = try QueryZone.parse(zoneJSON)
+        let timeframeJSON = value("timeframe") ?? .null
+        let timeframe = try zone.resolve(timeframeJSON, now: now)
+        let interval = try QueryInterval.parse(value("interval"))
+        if interval != nil && timeframe == nil {
+            throw .interval("an interval needs a timeframe to divide")
+        }
+        var groupBy: [String] = []
+        switch value("group_by") {
+        case nil: break
+        case .string(let name)?: groupBy = [name]
+        case .array(let names)?:
+            for name in names {
+                guard let text = name.string, !text.isEmpty else {
+                    throw .badParameter("group_by", "must be a property name or a list of them")
+                }
+                groupBy.append(text)
+            }
+        case let other?:
+            throw .badParameter("group_by", "must be a property name or a list of them, not \(other.typeName)")
+        }
+        var orderBy: [(String, Bool)] = []
+        if let order = value("order_by") {
+            let items: [JSONValue] = order.array ?? [order]
+            for item in items {
+                if let name = item.string {
+                    orderBy.append((name, false))
+                    continue
+                }
+                guard let name = item["property_name"]?.string else {
+                    throw .badParameter(
+                        "order_by", "each entry needs property_name (\"result\" or a group_by property)")
+                }
+                let direction = item["direction"]?.string?.uppercased() ?? "ASC"
+                guard direction == "ASC" || direction == "DESC" else {
+                    throw .badParameter("order_by", "direction is ASC or DESC, not \(direction)")
+                }
+                guard name == "result" || groupBy.contains(name) || analysis == .multi_analysis else {
+                    throw .badParameter("order_by", "'\(name)' is neither result nor a group_by property")
+                }
+                orderBy.append((name, direction == "DESC"))
+            }
+            guard !groupBy.isEmpty else { throw .badParameter("order_by", "needs group_by") }
+        }
+        var limit: Int?
+        if let found = value("limit") {
+            guard let number = found.number, number >= 1, number == number.rounded() else {
+                throw .badParameter("limit", "must be a whole number of at least 1")
+            }
+            guard !orderBy.isEmpty else { throw .badParameter("limit", "needs order_by") }
+            limit = Int(number)
+        }
+        var spec = AnalysisSpec(type: analysis, target: try string("target_property"), percentile: nil)
+        if analysis.needsTarget && spec.target == nil {
+            throw .missingParameter("target_property", "for \(analysis.rawValue)")
+        }
+        if analysis == .percentile {
+            guard let percentile = value("percentile")?.number, (0...100).contains(percentile) else {
+                throw .missingParameter("percentile", "for percentile, a number from 0 to 100")
+            }
+            spec.percentile = percentile
+        }
+        let collection = try string("event_collection")
+        if analysis != .funnel && collection == nil {
+            throw .missingParameter("event_collection", "for \(analysis.rawValue)")
+        }
+        var latest: Int?
+        if let found = value("latest") {
+            guard let number = found.number, number >= 1, number == number.rounded() else {
+                throw .badParameter("latest", "must be a whole number of at least 1")
+            }
+            latest = Int(number)
+        }
+        var propertyNames: [String]?
+        if let found = value("property_names") {
+            guard let names = found.array?.compactMap(\.string), names.count == found.array?.count else {
+                throw .badParameter("property_names", "must be a list of property names")
+            }
+            propertyNames = names
+        }
+        var analyses: [(String, AnalysisSpec)] = []
+        if analysis == .multi_analysis {
+            guard let object = value("analyses")?.object, !object.isEmpty else {
+                throw .missingParameter("analyses", "for multi_analysis: {\"label\": {\"analysis_type\": ...}}")
+            }
+            for (label, item) in object.members {
+                guard let name = item["analysis_type"]?.string, let type = AnalysisType(rawValue: name),
+                    ![.extraction, .funnel, .multi_analysis].contains(type)
+                else {
+                    throw .badParameter(
+                        "analyses.\(label)", "needs an analysis_type other than extraction, funnel and multi_analysis")
+                }
+                var inner = AnalysisSpec(type: type, target: item["target_property"]?.string, percentile: nil)
+                if type.needsTarget && inner.target == nil {
+                    throw .missingParameter("analyses.\(label).target_property", "for \(name)")
+                }
+                if type == .percentile {
+                    guard let percentile = item["percentile"]?.number, (0...100).contains(percentile) else {
+                        throw .missingParameter("analyses.\(label).percentile", "a number from 0 to 100")
+                    }
+                    inner.percentile = percentile
+                }
+                analyses.append((label, inner))
+            }
+        }
+        var steps: [FunnelStep] = []
+        if analysis == .funnel {
+            guard let items = value("steps")?.array, !items.isEmpty else {
+                throw .missingParameter("steps", "for funnel: a list of steps")
+            }
+            for (index, item) in items.enumerated() {
+                guard let collection = item["event_collection"]?.string, !collection.isEmpty else {
+                    throw .missingParameter("steps[\(index)].event_collection", "")
+                }
+                guard let actor = item["actor_property"]?.string, !actor.isEmpty else {
+                    throw .missingParameter("steps[\(index)].actor_property", "")
+                }
+                let stepZoneJSON = item["timezone"].flatMap { $0 == .null ? nil : $0 } ?? zoneJSON
+                let stepZone = try QueryZone.parse(stepZoneJSON)
+                let stepTimeframeJSON = item["timeframe"].flatMap { $0 == .null ? nil : $0 } ?? timeframeJSON
+                let stepTimeframe = try stepZone.resolve(stepTimeframeJSON, now: now)
+                let optional = item["optional"] == .bool(true)
+                let inverted = item["inverted"] == .bool(true)
+                if index == 0 && (optional || inverted) {
+                    throw .badParameter("steps[0]", "the first step can be neither optional nor inverted")
+                }
+                steps.append(
+                    FunnelStep(
+                        collection: collection, actor: actor, timeframe: stepTimeframe,
+                        timeframeJSON: stepTimeframeJSON,
+                        timezoneJSON: stepZoneJSON, filters: try KeenFilter.parseList(item["filters"]) + keyFilters,
+                        optional: optional, inverted: inverted, withActors: item["with_actors"] == .bool(true)))
+            }
+        }
+        return KeenQuery(
+            analysis: spec, collection: collection, filters: try KeenFilter.parseList(value("filters")) + keyFilters,
+            timeframe: timeframe, timeframeJSON: timeframeJSON, zone: zone, zoneJSON: zoneJSON, interval: interval,
+            groupBy: groupBy, orderBy: orderBy, limit: limit, latest: latest, propertyNames: propertyNames,
+            analyses: analyses, steps: steps)
+    }
+}

@@ -1,0 +1,496 @@
+import Foundation
+
+/// One stored event as a scan hands it over: its columns and its leaves' bytes (valid only
+/// during the call).
+public struct EventRow {
+    public var rowID: Int64
+    public var timestamp: Int64
+    public var createdAt: Int64
+    public var data: UnsafeRawBufferPointer
+
+    public init(rowID: Int64, timestamp: Int64, createdAt: Int64, data: UnsafeRawBufferPointer) {
+        self.rowID = rowID
+        self.timestamp = timestamp
+        self.createdAt = createdAt
+        self.data = data
+    }
+}
+
+/// What a query reads from: one project's events. A store answers the plan's scans (the SQL it
+/// runs is the plan's); tests answer them from memory.
+public protocol EventSource {
+    /// The project's path dictionary: every property path its events have, by number.
+    func paths() throws -> [String]
+    /// Calls `body` with each event of `scan` (its collection and time range, oldest first or
+    /// newest first); `body` answers false to stop.
+    func scan(_ scan: ScanPlan, _ body: (EventRow) throws -> Bool) throws
+    /// How many events `scan` covers (no filters), without reading them.
+    func count(_ scan: ScanPlan) throws -> Int
+}
+
+/// What the database does for a query: the events of one collection in a time range, by the
+/// `(project, collection, timestamp)` index. Everything else (filters, buckets, groups,
+/// aggregates, medians) runs in process over the rows, reading only the properties it needs.
+public struct ScanPlan: Sendable, Hashable {
+    public var collection: String
+    public var timeframe: Timeframe
+    public var newestFirst = false
+
+    /// The statement, with `?` parameters: project id, collection id, start, end (microseconds).
+    public var sql: String {
+        "SELECT rowid, ts_us, created_us, data FROM analytics_events "
+            + "WHERE project_id = ? AND collection_id = ? AND ts_us >= ? AND ts_us < ? ORDER BY ts_us "
+            + (newestFirst ? "DESC" : "ASC")
+    }
+
+    public var countSQL: String {
+        "SELECT count(*) FROM analytics_events WHERE project_id = ? AND collection_id = ? AND ts_us >= ? AND ts_us < ?"
+    }
+}
+
+/// Keen's analyses over an ``EventSource``, pure apart from it: the same query over the same
+/// events gives the same answer.
+public enum QueryEngine {
+    /// Extractions answer at most this many events (Keen's own limit for a synchronous one).
+    public static let maximumExtraction = 100_000
+    /// `group_by` answers at most this many groups per interval.
+    public static let maximumGroups = 100_000
+
+    public static func run(_ query: KeenQuery, on source: some EventSource) throws -> JSONValue {
+        let paths = try source.paths()
+        switch query.analysis.type {
+        case .funnel: return try funnel(query, paths: paths, source: source)
+        case .extraction: return try extraction(query, paths: paths, source: source)
+        default: return try aggregate(query, paths: paths, source: source)
+        }
+    }
+
+    // MARK: Field reading
+
+    /// Which leaves a scan reads, into which slots; the `keen` columns are slots too.
+    struct Reader {
+        var slots: [Int32]
+        var count = 0
+        var virtual: [(slot: Int, column: String)] = []
+        var values: [FieldValue?] = []
+        var bySlotPath: [String: Int] = [:]
+
+        init(pathCount: Int) { slots = Array(repeating: -1, count: pathCount) }
+
+        /// The slot of `path`; `prefix` also maps nested paths (for `exists` on an object).
+        mutating func slot(_ path: String, paths: [String], prefix: Bool = false) -> Int {
+            let key = prefix ? path + ".*" : path
+            if let slot = bySlotPath[key] { return slot }
+            let slot = count
+            count += 1
+            bySlotPath[key] = slot
+            if ["keen.timestamp", "keen.created_at", "keen.id"].contains(path) {
+                virtual.append((slot, path))
+            }
+            for (id, name) in paths.enumerated()
+            where name == path || (prefix && name.hasPrefix(path + ".")) {
+                slots[id] = Int32(slot)
+            }
+            return slot
+        }
+
+        mutating func read(_ row: EventRow) {
+            if values.count != count { values = Array(repeating: nil, count: count) }
+            EventCodec.read(row.data, slots: slots, into: &values)
+            for (slot, column) in virtual {
+                switch column {
+                case "keen.timestamp": values[slot] = .string(KeenTime.format(row.timestamp))
+                case "keen.created_at": values[slot] = .string(KeenTime.format(row.createdAt))
+                default: values[slot] = .string(eventID(row.rowID))
+                }
+            }
+        }
+    }
+
+    /// The event's `keen.id`: its row number, 24 hex digits.
+    public static func eventID(_ rowID: Int64) -> String {
+        let hex = String(UInt64(bitPattern: rowID), radix: 16)
+        return String(repeating: "0", count: max(0, 24 - hex.count)) + hex
+    }
+
+    /// A filter compiled against slots.
+    struct CompiledFilter {
+        var slot: Int
+        var filter: KeenFilter
+        var regex: NSRegularExpression?
+        var set: Set<FieldValue> = []
+
+        func matches(_ values: [FieldValue?]) -> Bool {
+            let value = values[slot]
+            switch filter.op {
+            case .exists:
+                return (value != nil) == (filter.value == .bool(true))
+            case .eq:
+                guard let value else { return false }
+                return Self.equal(value, filter.value)
+            case .ne:
+                guard let value else { return false }
+                return !Self.equal(value, filter.value)
+            case .in:
+                guard let value else { return false }
+                if case .list(let elements) = value { return elements.contains { set.contains(FieldValue($0)) } }
+                return set.contains(value)
+            case .lt, .lte, .gt, .gte:
+                guard let value, let order = Self.compare(value, filter.value) else { return false }
+                switch filter.op {
+                case .lt: return order < 0
+                case .lte: return order <= 0
+                case .gt: return order > 0
+                default: return order >= 0
+                }
+            case .contains, .not_contains:
+                guard let value, let needle = filter.value.string else { return false }
+                let found: Bool
+                switch value {
+                case .string(let text): found = text.contains(needle)
+                case .list(let elements): found = elements.contains(.string(needle))
+                default: return false
+                }
+                return found == (filter.op == .contains)
+            case .regex:
+                guard case .string(let text)? = value, let regex else { return false }
+                return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            case .within:
+                guard case .list(let point)? = value, point.count == 2, let longitude = point[0].number,
+                    let latitude = point[1].number, let center = filter.value["coordinates"]?.array,
+                    let centerLongitude = center[0].number, let centerLatitude = center[1].number,
+                    let miles = filter.value["max_distance_miles"]?.number
+                else { return false }
+                return Self.miles(latitude, longitude, centerLatitude, centerLongitude) <= miles
+            }
+        }
+
+        static func equal(_ value: FieldValue, _ operand: JSONValue) -> Bool {
+            if case .list(let elements) = value, operand.array == nil { return elements.contains(operand) }
+            return value == FieldValue(operand)
+        }
+
+        static func compare(_ value: FieldValue, _ operand: JSONValue) -> Int? {
+            switch (value, operand) {
+            case (.number(let a), .number(let b)): return a < b ? -1 : a > b ? 1 : 0
+            case (.string(let a), .string(let b)): return a < b ? -1 : a > b ? 1 : 0
+            default: return nil
+            }
+        }
+
+        /// Great-circle distance in miles (haversine, mean Earth radius 3,958.8 mi).
+        static func miles(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
+            let radians = Double.pi / 180
+            let dLat = (lat2 - lat1) * radians
+            let dLon = (lon2 - lon1) * radians
+            let a =
+                sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2)
+                * sin(dLon / 2)
+            return 2 * 3958.8 * asin(min(1, sqrt(a)))
+        }
+    }
+
+    static func compile(_ filters: [KeenFilter], reader: inout Reader, paths: [String]) -> [CompiledFilter] {
+        filters.map { filter in
+            var compiled = CompiledFilter(
+                slot: reader.slot(filter.path, paths: paths, prefix: filter.op == .exists), filter: filter)
+            if filter.op == .regex, let pattern = filter.value.string {
+                compiled.regex = try? NSRegularExpression(pattern: pattern)
+            }
+            if filter.op == .in, let values = filter.value.array { compiled.set = Set(values.map(FieldValue.init)) }
+            return compiled
+        }
+    }
+
+    // MARK: Aggregates
+
+    /// One analysis' running state.
+    struct Accumulator {
+        let spec: AnalysisSpec
+        var count = 0
+        var sum = 0.0
+        var numbers = 0
+        var minimum = Double.infinity
+        var maximum = -Double.infinity
+        var samples: [Double] = []
+        var distinct: Set<FieldValue> = []
+
+        init(_ spec: AnalysisSpec) { self.spec = spec }
+
+        mutating func add(_ value: FieldValue?) {
+            switch spec.type {
+            case .count: count += 1
+            case .count_unique, .select_unique:
+                if let value { distinct.insert(value) }
+            case .sum, .average, .minimum, .maximum, .median, .percentile:
+                guard case .number(let number)? = value else { return }
+                numbers += 1
+                sum += number
+                minimum = Swift.min(minimum, number)
+                maximum = Swift.max(maximum, number)
+                if spec.type == .median || spec.type == .percentile { samples.append(number) }
+            default: break
+            }
+        }
+
+        var result: JSONValue {
+            switch spec.type {
+            case .count: return .number(Double(count))
+            case .count_unique: return .number(Double(distinct.count))
+            case .select_unique: return .array(distinct.sorted().map(\.json))
+            case .sum: return .number(sum)
+            case .average: return numbers == 0 ? .null : .number(sum / Double(numbers))
+            case .minimum: return numbers == 0 ? .null : .number(minimum)
+            case .maximum: return numbers == 0 ? .null : .number(maximum)
+            case .median: return QueryEngine.percentile(samples, 50).map(JSONValue.number) ?? .null
+            case .percentile:
+                return QueryEngine.percentile(samples, spec.percentile ?? 50).map(JSONValue.number) ?? .null
+            default: return .null
+            }
+        }
+    }
+
+    /// The `p`th percentile by linear interpolation between the closest ranks (the median of an
+    /// even count is the mean of the middle two); nil for no values.
+    public static func percentile(_ values: [Double], _ p: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let rank = p / 100 * Double(sorted.count - 1)
+        let lower = Int(rank.rounded(.down))
+        let upper = Swift.min(lower + 1, sorted.count - 1)
+        return sorted[lower] + (sorted[upper] - sorted[lower]) * (rank - Double(lower))
+    }
+
+    static func aggregate(_ query: KeenQuery, paths: [String], source: some EventSource) throws -> JSONValue {
+        guard let collection = query.collection else { return .null }
+        let specs: [(label: String?, spec: AnalysisSpec)] =
+            query.analysis.type == .multi_analysis
+            ? query.analyses.map { ($0.label, $0.spec) } : [(nil, query.analysis)]
+        let timeframe = query.timeframe ?? .allTime
+        let scan = ScanPlan(collection: collection, timeframe: timeframe)
+        var buckets: [Int64] = []
+        if let interval = query.interval { buckets = try interval.boundaries(of: timeframe, zone: query.zone) }
+        let bucketCount = max(1, buckets.count - 1)
+
+        // A plain count asks the database alone.
+        if specs.count == 1, specs[0].spec.type == .count, query.filters.isEmpty, query.groupBy.isEmpty,
+            query.interval == nil
+        {
+            return .number(Double(try source.count(scan)))
+        }
+
+        var reader = Reader(pathCount: paths.count)
+        let filters = compile(query.filters, reader: &reader, paths: paths)
+        let targetSlots = specs.map { $0.spec.target.map { reader.slot($0, paths: paths) } }
+        let groupSlots = query.groupBy.map { reader.slot($0, paths: paths) }
+        let fresh = specs.map { Accumulator($0.spec) }
+        // Per bucket: the accumulators of the whole bucket, or of each group in it.
+        var totals = Array(repeating: fresh, count: bucketCount)
+        var groups = Array(repeating: [[FieldValue?]: [Accumulator]](), count: bucketCount)
+        var groupCount = 0
+        try source.scan(scan) { row in
+            reader.read(row)
+            for filter in filters where !filter.matches(reader.values) { return true }
+            var bucket = 0
+            if !buckets.isEmpty {
+                // The last boundary at or before the event.
+                var low = 0
+                var high = buckets.count - 1
+                while high - low > 1 {
+                    let middle = (low + high) / 2
+                    if buckets[middle] <= row.timestamp { low = middle } else { high = middle }
+                }
+                guard row.timestamp >= buckets[0], row.timestamp < buckets[buckets.count - 1] else { return true }
+                bucket = low
+            }
+            if groupSlots.isEmpty {
+                for index in specs.indices {
+                    totals[bucket][index].add(targetSlots[index].flatMap { reader.values[$0] })
+                }
+            } else {
+                let key = groupSlots.map { reader.values[$0] }
+                if groups[bucket][key] == nil {
+                    groupCount += 1
+                    guard groupCount <= maximumGroups else {
+                        throw KeenError.tooMany(
+                            "group_by makes more than \(maximumGroups) groups; filter or group by fewer values")
+                    }
+                    groups[bucket][key] = fresh
+                }
+                for index in specs.indices {
+                    groups[bucket][key]![index].add(targetSlots[index].flatMap { reader.values[$0] })
+                }
+            }
+            return true
+        }
+
+        func value(_ accumulators: [Accumulator]) -> JSONValue {
+            guard query.analysis.type == .multi_analysis else { return accumulators[0].result }
+            return .object(JSONObject(zip(specs, accumulators).map { ($0.label ?? "", $1.result) }))
+        }
+        func grouped(_ bucket: Int) -> JSONValue {
+            var rows: [(key: [FieldValue?], result: JSONValue, accumulators: [Accumulator])] = groups[bucket].map {
+                ($0.key, value($0.value), $0.value)
+            }
+            rows.sort { a, b in
+                for (x, y) in zip(a.key, b.key) where x != y {
+                    return (x ?? .null) < (y ?? .null) || (x == nil && y != nil)
+                }
+                return false
+            }
+            for order in query.orderBy.reversed() {
+                rows = stableSorted(rows) { a, b in
+                    let (x, y): (JSONValue, JSONValue)
+                    if let index = query.groupBy.firstIndex(of: order.property) {
+                        (x, y) = (a.key[index]?.json ?? .null, b.key[index]?.json ?? .null)
+                    } else if order.property == "result" {
+                        (x, y) = (a.result, b.result)
+                    } else {
+                        (x, y) = (a.result[order.property] ?? .null, b.result[order.property] ?? .null)
+                    }
+                    return order.descending ? jsonLess(y, x) : jsonLess(x, y)
+                }
+            }
+            if let limit = query.limit { rows = Array(rows.prefix(limit)) }
+            return .array(
+                rows.map { row in
+                    var object = JSONObject()
+                    for (name, value) in zip(query.groupBy, row.key) { object[name] = value?.json ?? .null }
+                    if query.analysis.type == .multi_analysis, case .object(let results) = row.result {
+                        for member in results.members { object[member.key] = member.value }
+                    } else {
+                        object["result"] = row.result
+                    }
+                    return .object(object)
+                })
+        }
+
+        let result: JSONValue
+        if buckets.isEmpty {
+            result = groupSlots.isEmpty ? value(totals[0]) : grouped(0)
+        } else {
+            result = .array(
+                (0..<bucketCount).map { bucket in
+                    [
+                        "value": groupSlots.isEmpty ? value(totals[bucket]) : grouped(bucket),
+                        "timeframe": Timeframe(start: buckets[bucket], end: buckets[bucket + 1]).json(zone: query.zone),
+                    ]
+                })
+        }
+        return result
+    }
+
+    static func stableSorted<T>(_ items: [T], by less: (T, T) -> Bool) -> [T] {
+        items.enumerated().sorted { a, b in
+            less(a.element, b.element) || (!less(b.element, a.element) && a.offset < b.offset)
+        }.map(\.element)
+    }
+
+    static func jsonLess(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        FieldValue(a) < FieldValue(b)
+    }
+
+    // MARK: Funnel
+
+    static func funnel(_ query: KeenQuery, paths: [String], source: some EventSource) throws -> JSONValue {
+        var running: Set<FieldValue>?
+        var counts: [JSONValue] = []
+        var actors: [JSONValue] = []
+        var stepsOut: [JSONValue] = []
+        for step in query.steps {
+            var reader = Reader(pathCount: paths.count)
+            let filters = compile(step.filters, reader: &reader, paths: paths)
+            let actorSlot = reader.slot(step.actor, paths: paths)
+            var did = Set<FieldValue>()
+            try source.scan(ScanPlan(collection: step.collection, timeframe: step.timeframe ?? .allTime)) { row in
+                reader.read(row)
+                for filter in filters where !filter.matches(reader.values) { return true }
+                if let actor = reader.values[actorSlot] { did.insert(actor) }
+                return true
+            }
+            let reached: Set<FieldValue>
+            if step.inverted {
+                reached = (running ?? []).subtracting(did)
+            } else {
+                reached = running.map { $0.intersection(did) } ?? did
+            }
+            counts.append(.number(Double(reached.count)))
+            actors.append(step.withActors ? .array(reached.sorted().map(\.json)) : .null)
+            if !step.optional { running = reached }
+            stepsOut.append(
+                .object(
+                    JSONObject([
+                        ("actor_property", .string(step.actor)), ("event_collection", .string(step.collection)),
+                        ("timeframe", step.timeframeJSON), ("timezone", step.timezoneJSON),
+                        ("filters", .array(step.filters.map(\.json))), ("optional", .bool(step.optional)),
+                        ("inverted", .bool(step.inverted)), ("with_actors", .bool(step.withActors)),
+                    ])))
+        }
+        var answer = JSONObject([("result", .array(counts)), ("steps", .array(stepsOut))])
+        if query.steps.contains(where: \.withActors) { answer["actors"] = .array(actors) }
+        return .object(answer)
+    }
+
+    // MARK: Extraction
+
+    static func extraction(_ query: KeenQuery, paths: [String], source: some EventSource) throws -> JSONValue {
+        guard let collection = query.collection else { return .array([]) }
+        var reader = Reader(pathCount: paths.count)
+        let filters = compile(query.filters, reader: &reader, paths: paths)
+        var scan = ScanPlan(collection: collection, timeframe: query.timeframe ?? .allTime)
+        scan.newestFirst = query.latest != nil
+        let limit = query.latest ?? maximumExtraction + 1
+        var events: [JSONValue] = []
+        try source.scan(scan) { row in
+            if !filters.isEmpty {
+                reader.read(row)
+                for filter in filters where !filter.matches(reader.values) { return true }
+            }
+            let leaves = EventCodec.decode(row.data).map { leaf in
+                EventLeaf(path: leaf.pathID < paths.count ? paths[leaf.pathID] : "?", value: leaf.value)
+            }
+            var event = KeenEventRules.rebuild(
+                leaves: leaves, timestamp: row.timestamp, createdAt: row.createdAt, id: eventID(row.rowID))
+            if let names = query.propertyNames { event = project(event, names) }
+            events.append(event)
+            return events.count < limit
+        }
+        if query.latest == nil && events.count > maximumExtraction {
+            throw KeenError.tooMany(
+                "the extraction holds more than \(maximumExtraction) events; narrow the timeframe or filter, or ask for the latest N"
+            )
+        }
+        if query.latest != nil { events.reverse() }
+        return .array(events)
+    }
+
+    /// The event with only the dotted paths `names`.
+    static func project(_ event: JSONValue, _ names: [String]) -> JSONValue {
+        var out = JSONObject()
+        for name in names {
+            var value: JSONValue? = event
+            let parts = name.split(separator: ".").map(String.init)
+            for part in parts { value = value?[part] }
+            if let value { KeenEventRules.insert(value, at: parts[...], into: &out) }
+        }
+        return .object(out)
+    }
+}
+
+extension QueryEngine {
+    /// The rows of the query's collection and timeframe that pass its filters (for deletion).
+    public static func matchingRows(_ query: KeenQuery, on source: some EventSource) throws -> [Int64] {
+        guard let collection = query.collection else { return [] }
+        let paths = try source.paths()
+        var reader = Reader(pathCount: paths.count)
+        let filters = compile(query.filters, reader: &reader, paths: paths)
+        var rows: [Int64] = []
+        try source.scan(ScanPlan(collection: collection, timeframe: query.timeframe ?? .allTime)) { row in
+            reader.read(row)
+            for filter in filters where !filter.matches(reader.values) { return true }
+            rows.append(row.rowID)
+            return true
+        }
+        return rows
+    }
+}

@@ -1,0 +1,447 @@
+import Analytics
+import Clocks
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Storage
+
+/// Keen's API under `/3.0/projects/{project_id}`, on the same server: events in (one, a batch,
+/// an image beacon, `sendBeacon`'s text bodies), queries out, schema, deletes and access keys —
+/// so that Keen's own unchanged clients work against it (`docs/analytics.md`). Errors are Keen's:
+/// `{"message", "error_code"}`.
+package struct AnalyticsAPI: Sendable {
+    package var store: any AnalyticsStore
+    package var clock: any WallClock
+    /// The largest request body: the iOS client sends its whole queue (up to 10,000 events) at once.
+    package static let maximumBody = 32 * 1024 * 1024
+
+    package init(store: any AnalyticsStore, clock: any WallClock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    static let cors: [(HTTPField.Name, String)] = [
+        (.accessControlAllowOrigin, "*"),
+        (.accessControlAllowHeaders, "Authorization, Content-Type, Keen-Sdk"),
+        (.accessControlAllowMethods, "GET, POST, DELETE, OPTIONS"),
+        (.accessControlMaxAge, "86400"),
+    ]
+
+    /// The 1×1 transparent GIF an image beacon gets.
+    static let gif: [UInt8] = [
+        0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF,
+        0xFF, 0x21, 0xF9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+        0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3B,
+    ]
+
+    package func add(to router: Router<APIRequestContext>) {
+        let project = router.group("3.0/projects/:project")
+        for path in ["events", "events/:collection", "queries/:analysis", "keys", "keys/:key", "keys/:key/:action"] {
+            project.on(RouterPath(path), method: .options) { _, _ in
+                Self.response(.noContent, body: nil)
+            }
+        }
+        project.post("events") { request, context in
+            await handle {
+                let (id, key) = try await authorize(request, context, .writes)
+                return try await batch(request, project: id, key: key)
+            }
+        }
+        project.post("events/:collection") { request, context in
+            await handle {
+                let (id, key) = try await authorize(request, context, .writes)
+                let collection = try context.parameters.require("collection")
+                let body = try await Self.body(request)
+                let event: JSONValue
+                do {
+                    event = try JSONValue.parse(body)
+                } catch {
+                    throw KeenError.invalidEvent("the body is not JSON: \(error)")
+                }
+                try await single(event, collection: collection, project: id, key: key)
+                return Self.response(.created, body: ["created": true])
+            }
+        }
+        project.get("events/:collection") { request, context in
+            await handle {
+                let collection = try context.parameters.require("collection")
+                let query = Self.query(request)
+                // An image beacon: the event in `data`, base64 of its JSON.
+                if let data = query.first(where: { $0.name == "data" })?.value {
+                    let (id, key) = try await authorize(request, context, .writes)
+                    // A `+` sent unescaped reads as a space.
+                    let base64 = data.replacingOccurrences(of: " ", with: "+")
+                    guard let decoded = Data(base64Encoded: base64) ?? Data(base64Encoded: Self.padded(base64)),
+                        let event = try? JSONValue.parse(decoded)
+                    else {
+                        throw KeenError.invalidEvent("data must be the event's JSON in base64")
+                    }
+                    try await single(event, collection: collection, project: id, key: key)
+                    var response = Response(
+                        status: .ok, headers: [.contentType: "image/gif", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: Self.gif)))
+                    for (name, value) in Self.cors { response.headers[name] = value }
+                    return response
+                }
+                let (id, _) = try await authorize(request, context, .schema)
+                guard let schema = try await store.schema(project: id).first(where: { $0.name == collection }) else {
+                    throw KeenError.notFound("no event collection '\(collection)' in project \(id)")
+                }
+                return Self.response(.ok, body: ["properties": Self.properties(schema)])
+            }
+        }
+        project.get("events") { request, context in
+            await handle {
+                let (id, _) = try await authorize(request, context, .schema)
+                let schema = try await store.schema(project: id)
+                return Self.response(
+                    .ok,
+                    body: .array(
+                        schema.map {
+                            [
+                                "name": .string($0.name), "properties": Self.properties($0),
+                                "url": .string("/3.0/projects/\(id)/events/\($0.name)"),
+                            ]
+                        }))
+            }
+        }
+        project.delete("events/:collection") { request, context in
+            await handle {
+                let (id, _) = try await authorize(request, context, .master)
+                let collection = try context.parameters.require("collection")
+                let parameters = try KeenQuery.parameters(fromQuery: Self.query(request))
+                let zone = try QueryZone.parse(parameters["timezone"])
+                let timeframe = try zone.resolve(parameters["timeframe"], now: now())
+                let filters = try KeenFilter.parseList(parameters["filters"])
+                _ = try await store.deleteEvents(
+                    project: id, collection: collection, timeframe: timeframe, filters: filters)
+                return Self.response(.noContent, body: nil)
+            }
+        }
+        for method in [HTTPRequest.Method.get, .post] {
+            project.on("queries/:analysis", method: method) { request, context in
+                await handle {
+                    let (id, key) = try await authorize(request, context, .queries)
+                    let analysis = try context.parameters.require("analysis")
+                    var parameters = try KeenQuery.parameters(fromQuery: Self.query(request))
+                    if request.method == .post {
+                        let body = try await Self.body(request)
+                        if !body.isEmpty {
+                            guard case .object(let object)? = try? JSONValue.parse(body) else {
+                                throw KeenError.badParameter(
+                                    "body", "a query's body is a JSON object of its parameters")
+                            }
+                            for member in object.members { parameters[member.key] = member.value }
+                        }
+                    }
+                    let query = try KeenQuery.parse(
+                        analysis, parameters: parameters, now: now(),
+                        keyFilters: try KeenFilter.parseList(key.queryFilters))
+                    let result = try await store.query(project: id, query)
+                    if case .object(let object) = result, analysis == "funnel" {
+                        return Self.response(.ok, body: .object(object))
+                    }
+                    var answer = JSONObject([("result", result)])
+                    if parameters["include_metadata"] == .bool(true) || parameters["include_metadata"] == "true" {
+                        answer["metadata"] = [
+                            "display_name": .null,
+                            "visualization": .null,
+                        ]
+                    }
+                    return Self.response(.ok, body: .object(answer))
+                }
+            }
+        }
+        addKeys(project)
+    }
+
+    func addKeys(_ project: RouterGroup<APIRequestContext>) {
+        project.post("keys") { request, context in
+            await handle {
+                let (id, _) = try await authorize(request, context, .master)
+                let body = try Self.keyBody(try await Self.body(request), name: nil)
+                let (secret, key) = try await store.createAccessKey(
+                    project: id, name: body.name, isActive: body.isActive, permitted: body.permitted,
+                    options: body.options, now: clock.now())
+                return Self.response(.created, body: Self.keyJSON(key, secret: secret))
+            }
+        }
+        project.get("keys") { request, context in
+            await handle {
+                let (id, _) = try await authorize(request, context, .master)
+                return Self.response(
+                    .ok, body: .array(try await store.accessKeys(project: id).map { Self.keyJSON($0, secret: nil) }))
+            }
+        }
+        project.get("keys/:key") { request, context in
+            await handle {
+                let (id, _) = try await authorize(request, context, .master)
+                let secret = try context.parameters.require("key")
+                guard let key = try await store.key(project: id, secret: secret), key.kind == .access else {
+                    throw KeenError.notFound("no access key \(secret.prefix(6))… in project \(id)")
+                }
+                return Self.response(.ok, body: Self.keyJSON(key, secret: secret))
+            }
+        }
+        project.post("keys/:key") { request, context in
+            await handle {
+                let (id, _) = try await authorize(request, context, .master)
+                let secret = try context.parameters.require("key")
+                let body = try Self.keyBody(try await Self.body(request), name: nil)
+                guard
+                    let key = try await store.updateAccessKey(
+                        project: id, secret: secret, name: body.name, isActive: body.isActive,
+                        permitted: body.permitted,
+                        options: body.options)
+                else { throw KeenError.notFound("no access key \(secret.prefix(6))… in project \(id)") }
+                return Self.response(.ok, body: Self.keyJSON(key, secret: secret))
+            }
+        }
+        project.post("keys/:key/:action") { request, context in
+            await handle {
+                let (id, _) = try await authorize(request, context, .master)
+                let secret = try context.parameters.require("key")
+                let action = try context.parameters.require("action")
+                guard action == "revoke" || action == "unrevoke" else {
+                    throw KeenError.notFound("keys/{key}/\(action): revoke or unrevoke")
+                }
+                guard let current = try await store.key(project: id, secret: secret), current.kind == .access,
+                    let key = try await store.updateAccessKey(
+                        project: id, secret: secret, name: current.name, isActive: action == "unrevoke",
+                        permitted: current.permitted, options: current.options)
+                else { throw KeenError.notFound("no access key \(secret.prefix(6))… in project \(id)") }
+                return Self.response(.ok, body: Self.keyJSON(key, secret: secret))
+            }
+        }
+        project.delete("keys/:key") { request, context in
+            await handle {
+                let (id, _) = try await authorize(request, context, .master)
+                let secret = try context.parameters.require("key")
+                guard try await store.deleteAccessKey(project: id, secret: secret) else {
+                    throw KeenError.notFound("no access key \(secret.prefix(6))… in project \(id)")
+                }
+                return Self.response(.noContent, body: nil)
+            }
+        }
+    }
+
+    // MARK: Events
+
+    func now() -> Int64 { Int64((clock.now().timeIntervalSince1970 * 1_000_000).rounded()) }
+
+    func single(_ event: JSONValue, collection: String, project: String, key: AnalyticsKey) async throws {
+        try KeenEventRules.checkCollection(collection)
+        if event.jsonBytes.count > KeenEventRules.maximumEventBytes {
+            throw KeenError.tooLarge("the event is larger than \(KeenEventRules.maximumEventBytes) bytes")
+        }
+        let normalized = try KeenEventRules.normalize(event, now: now(), autofill: key.autofill)
+        _ = try await store.record(project: project, batch: [(collection, [normalized])], createdAt: now())
+    }
+
+    /// `POST /events`: each event checked alone; the answer lists every collection in the order
+    /// sent, and in each an entry per event in its place (the iOS client matches them by index).
+    func batch(_ request: Request, project: String, key: AnalyticsKey) async throws -> Response {
+        let body = try await Self.body(request)
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(body)
+        } catch {
+            throw KeenError.invalidBatch("the body is not JSON: \(error)")
+        }
+        guard case .object(let collections) = document else {
+            throw KeenError.invalidBatch("a batch is an object of collection names to lists of events")
+        }
+        let arrival = now()
+        let checkSizes = body.count > KeenEventRules.maximumEventBytes
+        var outcomes: [[Result<IncomingEvent, KeenError>]] = []
+        var accepted: [(collection: String, events: [IncomingEvent])] = []
+        for (collection, value) in collections.members {
+            guard case .array(let events) = value else {
+                throw KeenError.invalidBatch("'\(collection)' must hold a list of events, not \(value.typeName)")
+            }
+            var results: [Result<IncomingEvent, KeenError>] = []
+            results.reserveCapacity(events.count)
+            var good: [IncomingEvent] = []
+            let name: KeenError?
+            do {
+                try KeenEventRules.checkCollection(collection)
+                name = nil
+            } catch {
+                name = error
+            }
+            for event in events {
+                if let name {
+                    results.append(.failure(name))
+                    continue
+                }
+                do throws(KeenError) {
+                    if checkSizes && event.jsonBytes.count > KeenEventRules.maximumEventBytes {
+                        throw KeenError.tooLarge("the event is larger than \(KeenEventRules.maximumEventBytes) bytes")
+                    }
+                    let normalized = try KeenEventRules.normalize(event, now: arrival, autofill: key.autofill)
+                    results.append(.success(normalized))
+                    good.append(normalized)
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            outcomes.append(results)
+            accepted.append((collection, good))
+        }
+        _ = try await store.record(project: project, batch: accepted.filter { !$0.events.isEmpty }, createdAt: arrival)
+        var answer = JSONObject()
+        for ((collection, _), results) in zip(collections.members, outcomes) {
+            answer[collection] = .array(
+                results.map { result in
+                    switch result {
+                    case .success: return ["success": true]
+                    case .failure(let error):
+                        return [
+                            "success": false,
+                            "error": ["name": .string(error.code), "description": .string(error.message)],
+                        ]
+                    }
+                })
+        }
+        return Self.response(.ok, body: .object(answer))
+    }
+
+    // MARK: Keys
+
+    /// The project and key a request names, if the key may do `operation` (401 otherwise).
+    func authorize(
+        _ request: Request, _ context: APIRequestContext, _ operation: AnalyticsKey.Operation
+    ) async throws -> (String, AnalyticsKey) {
+        let project = try context.parameters.require("project")
+        let secret =
+            request.headers[.authorization].flatMap { $0.isEmpty ? nil : $0 }
+            ?? Self.query(request).first(where: { $0.name == "api_key" })?.value
+        guard let secret, !secret.isEmpty else {
+            throw KeenError.invalidKey("no API key: send the project's key in the Authorization header or as ?api_key=")
+        }
+        guard let key = try await store.key(project: project, secret: secret) else {
+            throw KeenError.invalidKey("the API key is not a key of project \(project)")
+        }
+        guard key.isActive else { throw KeenError.invalidKey("the API key has been revoked") }
+        guard key.allows(operation) else {
+            let what =
+                switch operation {
+                case .writes: "write events"
+                case .queries: "run queries"
+                case .schema: "read the schema"
+                case .master: "do this (it needs the master key)"
+                }
+            throw KeenError.invalidKey("a \(key.kind.rawValue) key cannot \(what)")
+        }
+        return (project, key)
+    }
+
+    struct KeyBody {
+        var name: String
+        var isActive: Bool
+        var permitted: [String]
+        var options: JSONObject
+    }
+
+    static let permissions: Set<String> = [
+        "writes", "queries", "saved_queries", "cached_queries", "datasets", "schema",
+    ]
+
+    static func keyBody(_ bytes: [UInt8], name: String?) throws -> KeyBody {
+        guard case .object(let object)? = try? JSONValue.parse(bytes) else {
+            throw KeenError.badParameter(
+                "body", "an access key is {\"name\", \"is_active\", \"permitted\", \"options\"}")
+        }
+        guard let name = object["name"]?.string ?? name, !name.isEmpty else {
+            throw KeenError.missingParameter("name", "for an access key")
+        }
+        let permitted = object["permitted"]?.array?.compactMap(\.string) ?? []
+        for permission in permitted where !permissions.contains(permission) {
+            throw KeenError.badParameter(
+                "permitted", "'\(permission)' is not one of \(permissions.sorted().joined(separator: ", "))")
+        }
+        let options = object["options"]?.object ?? JSONObject()
+        if let filters = options["queries"]?["filters"] { _ = try KeenFilter.parseList(filters) }
+        if let autofill = options["writes"]?["autofill"], autofill.object == nil {
+            throw KeenError.badParameter("options.writes.autofill", "must be an object of properties")
+        }
+        if case .bool(let active)? = object["is_active"] {
+            return KeyBody(name: name, isActive: active, permitted: permitted, options: options)
+        }
+        return KeyBody(name: name, isActive: true, permitted: permitted, options: options)
+    }
+
+    static func keyJSON(_ key: AnalyticsKey, secret: String?) -> JSONValue {
+        .object(
+            JSONObject([
+                ("key", secret.map { .string($0) } ?? .null), ("key_hint", .string(key.hint + "…")),
+                ("name", .string(key.name)), ("is_active", .bool(key.isActive)),
+                ("permitted", .array(key.permitted.map { .string($0) })), ("options", .object(key.options)),
+                ("project_id", .string(key.project)),
+                ("created_date", .string(KeenTime.format(Int64(key.createdAt.timeIntervalSince1970 * 1_000_000)))),
+            ]))
+    }
+
+    // MARK: Plumbing
+
+    static func properties(_ schema: CollectionSchema) -> JSONValue {
+        var object = JSONObject()
+        for property in schema.properties where object[property.path] == nil {
+            object[property.path] = .string(property.type)
+        }
+        return .object(object)
+    }
+
+    static func padded(_ base64: String) -> String {
+        base64 + String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    }
+
+    /// The query string as form fields (`+` is a space, then percent-decoding), in order.
+    static func query(_ request: Request) -> [(name: String, value: String)] {
+        guard let query = request.uri.query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    static func body(_ request: Request) async throws -> [UInt8] {
+        var request = request
+        do {
+            return Array(try await request.collectBody(upTo: maximumBody).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw KeenError.tooLarge("the body is larger than \(maximumBody) bytes")
+        }
+    }
+
+    static func response(_ status: HTTPResponse.Status, body: JSONValue?) -> Response {
+        var headers: HTTPFields = [.cacheControl: "no-store"]
+        for (name, value) in cors { headers[name] = value }
+        guard let body else { return Response(status: status, headers: headers) }
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+    }
+
+    /// Runs a route, answering a Keen error (or any other, as a 500 that says what failed) as
+    /// Keen does.
+    func handle(_ body: () async throws -> Response) async -> Response {
+        do {
+            return try await body()
+        } catch let error as KeenError {
+            return Self.response(HTTPResponse.Status(code: error.status), body: error.body)
+        } catch let error as StoreError {
+            return Self.response(.badRequest, body: KeenError(status: 400, code: "BadRequestError", "\(error)").body)
+        } catch let error as any HTTPResponseError {
+            return Self.response(
+                error.status, body: KeenError(status: error.status.code, code: "BadRequestError", "\(error)").body)
+        } catch {
+            return Self.response(
+                .internalServerError, body: KeenError(status: 500, code: "InternalServerError", "\(error)").body)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Analytics
+import Crypto
+import Foundation
+
+/// A project's key, as stored: its SHA-256 (the key itself is shown once, when made), what it
+/// may do and, for an access key, its options (query filters added to every query, properties
+/// filled into every event written).
+package struct AnalyticsKey: Sendable, Hashable {
+    package enum Kind: String, Sendable {
+        case master, write, read, access
+    }
+
+    package var project: String
+    package var kind: Kind
+    package var name: String
+    package var isActive: Bool
+    /// For an access key: "writes", "queries", "saved_queries", "cached_queries", "datasets",
+    /// "schema".
+    package var permitted: [String]
+    package var options: JSONObject
+    /// The key's first characters, to tell keys apart in listings.
+    package var hint: String
+    package var createdAt: Date
+
+    package init(
+        project: String, kind: Kind, name: String, isActive: Bool = true, permitted: [String] = [],
+        options: JSONObject = JSONObject(), hint: String, createdAt: Date
+    ) {
+        self.project = project
+        self.kind = kind
+        self.name = name
+        self.isActive = isActive
+        self.permitted = permitted
+        self.options = options
+        self.hint = hint
+        self.createdAt = createdAt
+    }
+
+    /// What a request asks to do with a key.
+    package enum Operation: String, Sendable {
+        case writes, queries, schema, master
+    }
+
+    package func allows(_ operation: Operation) -> Bool {
+        guard isActive else { return false }
+        switch kind {
+        case .master: return true
+        case .write: return operation == .writes
+        case .read: return operation == .queries || operation == .schema
+        case .access: return operation != .master && permitted.contains(operation.rawValue)
+        }
+    }
+
+    /// Filters an access key adds to every query it makes (`options.queries.filters`).
+    package var queryFilters: JSONValue? { options["queries"]?["filters"] }
+    /// Properties an access key writes into every event (`options.writes.autofill`).
+    package var autofill: JSONObject? { options["writes"]?["autofill"]?.object }
+
+    /// A new key: 32 random bytes in hex.
+    package static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    package static func hash(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
+}
+
+/// A project with the keys it was made with (shown once).
+package struct NewAnalyticsProject: Sendable, Hashable {
+    package var id: String
+    package var name: String
+    package var masterKey: String
+    package var writeKey: String
+    package var readKey: String
+}
+
+/// A collection's properties and their types, as `GET /events` answers.
+package struct CollectionSchema: Sendable, Hashable {
+    package var name: String
+    package var properties: [(path: String, type: String)]
+
+    package static func == (lhs: CollectionSchema, rhs: CollectionSchema) -> Bool {
+        lhs.name == rhs.name && lhs.properties.map(\.path) == rhs.properties.map(\.path)
+            && lhs.properties.map(\.type) == rhs.properties.map(\.type)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        for property in properties {
+            hasher.combine(property.path)
+            hasher.combine(property.type)
+        }
+    }
+}
+
+/// Keen-compatible analytics: projects and keys, events, queries. The SQLite store keeps them in
+/// its own tables of the service's database.
+package protocol AnalyticsStore: Sendable {
+    func createProject(name: String, id: String?, now: Date) async throws -> NewAnalyticsProject
+    /// Every project: id and name.
+    func analyticsProjects() async throws -> [(id: String, name: String)]
+    /// The key `secret` of `project`, if it is one.
+    func key(project: String, secret: String) async throws -> AnalyticsKey?
+    func createAccessKey(
+        project: String, name: String, isActive: Bool, permitted: [String], options: JSONObject, now: Date
+    ) async throws -> (secret: String, key: AnalyticsKey)
+    func accessKeys(project: String) async throws -> [AnalyticsKey]
+    /// Replaces an access key's name, state, permissions and options; nil when there is no such key.
+    func updateAccessKey(
+        project: String, secret: String, name: String, isActive: Bool, permitted: [String], options: JSONObject
+    ) async throws -> AnalyticsKey?
+    func deleteAccessKey(project: String, secret: String) async throws -> Bool
+    /// Stores a batch in one transaction: per collection, per event, whether it was stored (false:
+    /// a repeat of a uniqueness token within 31 days, dropped).
+    func record(project: String, batch: [(collection: String, events: [IncomingEvent])], createdAt: Int64)
+        async throws -> [[Bool]]
+    func query(project: String, _ query: KeenQuery) async throws -> JSONValue
+    func schema(project: String) async throws -> [CollectionSchema]
+    /// Deletes the events of `collection` in `timeframe` that pass `filters`; how many.
+    func deleteEvents(project: String, collection: String, timeframe: Timeframe?, filters: [KeenFilter])
+        async throws -> Int
+    /// Bytes the analytics tables take (for the benchmark), when the store can tell.
+    func analyticsBytes() async throws -> Int?
+}

@@ -1,0 +1,438 @@
+import Analytics
+import Foundation
+import GRDB
+import Synchronization
+
+/// What the analytics tables say about each project, kept in memory: its numbers for
+/// collections and property paths, the schema seen so far, and its keys. Filled from the tables
+/// on first use; a write that fails drops it (it is read again).
+final class AnalyticsCache: Sendable {
+    struct Project {
+        var rowID: Int64
+        var collections: [String: Int64] = [:]
+        var paths: [String] = []
+        var pathIDs: [String: Int] = [:]
+        var schema: Set<SchemaEntry> = []
+    }
+
+    struct SchemaEntry: Hashable {
+        var collection: Int64
+        var path: Int
+        var type: String
+    }
+
+    let projects = Mutex<[String: Project]>([:])
+    let keys = Mutex<[Data: AnalyticsKey]>([:])
+}
+
+extension SQLiteStore: AnalyticsStore {
+    static func analyticsMigration(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE analytics_projects (
+                    id INTEGER PRIMARY KEY,
+                    public_id TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE analytics_keys (
+                    hash BLOB PRIMARY KEY NOT NULL,
+                    project_id INTEGER NOT NULL REFERENCES analytics_projects(id),
+                    kind TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    is_active INTEGER NOT NULL DEFAULT 1,
+                    permitted TEXT NOT NULL DEFAULT '[]',
+                    options TEXT NOT NULL DEFAULT '{}',
+                    hint TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                ) WITHOUT ROWID;
+                CREATE TABLE analytics_collections (
+                    id INTEGER PRIMARY KEY,
+                    project_id INTEGER NOT NULL REFERENCES analytics_projects(id),
+                    name TEXT NOT NULL,
+                    UNIQUE (project_id, name)
+                );
+                CREATE TABLE analytics_paths (
+                    project_id INTEGER NOT NULL,
+                    id INTEGER NOT NULL,
+                    path TEXT NOT NULL,
+                    PRIMARY KEY (project_id, id),
+                    UNIQUE (project_id, path)
+                ) WITHOUT ROWID;
+                CREATE TABLE analytics_schema (
+                    collection_id INTEGER NOT NULL,
+                    path_id INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    PRIMARY KEY (collection_id, path_id, type)
+                ) WITHOUT ROWID;
+                CREATE TABLE analytics_events (
+                    id INTEGER PRIMARY KEY,
+                    project_id INTEGER NOT NULL,
+                    collection_id INTEGER NOT NULL,
+                    ts_us INTEGER NOT NULL,
+                    created_us INTEGER NOT NULL,
+                    data BLOB NOT NULL
+                );
+                CREATE INDEX analytics_events_by_time ON analytics_events (project_id, collection_id, ts_us);
+                CREATE TABLE analytics_tokens (
+                    collection_id INTEGER NOT NULL,
+                    token TEXT NOT NULL,
+                    created_us INTEGER NOT NULL,
+                    PRIMARY KEY (collection_id, token)
+                ) WITHOUT ROWID;
+                """)
+    }
+
+    // MARK: Projects and keys
+
+    package func createProject(name: String, id: String?, now: Date) async throws -> NewAnalyticsProject {
+        let publicID = id ?? (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        guard publicID.wholeMatch(of: /[A-Za-z0-9_-]{1,64}/) != nil else {
+            throw StoreError.invalid("a project id is 1 to 64 letters, digits, '_' or '-', not '\(publicID)'")
+        }
+        let secrets = (
+            master: AnalyticsKey.newSecret(), write: AnalyticsKey.newSecret(), read: AnalyticsKey.newSecret()
+        )
+        try await database.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM analytics_projects WHERE public_id = ?", arguments: [publicID])
+                == true
+            {
+                throw StoreError.invalid("there is already a project \(publicID)")
+            }
+            try db.execute(
+                sql: "INSERT INTO analytics_projects (public_id, name, created_at) VALUES (?, ?, ?)",
+                arguments: [publicID, name, now.timeIntervalSince1970])
+            let rowID = db.lastInsertedRowID
+            for (kind, secret) in [("master", secrets.master), ("write", secrets.write), ("read", secrets.read)] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO analytics_keys (hash, project_id, kind, name, hint, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        AnalyticsKey.hash(secret), rowID, kind, "\(kind) key", String(secret.prefix(6)),
+                        now.timeIntervalSince1970,
+                    ])
+            }
+        }
+        return NewAnalyticsProject(
+            id: publicID, name: name, masterKey: secrets.master, writeKey: secrets.write, readKey: secrets.read)
+    }
+
+    package func analyticsProjects() async throws -> [(id: String, name: String)] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT public_id, name FROM analytics_projects ORDER BY id").map {
+                (id: $0[0] as String, name: $0[1] as String)
+            }
+        }
+    }
+
+    package func key(project: String, secret: String) async throws -> AnalyticsKey? {
+        let hash = AnalyticsKey.hash(secret)
+        if let key = analytics.keys.withLock({ $0[hash] }) { return key.project == project ? key : nil }
+        let key = try await database.read { db in try Self.fetchKey(db, hash: hash) }
+        guard let key else { return nil }
+        analytics.keys.withLock { $0[hash] = key }
+        return key.project == project ? key : nil
+    }
+
+    static func fetchKey(_ db: Database, hash: Data) throws -> AnalyticsKey? {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT p.public_id, k.kind, k.name, k.is_active, k.permitted, k.options, k.hint, k.created_at
+                    FROM analytics_keys k JOIN analytics_projects p ON p.id = k.project_id WHERE k.hash = ?
+                    """, arguments: [hash])
+        else { return nil }
+        return try Self.key(row)
+    }
+
+    static func key(_ row: Row) throws -> AnalyticsKey {
+        let permitted = (try? JSONValue.parse(row[4] as String))?.array?.compactMap(\.string) ?? []
+        let options = (try? JSONValue.parse(row[5] as String))?.object ?? JSONObject()
+        return AnalyticsKey(
+            project: row[0], kind: AnalyticsKey.Kind(rawValue: row[1]) ?? .access, name: row[2], isActive: row[3],
+            permitted: permitted, options: options, hint: row[6],
+            createdAt: Date(timeIntervalSince1970: row[7]))
+    }
+
+    package func createAccessKey(
+        project: String, name: String, isActive: Bool, permitted: [String], options: JSONObject, now: Date
+    ) async throws -> (secret: String, key: AnalyticsKey) {
+        let secret = AnalyticsKey.newSecret()
+        let key = AnalyticsKey(
+            project: project, kind: .access, name: name, isActive: isActive, permitted: permitted, options: options,
+            hint: String(secret.prefix(6)), createdAt: now)
+        try await database.write { db in
+            guard
+                let rowID = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM analytics_projects WHERE public_id = ?", arguments: [project])
+            else { throw StoreError.invalid("no project \(project)") }
+            try db.execute(
+                sql: """
+                    INSERT INTO analytics_keys (hash, project_id, kind, name, is_active, permitted, options, hint, created_at)
+                    VALUES (?, ?, 'access', ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    AnalyticsKey.hash(secret), rowID, name, isActive,
+                    JSONValue.array(permitted.map { .string($0) }).jsonText,
+                    JSONValue.object(options).jsonText, key.hint, now.timeIntervalSince1970,
+                ])
+        }
+        return (secret, key)
+    }
+
+    package func accessKeys(project: String) async throws -> [AnalyticsKey] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT p.public_id, k.kind, k.name, k.is_active, k.permitted, k.options, k.hint, k.created_at
+                    FROM analytics_keys k JOIN analytics_projects p ON p.id = k.project_id
+                    WHERE p.public_id = ? AND k.kind = 'access' ORDER BY k.created_at, k.hint
+                    """, arguments: [project]
+            ).map(Self.key)
+        }
+    }
+
+    package func updateAccessKey(
+        project: String, secret: String, name: String, isActive: Bool, permitted: [String], options: JSONObject
+    ) async throws -> AnalyticsKey? {
+        let hash = AnalyticsKey.hash(secret)
+        let key = try await database.write { db -> AnalyticsKey? in
+            guard let key = try Self.fetchKey(db, hash: hash), key.project == project, key.kind == .access else {
+                return nil
+            }
+            try db.execute(
+                sql: "UPDATE analytics_keys SET name = ?, is_active = ?, permitted = ?, options = ? WHERE hash = ?",
+                arguments: [
+                    name, isActive, JSONValue.array(permitted.map { .string($0) }).jsonText,
+                    JSONValue.object(options).jsonText, hash,
+                ])
+            return try Self.fetchKey(db, hash: hash)
+        }
+        analytics.keys.withLock { $0[hash] = nil }
+        return key
+    }
+
+    package func deleteAccessKey(project: String, secret: String) async throws -> Bool {
+        let hash = AnalyticsKey.hash(secret)
+        let deleted = try await database.write { db -> Bool in
+            guard let key = try Self.fetchKey(db, hash: hash), key.project == project, key.kind == .access else {
+                return false
+            }
+            try db.execute(sql: "DELETE FROM analytics_keys WHERE hash = ?", arguments: [hash])
+            return true
+        }
+        analytics.keys.withLock { $0[hash] = nil }
+        return deleted
+    }
+
+    // MARK: Events
+
+    /// The project's cached state, read from the tables when missing.
+    static func projectState(_ db: Database, _ publicID: String, cache: AnalyticsCache) throws -> AnalyticsCache
+        .Project?
+    {
+        if let state = cache.projects.withLock({ $0[publicID] }) { return state }
+        guard
+            let rowID = try Int64.fetchOne(
+                db, sql: "SELECT id FROM analytics_projects WHERE public_id = ?", arguments: [publicID])
+        else { return nil }
+        var state = AnalyticsCache.Project(rowID: rowID)
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id, name FROM analytics_collections WHERE project_id = ?", arguments: [rowID])
+        {
+            state.collections[row[1]] = row[0]
+        }
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id, path FROM analytics_paths WHERE project_id = ? ORDER BY id", arguments: [rowID])
+        {
+            let id: Int = row[0]
+            let path: String = row[1]
+            while state.paths.count < id { state.paths.append("") }
+            state.paths.append(path)
+            state.pathIDs[path] = id
+        }
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT s.collection_id, s.path_id, s.type FROM analytics_schema s
+                JOIN analytics_collections c ON c.id = s.collection_id WHERE c.project_id = ?
+                """, arguments: [rowID])
+        {
+            state.schema.insert(AnalyticsCache.SchemaEntry(collection: row[0], path: row[1], type: row[2]))
+        }
+        cache.projects.withLock { $0[publicID] = state }
+        return state
+    }
+
+    package func record(
+        project: String, batch: [(collection: String, events: [IncomingEvent])], createdAt: Int64
+    ) async throws -> [[Bool]] {
+        let cache = analytics
+        do {
+            return try await database.write { db in
+                guard var state = try Self.projectState(db, project, cache: cache) else {
+                    throw StoreError.invalid("no project \(project)")
+                }
+                let insertEvent = try DirectStatement(
+                    db,
+                    sql:
+                        "INSERT INTO analytics_events (project_id, collection_id, ts_us, created_us, data) VALUES (?, ?, ?, ?, ?)"
+                )
+                let insertToken = try DirectStatement(
+                    db,
+                    sql: """
+                        INSERT INTO analytics_tokens (collection_id, token, created_us) VALUES (?, ?, ?)
+                        ON CONFLICT (collection_id, token) DO UPDATE SET created_us = excluded.created_us
+                        WHERE analytics_tokens.created_us <= excluded.created_us - \(KeenEventRules.tokenLifetime)
+                        """)
+                var stored: [[Bool]] = []
+                for (collection, events) in batch {
+                    let collectionID: Int64
+                    if let known = state.collections[collection] {
+                        collectionID = known
+                    } else {
+                        try db.execute(
+                            sql: "INSERT INTO analytics_collections (project_id, name) VALUES (?, ?)",
+                            arguments: [state.rowID, collection])
+                        collectionID = db.lastInsertedRowID
+                        state.collections[collection] = collectionID
+                    }
+                    var kept: [Bool] = []
+                    kept.reserveCapacity(events.count)
+                    for event in events {
+                        if let token = event.token {
+                            try insertToken.execute {
+                                $0.bind(collectionID)
+                                $0.bind(token)
+                                $0.bind(createdAt)
+                            }
+                            guard insertToken.changes > 0 else {
+                                kept.append(false)
+                                continue
+                            }
+                        }
+                        let data = try EventCodec.encode(event.leaves) { (path: String) throws -> Int in
+                            if let id = state.pathIDs[path] { return id }
+                            let id = state.paths.count
+                            state.paths.append(path)
+                            state.pathIDs[path] = id
+                            try db.execute(
+                                sql: "INSERT INTO analytics_paths (project_id, id, path) VALUES (?, ?, ?)",
+                                arguments: [state.rowID, id, path])
+                            return id
+                        }
+                        for leaf in event.leaves {
+                            let entry = AnalyticsCache.SchemaEntry(
+                                collection: collectionID, path: state.pathIDs[leaf.path]!, type: leaf.value.typeName)
+                            if state.schema.insert(entry).inserted {
+                                try db.execute(
+                                    sql:
+                                        "INSERT OR IGNORE INTO analytics_schema (collection_id, path_id, type) VALUES (?, ?, ?)",
+                                    arguments: [collectionID, entry.path, entry.type])
+                            }
+                        }
+                        try insertEvent.execute {
+                            $0.bind(state.rowID)
+                            $0.bind(collectionID)
+                            $0.bind(event.timestamp)
+                            $0.bind(createdAt)
+                            $0.bind(blob: data)
+                        }
+                        kept.append(true)
+                    }
+                    stored.append(kept)
+                }
+                cache.projects.withLock { $0[project] = state }
+                return stored
+            }
+        } catch {
+            cache.projects.withLock { $0[project] = nil }
+            throw error
+        }
+    }
+
+    /// One project's events on a read connection, for the query engine.
+    struct SQLiteEventSource: EventSource {
+        let db: Database
+        let state: AnalyticsCache.Project
+
+        func paths() throws -> [String] { state.paths }
+
+        func scan(_ scan: ScanPlan, _ body: (EventRow) throws -> Bool) throws {
+            guard let collection = state.collections[scan.collection] else { return }
+            let statement = try DirectStatement(db, sql: scan.sql)
+            try statement.forEachRow {
+                $0.bind(state.rowID)
+                $0.bind(collection)
+                $0.bind(scan.timeframe.start)
+                $0.bind(scan.timeframe.end)
+            } _: { row in
+                try body(
+                    EventRow(rowID: row.int64(0), timestamp: row.int64(1), createdAt: row.int64(2), data: row.blob(3)))
+            }
+        }
+
+        func count(_ scan: ScanPlan) throws -> Int {
+            guard let collection = state.collections[scan.collection] else { return 0 }
+            return try Int.fetchOne(
+                db, sql: scan.countSQL,
+                arguments: [state.rowID, collection, scan.timeframe.start, scan.timeframe.end]) ?? 0
+        }
+    }
+
+    package func query(project: String, _ query: KeenQuery) async throws -> JSONValue {
+        let cache = analytics
+        return try await database.read { db in
+            guard let state = try Self.projectState(db, project, cache: cache) else {
+                throw KeenError.notFound("no project \(project)")
+            }
+            return try QueryEngine.run(query, on: SQLiteEventSource(db: db, state: state))
+        }
+    }
+
+    package func schema(project: String) async throws -> [CollectionSchema] {
+        let cache = analytics
+        return try await database.read { db in
+            guard let state = try Self.projectState(db, project, cache: cache) else { return [] }
+            return state.collections.sorted { $0.key < $1.key }.map { name, id in
+                let entries = state.schema.filter { $0.collection == id }
+                var properties: [(path: String, type: String)] = entries.map { (state.paths[$0.path], $0.type) }
+                properties.sort { a, b in a.path < b.path || (a.path == b.path && a.type < b.type) }
+                return CollectionSchema(name: name, properties: properties)
+            }
+        }
+    }
+
+    package func deleteEvents(
+        project: String, collection: String, timeframe: Timeframe?, filters: [KeenFilter]
+    ) async throws -> Int {
+        let cache = analytics
+        return try await database.write { db in
+            guard let state = try Self.projectState(db, project, cache: cache), state.collections[collection] != nil
+            else { return 0 }
+            var query = try KeenQuery.parse(
+                "extraction", parameters: JSONObject([("event_collection", .string(collection))]), now: 0)
+            query.filters = filters
+            query.timeframe = timeframe
+            let ids = try QueryEngine.matchingRows(query, on: SQLiteEventSource(db: db, state: state))
+            let delete = try DirectStatement(db, sql: "DELETE FROM analytics_events WHERE id = ?")
+            for id in ids { try delete.execute { $0.bind(id) } }
+            return ids.count
+        }
+    }
+
+    package func analyticsBytes() async throws -> Int? {
+        try await database.read { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT sum(pgsize) FROM dbstat
+                    WHERE name IN ('analytics_events', 'analytics_events_by_time', 'analytics_tokens')
+                    """)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Keen's official Python client (PyPI keen 0.7.0, unchanged; `Tests/Keen/get-keen` puts it in
+/// `.build/keen-venv`, `.ci/run` calls it) against `nohit serve`: `Tests/Keen/keen_client.py`
+/// writes events through it and checks every analysis type, filters, intervals, group_by and
+/// funnels against values it computes from the events it sent.
+@Suite struct KeenClientTests {
+    static let python: String? = {
+        let path = TestData.packageRoot.appendingPathComponent(".build/keen-venv/bin/python").path
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }()
+
+    @Test(.enabled(if: python != nil, "needs Keen's Python client: Tests/Keen/get-keen (.ci/run calls it)"))
+    func keensPythonClientGetsTheAnswersItsEventsMake() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keen-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let created = try Executable.run(
+            "nohit", ["analytics", "project", "create", "keen client test", "--json", "--data-dir", directory.path])
+        #expect(created.status == 0, "\(created.standardError)")
+        let keys = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.standardOutput.utf8)) as? [String: String])
+        let (server, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--replay", "2020-08-25", "--port", "0", "--data",
+                TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
+            ])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        try #require(address.hasPrefix("http://"), "no address in the server's banner")
+        let output = try await Executable.onThread { () throws -> (Int32, String) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.python!)
+            process.arguments = [
+                TestData.packageRoot.appendingPathComponent("Tests/Keen/keen_client.py").path, address,
+                keys["project_id"] ?? "", keys["master_key"] ?? "", keys["write_key"] ?? "", keys["read_key"] ?? "",
+            ]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
+        print(output.1)
+        #expect(output.0 == 0, "\(output.1)")
+        #expect(output.1.contains("keen client: 0 failure(s)"))
+    }
+}
