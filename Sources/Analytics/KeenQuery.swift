@@ -115,7 +115,7 @@ public struct KeenQuery: Sendable {
     public var zoneJSON: JSONValue
     public var interval: QueryInterval?
     public var groupBy: [String]
-    /// Whether `group_by` was one name (results keep its key) or a list.
+    /// `order_by`: "result", a group_by property or (multi_analysis) a label, and the direction.
     public var orderBy: [(property: String, descending: Bool)]
     public var limit: Int?
     public var latest: Int?

@@ -329,9 +329,7 @@ public enum QueryEngine {
             return .object(JSONObject(zip(specs, accumulators).map { ($0.label ?? "", $1.result) }))
         }
         func grouped(_ bucket: Int) -> JSONValue {
-            var rows: [(key: [FieldValue?], result: JSONValue, accumulators: [Accumulator])] = groups[bucket].map {
-                ($0.key, value($0.value), $0.value)
-            }
+            var rows: [(key: [FieldValue?], result: JSONValue)] = groups[bucket].map { ($0.key, value($0.value)) }
             rows.sort { a, b in
                 for (x, y) in zip(a.key, b.key) where x != y {
                     return (x ?? .null) < (y ?? .null) || (x == nil && y != nil)
@@ -478,14 +476,15 @@ public enum QueryEngine {
 }
 
 extension QueryEngine {
-    /// The rows of the query's collection and timeframe that pass its filters (for deletion).
-    public static func matchingRows(_ query: KeenQuery, on source: some EventSource) throws -> [Int64] {
-        guard let collection = query.collection else { return [] }
+    /// The rows of `collection` in `timeframe` that pass `filters` (for deletion).
+    public static func matchingRows(
+        collection: String, timeframe: Timeframe?, filters: [KeenFilter], on source: some EventSource
+    ) throws -> [Int64] {
         let paths = try source.paths()
         var reader = Reader(pathCount: paths.count)
-        let filters = compile(query.filters, reader: &reader, paths: paths)
+        let filters = compile(filters, reader: &reader, paths: paths)
         var rows: [Int64] = []
-        try source.scan(ScanPlan(collection: collection, timeframe: query.timeframe ?? .allTime)) { row in
+        try source.scan(ScanPlan(collection: collection, timeframe: timeframe ?? .allTime)) { row in
             reader.read(row)
             for filter in filters where !filter.matches(reader.values) { return true }
             rows.append(row.rowID)

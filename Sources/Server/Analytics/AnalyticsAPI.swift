@@ -59,7 +59,7 @@ package struct AnalyticsAPI: Sendable {
                 } catch {
                     throw KeenError.invalidEvent("the body is not JSON: \(error)")
                 }
-                try await single(event, collection: collection, project: id, key: key)
+                try await single(event, size: body.count, collection: collection, project: id, key: key)
                 return Self.response(.created, body: ["created": true])
             }
         }
@@ -77,7 +77,7 @@ package struct AnalyticsAPI: Sendable {
                     else {
                         throw KeenError.invalidEvent("data must be the event's JSON in base64")
                     }
-                    try await single(event, collection: collection, project: id, key: key)
+                    try await single(event, size: decoded.count, collection: collection, project: id, key: key)
                     var response = Response(
                         status: .ok, headers: [.contentType: "image/gif", .cacheControl: "no-store"],
                         body: .init(byteBuffer: ByteBuffer(bytes: Self.gif)))
@@ -142,13 +142,7 @@ package struct AnalyticsAPI: Sendable {
                     if case .object(let object) = result, analysis == "funnel" {
                         return Self.response(.ok, body: .object(object))
                     }
-                    var answer = JSONObject([("result", result)])
-                    if parameters["include_metadata"] == .bool(true) || parameters["include_metadata"] == "true" {
-                        answer["metadata"] = [
-                            "display_name": .null,
-                            "visualization": .null,
-                        ]
-                    }
+                    let answer = JSONObject([("result", result)])
                     return Self.response(.ok, body: .object(answer))
                 }
             }
@@ -160,7 +154,7 @@ package struct AnalyticsAPI: Sendable {
         project.post("keys") { request, context in
             await handle {
                 let (id, _) = try await authorize(request, context, .master)
-                let body = try Self.keyBody(try await Self.body(request), name: nil)
+                let body = try Self.keyBody(try await Self.body(request))
                 let (secret, key) = try await store.createAccessKey(
                     project: id, name: body.name, isActive: body.isActive, permitted: body.permitted,
                     options: body.options, now: clock.now())
@@ -188,7 +182,7 @@ package struct AnalyticsAPI: Sendable {
             await handle {
                 let (id, _) = try await authorize(request, context, .master)
                 let secret = try context.parameters.require("key")
-                let body = try Self.keyBody(try await Self.body(request), name: nil)
+                let body = try Self.keyBody(try await Self.body(request))
                 guard
                     let key = try await store.updateAccessKey(
                         project: id, secret: secret, name: body.name, isActive: body.isActive,
@@ -230,13 +224,15 @@ package struct AnalyticsAPI: Sendable {
 
     func now() -> Int64 { Int64((clock.now().timeIntervalSince1970 * 1_000_000).rounded()) }
 
-    func single(_ event: JSONValue, collection: String, project: String, key: AnalyticsKey) async throws {
+    /// One event, `size` bytes of JSON as sent.
+    func single(_ event: JSONValue, size: Int, collection: String, project: String, key: AnalyticsKey) async throws {
         try KeenEventRules.checkCollection(collection)
-        if event.jsonBytes.count > KeenEventRules.maximumEventBytes {
+        if size > KeenEventRules.maximumEventBytes {
             throw KeenError.tooLarge("the event is larger than \(KeenEventRules.maximumEventBytes) bytes")
         }
-        let normalized = try KeenEventRules.normalize(event, now: now(), autofill: key.autofill)
-        _ = try await store.record(project: project, batch: [(collection, [normalized])], createdAt: now())
+        let arrival = now()
+        let normalized = try KeenEventRules.normalize(event, now: arrival, autofill: key.autofill)
+        _ = try await store.record(project: project, batch: [(collection, [normalized])], createdAt: arrival)
     }
 
     /// `POST /events`: each event checked alone; the answer lists every collection in the order
@@ -348,12 +344,12 @@ package struct AnalyticsAPI: Sendable {
         "writes", "queries", "saved_queries", "cached_queries", "datasets", "schema",
     ]
 
-    static func keyBody(_ bytes: [UInt8], name: String?) throws -> KeyBody {
+    static func keyBody(_ bytes: [UInt8]) throws -> KeyBody {
         guard case .object(let object)? = try? JSONValue.parse(bytes) else {
             throw KeenError.badParameter(
                 "body", "an access key is {\"name\", \"is_active\", \"permitted\", \"options\"}")
         }
-        guard let name = object["name"]?.string ?? name, !name.isEmpty else {
+        guard let name = object["name"]?.string, !name.isEmpty else {
             throw KeenError.missingParameter("name", "for an access key")
         }
         let permitted = object["permitted"]?.array?.compactMap(\.string) ?? []

@@ -414,11 +414,9 @@ extension SQLiteStore: AnalyticsStore {
         return try await database.write { db in
             guard let state = try Self.projectState(db, project, cache: cache), state.collections[collection] != nil
             else { return 0 }
-            var query = try KeenQuery.parse(
-                "extraction", parameters: JSONObject([("event_collection", .string(collection))]), now: 0)
-            query.filters = filters
-            query.timeframe = timeframe
-            let ids = try QueryEngine.matchingRows(query, on: SQLiteEventSource(db: db, state: state))
+            let ids = try QueryEngine.matchingRows(
+                collection: collection, timeframe: timeframe, filters: filters,
+                on: SQLiteEventSource(db: db, state: state))
             let delete = try DirectStatement(db, sql: "DELETE FROM analytics_events WHERE id = ?")
             for id in ids { try delete.execute { $0.bind(id) } }
             return ids.count
