@@ -308,6 +308,26 @@ final class FakeProviderHTTP2Handler: ChannelInboundHandler {
 
     private func finish(_ streamID: Int32, context: ChannelHandlerContext) {
         guard let request = streams.removeValue(forKey: streamID), !closing else { return }
+        let held = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        let eventLoop = context.eventLoop
+        let wasHeld = state.holdIfHeld {
+            eventLoop.execute {
+                let (handler, context) = held.value
+                // A connection that closed while its request was held never delivered it.
+                guard context.channel.isActive, !handler.closing else { return }
+                handler.answer(streamID, request: request, context: context)
+                if handler.needsFlush {
+                    handler.needsFlush = false
+                    context.flush()
+                }
+            }
+        }
+        if !wasHeld { answer(streamID, request: request, context: context) }
+    }
+
+    private func answer(
+        _ streamID: Int32, request: (headers: HPACKHeaders, body: ByteBuffer?), context: ChannelHandlerContext
+    ) {
         let headers = request.headers
         let body = request.body.map { Data($0.readableBytesView) } ?? Data()
         let reply = FakeRouter.route(

@@ -55,8 +55,40 @@ package final class FakeProviderState: Sendable {
 
     package let configuration: FakeProviderConfiguration
     let ledger = Mutex(Ledger())
+    /// Requests held by `hold()`: each one's answer, run on its connection's event loop.
+    let gate = Mutex((holding: false, waiting: [@Sendable () -> Void]()))
 
     package init(configuration: FakeProviderConfiguration) {
         self.configuration = configuration
+    }
+}
+
+/// A gate for tests that must catch a sender with requests truly unanswered: while held, requests
+/// that arrive over HTTP/2 are neither routed (the ledger does not see them) nor answered; on
+/// release each is routed and answered in turn, unless its connection closed meanwhile, as a
+/// request lost with a dying client never reaches the provider.
+extension FakeProviderState {
+    /// Holds requests from now until `release()`.
+    package func hold() {
+        gate.withLock { $0.holding = true }
+    }
+
+    /// Routes and answers every held request, and stops holding.
+    package func release() {
+        let waiting = gate.withLock { gate in
+            gate.holding = false
+            defer { gate.waiting = [] }
+            return gate.waiting
+        }
+        for answer in waiting { answer() }
+    }
+
+    /// Keeps `answer` for the release if requests are held now; false when they are not.
+    func holdIfHeld(_ answer: @escaping @Sendable () -> Void) -> Bool {
+        gate.withLock { gate in
+            guard gate.holding else { return false }
+            gate.waiting.append(answer)
+            return true
+        }
     }
 }

@@ -113,16 +113,27 @@ import Testing
                 try await Task.sleep(for: .milliseconds(2))
             }
             // The victim is drawn among the instances fanning out at that point (a few dozen
-            // deliveries in flight), so every kill interrupts real sending.
+            // deliveries in flight), so every kill interrupts real sending. The fake APNs holds its
+            // answers from the moment one is seen sending until after the kill, so what it had in
+            // flight cannot all finish in between (under CI's load, a burst's tail drained first).
             var sending: [Int] = []
             while sending.isEmpty && running.allSatisfy(\.process.isRunning)
                 && server.state.uniqueAcceptedCount < expected.count
             {
                 let inFlight = try await harness.store { try await $0.inFlightByInstance() }
-                sending = running.indices.filter { inFlight[running[$0].id, default: 0] >= 16 }
+                if running.contains(where: { inFlight[$0.id, default: 0] >= 16 }) {
+                    server.state.hold()
+                    let held = try await harness.store { try await $0.inFlightByInstance() }
+                    sending = running.indices.filter { held[running[$0].id, default: 0] >= 16 }
+                    if sending.isEmpty { sending = running.indices.filter { held[running[$0].id, default: 0] > 0 } }
+                    if sending.isEmpty { server.state.release() }
+                }
                 if sending.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
             }
-            guard !sending.isEmpty, running.allSatisfy(\.process.isRunning) else { break }
+            guard !sending.isEmpty, running.allSatisfy(\.process.isRunning) else {
+                server.state.release()
+                break
+            }
             let victim = running.remove(at: sending[Int.random(in: 0..<sending.count, using: &random)])
             kill(victim.process.processIdentifier, SIGKILL)
             victim.process.waitUntilExit()
@@ -133,6 +144,7 @@ import Testing
                     $0.id.uuidString.lowercased()
                 }
             }
+            server.state.release()
             inDoubtAtKills.formUnion(doubt)
             kills.append((victim.id, server.state.uniqueAcceptedCount, doubt.count))
             // A replacement joins the run (its clock) and takes its share.
