@@ -8,7 +8,7 @@ struct NoHitBench: AsyncParsableCommand {
         abstract: "No-Hitter Alerts benchmarks (run through Benchmarks/run, which builds in release mode).",
         subcommands: [
             ParseBenchmark.self, BidsBenchmark.self, FanoutBenchmark.self, SSEBenchmark.self, SSEClientsCommand.self,
-            StatsAPIBenchmark.self, IdleBenchmark.self, WidgetBenchmark.self,
+            StatsAPIBenchmark.self, IdleBenchmark.self, WidgetBenchmark.self, AnalyticsBenchmark.self,
         ]
     )
 }

@@ -28,23 +28,29 @@ public protocol EventSource {
     func count(_ scan: ScanPlan) throws -> Int
 }
 
-/// What the database does for a query: the events of one collection in a time range, by the
-/// `(project, collection, timestamp)` index. Everything else (filters, buckets, groups,
+/// What the database does for a query: the events of one collection in a time range, read in
+/// the table's `(collection, timestamp, id)` order. Everything else (filters, buckets, groups,
 /// aggregates, medians) runs in process over the rows, reading only the properties it needs.
 public struct ScanPlan: Sendable, Hashable {
     public var collection: String
     public var timeframe: Timeframe
     public var newestFirst = false
 
-    /// The statement, with `?` parameters: project id, collection id, start, end (microseconds).
+    public init(collection: String, timeframe: Timeframe, newestFirst: Bool = false) {
+        self.collection = collection
+        self.timeframe = timeframe
+        self.newestFirst = newestFirst
+    }
+
+    /// The statement, with `?` parameters: collection id, start, end (microseconds).
     public var sql: String {
-        "SELECT rowid, ts_us, created_us, data FROM analytics_events "
-            + "WHERE project_id = ? AND collection_id = ? AND ts_us >= ? AND ts_us < ? ORDER BY ts_us "
+        "SELECT id, ts_us, created_us, data FROM analytics_events "
+            + "WHERE collection_id = ? AND ts_us >= ? AND ts_us < ? ORDER BY ts_us "
             + (newestFirst ? "DESC" : "ASC")
     }
 
     public var countSQL: String {
-        "SELECT count(*) FROM analytics_events WHERE project_id = ? AND collection_id = ? AND ts_us >= ? AND ts_us < ?"
+        "SELECT count(*) FROM analytics_events WHERE collection_id = ? AND ts_us >= ? AND ts_us < ?"
     }
 }
 
@@ -395,17 +401,32 @@ public enum QueryEngine {
         var counts: [JSONValue] = []
         var actors: [JSONValue] = []
         var stepsOut: [JSONValue] = []
-        for step in query.steps {
+        // Who did each step: one scan for all the steps that read the same collection and
+        // timeframe (a funnel's steps are often one collection under different filters).
+        var done = Array(repeating: Set<FieldValue>(), count: query.steps.count)
+        var scans: [ScanPlan: [Int]] = [:]
+        var order: [ScanPlan] = []
+        for (index, step) in query.steps.enumerated() {
+            let plan = ScanPlan(collection: step.collection, timeframe: step.timeframe ?? .allTime)
+            if scans[plan] == nil { order.append(plan) }
+            scans[plan, default: []].append(index)
+        }
+        for plan in order {
             var reader = Reader(pathCount: paths.count)
-            let filters = compile(step.filters, reader: &reader, paths: paths)
-            let actorSlot = reader.slot(step.actor, paths: paths)
-            var did = Set<FieldValue>()
-            try source.scan(ScanPlan(collection: step.collection, timeframe: step.timeframe ?? .allTime)) { row in
+            let steps = scans[plan]!.map { index in
+                let filters = compile(query.steps[index].filters, reader: &reader, paths: paths)
+                return (index: index, filters: filters, actor: reader.slot(query.steps[index].actor, paths: paths))
+            }
+            try source.scan(plan) { row in
                 reader.read(row)
-                for filter in filters where !filter.matches(reader.values) { return true }
-                if let actor = reader.values[actorSlot] { did.insert(actor) }
+                steps: for step in steps {
+                    for filter in step.filters where !filter.matches(reader.values) { continue steps }
+                    if let actor = reader.values[step.actor] { done[step.index].insert(actor) }
+                }
                 return true
             }
+        }
+        for (step, did) in zip(query.steps, done) {
             let reached: Set<FieldValue>
             if step.inverted {
                 reached = (running ?? []).subtracting(did)
@@ -479,15 +500,15 @@ extension QueryEngine {
     /// The rows of `collection` in `timeframe` that pass `filters` (for deletion).
     public static func matchingRows(
         collection: String, timeframe: Timeframe?, filters: [KeenFilter], on source: some EventSource
-    ) throws -> [Int64] {
+    ) throws -> [(timestamp: Int64, id: Int64)] {
         let paths = try source.paths()
         var reader = Reader(pathCount: paths.count)
         let filters = compile(filters, reader: &reader, paths: paths)
-        var rows: [Int64] = []
+        var rows: [(timestamp: Int64, id: Int64)] = []
         try source.scan(ScanPlan(collection: collection, timeframe: timeframe ?? .allTime)) { row in
             reader.read(row)
             for filter in filters where !filter.matches(reader.values) { return true }
-            rows.append(row.rowID)
+            rows.append((row.timestamp, row.rowID))
             return true
         }
         return rows

@@ -83,6 +83,34 @@ extension SQLiteStore: AnalyticsStore {
                 """)
     }
 
+    /// Events stored in their collection's time order (a table keyed by collection, timestamp and
+    /// id), so a query's scan reads pages in sequence instead of looking up each row of a time
+    /// index in a table kept in arrival order (a 1,000,000-event scan spent most of its time there).
+    /// Ids come from a counter, as `keen.id` is made from them.
+    static func analyticsClusteredEvents(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE analytics_events_by_collection (
+                    collection_id INTEGER NOT NULL,
+                    ts_us INTEGER NOT NULL,
+                    id INTEGER NOT NULL,
+                    created_us INTEGER NOT NULL,
+                    data BLOB NOT NULL,
+                    PRIMARY KEY (collection_id, ts_us, id)
+                ) WITHOUT ROWID;
+                INSERT INTO analytics_events_by_collection (collection_id, ts_us, id, created_us, data)
+                    SELECT collection_id, ts_us, id, created_us, data FROM analytics_events;
+                CREATE TABLE analytics_counters (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    next INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                INSERT INTO analytics_counters (name, next)
+                    SELECT 'event', coalesce(max(id), 0) + 1 FROM analytics_events;
+                DROP TABLE analytics_events;
+                ALTER TABLE analytics_events_by_collection RENAME TO analytics_events;
+                """)
+    }
+
     // MARK: Projects and keys
 
     package func createProject(name: String, id: String?, now: Date) async throws -> NewAnalyticsProject {
@@ -280,8 +308,10 @@ extension SQLiteStore: AnalyticsStore {
                 let insertEvent = try DirectStatement(
                     db,
                     sql:
-                        "INSERT INTO analytics_events (project_id, collection_id, ts_us, created_us, data) VALUES (?, ?, ?, ?, ?)"
+                        "INSERT INTO analytics_events (collection_id, ts_us, id, created_us, data) VALUES (?, ?, ?, ?, ?)"
                 )
+                var nextID =
+                    try Int64.fetchOne(db, sql: "SELECT next FROM analytics_counters WHERE name = 'event'") ?? 1
                 let insertToken = try DirectStatement(
                     db,
                     sql: """
@@ -336,16 +366,20 @@ extension SQLiteStore: AnalyticsStore {
                             }
                         }
                         try insertEvent.execute {
-                            $0.bind(state.rowID)
                             $0.bind(collectionID)
                             $0.bind(event.timestamp)
+                            $0.bind(nextID)
                             $0.bind(createdAt)
                             $0.bind(blob: data)
                         }
+                        nextID += 1
                         kept.append(true)
                     }
                     stored.append(kept)
                 }
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO analytics_counters (name, next) VALUES ('event', ?)",
+                    arguments: [nextID])
                 cache.projects.withLock { $0[project] = state }
                 return stored
             }
@@ -366,7 +400,6 @@ extension SQLiteStore: AnalyticsStore {
             guard let collection = state.collections[scan.collection] else { return }
             let statement = try DirectStatement(db, sql: scan.sql)
             try statement.forEachRow {
-                $0.bind(state.rowID)
                 $0.bind(collection)
                 $0.bind(scan.timeframe.start)
                 $0.bind(scan.timeframe.end)
@@ -380,7 +413,7 @@ extension SQLiteStore: AnalyticsStore {
             guard let collection = state.collections[scan.collection] else { return 0 }
             return try Int.fetchOne(
                 db, sql: scan.countSQL,
-                arguments: [state.rowID, collection, scan.timeframe.start, scan.timeframe.end]) ?? 0
+                arguments: [collection, scan.timeframe.start, scan.timeframe.end]) ?? 0
         }
     }
 
@@ -412,14 +445,22 @@ extension SQLiteStore: AnalyticsStore {
     ) async throws -> Int {
         let cache = analytics
         return try await database.write { db in
-            guard let state = try Self.projectState(db, project, cache: cache), state.collections[collection] != nil
+            guard let state = try Self.projectState(db, project, cache: cache),
+                let collectionID = state.collections[collection]
             else { return 0 }
-            let ids = try QueryEngine.matchingRows(
+            let rows = try QueryEngine.matchingRows(
                 collection: collection, timeframe: timeframe, filters: filters,
                 on: SQLiteEventSource(db: db, state: state))
-            let delete = try DirectStatement(db, sql: "DELETE FROM analytics_events WHERE id = ?")
-            for id in ids { try delete.execute { $0.bind(id) } }
-            return ids.count
+            let delete = try DirectStatement(
+                db, sql: "DELETE FROM analytics_events WHERE collection_id = ? AND ts_us = ? AND id = ?")
+            for row in rows {
+                try delete.execute {
+                    $0.bind(collectionID)
+                    $0.bind(row.timestamp)
+                    $0.bind(row.id)
+                }
+            }
+            return rows.count
         }
     }
 
@@ -429,7 +470,7 @@ extension SQLiteStore: AnalyticsStore {
                 db,
                 sql: """
                     SELECT sum(pgsize) FROM dbstat
-                    WHERE name IN ('analytics_events', 'analytics_events_by_time', 'analytics_tokens')
+                    WHERE name IN ('analytics_events', 'analytics_tokens')
                     """)
         }
     }

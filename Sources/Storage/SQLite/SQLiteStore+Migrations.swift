@@ -221,6 +221,9 @@ extension SQLiteStore {
         migrator.registerMigration("9 analytics: projects, keys, events") { db in
             try analyticsMigration(db)
         }
+        migrator.registerMigration("10 analytics events clustered by collection and time") { db in
+            try analyticsClusteredEvents(db)
+        }
         return migrator
     }
 }

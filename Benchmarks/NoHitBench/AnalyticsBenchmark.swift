@@ -1,0 +1,306 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
+import Storage
+import Synchronization
+
+/// `nohit-bench analytics`: Keen-compatible analytics on a `nohit serve` process over HTTP. A
+/// project is created, N app events (an SDK's `views`: a device's salted hash, a session, the
+/// screen and its duration, the standard properties, a uniqueness token) are sent in batches of
+/// 500 by a few concurrent uploaders, then queries over all of them are timed.
+struct AnalyticsBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analytics",
+        abstract: "Ingest N events over HTTP in batches (events/s, server CPU, bytes per event), then time count, "
+            + "count_unique, median and a funnel over all of them."
+    )
+
+    @Option(help: "Events to send.") var events = 1_000_000
+    @Option(help: "Events per batch request.") var batch = 500
+    @Option(help: "Batch requests in flight at once.") var uploaders = 4
+    @Option(help: "Devices the events come from.") var devices = 20_000
+    @Option(help: "Days the events' timestamps cover (ending 2026-10-31).") var days = 31
+    @Option(help: "Runs of each query (the median is reported).") var runs = 3
+    @Option(help: "The nohit executable to serve (default: beside this benchmark).") var nohit: String?
+
+    func run() async throws {
+        let executable =
+            nohit
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "nohit"
+            ).path
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-analytics-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+
+        // The project and its keys, created by the CLI as an operator would.
+        let create = Process()
+        create.executableURL = URL(fileURLWithPath: executable)
+        create.arguments = ["analytics", "project", "create", "bench", "--id", "bench", "--json", "--data-dir", work]
+        let created = Pipe()
+        create.standardOutput = created
+        try create.run()
+        let keysJSON = created.fileHandleForReading.readDataToEndOfFile()
+        create.waitUntilExit()
+        guard create.terminationStatus == 0,
+            let keys = try JSONSerialization.jsonObject(with: keysJSON) as? [String: String],
+            let writeKey = keys["write_key"], let readKey = keys["read_key"]
+        else { throw ValidationError("`nohit analytics project create` failed") }
+
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let port = try await IdleBenchmark.freePort(loops)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: executable)
+        server.arguments = [
+            "serve", "--port", "\(port)", "--replay", "2020-08-25", "--speed", "1", "--data", "Data/retrosheet",
+            "--data-dir", work, "--log-level", "error",
+        ]
+        server.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try server.run()
+        var serverRunning = true
+        defer {
+            if serverRunning {
+                server.terminate()
+                server.waitUntilExit()
+            }
+        }
+        let base = "http://127.0.0.1:\(port)/3.0/projects/bench"
+        let client = HTTPClient(
+            eventLoopGroupProvider: .shared(loops),
+            configuration: .init(
+                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 16)))
+        let startedAt = ContinuousClock.now
+        while (try? await client.execute(
+            HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(5)))?
+            .status != .ok
+        {
+            guard ContinuousClock.now - startedAt < .seconds(60), server.isRunning else {
+                throw ValidationError("the server did not start")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+
+        // Ingest.
+        let workload = EventWorkload(total: events, devices: devices, days: days)
+        let batches = (events + batch - 1) / batch
+        let counters = IngestCounters()
+        let cpuBefore = ProcessTimes.cpuSeconds(pid: server.processIdentifier)
+        let benchBefore = ProcessTimes.cpuSeconds()
+        let ingestStart = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<uploaders {
+                group.addTask { [events, batch] in
+                    while true {
+                        let index = counters.next.add(1, ordering: .relaxed).oldValue
+                        guard index < batches else { return }
+                        let count = min(batch, events - index * batch)
+                        let body = workload.batchBody(first: index * batch, count: count)
+                        counters.bytesSent.add(body.count, ordering: .relaxed)
+                        var request = HTTPClientRequest(url: base + "/events")
+                        request.method = .POST
+                        request.headers.add(name: "authorization", value: writeKey)
+                        request.headers.add(name: "content-type", value: "application/json")
+                        request.body = .bytes(ByteBuffer(bytes: body))
+                        let sent = ContinuousClock.now
+                        let response = try await client.execute(request, timeout: .seconds(120))
+                        let answer = try await response.body.collect(upTo: 16 << 20)
+                        counters.latencies.withLock { $0.append(ContinuousClock.now - sent) }
+                        let failed = String(buffer: answer).components(separatedBy: #""success":false"#).count - 1
+                        if response.status != .ok || failed > 0 {
+                            counters.failures.add(max(failed, response.status == .ok ? 0 : count), ordering: .relaxed)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let ingestTime = SSEBenchmark.seconds(ContinuousClock.now - ingestStart)
+        let ingestCPU = ProcessTimes.cpuSeconds(pid: server.processIdentifier) - cpuBefore
+        let benchCPU = ProcessTimes.cpuSeconds() - benchBefore
+        let sortedLatencies = counters.latencies.withLock { $0 }.sorted()
+        func latency(_ p: Double) -> Double {
+            SSEBenchmark.seconds(
+                sortedLatencies[min(sortedLatencies.count - 1, Int(Double(sortedLatencies.count) * p))])
+                * 1000
+        }
+
+        print(
+            "workload: `\(([executable] + server.arguments!).joined(separator: " "))` (SQLite), project created by "
+                + "`nohit analytics project create`; \(events) `views` events from \(devices) devices over \(days) days "
+                + "in arrival order, each up to an hour late (keen.timestamp, keen.uniqueness_token, session_id, user.id_hash, view.name, view.duration_ms, "
+                + "standard_properties: 9 fields), POST /3.0/projects/bench/events in batches of \(batch), \(uploaders) "
+                + "in flight, over HTTP/1.1 on loopback; 2 cores shared by server and this client")
+        print(
+            String(
+                format:
+                    "ingest: %d events in %.2f s = %.0f events/s (%.1f MB of JSON, %d batches, p50 %.0f ms, p99 %.0f ms "
+                    + "per batch); %d events refused; server CPU %.2f s = %.2f µs/event; client CPU %.2f s",
+                events, ingestTime, Double(events) / ingestTime,
+                Double(counters.bytesSent.load(ordering: .relaxed)) / 1e6,
+                batches, latency(0.5), latency(0.99), counters.failures.load(ordering: .relaxed), ingestCPU,
+                ingestCPU / Double(events) * 1e6, benchCPU))
+
+        // Queries over all of the events.
+        let all = #""timeframe":{"start":"2026-10-01T00:00:00Z","end":"2026-11-01T00:00:00Z"}"#
+        let sliced =
+            all
+            + #","timezone":"America/New_York","interval":"daily","group_by":"view.name","filters":[{"property_name":"standard_properties.logged_in","operator":"eq","property_value":true}]"#
+        let step = { (tab: String) in
+            #"{"event_collection":"views","actor_property":"user.id_hash",\#(all),"filters":[{"property_name":"view.name","operator":"eq","property_value":"\#(tab)"},{"property_name":"standard_properties.os_version","operator":"gte","property_value":"17"}]}"#
+        }
+        let queries: [(name: String, analysis: String, body: String)] = [
+            ("count", "count", #"{"event_collection":"views",\#(all)}"#),
+            (
+                "count_unique user.id_hash", "count_unique",
+                #"{"event_collection":"views","target_property":"user.id_hash",\#(all)}"#
+            ),
+            (
+                "median view.duration_ms", "median",
+                #"{"event_collection":"views","target_property":"view.duration_ms",\#(all)}"#
+            ),
+            (
+                "funnel live → game → settings (by user.id_hash; filters on view.name and os_version)", "funnel",
+                #"{"steps":[\#(step("live")),\#(step("game")),\#(step("settings"))]}"#
+            ),
+            (
+                "count, filtered, group_by view.name, daily (America/New_York)", "count",
+                #"{"event_collection":"views",\#(sliced)}"#
+            ),
+            (
+                "count_unique user.id_hash, filtered, group_by, daily", "count_unique",
+                #"{"event_collection":"views","target_property":"user.id_hash",\#(sliced)}"#
+            ),
+            (
+                "median view.duration_ms, filtered, group_by, daily", "median",
+                #"{"event_collection":"views","target_property":"view.duration_ms",\#(sliced)}"#
+            ),
+        ]
+        for query in queries {
+            var times: [Double] = []
+            var cpu: [Double] = []
+            var summary = ""
+            for _ in 0..<runs {
+                var request = HTTPClientRequest(url: base + "/queries/" + query.analysis)
+                request.method = .POST
+                request.headers.add(name: "authorization", value: readKey)
+                request.headers.add(name: "content-type", value: "application/json")
+                request.body = .bytes(ByteBuffer(string: query.body))
+                let before = ProcessTimes.cpuSeconds(pid: server.processIdentifier)
+                let start = ContinuousClock.now
+                let response = try await client.execute(request, timeout: .seconds(600))
+                let body = try await response.body.collect(upTo: 64 << 20)
+                times.append(SSEBenchmark.seconds(ContinuousClock.now - start) * 1000)
+                cpu.append((ProcessTimes.cpuSeconds(pid: server.processIdentifier) - before) * 1000)
+                let text = String(buffer: body)
+                guard response.status == .ok else {
+                    throw ValidationError("\(query.name): \(response.status.code) \(text.prefix(500))")
+                }
+                summary = Self.summarize(text)
+            }
+            print(
+                String(
+                    format: "query %@: median %.0f ms (runs: %@; server CPU median %.0f ms) → %@", query.name,
+                    times.sorted()[times.count / 2], times.map { String(format: "%.0f", $0) }.joined(separator: ", "),
+                    cpu.sorted()[cpu.count / 2], summary))
+        }
+
+        try await client.shutdown()
+
+        // Storage, read with the server stopped.
+        server.terminate()
+        server.waitUntilExit()
+        serverRunning = false
+        let path = (work as NSString).appendingPathComponent("nohit.sqlite")
+        let store = try SQLiteStore(path: path)
+        let analyticsBytes = try await store.analyticsBytes() ?? 0
+        let fileBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        print(
+            String(
+                format:
+                    "storage: analytics tables (events, time index, uniqueness tokens) %.1f MB = %.0f bytes/event; "
+                    + "database file %.1f MB (with the service's own tables)",
+                Double(analyticsBytes) / 1e6, Double(analyticsBytes) / Double(events), Double(fileBytes) / 1e6))
+        try await loops.shutdownGracefully()
+    }
+
+    /// A result's first 160 characters, or for a long one its size.
+    static func summarize(_ text: String) -> String {
+        text.count <= 160 ? text : "\(text.prefix(120))… (\(text.utf8.count) bytes)"
+    }
+}
+
+/// The uploaders' shared counters: the next batch, refusals, bytes, each batch's latency.
+final class IngestCounters: Sendable {
+    let next = Atomic<Int>(0)
+    let failures = Atomic<Int>(0)
+    let bytesSent = Atomic<Int>(0)
+    let latencies = Mutex<[Duration]>([])
+}
+
+/// The benchmark's events, made from their index alone (any uploader can make any batch).
+struct EventWorkload: Sendable {
+    let total: Int
+    let devices: Int
+    let days: Int
+    static let tabs = ["live", "live", "live", "scores", "scores", "game", "game", "hall-of-fame", "deals", "settings"]
+    static let models = ["iPhone15,2", "iPhone16,1", "iPhone14,7", "iPad13,4", "iPhone17,3"]
+    static let systems = ["18.1", "17.6.1", "18.0", "16.7.10", "26.1"]
+    static let languages = ["en-US", "es-US", "en-CA", "ja-JP", "ko-KR"]
+    /// 2026-10-31T24:00:00Z minus the days, in seconds.
+    var start: Int { 1_793_491_200 - days * 86_400 }
+
+    func batchBody(first: Int, count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(count * 520)
+        out.append(contentsOf: #"{"views":["#.utf8)
+        for index in first..<(first + count) {
+            if index > first { out.append(UInt8(ascii: ",")) }
+            event(index, into: &out)
+        }
+        out.append(contentsOf: "]}".utf8)
+        return out
+    }
+
+    func event(_ index: Int, into out: inout [UInt8]) {
+        var random = UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15 &+ 0xD1B5_4A32_D192_ED03
+        func next() -> UInt64 {
+            random = random &+ 0x9E37_79B9_7F4A_7C15
+            var z = random
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        let device = Int(next() % UInt64(devices))
+        // Events arrive about when they happen: in index order over the days, each up to an hour
+        // late (a phone's queue waiting for its next upload).
+        let second = max(start, start + index * (days * 86_400) / total - Int(next() % 3600))
+        let millis = Int(next() % 1000)
+        let tab = Self.tabs[Int(next() % UInt64(Self.tabs.count))]
+        let duration = 200 + Int(next() % 60_000)
+        let date = Date(timeIntervalSince1970: TimeInterval(second))
+        let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let timestamp = String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.year!, parts.month!, parts.day!, parts.hour!,
+            parts.minute!, parts.second!, millis)
+        let hash = String(UInt64(truncatingIfNeeded: device) &* 0x2545_F491_4F6C_DD1D, radix: 16)
+        let text =
+            #"{"keen":{"timestamp":"\#(timestamp)","uniqueness_token":"b\#(index)-\#(next() % 1_000_000)"},"#
+            + #""session_id":"\#(hash)-\#(second / 1800)","user":{"id_hash":"\#(hash)"},"#
+            + #""view":{"name":"\#(tab)","duration_ms":\#(duration)},"standard_properties":{"app_version":"1.\#(device % 4).0","#
+            + #""app_build":"\#(140 + device % 4)","device_model":"\#(Self.models[device % 5])","os_version":"\#(Self.systems[device % 5])","#
+            + #""language":"\#(Self.languages[device % 5])","screen_scale":\#(2 + device % 2),"first_launch":\#(index % 97 == 0),"#
+            + #""logged_in":\#(device % 3 != 0),"notifications":"\#(device % 4 == 0 ? "denied" : "authorized")"}}"#
+        out.append(contentsOf: text.utf8)
+    }
+}
+
+extension Calendar {
+    static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
+}
