@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // NoHitterKit, the apps' SDK (its own package; its tests run with `swift test` inside SDK/).
+        .package(path: "SDK"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -267,6 +269,7 @@ let package = Package(
                 "Storage",
                 "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NoHitterKit", package: "SDK"),
             ]
         ),
     ]

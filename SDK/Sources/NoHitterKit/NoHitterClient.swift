@@ -1,0 +1,171 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The No-Hitter Alerts service's API for an app: register the device, read and change its
+/// preferences (threshold, favourite teams, deals), and read today's deals. JSON keys are the
+/// server's (snake case).
+public struct NoHitterClient: Sendable {
+    /// Where the service is, e.g. `https://alerts.example.org/`.
+    public let baseURL: URL
+    public let transport: any HTTPTransport
+
+    public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport()) {
+        self.baseURL = baseURL
+        self.transport = transport
+    }
+
+    /// A registered device: its id and the secret that authorizes changes to it (keep it in the
+    /// keychain; the server keeps only its hash).
+    public struct Credentials: Sendable, Codable, Hashable {
+        public var id: String
+        public var secret: String
+
+        public init(id: String, secret: String) {
+            self.id = id
+            self.secret = secret
+        }
+    }
+
+    /// How a device is reached.
+    public enum Channel: Sendable, Hashable {
+        /// An APNs device token (hex), its environment (`production` or `sandbox`) and the app's topic.
+        case apns(token: String, environment: String, topic: String)
+        /// A Web Push subscription.
+        case webPush(endpoint: String, p256dh: String, auth: String)
+        /// A webhook URL and the secret its requests are signed with.
+        case webhook(url: String, secret: String)
+
+        var body: [String: String] {
+            switch self {
+            case .apns(let token, let environment, let topic):
+                ["channel": "apns", "token": token, "environment": environment, "topic": topic]
+            case .webPush(let endpoint, let p256dh, let auth):
+                ["channel": "web-push", "endpoint": endpoint, "p256dh": p256dh, "auth": auth]
+            case .webhook(let url, let secret): ["channel": "webhook", "url": url, "secret": secret]
+            }
+        }
+    }
+
+    /// A device's preferences as the server keeps them. On update, a field left `nil` stays as
+    /// it was.
+    public struct Preferences: Sendable, Codable, Hashable {
+        public var thresholdInnings: Int?
+        public var favouriteTeams: [String]?
+        public var favouriteThresholdInnings: Int?
+        /// `once-per-bid`, `every-inning` or `every-out-in-ninth`.
+        public var frequency: String?
+        public var spoilerDelaySeconds: Int?
+        public var jinxSafe: Bool?
+        /// Deal rule ids (`deals(today:)` lists them).
+        public var deals: [String]?
+
+        public init(
+            thresholdInnings: Int? = nil, favouriteTeams: [String]? = nil, favouriteThresholdInnings: Int? = nil,
+            frequency: String? = nil, spoilerDelaySeconds: Int? = nil, jinxSafe: Bool? = nil, deals: [String]? = nil
+        ) {
+            self.thresholdInnings = thresholdInnings
+            self.favouriteTeams = favouriteTeams
+            self.favouriteThresholdInnings = favouriteThresholdInnings
+            self.frequency = frequency
+            self.spoilerDelaySeconds = spoilerDelaySeconds
+            self.jinxSafe = jinxSafe
+            self.deals = deals
+        }
+    }
+
+    /// A deal as `GET /api/deals/today` tells it.
+    public struct Deal: Sendable, Codable, Hashable {
+        public var rule: String
+        public var sponsor: String
+        public var reward: String
+        public var code: String?
+        public var day: String
+        /// Whether today is a deal day.
+        public var on: Bool
+        public var inForce: Bool
+        public var condition: String
+    }
+
+    /// Registers this device; the answer's secret authorizes every later change.
+    public func register(_ channel: Channel, preferences: Preferences? = nil) async throws -> Credentials {
+        var body =
+            try JSONSerialization.jsonObject(with: try Self.encoder.encode(channel.body)) as? [String: Any] ?? [:]
+        if let preferences {
+            body["preferences"] = try JSONSerialization.jsonObject(with: try Self.encoder.encode(preferences))
+        }
+        let data = try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])
+        return try await call("POST", "api/devices", body: data, expecting: 201)
+    }
+
+    public func preferences(of device: Credentials) async throws -> Preferences {
+        try await call("GET", "api/devices/\(device.id)/preferences", device: device)
+    }
+
+    /// Changes the fields given (the others stay); the answer is the whole of them after.
+    public func updatePreferences(_ changes: Preferences, of device: Credentials) async throws -> Preferences {
+        try await call(
+            "PUT", "api/devices/\(device.id)/preferences", device: device, body: try Self.encoder.encode(changes))
+    }
+
+    /// Sets the device's favourite teams (MLB abbreviations such as `NYY`, or Retrosheet codes; the
+    /// answer names them by their Retrosheet codes, `NYA`).
+    public func setFavouriteTeams(_ teams: [String], of device: Credentials) async throws -> Preferences {
+        try await updatePreferences(Preferences(favouriteTeams: teams), of: device)
+    }
+
+    /// Sets the deals the device hears about.
+    public func setDeals(_ rules: [String], of device: Credentials) async throws -> Preferences {
+        try await updatePreferences(Preferences(deals: rules), of: device)
+    }
+
+    /// Today's deals, each with whether it is on.
+    public func dealsToday() async throws -> [Deal] {
+        struct Answer: Decodable { var deals: [Deal] }
+        let answer: Answer = try await call("GET", "api/deals/today")
+        return answer.deals
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }()
+
+    func call<Answer: Decodable>(
+        _ method: String, _ path: String, device: Credentials? = nil, body: Data? = nil, expecting: Int = 200
+    ) async throws -> Answer {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = method
+        request.timeoutInterval = 30
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let device { request.setValue("Bearer \(device.secret)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (status, answer) = try await transport.send(request)
+        guard status == expecting else { throw NoHitterError.http(status: status, message: Self.message(answer)) }
+        do {
+            return try Self.decoder.decode(Answer.self, from: answer)
+        } catch {
+            throw NoHitterError.unexpectedAnswer("\(method) \(path): \(error)")
+        }
+    }
+
+    /// The server's error message (`{"error":{"message":…}}`), or the body as text.
+    static func message(_ body: Data) -> String {
+        let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+        if let error = object?["error"] as? [String: Any], let message = error["message"] as? String { return message }
+        return String(decoding: body.prefix(500), as: UTF8.self)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import NoHitterKit
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// NoHitterKit, the apps' SDK, against a real `nohit serve` on loopback: the API client registers
+/// a device and changes its preferences; the metrics recorder uploads a session through
+/// URLSession, and a batch whose answer is lost after the server stored it is sent again and
+/// counted once (its uniqueness tokens).
+@Suite struct NoHitterKitTests {
+    /// The real transport, with the answer lost on chosen requests after the server has it.
+    final class LosingAnswers: HTTPTransport, @unchecked Sendable {
+        let real = URLSessionTransport()
+        private let lock = NSLock()
+        private var toLose: Int
+
+        init(losing: Int) { toLose = losing }
+
+        func send(_ request: URLRequest) async throws -> (status: Int, body: Data) {
+            let answer = try await real.send(request)
+            let lose = lock.withLock {
+                defer { toLose -= 1 }
+                return toLose > 0
+            }
+            if lose { throw URLError(.networkConnectionLost) }
+            return answer
+        }
+    }
+
+    static func count(_ address: String, project: String, readKey: String, collection: String) async throws -> Int {
+        var request = URLRequest(url: URL(string: "\(address)/3.0/projects/\(project)/queries/count")!)
+        request.httpMethod = "POST"
+        request.setValue(readKey, forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(#"{"event_collection":"\#(collection)"}"#.utf8)
+        let (status, body) = try await URLSessionTransport().send(request)
+        #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+        let object = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        return object?["result"] as? Int ?? -1
+    }
+
+    @Test func theSDKTalksToARealServer() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let created = try Executable.run(
+            "nohit", ["analytics", "project", "create", "app", "--json", "--data-dir", directory.path])
+        let keys = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.standardOutput.utf8)) as? [String: String])
+        let (server, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--replay", "2020-08-25", "--port", "0", "--data",
+                TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
+            ])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        try #require(address.hasPrefix("http://"), "no address in the server's banner")
+        let project = try #require(keys["project_id"])
+
+        // The API client: register, read, change.
+        let client = NoHitterClient(baseURL: URL(string: address)!)
+        let device = try await client.register(
+            .apns(token: String(repeating: "ab", count: 32), environment: "sandbox", topic: "org.example.nohit"),
+            preferences: .init(thresholdInnings: 6))
+        #expect(try await client.preferences(of: device).thresholdInnings == 6)
+        let changed = try await client.setFavouriteTeams(["NYY", "SEA"], of: device)
+        #expect(changed.favouriteTeams == ["NYA", "SEA"] && changed.thresholdInnings == 6, "\(changed)")
+        let deals = try await client.dealsToday()
+        #expect(!deals.isEmpty)
+        let chosen = try await client.setDeals([deals[0].rule], of: device)
+        #expect(chosen.deals == [deals[0].rule])
+        // Bad input: the server's reason comes through.
+        await #expect(throws: NoHitterError.self) {
+            try await client.setDeals(["no-such-deal"], of: device)
+        }
+        do {
+            _ = try await client.setDeals(["no-such-deal"], of: device)
+        } catch NoHitterError.http(let status, let message) {
+            #expect(status == 400 && message.contains("no-such-deal"), "\(message)")
+        }
+        let stranger = NoHitterClient.Credentials(id: device.id, secret: "not-the-secret")
+        await #expect(throws: NoHitterError.self) { try await client.preferences(of: stranger) }
+
+        // The recorder: a session, uploaded; the first answer lost after the server stored it.
+        let transport = LosingAnswers(losing: 1)
+        let recorder = try MetricsRecorder(
+            configuration: .init(
+                projectID: project, writeKey: try #require(keys["write_key"]), baseURL: URL(string: address)!,
+                directory: directory.appendingPathComponent("recorder"),
+                app: .init(
+                    version: "1.0", build: "1", model: "iPhone15,2", systemVersion: "18.1", language: "en-US",
+                    screenScale: 3),
+                salt: "salt"),
+            transport: transport)
+        await recorder.startSession()
+        for screen in ["Live", "Scores", "Live"] {
+            await recorder.viewAppeared(screen)
+            await recorder.viewDisappeared(screen)
+        }
+        await recorder.touch(action: "follow:", target: "AttemptCell", screen: "Live")
+        await recorder.endSession()
+        guard case .failed(nil, _, _) = await recorder.flush() else {
+            Issue.record("the lost answer did not fail the upload")
+            return
+        }
+        #expect(await recorder.flush(force: true) == .sent(uploaded: 5, kept: 0, dropped: 0))
+        let readKey = try #require(keys["read_key"])
+        #expect(try await Self.count(address, project: project, readKey: readKey, collection: "views") == 3)
+        #expect(try await Self.count(address, project: project, readKey: readKey, collection: "touches") == 1)
+        #expect(try await Self.count(address, project: project, readKey: readKey, collection: "app_launch") == 1)
+    }
+}
