@@ -1,0 +1,149 @@
+import Foundation
+import NoHitterKit
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The requests Keen's iOS client (KeenClient-iOS 3.7.0) and keen-tracking-js send, byte for byte
+/// as their sources make them (../shared/docs/KEEN.md), replayed against a real `nohit serve`: the
+/// answers are what those clients read.
+@Suite struct KeenSDKRequestsTests {
+    struct Server {
+        var address: String
+        var project: String
+        var keys: [String: String]
+    }
+
+    static func withServer(_ body: (Server) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let created = try Executable.run(
+            "nohit", ["analytics", "project", "create", "app", "--id", "app", "--json", "--data-dir", directory.path])
+        let keys = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.standardOutput.utf8)) as? [String: String])
+        let (server, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--replay", "2020-08-25", "--port", "0", "--data",
+                TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
+            ])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        try #require(address.hasPrefix("http://"), "no address in the server's banner")
+        try await body(Server(address: address, project: "app", keys: keys))
+    }
+
+    static func send(
+        _ method: String, _ url: String, headers: [(String, String)], body: String? = nil
+    ) async throws -> (status: Int, headers: [String: String], body: String) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name.lowercased()] = value }
+        }
+        return (http.statusCode, fields, String(decoding: data, as: UTF8.self))
+    }
+
+    /// iOS 3.7.0's upload: every queued event in one batch, `Authorization: <write key>`,
+    /// `Keen-Sdk: ios-3.7.0`, its timestamps as `yyyy-MM-dd'T'HH:mm:ss.SSSZZZZZ`; the answer lists
+    /// each collection's events by index, the bad one failing alone with an error name the client
+    /// knows to drop.
+    @Test func iOSClientsBatchIsAnsweredByIndex() async throws {
+        try await Self.withServer { server in
+            let body = """
+                {"app_launch":[{"keen":{"timestamp":"2026-11-20T14:03:12.250-05:00"},"session_duration":61.5}],\
+                "views":[{"keen":{"timestamp":"2026-11-20T14:03:13.000-05:00"},"class_name":"LiveViewController"},\
+                {"keen":{"timestamp":"2026-11-20T14:03:14.000-05:00"},"$bad":1},\
+                {"keen":{"timestamp":"2026-11-20T14:03:15.000-05:00","location":{"coordinates":[-73.9,40.7]}},"class_name":"GameViewController"}]}
+                """
+            let answer = try await Self.send(
+                "POST", "\(server.address)/3.0/projects/\(server.project)/events",
+                headers: [
+                    ("Authorization", server.keys["write_key"]!), ("Accept", "application/json"),
+                    ("Content-Type", "application/json"), ("Keen-Sdk", "ios-3.7.0"),
+                ], body: body)
+            #expect(answer.status == 200, "\(answer.body)")
+            let results = try #require(
+                try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: [[String: Any]]])
+            #expect(results["app_launch"]?.map { $0["success"] as? Bool } == [true])
+            #expect(results["views"]?.map { $0["success"] as? Bool } == [true, false, true])
+            let error = results["views"]?[1]["error"] as? [String: Any]
+            #expect(error?["name"] as? String == "InvalidPropertyNameError", "\(answer.body)")
+            // The keys come back in the order sent (the client walks them in its own order anyway).
+            #expect(answer.body.hasPrefix(#"{"app_launch":"#))
+
+            // Stored with their timestamps in UTC.
+            let extraction = try await Self.send(
+                "GET",
+                "\(server.address)/3.0/projects/\(server.project)/queries/extraction?event_collection=views&api_key=\(server.keys["read_key"]!)",
+                headers: [])
+            let events =
+                try #require(
+                    try JSONSerialization.jsonObject(with: Data(extraction.body.utf8)) as? [String: Any])["result"]
+                as? [[String: Any]]
+            #expect(
+                events?.compactMap { ($0["keen"] as? [String: Any])?["timestamp"] as? String } == [
+                    "2026-11-20T19:03:13.000Z", "2026-11-20T19:03:15.000Z",
+                ])
+        }
+    }
+
+    /// keen-tracking-js: a CORS preflight and `fetch` of one event (`Authorization`,
+    /// `Content-Type`, `keen-sdk`), and `navigator.sendBeacon`'s text body with the key in the URL.
+    @Test func keenTrackingJSRequestsAreAccepted() async throws {
+        try await Self.withServer { server in
+            let url = "\(server.address)/3.0/projects/\(server.project)/events/pageviews"
+            let origin = ("Origin", "https://fans.example.org")
+            let preflight = try await Self.send(
+                "OPTIONS", url,
+                headers: [
+                    origin, ("Access-Control-Request-Method", "POST"),
+                    ("Access-Control-Request-Headers", "authorization,content-type,keen-sdk"),
+                ])
+            #expect((200..<300).contains(preflight.status))
+            #expect(preflight.headers["access-control-allow-origin"] == "*")
+            let allowed = (preflight.headers["access-control-allow-headers"] ?? "").lowercased()
+            #expect(["authorization", "content-type", "keen-sdk"].allSatisfy { allowed.contains($0) }, "\(allowed)")
+
+            let fetched = try await Self.send(
+                "POST", url,
+                headers: [
+                    origin, ("Authorization", server.keys["write_key"]!), ("Content-Type", "application/json"),
+                    ("keen-sdk", "javascript-5.0.3"),
+                ],
+                body: #"{"page":{"title":"Live"},"keen":{"timestamp":"2026-11-20T19:03:13.123Z"}}"#)
+            #expect(fetched.status == 201 && fetched.body == #"{"created":true}"#, "\(fetched.body)")
+            #expect(fetched.headers["access-control-allow-origin"] == "*")
+
+            let beacon = try await Self.send(
+                "POST", url + "?api_key=\(server.keys["write_key"]!)",
+                headers: [origin, ("Content-Type", "text/plain;charset=UTF-8")],
+                body: #"{"page":{"title":"Scores"}}"#)
+            #expect((200..<300).contains(beacon.status), "\(beacon.body)")
+
+            // A read key cannot write, as Keen says.
+            let refused = try await Self.send(
+                "POST", url,
+                headers: [("Authorization", server.keys["read_key"]!), ("Content-Type", "application/json")],
+                body: #"{"page":{"title":"Live"}}"#)
+            #expect(refused.status == 401, "\(refused.body)")
+
+            let count = try await Self.send(
+                "GET",
+                "\(server.address)/3.0/projects/\(server.project)/queries/count?event_collection=pageviews&api_key=\(server.keys["read_key"]!)",
+                headers: [])
+            #expect(count.body == #"{"result":2}"#)
+        }
+    }
+}
