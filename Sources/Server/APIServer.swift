@@ -1,4 +1,5 @@
 import Alerts
+import Analytics
 import Baseball
 import Clocks
 import Delivery
@@ -50,6 +51,9 @@ package struct APIServer: Sendable {
     package var deals: DealDesk?
     /// Keen's API under `/3.0/projects/...` (the SQLite store's analytics).
     package var analytics: AnalyticsAPI?
+    /// The web app's own analytics project and its write key (public: the page sends its views
+    /// and taps with it), told to the page by `/api/config`.
+    package var webAnalytics: ClientConfiguration.Analytics?
 
     package static let maximumBody = 16 * 1024
     package static let maximumList = 200
@@ -95,6 +99,7 @@ package struct APIServer: Sendable {
             var configuration = ClientConfiguration(
                 vapidPublicKey: vapidPublicKey, seasons: seasons.available(), attemptOuts: attemptOuts)
             configuration.source = source
+            configuration.analytics = webAnalytics
             return try Self.json(configuration)
         }
         api.get("games") { _, _ in
@@ -272,6 +277,26 @@ package struct APIServer: Sendable {
             return try Self.json(
                 AdminDeviceCounts(
                     total: try await store.deviceCount(), active: active.count, activeByChannel: byChannel))
+        }
+        api.get("admin/metrics") { request, _ in
+            try admin(request)
+            guard let analytics else { throw Self.error(.notFound, "this server keeps no analytics") }
+            let parameters = request.uri.queryParameters
+            guard let project = parameters.get("project") ?? webAnalytics?.projectID else {
+                throw Self.error(.badRequest, "project: which analytics project (nohit analytics project list)")
+            }
+            let days =
+                try parameters.get("days").map { text in
+                    guard let days = Int(text) else { throw Self.error(.badRequest, "days: '\(text)' is not a number") }
+                    return days
+                } ?? 14
+            do {
+                let usage = try await analytics.usage(
+                    project: project, days: days, timezone: parameters.get("timezone") ?? "UTC")
+                return AnalyticsAPI.response(.ok, body: usage)
+            } catch let error as KeenError {
+                throw Self.error(error.status == 404 ? .notFound : .badRequest, error.message)
+            }
         }
         api.post("admin/devices/:id/disable") { request, context in
             try admin(request)

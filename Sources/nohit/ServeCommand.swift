@@ -273,6 +273,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let analytics = database as? any AnalyticsStore {
             // Events are stamped by the real clock, whatever clock the day is replayed on.
             api.analytics = AnalyticsAPI(store: analytics, clock: SystemWallClock())
+            api.webAnalytics = try await WebAnalyticsProject.ensure(
+                store: analytics, dataDir: location.dataDir, now: Date())
         }
         let source: any Service
         // Several instances on one PostgreSQL database: each game said by one of them into the

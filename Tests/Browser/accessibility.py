@@ -73,6 +73,7 @@ PAGES = [
     ("scores", "document.querySelectorAll('#games .game').length > 0"),
     ("game/CHA202008250", "!!document.querySelector('#game-page table.pitchers')"),
     ("deals", "document.querySelector('#deal-total').textContent !== '' && !document.querySelector('#chart-month').textContent.includes('Loading')"),
+    ("metrics", "!!document.querySelector('#metrics-form')"),
     ("settings", "document.querySelectorAll('#settings-team option').length > 25 && !document.querySelector('#deal-subscriptions').textContent.includes('Loading')"),
 ]
 AXE = """(async () => {

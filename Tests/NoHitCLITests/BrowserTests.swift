@@ -20,16 +20,17 @@ import Testing
 
     /// Starts `nohit serve` replaying 2020-08-25 at `speed`, runs `Tests/Browser/<script>` with the
     /// page's address first, then `arguments`, and returns its exit status and what it printed.
-    static func probe(_ script: String, speed: Int, day: String = "2020-08-25", arguments: [String]) throws -> (
-        status: Int32, text: String
-    ) {
+    static func probe(
+        _ script: String, speed: Int, day: String = "2020-08-25", arguments: [String], serveArguments: [String] = []
+    ) throws -> (status: Int32, text: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let serve = [
-            "serve", "--replay", day, "--speed", "\(speed)", "--port", "0", "--data", TestData.path("retrosheet"),
-            "--data-dir", directory.path,
-        ]
+        let serve =
+            [
+                "serve", "--replay", day, "--speed", "\(speed)", "--port", "0", "--data", TestData.path("retrosheet"),
+                "--data-dir", directory.path,
+            ] + serveArguments
         let (server, address) = try Executable.start("nohit", serve)
         defer {
             server.terminate()
@@ -128,6 +129,20 @@ import Testing
         for name in ["attempt-card-alive.png", "attempt-card-celebration.png", "attempt-card-broken-up.png"] {
             #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
         }
+    }
+
+    /// The page records its own views, taps and an alert opened from a push into its analytics
+    /// project, and the operator's Metrics page charts them (`Tests/Browser/metrics_page.py`).
+    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func thePageCountsItsOwnUseAndTheMetricsPageChartsIt() async throws {
+        let token = "metrics-test-\(UUID().uuidString)"
+        let (status, text) = try await Executable.onThread {
+            try Self.probe(
+                "metrics_page.py", speed: 60, arguments: [Self.output.path, token, "60"],
+                serveArguments: ["--admin-token", token])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("metrics page: every check held"))
     }
 
     /// axe-core on every page, light and dark, desktop and phone (no serious or critical

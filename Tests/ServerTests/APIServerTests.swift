@@ -251,6 +251,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                     "GET /api/ws", "POST /api/devices", "GET /api/devices/{id}/preferences",
                     "PUT /api/devices/{id}/preferences",
                     "GET /api/admin/outbox", "GET /api/admin/devices", "POST /api/admin/devices/{id}/disable",
+                    "GET /api/admin/metrics",
                     "GET /api/deals/today", "GET /api/deals/history", "GET /api/deals/{rule}/history",
                 ])
             // Each one answers (the streams are tested on their own: they never end).

@@ -21,6 +21,18 @@ package struct ClientConfiguration: Sendable, Codable {
     /// Where live games come from: `replay` (Retrosheet) or `statsapi` (MLB's Stats API), for
     /// the data notice the page shows.
     package var source = "replay"
+    /// Where the page records its own views and taps (Keen's batch API on this server).
+    package var analytics: Analytics?
+
+    package struct Analytics: Sendable, Codable {
+        package var projectID: String
+        package var writeKey: String
+
+        package init(projectID: String, writeKey: String) {
+            self.projectID = projectID
+            self.writeKey = writeKey
+        }
+    }
     /// The thirty clubs by name.
     package var teams: [Club] = MLBTeam.all.map {
         Club(abbreviation: $0.abbreviation, code: $0.retrosheet, name: $0.name)

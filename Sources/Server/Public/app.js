@@ -24,6 +24,8 @@ function showTab() {
   });
   if (tab === 'hall-of-fame') loadHallOfFame();
   if (tab === 'deals') loadDeals();
+  if (tab === 'metrics') showMetricsForm();
+  if (tab !== 'metrics') metrics.record('views', { tab });
   state.gamePage = tab === 'game' ? decodeURIComponent(argument || '') : null;
   if (state.gamePage) loadGamePage();
 }
@@ -534,6 +536,12 @@ async function loadConfig() {
 }
 
 async function start() {
+  // Opened from a Web Push alert (the service worker adds ?via=push): counted, then the address tidied.
+  const opened = new URLSearchParams(location.search);
+  if (opened.get('via') === 'push') {
+    metrics.record('pushes', { channel: 'web-push', kind: opened.get('kind') || 'unknown' });
+    history.replaceState(null, '', location.pathname + location.hash);
+  }
   showTab();
   $('#season').addEventListener('change', loadHallOfFame);
   const local = JSON.parse(localStorage.getItem('nohit-preferences') || 'null');
@@ -594,9 +602,132 @@ async function loadDealHistory() {
 
 const monthName = (month) => ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][Number(month.slice(5, 7)) - 1] || month;
 
+
+// The page's own metrics (docs/analytics.md): its views, taps and opened alerts, recorded as Keen
+// events into this server's web project (/api/config names it and its public write key), queued
+// in localStorage and sent in batches as Keen's clients send them: results by index, a success or
+// an invalid event leaves the queue, others are tried again up to three times; sendBeacon when
+// the page is hidden. No personal data: the device is a random id made here.
+const metrics = (() => {
+  const QUEUE = 'nohit-metrics-queue';
+  const newID = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`);
+  const stored = (storage, key) => { let v = storage.getItem(key); if (!v) { v = newID(); storage.setItem(key, v); } return v; };
+  const load = () => { try { return JSON.parse(localStorage.getItem(QUEUE) || '[]'); } catch { return []; } };
+  const save = (queue) => { try { localStorage.setItem(QUEUE, JSON.stringify(queue.slice(-500))); } catch { /* full: dropped */ } };
+  let timer = null;
+  let sending = false;
+  function record(collection, properties) {
+    const device = stored(localStorage, 'nohit-device-id');
+    const firstVisit = !localStorage.getItem('nohit-visited');
+    localStorage.setItem('nohit-visited', '1');
+    const event = {
+      ...properties,
+      keen: { timestamp: new Date().toISOString(), uniqueness_token: newID() },
+      session_id: stored(sessionStorage, 'nohit-session-id'),
+      user: { id_hash: device },
+      standard_properties: {
+        app: 'web', language: navigator.language, screen_scale: window.devicePixelRatio || 1,
+        screen_width: window.screen?.width, first_visit: firstVisit,
+        notifications: typeof Notification === 'undefined' ? 'unsupported' : Notification.permission,
+        installed: window.matchMedia?.('(display-mode: standalone)').matches || false,
+      },
+    };
+    const queue = load();
+    queue.push({ collection, event, attempts: 0 });
+    save(queue);
+    clearTimeout(timer);
+    timer = setTimeout(flush, 5000);
+  }
+  const endpoint = () => state.config?.analytics && `/3.0/projects/${encodeURIComponent(state.config.analytics.project_id)}/events`;
+  const batch = (entries) => {
+    const body = {};
+    for (const entry of entries) (body[entry.collection] ||= []).push(entry.event);
+    return body;
+  };
+  async function flush() {
+    const url = endpoint();
+    if (!url || sending) return;
+    const entries = load().slice(0, 100);
+    if (!entries.length) return;
+    sending = true;
+    const done = new Set();
+    const failed = new Set();
+    try {
+      const response = await fetch(url, { method: 'POST', headers: { authorization: state.config.analytics.write_key, 'content-type': 'application/json' }, body: JSON.stringify(batch(entries)) });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const results = await response.json();
+      const seen = {};
+      for (const entry of entries) {
+        const index = seen[entry.collection] = (seen[entry.collection] ?? -1) + 1;
+        const result = (results[entry.collection] || [])[index];
+        const invalid = ['InvalidCollectionNameError', 'InvalidPropertyNameError', 'InvalidPropertyValueError'].includes(result?.error?.name);
+        (result?.success || invalid ? done : failed).add(entry.event.keen.uniqueness_token);
+      }
+    } catch {
+      for (const entry of entries) failed.add(entry.event.keen.uniqueness_token);
+    } finally {
+      sending = false;
+    }
+    const queue = load().filter((entry) => !done.has(entry.event.keen.uniqueness_token)).map((entry) =>
+      failed.has(entry.event.keen.uniqueness_token) ? { ...entry, attempts: entry.attempts + 1 } : entry).filter((entry) => entry.attempts < 3);
+    save(queue);
+    if (done.size && queue.length) flush();
+  }
+  // A page being hidden may never run again: what is queued goes by beacon (text/plain, the key
+  // in the URL; the uniqueness tokens keep a later resend from counting twice).
+  document.addEventListener('visibilitychange', () => {
+    const url = endpoint();
+    if (document.visibilityState !== 'hidden' || !url || !navigator.sendBeacon) return;
+    const entries = load().slice(0, 100);
+    if (entries.length) navigator.sendBeacon(`${url}?api_key=${encodeURIComponent(state.config.analytics.write_key)}`, JSON.stringify(batch(entries)));
+  });
+  return { record, flush };
+})();
+// Taps on buttons and links: what was tapped and on which tab.
+document.addEventListener('click', (event) => {
+  const target = event.target.closest('button, a, summary');
+  if (!target) return;
+  const tab = (location.hash || '#live').slice(1).split('/')[0];
+  if (tab === 'metrics') return;  // the operator's own page is not the app's use
+  const label = (target.dataset.tab || target.id || target.getAttribute('aria-label') || target.textContent || '').trim().slice(0, 60);
+  metrics.record('touches', { target: label, element: target.tagName.toLowerCase(), tab });
+}, true);
+
+// The operator's Metrics page (#metrics, with the admin token): how the app is used, from the
+// events above and the apps' (NoHitterKit): /api/admin/metrics.
+function showMetricsForm() {
+  const token = sessionStorage.getItem('nohit-admin-token');
+  if (token && !state.metricsShown) loadMetrics();
+}
+async function loadMetrics(event) {
+  event?.preventDefault();
+  const input = $('#metrics-token');
+  if (input.value) sessionStorage.setItem('nohit-admin-token', input.value);
+  const token = sessionStorage.getItem('nohit-admin-token');
+  const status = $('#metrics-status');
+  if (!token) { status.textContent = 'The admin token is needed (nohit serve --admin-token).'; return; }
+  status.textContent = 'Loading…';
+  try {
+    const days = $('#metrics-days').value;
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+    const usage = await api(`/api/admin/metrics?days=${encodeURIComponent(days)}&timezone=${encodeURIComponent(zone)}`, { headers: { authorization: `Bearer ${token}` } });
+    state.metricsShown = true;
+    const groups = (rows, key) => rows.map((row) => ({ label: String(row[key] ?? 'none'), value: row.result })).sort((a, b) => b.value - a.value);
+    const daily = usage.daily_active_devices.map((row) => ({ label: row.timeframe.start.slice(5, 10), value: row.value }));
+    $('#metrics-active').innerHTML = barChart(daily, 'Devices active each day', 'No visits yet.');
+    $('#metrics-pushes').innerHTML = barChart(groups(usage.alerts_opened_by_channel, 'channel'), 'Alerts opened per channel', 'No alert opened yet.');
+    $('#metrics-tabs').innerHTML = barChart(groups(usage.views_by_tab, 'tab'), 'Views per tab', 'No views yet.');
+    $('#metrics-touches').innerHTML = barChart(groups(usage.touches_by_target, 'target').slice(0, 12), 'Most tapped', 'No taps yet.');
+    status.textContent = `Project ${usage.project}, the last ${usage.days} days (${usage.timezone}).`;
+  } catch (error) {
+    status.textContent = `Metrics could not be loaded: ${error.message}`;
+    if (/401|403|token/i.test(error.message)) sessionStorage.removeItem('nohit-admin-token');
+  }
+}
+
 // A horizontal bar chart: one row per entry, scaled to the largest; it fits any width.
-function barChart(entries, title) {
-  if (!entries.length) return '<p class="muted">No deal days.</p>';
+function barChart(entries, title, empty = 'No deal days.') {
+  if (!entries.length) return `<p class="muted">${esc(empty)}</p>`;
   const max = Math.max(...entries.map((e) => e.value), 1);
   const row = 28;
   const height = entries.length * row + 8;
@@ -653,6 +784,7 @@ function wire() {
     $(`#favourite-list button[data-move="${to}"][data-by="${button.dataset.by}"]`)?.focus();
   });
   $('#notify').addEventListener('click', enableNotifications);
+  $('#metrics-form').addEventListener('submit', loadMetrics);
   $('#preferences').addEventListener('submit', savePreferences);
 }
 

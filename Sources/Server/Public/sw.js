@@ -8,5 +8,7 @@ self.addEventListener('push', (event) => {
 });
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();
-  event.waitUntil(clients.openWindow('/#live'));
+  // The page counts an alert opened (its own metrics) from ?via=push.
+  const kind = event.notification.data?.moment?.kind || '';
+  event.waitUntil(clients.openWindow(`/?via=push&kind=${encodeURIComponent(kind)}#live`));
 });
