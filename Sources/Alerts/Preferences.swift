@@ -177,17 +177,7 @@ package struct Preferences: Sendable, Hashable, Codable {
         }
         var names: [String: String] = [:]
         for (team, name) in teamNames {
-            guard let club = MLBTeam.code(team) else {
-                throw PreferencesError(
-                    field: "team_names", reason: "'\(team)' is not an MLB club's code (such as NYY or NYA)")
-            }
-            let trimmed = name.trimmingCharacters(in: .whitespaces)
-            guard (1...40).contains(trimmed.count),
-                !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            else {
-                throw PreferencesError(
-                    field: "team_names.\(team)", reason: "a name of 1 to 40 characters without control characters")
-            }
+            let (club, trimmed) = try Self.checkTeamName(team: team, name: name)
             names[club.retrosheet] = trimmed
         }
         var normalised = self
@@ -198,6 +188,26 @@ package struct Preferences: Sendable, Hashable, Codable {
         normalised.teamNames = names
         normalised.deals = Array(Set(deals)).sorted()
         return normalised
+    }
+
+    /// A device's own name for a team, as the API document says it: an MLB club's code, and a name
+    /// of 1 to 40 characters (Unicode code points, as JSON Schema counts) with no control character
+    /// and not only spaces; the club and the name without its outer spaces.
+    package static func checkTeamName(team: String, name: String) throws(PreferencesError) -> (
+        club: MLBTeam, name: String
+    ) {
+        guard let club = MLBTeam.code(team) else {
+            throw PreferencesError(
+                field: "team_names", reason: "'\(team)' is not an MLB club's code (such as NYY or NYA)")
+        }
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard (1...40).contains(name.unicodeScalars.count), !trimmed.isEmpty,
+            !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw PreferencesError(
+                field: "team_names.\(team)", reason: "a name of 1 to 40 characters without control characters")
+        }
+        return (club, trimmed)
     }
 
     /// A deal rule's id: `papa-johns-dc-nationals`.

@@ -614,6 +614,12 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 (#"{"score_alerts":{"final":false}}"#, "unknown key 'final'"),
                 (#"{"team_names":[{"team":"XYZ","name":"Zeds"}]}"#, "team_names: 'XYZ' is not an MLB club"),
                 (#"{"team_names":[{"team":"CWS","name":""}]}"#, "team_names.CWS"),
+                // Each entry as sent, one a later entry replaces included (found by schemathesis).
+                (
+                    #"{"team_names":[{"team":"STL","name":"\#(String(repeating: "*", count: 41))"},{"team":"STL","name":"Cards"}]}"#,
+                    "team_names.STL"
+                ),
+                (#"{"team_names":[{"team":"CWS","name":"   "}]}"#, "team_names.CWS"),
                 (
                     #"{"team_names":["#
                         + Array(repeating: #"{"team":"CWS","name":"Sox"}"#, count: 31).joined(separator: ",")

@@ -63,6 +63,14 @@ package enum OpenAPIDocument {
         ) {
             $0["enum"] = Preferences.timeZones.sorted()
         }
+        // The Metrics page's time zone: the same names.
+        fill(&document, ["paths", "/api/admin/metrics", "get"]) { operation in
+            guard var parameters = operation["parameters"] as? [[String: Any]] else { return }
+            for index in parameters.indices where parameters[index]["name"] as? String == "timezone" {
+                fill(&parameters[index], ["schema"]) { $0["enum"] = Preferences.timeZones.sorted() }
+            }
+            operation["parameters"] = parameters
+        }
         fill(&document, ["components", "schemas", "DeviceRegistration"]) { registration in
             // Each channel's URL field takes what the registrar takes.
             guard var variants = registration["oneOf"] as? [[String: Any]] else { return }

@@ -125,9 +125,11 @@ package struct PreferencesBody: Sendable, Codable {
             guard teamNames.count <= 30 else {
                 throw BodyError(field: "team_names", reason: "at most 30 entries, not \(teamNames.count)")
             }
-            // A team named twice (or by both its codes) keeps its last name.
+            // A team named twice (or by both its codes) keeps its last name; every entry is
+            // checked as sent (one later replaced included).
             var names: [String: String] = [:]
             for entry in teamNames {
+                _ = try Preferences.checkTeamName(team: entry.team, name: entry.name)
                 if let club = MLBTeam.code(entry.team) {
                     names = names.filter { MLBTeam.code($0.key) != club }
                 }
