@@ -92,7 +92,18 @@ package struct APIServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: document)))
         }
         router.get("metrics") { _, _ in try await scrapeMetrics() }
-        analytics?.add(to: router)
+        if let analytics {
+            analytics.add(to: router)
+        } else {
+            // Keen's clients pointed at a server without analytics (PostgreSQL) are told why.
+            let none: JSONValue = [
+                "message": "this server keeps no analytics: they live in the SQLite store, and it runs on another",
+                "error_code": "ResourceNotFoundError",
+            ]
+            for method in [HTTPRequest.Method.get, .post, .delete, .options] {
+                router.on("3.0/**", method: method) { _, _ in AnalyticsAPI.response(.notFound, body: none) }
+            }
+        }
 
         let api = router.group("api")
         api.get("config") { _, _ in

@@ -208,6 +208,19 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 #expect(configuration["vapid_public_key"] as? String == "BKey")
                 #expect(configuration["attempt_outs"] as? Int == 12)
                 #expect((configuration["seasons"] as? [String])?.contains("2020") == true)
+                // No analytics here: the page is not told of a project.
+                #expect(configuration["analytics"] == nil)
+            }
+            // Keen's clients pointed at a server without analytics hear why, as Keen says it.
+            for (uri, method) in [
+                ("/3.0/projects/app/events", HTTPRequest.Method.post), ("/3.0/projects/app/queries/count", .get),
+            ] {
+                try await client.execute(uri: uri, method: method) { response throws in
+                    #expect(response.status == .notFound)
+                    let body = try #require(try Self.json(response.body) as? [String: Any])
+                    #expect(body["error_code"] as? String == "ResourceNotFoundError")
+                    #expect((body["message"] as? String)?.contains("no analytics") == true)
+                }
             }
         }
     }
