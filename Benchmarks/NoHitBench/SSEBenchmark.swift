@@ -88,19 +88,8 @@ struct SSEBenchmark: AsyncParsableCommand {
         var readers: [AsyncStream<String>.AsyncIterator] = []
         for index in 0..<clientProcesses {
             let share = clients / clientProcesses + (index < clients % clientProcesses ? 1 : 0)
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = [
-                "sse-clients", "--port", "\(port)", "--clients", "\(share)", "--expect", "\(moments * share)",
-                "--timeout", "\(Int(seconds) + 120)",
-            ]
-            let childOutput = Pipe()
-            child.standardOutput = childOutput
-            try child.run()
-            var reader = Self.lines(of: childOutput.fileHandleForReading).makeAsyncIterator()
-            guard let ready = await reader.next(), ready.hasPrefix("connected") else {
-                throw ValidationError("a client process did not connect")
-            }
+            let (child, reader) = try await Self.startClients(
+                port: port, clients: share, expect: moments * share, timeout: Int(seconds) + 120)
             children.append(child)
             readers.append(reader)
         }
@@ -183,6 +172,27 @@ struct SSEBenchmark: AsyncParsableCommand {
         guard recorder.receipts == expected else {
             throw ValidationError("only \(recorder.receipts) of \(expected) moment receipts arrived")
         }
+    }
+
+    /// `nohit-bench sse-clients` as a process of its own, once it says its clients are connected:
+    /// the process and the lines it prints after (each receipt, then `rss`).
+    static func startClients(port: Int, clients: Int, expect: Int, timeout: Int) async throws -> (
+        Process, AsyncStream<String>.AsyncIterator
+    ) {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = [
+            "sse-clients", "--port", "\(port)", "--clients", "\(clients)", "--expect", "\(expect)", "--timeout",
+            "\(timeout)",
+        ]
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        var reader = lines(of: output.fileHandleForReading).makeAsyncIterator()
+        guard let ready = await reader.next(), ready.hasPrefix("connected") else {
+            throw ValidationError("a client process (for port \(port)) did not connect")
+        }
+        return (child, reader)
     }
 
     /// A CLOCK_MONOTONIC reading from another process, as an instant of this one's clock (the

@@ -95,19 +95,8 @@ struct SSEInstancesBenchmark: AsyncParsableCommand {
         var shares: [Int] = []
         for (index, server) in servers.enumerated() {
             let share = clients / instances + (index < clients % instances ? 1 : 0)
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = [
-                "sse-clients", "--port", "\(server.port)", "--clients", "\(share)", "--expect", "\(moments * share)",
-                "--timeout", "\(timeout)",
-            ]
-            let output = Pipe()
-            child.standardOutput = output
-            try child.run()
-            var reader = SSEBenchmark.lines(of: output.fileHandleForReading).makeAsyncIterator()
-            guard let ready = await reader.next(), ready.hasPrefix("connected") else {
-                throw ValidationError("the clients of instance \(index + 1) did not connect")
-            }
+            let (child, reader) = try await SSEBenchmark.startClients(
+                port: server.port, clients: share, expect: moments * share, timeout: timeout)
             children.append(child)
             readers.append(reader)
             shares.append(share)

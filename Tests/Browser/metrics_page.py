@@ -70,6 +70,14 @@ try:
         fail(f"the taps on the tabs are not counted: {charts['touches']}")
     print("screenshot:", chromium.screenshot("metrics-page.png"))
 
+    # A project the server does not have: 404, saying which.
+    unknown = wait(f"""(async () => {{ const r = await fetch('/api/admin/metrics?project=no-such-project',
+      {{ headers: {{ authorization: 'Bearer ' + {json.dumps(token)} }} }}); return {{ status: r.status, body: await r.text() }}; }})()""",
+                   "the answer for an unknown project")
+    print("unknown project:", json.dumps(unknown))
+    if unknown["status"] != 404 or "no-such-project" not in unknown["body"]:
+        fail(f"an unknown project is not a 404 naming it: {unknown}")
+
     # A wrong token is refused, and said.
     chromium.evaluate("sessionStorage.removeItem('nohit-admin-token'); document.querySelector('#metrics-token').value = 'wrong'")
     chromium.evaluate("document.querySelector('#metrics-form button[type=submit]').click()")

@@ -14,42 +14,26 @@ import Testing
 
     @Test(.enabled(if: python != nil, "needs Keen's Python client: Tests/Keen/get-keen (.ci/run calls it)"))
     func keensPythonClientGetsTheAnswersItsEventsMake() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keen-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let created = try Executable.run(
-            "nohit", ["analytics", "project", "create", "keen client test", "--json", "--data-dir", directory.path])
-        #expect(created.status == 0, "\(created.standardError)")
-        let keys = try #require(
-            try JSONSerialization.jsonObject(with: Data(created.standardOutput.utf8)) as? [String: String])
-        let (server, address) = try Executable.start(
-            "nohit",
-            [
-                "serve", "--replay", "2020-08-25", "--port", "0", "--data",
-                TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
-            ])
-        defer {
-            server.terminate()
-            server.waitUntilExit()
+        try await AnalyticsServer.with { server in
+            let (address, keys) = (server.address, server.keys)
+            let output = try await Executable.onThread { () throws -> (Int32, String) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: Self.python!)
+                process.arguments = [
+                    TestData.packageRoot.appendingPathComponent("Tests/Keen/keen_client.py").path, address,
+                    keys["project_id"] ?? "", keys["master_key"] ?? "", keys["write_key"] ?? "", keys["read_key"] ?? "",
+                ]
+                let pipe = Pipe()
+                process.standardOutput = pipe
+                process.standardError = pipe
+                try process.run()
+                let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, text)
+            }
+            print(output.1)
+            #expect(output.0 == 0, "\(output.1)")
+            #expect(output.1.contains("keen client: 0 failure(s)"))
         }
-        try #require(address.hasPrefix("http://"), "no address in the server's banner")
-        let output = try await Executable.onThread { () throws -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.python!)
-            process.arguments = [
-                TestData.packageRoot.appendingPathComponent("Tests/Keen/keen_client.py").path, address,
-                keys["project_id"] ?? "", keys["master_key"] ?? "", keys["write_key"] ?? "", keys["read_key"] ?? "",
-            ]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
-        }
-        print(output.1)
-        #expect(output.0 == 0, "\(output.1)")
-        #expect(output.1.contains("keen client: 0 failure(s)"))
     }
 }

@@ -11,34 +11,6 @@ import Testing
 /// as their sources make them (../shared/docs/KEEN.md), replayed against a real `nohit serve`: the
 /// answers are what those clients read.
 @Suite struct KeenSDKRequestsTests {
-    struct Server {
-        var address: String
-        var project: String
-        var keys: [String: String]
-    }
-
-    static func withServer(_ body: (Server) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let created = try Executable.run(
-            "nohit", ["analytics", "project", "create", "app", "--id", "app", "--json", "--data-dir", directory.path])
-        let keys = try #require(
-            try JSONSerialization.jsonObject(with: Data(created.standardOutput.utf8)) as? [String: String])
-        let (server, address) = try Executable.start(
-            "nohit",
-            [
-                "serve", "--replay", "2020-08-25", "--port", "0", "--data",
-                TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
-            ])
-        defer {
-            server.terminate()
-            server.waitUntilExit()
-        }
-        try #require(address.hasPrefix("http://"), "no address in the server's banner")
-        try await body(Server(address: address, project: "app", keys: keys))
-    }
-
     static func send(
         _ method: String, _ url: String, headers: [(String, String)], body: String? = nil
     ) async throws -> (status: Int, headers: [String: String], body: String) {
@@ -60,7 +32,7 @@ import Testing
     /// each collection's events by index, the bad one failing alone with an error name the client
     /// knows to drop.
     @Test func iOSClientsBatchIsAnsweredByIndex() async throws {
-        try await Self.withServer { server in
+        try await AnalyticsServer.with(projectID: "app") { server in
             let body = """
                 {"app_launch":[{"keen":{"timestamp":"2026-11-20T14:03:12.250-05:00"},"session_duration":61.5}],\
                 "views":[{"keen":{"timestamp":"2026-11-20T14:03:13.000-05:00"},"class_name":"LiveViewController"},\
@@ -102,7 +74,7 @@ import Testing
     /// keen-tracking-js: a CORS preflight and `fetch` of one event (`Authorization`,
     /// `Content-Type`, `keen-sdk`), and `navigator.sendBeacon`'s text body with the key in the URL.
     @Test func keenTrackingJSRequestsAreAccepted() async throws {
-        try await Self.withServer { server in
+        try await AnalyticsServer.with(projectID: "app") { server in
             let url = "\(server.address)/3.0/projects/\(server.project)/events/pageviews"
             let origin = ("Origin", "https://fans.example.org")
             let preflight = try await Self.send(

@@ -44,24 +44,14 @@ import Testing
     }
 
     @Test func theSDKTalksToARealServer() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let created = try Executable.run(
-            "nohit", ["analytics", "project", "create", "app", "--json", "--data-dir", directory.path])
-        let keys = try #require(
-            try JSONSerialization.jsonObject(with: Data(created.standardOutput.utf8)) as? [String: String])
-        let (server, address) = try Executable.start(
-            "nohit",
-            [
-                "serve", "--replay", "2020-08-25", "--port", "0", "--data",
-                TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
-            ])
-        defer {
-            server.terminate()
-            server.waitUntilExit()
+        try await AnalyticsServer.with { server in
+            try await Self.drive(address: server.address, keys: server.keys)
         }
-        try #require(address.hasPrefix("http://"), "no address in the server's banner")
+    }
+
+    static func drive(address: String, keys: [String: String]) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let project = try #require(keys["project_id"])
 
         // The API client: register, read, change.

@@ -8,28 +8,17 @@ import Testing
 /// The analytics tables of the SQLite store: how a query's scan reads them, and a database from
 /// before the events were kept in time order.
 struct AnalyticsStoreTests {
-    private func plan(_ sql: String) throws -> [String] {
-        let queue = try DatabaseQueue()
-        try SQLiteStore.migrator.migrate(queue)
-        return try queue.read { db in
-            let values = [DatabaseValue](repeating: .null, count: sql.filter { $0 == "?" }.count)
-            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(values)).map {
-                $0["detail"] as String
-            }
-        }
-    }
-
     /// A scan reads one collection's time range along the table's own order, either way, with no
     /// sort and no second lookup per row (what made 1,000,000 events take seconds).
     @Test(arguments: [false, true]) func aScanReadsTheTableInTimeOrder(newestFirst: Bool) throws {
         var scan = ScanPlan(collection: "views", timeframe: .allTime)
         scan.newestFirst = newestFirst
         #expect(
-            try plan(scan.sql) == [
+            try QueryPlan.steps(scan.sql) == [
                 "SEARCH analytics_events USING PRIMARY KEY (collection_id=? AND ts_us>? AND ts_us<?)"
             ])
         #expect(
-            try plan(scan.countSQL) == [
+            try QueryPlan.steps(scan.countSQL) == [
                 "SEARCH analytics_events USING PRIMARY KEY (collection_id=? AND ts_us>? AND ts_us<?)"
             ])
     }

@@ -10,18 +10,6 @@ import Testing
 /// season. SQLite chooses plans by itself (a `state < 2` partial index once made it sort every
 /// pending row for each claim), so the plans are checked here, on the migrated schema.
 @Suite struct OutboxQueryPlanTests {
-    private func plan(_ sql: String) throws -> [String] {
-        let queue = try DatabaseQueue()
-        try SQLiteStore.migrator.migrate(queue)
-        return try queue.read { db in
-            // Any values do: the plan does not depend on them (no literal "?" in these queries).
-            let values = [DatabaseValue](repeating: .null, count: sql.filter { $0 == "?" }.count)
-            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(values)).map {
-                $0["detail"] as String
-            }
-        }
-    }
-
     @Test(arguments: [
         ("claim", SQLiteStore.Queries.claim, "SEARCH outbox USING INDEX outbox_pending (channel=? AND due_at<?)"),
         (
@@ -52,7 +40,7 @@ import Testing
         ("a bid's followers", SQLiteStore.Queries.followers, "SEARCH bid_followers USING PRIMARY KEY (bid_key=?)"),
     ])
     func usesThePartialIndexes(query: String, sql: String, step: String) throws {
-        let steps = try plan(sql)
+        let steps = try QueryPlan.steps(sql)
         #expect(steps.contains(step), "\(query): \(steps)")
         #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "\(query) sorts: \(steps)")
         let scans = steps.filter {
@@ -64,7 +52,7 @@ import Testing
     /// The directory of active devices is read whole, once per process: along the partial index
     /// of active devices in registration order, not sorted (a sort of every device at once).
     @Test func theDirectoryReadsActiveDevicesInOrderWithoutSorting() throws {
-        let steps = try plan(SQLiteStore.Queries.activeDevices)
+        let steps = try QueryPlan.steps(SQLiteStore.Queries.activeDevices)
         #expect(steps == ["SCAN devices USING INDEX devices_active"], "\(steps)")
     }
 

@@ -124,6 +124,8 @@ public actor MetricsRecorder {
     private let queue: EventQueue
     private var state: State
     private var openViews: [String: Date] = [:]
+    /// The session's last activity as `state.json` has it.
+    private var savedActivity: Date?
 
     static let invalidNames: Set<String> = [
         "InvalidCollectionNameError", "InvalidPropertyNameError", "InvalidPropertyValueError",
@@ -257,9 +259,20 @@ public actor MetricsRecorder {
 
     private func record(_ collection: String, _ properties: [String: MetricValue], at time: Date) {
         touchSession()
+        let drops = state.droppedQueueFull + state.lostToStorage
         append(collection, properties, at: time, session: state.session)
-        saveState()
+        // The event is on disk already; the state is written again only when a drop was counted or
+        // the session's last activity moved on by `activitySaveInterval` (what a kill can lose).
+        var activityMoved = false
+        if let activity = state.session?.lastActivity {
+            activityMoved = savedActivity.map { activity.timeIntervalSince($0) >= Self.activitySaveInterval } ?? true
+        }
+        if activityMoved || drops != state.droppedQueueFull + state.lostToStorage { saveState() }
     }
+
+    /// How far the saved last activity of a session may fall behind (a session left open by a
+    /// killed app ends at most this much before its real last activity).
+    static let activitySaveInterval: TimeInterval = 15
 
     private func append(
         _ collection: String, _ properties: [String: MetricValue], at time: Date, session: State.Session?
@@ -290,6 +303,7 @@ public actor MetricsRecorder {
     }
 
     private func saveState() {
+        savedActivity = state.session?.lastActivity
         let url = configuration.directory.appendingPathComponent("state.json")
         guard let data = try? JSONEncoder.sorted.encode(state) else { return }
         try? data.write(to: url, options: .atomic)

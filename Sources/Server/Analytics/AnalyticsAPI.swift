@@ -447,12 +447,10 @@ extension AnalyticsAPI {
     /// days (`this_N_days` in `timezone`), from the events its clients record: devices active each
     /// day (distinct `user.id_hash` in `views`), alerts opened per channel (`pushes` by `channel`),
     /// views per tab (`views` by `tab`) and taps per target (`touches` by `target`). The queries are
-    /// Keen's, run on the store directly (the admin token stands for the read key).
+    /// Keen's, run on the store directly (the admin token stands for the read key); an unknown
+    /// project is the store's `notFound`.
     package func usage(project: String, days: Int, timezone: String) async throws -> JSONValue {
         guard (1...90).contains(days) else { throw KeenError.badParameter("days", "must be 1 to 90, not \(days)") }
-        guard try await store.analyticsProjects().contains(where: { $0.id == project }) else {
-            throw KeenError.notFound("no analytics project \(project)")
-        }
         let now = now()
         func run(_ analysis: String, _ collection: String, _ extra: [(key: String, value: JSONValue)]) async throws
             -> JSONValue
