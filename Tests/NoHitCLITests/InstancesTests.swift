@@ -137,14 +137,17 @@ import Testing
             let victim = running.remove(at: sending[Int.random(in: 0..<sending.count, using: &random)])
             kill(victim.process.processIdentifier, SIGKILL)
             victim.process.waitUntilExit()
+            // The others' answers go at once (held answers delay their retries, and an alert that
+            // waits too long goes stale); the dead one's requests died with its connections.
+            server.state.release()
             #expect(victim.process.terminationReason == .uncaughtSignal)
-            // What the killed instance had in flight: claimed under its lease, not finished.
+            // What the killed instance had in flight: claimed under its lease, not finished (its
+            // rows stay so until its lease lapses, seconds from now).
             let doubt = try await harness.store { store in
                 try await store.outboxRows().filter { $0.state == 1 && $0.leaseOwner == victim.id }.map {
                     $0.id.uuidString.lowercased()
                 }
             }
-            server.state.release()
             inDoubtAtKills.formUnion(doubt)
             kills.append((victim.id, server.state.uniqueAcceptedCount, doubt.count))
             // A replacement joins the run (its clock) and takes its share.
