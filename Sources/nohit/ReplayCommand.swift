@@ -85,8 +85,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let statistics = DeliveryStatistics()
         let runtime = Runtime(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
-            statistics: statistics, dealRules: dealRules, consumers: quiet ? [] : [MomentPrinter(clock: clock)],
-            logger: logger)
+            staleAfter: setup.settings.staleAfter, statistics: statistics, dealRules: dealRules,
+            consumers: quiet ? [] : [MomentPrinter(clock: clock)], logger: logger)
         let services: [ServiceGroupConfiguration.ServiceConfiguration]
         let progress: ReplaySource.Progress
         if let coordination = opened.coordination, let run = setup.run {

@@ -27,12 +27,13 @@ struct Runtime {
     /// deal desk has evaluated a game that ended.
     init(
         store: any DeviceStore & OutboxStore & DealStore, channels: [any DeliveryChannel], clock: any WallClock,
-        concurrency: Int, statistics: DeliveryStatistics, dealRules: [DealRule],
+        concurrency: Int, staleAfter: TimeInterval, statistics: DeliveryStatistics, dealRules: [DealRule],
         seasonFiles: @escaping @Sendable (Int) -> [String] = { _ in [] }, consumers: [any GameChangeConsumer],
         logger: Logger
     ) {
         pipeline = AlertPipeline(
-            store: store, channels: channels, clock: clock, concurrency: concurrency, statistics: statistics,
+            store: store, channels: channels, clock: clock, concurrency: concurrency, staleAfter: staleAfter,
+            statistics: statistics,
             logger: logger)
         alerts = AlertConsumer(publisher: pipeline.publisher)
         deals = DealDesk(rules: dealRules, store: store, publisher: pipeline.publisher, seasonFiles: seasonFiles)

@@ -251,7 +251,7 @@ struct ServeCommand: AsyncParsableCommand {
         let statistics = DeliveryStatistics(metrics: metrics.factory)
         let runtime = Runtime(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
-            statistics: statistics, dealRules: dealRules,
+            staleAfter: providerSettings.staleAfter, statistics: statistics, dealRules: dealRules,
             seasonFiles: { [places] season in
                 places.map { ($0 as NSString).appendingPathComponent("\(season)") }
                     .first { FileManager.default.fileExists(atPath: $0) }

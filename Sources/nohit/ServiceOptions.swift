@@ -227,6 +227,14 @@ struct ProviderOptions: ParsableArguments {
     @Option(help: "Deadline of each provider request, in seconds (default: 10).")
     var requestTimeout: Int?
 
+    @Option(
+        help: """
+            Minutes after its moment that an alert is still worth sending, by the service's clock \
+            (a replay's runs at its speed): its apns-expiration and Web Push TTL, and no retry after \
+            it (default: 30).
+            """)
+    var staleAfterMinutes: Int?
+
     var flags: [String: ConfigContent] {
         var flags: [String: ConfigContent] = [:]
         for (key, value) in [
@@ -238,6 +246,7 @@ struct ProviderOptions: ParsableArguments {
         }
         if let apnsConnections { flags["apns.connections"] = .int(apnsConnections) }
         if let requestTimeout { flags["delivery.request-timeout"] = .int(requestTimeout) }
+        if let staleAfterMinutes { flags["delivery.stale-after-minutes"] = .int(staleAfterMinutes) }
         if !trustCA.isEmpty { flags["apns.trust-ca"] = .stringArray(trustCA) }
         if let allowPrivateNetworks { flags["delivery.allow-private-networks"] = .bool(allowPrivateNetworks) }
         return flags
@@ -256,6 +265,11 @@ struct ProviderOptions: ParsableArguments {
                 throw ValidationError("the request timeout must be 1 to 600 seconds, not \(timeout)")
             }
             settings.requestTimeout = .seconds(Int64(timeout))
+            let staleAfter = try config.int("delivery.stale-after-minutes", default: 30)
+            guard (1...1440).contains(staleAfter) else {
+                throw ValidationError("minutes an alert stays worth sending must be 1 to 1440, not \(staleAfter)")
+            }
+            settings.staleAfter = TimeInterval(staleAfter * 60)
             settings.writeConsole = console
             func transport(_ key: String, of provider: String) throws -> TransportChoice {
                 let name = try config.string(key, default: TransportChoice.http2.rawValue)

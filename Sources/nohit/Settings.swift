@@ -18,6 +18,7 @@ struct Settings: Sendable {
         "source": "--source", "statsapi.url": "--statsapi-url", "statsapi.date": "--statsapi-date",
         "retrosheet.data": "--data", "deals.files": "--deals",
         "delivery.concurrency": "--concurrency", "delivery.request-timeout": "--request-timeout",
+        "delivery.stale-after-minutes": "--stale-after-minutes",
         "delivery.allow-private-networks": "--allow-private-networks",
         "admin.token": "--admin-token",
         "store.data-dir": "--data-dir", "store.database": "--database", "store.secrets-key": "--secrets-key",

@@ -1,5 +1,9 @@
 import ArgumentParser
+import Clocks
+import Delivery
 import Foundation
+import Pipeline
+import Storage
 import TestSupport
 import Testing
 
@@ -145,6 +149,37 @@ import Testing
             ])
         #expect(result.status == 2)
         #expect(result.standardError.contains("the Web Push transport must be http2 or http1, not 'carrier-pigeon'"))
+    }
+
+    /// How long an alert stays worth sending: 30 minutes unless set, 1 to 1440, and both its
+    /// expiration (what the publisher stamps on it) and its retry deadline (each dispatcher's policy).
+    @Test func theTimeAnAlertStaysWorthSendingIsReadCheckedAndUsed() async throws {
+        let defaults = try ProviderOptions.parse([])
+        let standard = try defaults.settings(
+            try await Settings.load(flags: defaults.flags, file: nil, environment: [:]), dataDir: folder.path,
+            console: { _ in })
+        #expect(standard.staleAfter == 30 * 60)
+        let options = try ProviderOptions.parse(["--stale-after-minutes", "120"])
+        let set = try options.settings(
+            try await Settings.load(
+                flags: options.flags, file: nil, environment: ["NOHIT_DELIVERY_STALE_AFTER_MINUTES": "5"]),
+            dataDir: folder.path, console: { _ in })
+        #expect(set.staleAfter == 2 * 60 * 60)
+        // Out of range: refused, on standard error as a user sees it.
+        let result = try Executable.run(
+            "nohit",
+            [
+                "replay", "--date", "2020-08-25", "--data-dir", folder.path, "--data", TestData.path("retrosheet"),
+                "--stale-after-minutes", "0",
+            ])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("minutes an alert stays worth sending must be 1 to 1440, not 0"))
+
+        let pipeline = AlertPipeline(
+            store: try SQLiteStore(inMemory: ()), channels: [ConsoleChannel(write: { _ in })], clock: SystemWallClock(),
+            staleAfter: set.staleAfter)
+        #expect(pipeline.publisher.lifetime == 2 * 60 * 60)
+        #expect(pipeline.dispatchers.allSatisfy { $0.policy.staleAfter == 2 * 60 * 60 })
     }
 
     /// Retrosheet data that is not there: the message says where nohit looked and what to do,

@@ -20,8 +20,8 @@ package struct AlertPipeline: Sendable {
 
     package init(
         store: Store, channels: [any DeliveryChannel], clock: any WallClock, concurrency: Int = 256,
-        acknowledgementClock: (any WallClock)? = nil, statistics: DeliveryStatistics = DeliveryStatistics(),
-        logger: Logger = Logger(label: "nohit.pipeline")
+        staleAfter: TimeInterval = 30 * 60, acknowledgementClock: (any WallClock)? = nil,
+        statistics: DeliveryStatistics = DeliveryStatistics(), logger: Logger = Logger(label: "nohit.pipeline")
     ) {
         self.store = store
         self.clock = clock
@@ -35,13 +35,16 @@ package struct AlertPipeline: Sendable {
             var dispatcher = Dispatcher(
                 channel: channel, outbox: store, clock: clock, wake: wake, statistics: statistics)
             dispatcher.concurrency = concurrency
+            dispatcher.policy.staleAfter = staleAfter
             dispatcher.logger = logger
             if let acknowledgementClock { dispatcher.acknowledgementClock = acknowledgementClock }
             dispatchers.append(dispatcher)
         }
         self.dispatchers = dispatchers
         self.wakes = wakes
-        publisher = MomentPublisher(outbox: store, directory: directory, wake: wakes)
+        var publisher = MomentPublisher(outbox: store, directory: directory, wake: wakes)
+        publisher.lifetime = staleAfter
+        self.publisher = publisher
     }
 
     /// One Service per channel's dispatcher: each delivers until graceful shutdown, then finishes

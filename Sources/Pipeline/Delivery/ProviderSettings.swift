@@ -22,6 +22,9 @@ package struct ProviderSettings: Sendable {
     /// Certificate authorities (PEM) trusted besides the system's.
     package var extraCertificateAuthorities: [String] = []
     package var requestTimeout = TimeAmount.seconds(10)
+    /// How long after its moment an alert is still worth sending (by the pipeline's clock): its
+    /// `apns-expiration` and Web Push `TTL`, and no retry after it.
+    package var staleAfter: TimeInterval = 30 * 60
     /// How APNs requests travel: the lean HTTP/2 client (default) or AsyncHTTPClient.
     package var apnsTransport = TransportChoice.http2
     /// HTTP/2 connections per APNs host (lean client only). nio-http2 looks streams up by a linear
