@@ -310,7 +310,7 @@ final class FakeProviderHTTP2Handler: ChannelInboundHandler {
         guard let request = streams.removeValue(forKey: streamID), !closing else { return }
         let held = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        let wasHeld = state.holdIfHeld {
+        let wasHeld = state.holdIfHeld(apnsID: request.headers.first(name: "apns-id")) {
             eventLoop.execute {
                 let (handler, context) = held.value
                 // A connection that closed while its request was held never delivered it.

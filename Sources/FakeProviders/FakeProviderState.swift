@@ -55,8 +55,9 @@ package final class FakeProviderState: Sendable {
 
     package let configuration: FakeProviderConfiguration
     let ledger = Mutex(Ledger())
-    /// Requests held by `hold()`: each one's answer, run on its connection's event loop.
-    let gate = Mutex((holding: false, waiting: [@Sendable () -> Void]()))
+    /// Requests held by `hold()`: each one's answer, run on its connection's event loop, and the
+    /// `apns-id` each carried (if any).
+    let gate = Mutex((holding: false, waiting: [@Sendable () -> Void](), ids: [String]()))
 
     package init(configuration: FakeProviderConfiguration) {
         self.configuration = configuration
@@ -77,17 +78,23 @@ extension FakeProviderState {
     package func release() {
         let waiting = gate.withLock { gate in
             gate.holding = false
-            defer { gate.waiting = [] }
+            defer { (gate.waiting, gate.ids) = ([], []) }
             return gate.waiting
         }
         for answer in waiting { answer() }
     }
 
+    /// The `apns-id` of every request held now, in arrival order (lowercased as sent).
+    package var heldAPNsIDs: [String] {
+        gate.withLock { $0.ids }
+    }
+
     /// Keeps `answer` for the release if requests are held now; false when they are not.
-    func holdIfHeld(_ answer: @escaping @Sendable () -> Void) -> Bool {
+    func holdIfHeld(apnsID: String?, _ answer: @escaping @Sendable () -> Void) -> Bool {
         gate.withLock { gate in
             guard gate.holding else { return false }
             gate.waiting.append(answer)
+            if let apnsID { gate.ids.append(apnsID) }
             return true
         }
     }

@@ -452,16 +452,16 @@ extension PostgresStore: OutboxStore {
 }
 
 extension PostgresStore {
-    /// How many deliveries each instance is sending now (rows claimed under its lease, not yet
-    /// finished), for reports and tests.
-    package func inFlightByInstance() async throws -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for try await (owner, count) in try await client.query(
-            "SELECT lease_owner, count(*)::bigint FROM outbox WHERE state = 1 AND lease_owner IS NOT NULL GROUP BY lease_owner",
+    /// The deliveries each instance is sending now (rows claimed under its lease, not yet
+    /// finished), for reports and tests: a few dozen an instance at most.
+    package func inFlightByInstance() async throws -> [String: Set<UUID>] {
+        var deliveries: [String: Set<UUID>] = [:]
+        for try await (owner, id) in try await client.query(
+            "SELECT lease_owner, delivery_id FROM outbox WHERE state = 1 AND lease_owner IS NOT NULL",
             logger: logger
-        ).decode((String, Int).self) {
-            counts[owner] = count
+        ).decode((String, UUID).self) {
+            deliveries[owner, default: []].insert(id)
         }
-        return counts
+        return deliveries
     }
 }
