@@ -157,7 +157,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
     }
 
     @Test func metricsCountDeliveriesAndLatenciesPerChannel() async throws {
-        var fixture = try await Fixture { _ in true }
+        let fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
         let statistics = DeliveryStatistics(metrics: fixture.api.metrics.factory)
         statistics.record(.apns, .delivered)
