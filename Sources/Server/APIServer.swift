@@ -95,9 +95,9 @@ package struct APIServer: Sendable {
         if let analytics {
             analytics.add(to: router)
         } else {
-            // Keen's clients pointed at a server without analytics (PostgreSQL) are told why.
+            // Keen's clients pointed at a server without analytics (a store that keeps none) are told why.
             let none: JSONValue = [
-                "message": "this server keeps no analytics: they live in the SQLite store, and it runs on another",
+                "message": "this server keeps no analytics: its store does not keep them",
                 "error_code": "ResourceNotFoundError",
             ]
             for method in [HTTPRequest.Method.get, .post, .delete, .options] {

@@ -28,7 +28,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
                 let id = self.id
                 let project = try await store.withStore { opened in
                     guard let analytics = opened.store as? any AnalyticsStore else {
-                        throw ValidationError("analytics projects live in the SQLite store; \(opened.name) is not one")
+                        throw ValidationError("\(opened.name) keeps no analytics projects")
                     }
                     return try await analytics.createProject(name: name, id: id, now: Date())
                 }

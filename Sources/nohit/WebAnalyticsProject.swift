@@ -1,21 +1,27 @@
+import Analytics
 import ArgumentParser
 import Foundation
 import Server
 import Storage
 
-/// The web app's own analytics project, made at the first start of `nohit serve` on a store that
-/// keeps analytics: its id and keys in `<data-dir>/web-analytics.json` (mode 0600; the store keeps
-/// only the keys' hashes). The write key goes to the page, which records its views, taps and
-/// opened alerts with it; the operator reads them on the Metrics page (admin token) or with the
-/// read key through Keen's API.
+/// The web app's own analytics project, `nohit-web`, made at the first start of `nohit serve` on a
+/// store that keeps analytics: its id and keys in `<data-dir>/web-analytics.json` (mode 0600; the
+/// store keeps only the keys' hashes). The write key goes to the page, which records its views,
+/// taps and opened alerts with it; the operator reads them on the Metrics page (admin token) or with
+/// the read key through Keen's API.
+///
+/// An instance that finds the project already made (by another instance on the same PostgreSQL
+/// database, or before its data directory was lost) records into it too, with an access key of its
+/// own permitted to write, so every instance's pages count in one project.
 enum WebAnalyticsProject {
     static let preferredID = "nohit-web"
 
     struct Saved: Codable {
         var projectID: String
         var writeKey: String
-        var readKey: String
-        var masterKey: String
+        /// The project's read and master keys, when this instance made it.
+        var readKey: String?
+        var masterKey: String?
 
         enum CodingKeys: String, CodingKey {
             case projectID = "project_id"
@@ -42,12 +48,21 @@ enum WebAnalyticsProject {
                 return .init(projectID: saved.projectID, writeKey: saved.writeKey)
             }
         }
-        let taken = try await store.analyticsProjects().contains { $0.id == preferredID }
-        let project = try await store.createProject(
-            name: "No-Hitter Alerts web app", id: taken ? nil : preferredID, now: now)
-        let saved = Saved(
-            projectID: project.id, writeKey: project.writeKey, readKey: project.readKey,
-            masterKey: project.masterKey)
+        let saved: Saved
+        do {
+            let project = try await store.createProject(name: "No-Hitter Alerts web app", id: preferredID, now: now)
+            saved = Saved(
+                projectID: project.id, writeKey: project.writeKey, readKey: project.readKey,
+                masterKey: project.masterKey)
+        } catch let error as StoreError {
+            // Made already (perhaps this very moment, by another instance starting beside this one).
+            guard try await store.analyticsProjects().contains(where: { $0.id == preferredID }) else { throw error }
+            let host = ProcessInfo.processInfo.hostName
+            let (secret, _) = try await store.createAccessKey(
+                project: preferredID, name: "web app on \(host) (\(dataDir))", isActive: true, permitted: ["writes"],
+                options: JSONObject(), now: now)
+            saved = Saved(projectID: preferredID, writeKey: secret, readKey: nil, masterKey: nil)
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
@@ -57,6 +72,6 @@ enum WebAnalyticsProject {
         else {
             throw ValidationError("could not write \(path)")
         }
-        return .init(projectID: project.id, writeKey: project.writeKey)
+        return .init(projectID: saved.projectID, writeKey: saved.writeKey)
     }
 }

@@ -11,14 +11,18 @@ struct AnalyticsServer {
 
     var project: String { keys["project_id"] ?? "" }
 
-    static func with(projectID: String? = nil, _ body: (AnalyticsServer) async throws -> Void) async throws {
+    /// `database`: a PostgreSQL URL to keep everything in instead of the data directory's SQLite.
+    static func with(
+        projectID: String? = nil, database: String? = nil, _ body: (AnalyticsServer) async throws -> Void
+    ) async throws {
+        let store = database.map { ["--database", $0] } ?? []
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("analytics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let created = try Executable.run(
             "nohit",
             ["analytics", "project", "create", "app", "--json", "--data-dir", directory.path]
-                + (projectID.map { ["--id", $0] } ?? []))
+                + (projectID.map { ["--id", $0] } ?? []) + store)
         #expect(created.status == 0, "\(created.standardError)")
         let keys = try #require(
             try JSONSerialization.jsonObject(with: Data(created.standardOutput.utf8)) as? [String: String])
@@ -27,7 +31,7 @@ struct AnalyticsServer {
             [
                 "serve", "--replay", "2020-08-25", "--port", "0", "--data",
                 TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
-            ])
+            ] + store)
         defer {
             server.terminate()
             server.waitUntilExit()

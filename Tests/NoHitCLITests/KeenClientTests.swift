@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import TestSupport
 import Testing
 
@@ -14,7 +15,22 @@ import Testing
 
     @Test(.enabled(if: python != nil, "needs Keen's Python client: Tests/Keen/get-keen (.ci/run calls it)"))
     func keensPythonClientGetsTheAnswersItsEventsMake() async throws {
-        try await AnalyticsServer.with { server in
+        try await Self.run(database: nil)
+    }
+
+    /// The same against `nohit serve` on PostgreSQL.
+    @Test(
+        .enabled(if: python != nil, "needs Keen's Python client: Tests/Keen/get-keen (.ci/run calls it)"), .postgres)
+    func keensPythonClientGetsTheSameAnswersOnPostgreSQL() async throws {
+        let url = try #require(TestPostgres.url(schema: "keen"))
+        try await Self.run(database: url)
+        try await PostgresStore.withStore(try PostgresStore.Location(url: url), secrets: .ephemeral()) {
+            try await $0.dropSchema()
+        }
+    }
+
+    static func run(database: String?) async throws {
+        try await AnalyticsServer.with(database: database) { server in
             let (address, keys) = (server.address, server.keys)
             let output = try await Executable.onThread { () throws -> (Int32, String) in
                 let process = Process()

@@ -63,6 +63,17 @@ package struct AnalyticsKey: Sendable, Hashable {
     }
 
     package static func hash(_ secret: String) -> Data { Data(SHA256.hash(data: Data(secret.utf8))) }
+
+    /// A new access key: its secret (shown once) and what is stored of it.
+    package static func newAccessKey(
+        project: String, name: String, isActive: Bool, permitted: [String], options: JSONObject, now: Date
+    ) -> (secret: String, key: AnalyticsKey) {
+        let secret = newSecret()
+        let key = AnalyticsKey(
+            project: project, kind: .access, name: name, isActive: isActive, permitted: permitted, options: options,
+            hint: String(secret.prefix(6)), createdAt: now)
+        return (secret, key)
+    }
 }
 
 /// A project with the keys it was made with (shown once).
@@ -72,6 +83,17 @@ package struct NewAnalyticsProject: Sendable, Hashable {
     package var masterKey: String
     package var writeKey: String
     package var readKey: String
+
+    /// A project to make: its id (`id`, checked, or 12 random bytes in hex) and new keys.
+    package init(name: String, id: String?) throws {
+        let publicID = id ?? (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        guard publicID.wholeMatch(of: /[A-Za-z0-9_-]{1,64}/) != nil else {
+            throw StoreError.invalid("a project id is 1 to 64 letters, digits, '_' or '-', not '\(publicID)'")
+        }
+        self.id = publicID
+        self.name = name
+        (masterKey, writeKey, readKey) = (AnalyticsKey.newSecret(), AnalyticsKey.newSecret(), AnalyticsKey.newSecret())
+    }
 }
 
 /// A collection's properties and their types, as `GET /events` answers.

@@ -198,6 +198,68 @@ extension PostgresStore {
             CREATE INDEX game_items_run ON game_items (run, seq);
             """
         ),
+        (
+            "3 analytics: projects, keys, collections, property paths, schema, events, uniqueness tokens",
+            """
+            -- As in the SQLite store (docs/analytics.md). `version` goes up whenever a collection, a
+            -- property path or a schema entry is added: an instance's copy of the dictionary is
+            -- current while its version matches. A project's writers hold its row (FOR UPDATE), so
+            -- path numbers stay dense whichever instance adds them.
+            CREATE TABLE analytics_projects (
+                id bigserial PRIMARY KEY,
+                public_id text NOT NULL UNIQUE,
+                name text NOT NULL,
+                created_at double precision NOT NULL,
+                version bigint NOT NULL DEFAULT 0
+            );
+            CREATE TABLE analytics_keys (
+                hash bytea PRIMARY KEY,
+                project_id bigint NOT NULL REFERENCES analytics_projects (id),
+                kind text NOT NULL,
+                name text NOT NULL,
+                is_active boolean NOT NULL DEFAULT true,
+                permitted text NOT NULL DEFAULT '[]',
+                options text NOT NULL DEFAULT '{}',
+                hint text NOT NULL,
+                created_at double precision NOT NULL
+            );
+            CREATE TABLE analytics_collections (
+                id bigserial PRIMARY KEY,
+                project_id bigint NOT NULL REFERENCES analytics_projects (id),
+                name text NOT NULL,
+                UNIQUE (project_id, name)
+            );
+            CREATE TABLE analytics_paths (
+                project_id bigint NOT NULL,
+                id int NOT NULL,
+                path text NOT NULL,
+                PRIMARY KEY (project_id, id),
+                UNIQUE (project_id, path)
+            );
+            CREATE TABLE analytics_schema (
+                collection_id bigint NOT NULL,
+                path_id int NOT NULL,
+                type text NOT NULL,
+                PRIMARY KEY (collection_id, path_id, type)
+            );
+            CREATE SEQUENCE analytics_event_ids;
+            -- A collection's time range is one range of the primary key.
+            CREATE TABLE analytics_events (
+                collection_id bigint NOT NULL,
+                ts_us bigint NOT NULL,
+                id bigint NOT NULL DEFAULT nextval('analytics_event_ids'),
+                created_us bigint NOT NULL,
+                data bytea NOT NULL,
+                PRIMARY KEY (collection_id, ts_us, id)
+            );
+            CREATE TABLE analytics_tokens (
+                collection_id bigint NOT NULL,
+                token text NOT NULL,
+                created_us bigint NOT NULL,
+                PRIMARY KEY (collection_id, token)
+            );
+            """
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

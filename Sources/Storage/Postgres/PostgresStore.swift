@@ -97,6 +97,8 @@ package final class PostgresStore: Sendable {
     /// How long a claimed delivery or a followed game stays this instance's without a renewal.
     package let leaseSeconds: Double
     let payloadCache = PayloadCache()
+    /// Each analytics project's dictionary (collections, property paths, schema) as of its version.
+    let analytics = AnalyticsCache()
     /// This instance's renewals of its delivery leases that succeeded, each asked less than half
     /// a lease after the one before: when the first and the last were asked.
     let renewals = Mutex<(start: ContinuousClock.Instant, last: ContinuousClock.Instant)?>(nil)

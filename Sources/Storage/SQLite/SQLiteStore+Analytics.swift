@@ -7,15 +7,17 @@ import Synchronization
 /// collections and property paths, the schema seen so far, and its keys. Filled from the tables
 /// on first use; a write that fails drops it (it is read again).
 final class AnalyticsCache: Sendable {
-    struct Project {
+    struct Project: Sendable {
         var rowID: Int64
+        /// The project row's version this copy matches (PostgreSQL; SQLite keeps one writer).
+        var version: Int64 = 0
         var collections: [String: Int64] = [:]
         var paths: [String] = []
         var pathIDs: [String: Int] = [:]
         var schema: Set<SchemaEntry> = []
     }
 
-    struct SchemaEntry: Hashable {
+    struct SchemaEntry: Hashable, Sendable {
         var collection: Int64
         var path: Int
         var type: String
@@ -114,12 +116,9 @@ extension SQLiteStore: AnalyticsStore {
     // MARK: Projects and keys
 
     package func createProject(name: String, id: String?, now: Date) async throws -> NewAnalyticsProject {
-        let publicID = id ?? (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        guard publicID.wholeMatch(of: /[A-Za-z0-9_-]{1,64}/) != nil else {
-            throw StoreError.invalid("a project id is 1 to 64 letters, digits, '_' or '-', not '\(publicID)'")
-        }
-        let secrets = (
-            master: AnalyticsKey.newSecret(), write: AnalyticsKey.newSecret(), read: AnalyticsKey.newSecret()
+        let project = try NewAnalyticsProject(name: name, id: id)
+        let (publicID, secrets) = (
+            project.id, (master: project.masterKey, write: project.writeKey, read: project.readKey)
         )
         try await database.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM analytics_projects WHERE public_id = ?", arguments: [publicID])
@@ -143,8 +142,7 @@ extension SQLiteStore: AnalyticsStore {
                     ])
             }
         }
-        return NewAnalyticsProject(
-            id: publicID, name: name, masterKey: secrets.master, writeKey: secrets.write, readKey: secrets.read)
+        return project
     }
 
     package func analyticsProjects() async throws -> [(id: String, name: String)] {
@@ -188,10 +186,8 @@ extension SQLiteStore: AnalyticsStore {
     package func createAccessKey(
         project: String, name: String, isActive: Bool, permitted: [String], options: JSONObject, now: Date
     ) async throws -> (secret: String, key: AnalyticsKey) {
-        let secret = AnalyticsKey.newSecret()
-        let key = AnalyticsKey(
-            project: project, kind: .access, name: name, isActive: isActive, permitted: permitted, options: options,
-            hint: String(secret.prefix(6)), createdAt: now)
+        let (secret, key) = AnalyticsKey.newAccessKey(
+            project: project, name: name, isActive: isActive, permitted: permitted, options: options, now: now)
         try await database.write { db in
             guard
                 let rowID = try Int64.fetchOne(

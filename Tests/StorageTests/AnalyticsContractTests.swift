@@ -1,0 +1,236 @@
+import Analytics
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Storage
+
+/// Keen-compatible analytics on every store (SQLite, and PostgreSQL when a server is given): projects
+/// and keys, events with their uniqueness tokens, queries, the schema and deletes give the same
+/// answers; and on PostgreSQL, two instances on one database see each other's keys, properties and
+/// events at once.
+@Suite struct AnalyticsContractTests {
+    static let base: Int64 = 1_790_000_000_000_000
+    static let now: Int64 = 2_000_000_000_000_000
+
+    static func analytics(_ store: any ContractStore) throws -> any AnalyticsStore {
+        try #require(store as? any AnalyticsStore, "\(type(of: store)) keeps no analytics")
+    }
+
+    static func event(_ json: String, at timestamp: Int64) throws -> IncomingEvent {
+        try KeenEventRules.normalize(try JSONValue.parse(json), now: timestamp)
+    }
+
+    static func query(_ store: any AnalyticsStore, project: String, _ analysis: String, _ parameters: String)
+        async throws -> JSONValue
+    {
+        guard case .object(let object) = try JSONValue.parse(parameters) else { throw CocoaError(.coderInvalidValue) }
+        let query = try KeenQuery.parse(analysis, parameters: object, now: now)
+        return try await store.query(project: project, query)
+    }
+
+    @Test(arguments: StoreFactory.available)
+    func projectsAndKeysAreKeptWithTheirPowers(_ factory: StoreFactory) async throws {
+        try await factory.withStore { contract in
+            let store = try Self.analytics(contract)
+            let made = try await store.createProject(name: "app", id: "app", now: Date())
+            #expect(made.id == "app")
+            await #expect(throws: StoreError.self) {
+                try await store.createProject(name: "again", id: "app", now: Date())
+            }
+            await #expect(throws: StoreError.self) {
+                try await store.createProject(name: "bad", id: "a b", now: Date())
+            }
+            let other = try await store.createProject(name: "other", id: nil, now: Date())
+            #expect(try await store.analyticsProjects().map(\.id) == ["app", other.id])
+
+            let write = try #require(try await store.key(project: "app", secret: made.writeKey))
+            #expect(write.kind == .write && write.allows(.writes) && !write.allows(.queries))
+            let read = try #require(try await store.key(project: "app", secret: made.readKey))
+            #expect(read.allows(.queries) && !read.allows(.writes))
+            #expect(try await store.key(project: "app", secret: made.masterKey)?.allows(.master) == true)
+            // A key of another project, or no key at all.
+            #expect(try await store.key(project: other.id, secret: made.writeKey) == nil)
+            #expect(try await store.key(project: "app", secret: "nope") == nil)
+
+            let (secret, access) = try await store.createAccessKey(
+                project: "app", name: "dashboard", isActive: true, permitted: ["queries"],
+                options: try #require(JSONValue.parse(#"{"queries":{"filters":[]}}"#).object), now: Date())
+            #expect(try await store.key(project: "app", secret: secret)?.allows(.queries) == true)
+            #expect(try await store.accessKeys(project: "app").map(\.name) == ["dashboard"])
+            let updated = try await store.updateAccessKey(
+                project: "app", secret: secret, name: "writer", isActive: true, permitted: ["writes"],
+                options: JSONObject())
+            #expect(updated?.name == "writer" && updated?.allows(.writes) == true && updated?.allows(.queries) == false)
+            #expect(try await store.key(project: "app", secret: secret)?.allows(.writes) == true)
+            // Another project's access key is not this one's to change or delete.
+            #expect(try await store.deleteAccessKey(project: other.id, secret: secret) == false)
+            #expect(try await store.deleteAccessKey(project: "app", secret: made.writeKey) == false)
+            #expect(try await store.deleteAccessKey(project: "app", secret: secret))
+            #expect(try await store.key(project: "app", secret: secret) == nil)
+            #expect(access.hint == String(secret.prefix(6)))
+            await #expect(throws: StoreError.self) {
+                try await store.createAccessKey(
+                    project: "missing", name: "x", isActive: true, permitted: [], options: JSONObject(), now: Date())
+            }
+        }
+    }
+
+    /// 10,000 events (more than a page of PostgreSQL's scan) over two collections, a repeated
+    /// uniqueness token within a batch and across batches; then each kind of query, the schema, and
+    /// a delete with a filter.
+    @Test(arguments: StoreFactory.available)
+    func eventsAreStoredOnceAndAnsweredAlike(_ factory: StoreFactory) async throws {
+        try await factory.withStore { contract in
+            let store = try Self.analytics(contract)
+            _ = try await store.createProject(name: "app", id: "app", now: Date())
+            var views: [IncomingEvent] = []
+            for index in 0..<10_000 {
+                views.append(
+                    try Self.event(
+                        #"{"tab":"\#(["live", "scores", "deals"][index % 3])","device":"d\#(index % 250)","ms":\#(index % 100),"keen":{"uniqueness_token":"t\#(index)"}}"#,
+                        at: Self.base + Int64(index) * 1_000_000))
+            }
+            // The same token again in the same batch: dropped.
+            views.append(try Self.event(#"{"tab":"live","keen":{"uniqueness_token":"t7"}}"#, at: Self.base))
+            let opens = [
+                try Self.event(#"{"channel":"apns","device":"d1"}"#, at: Self.base + 5),
+                try Self.event(#"{"channel":"webpush","device":"d2","extra":{"deep":true}}"#, at: Self.base + 6),
+            ]
+            let stored = try await store.record(
+                project: "app", batch: [("views", views), ("opens", opens)], createdAt: Self.base)
+            #expect(stored[0].count == 10_001 && stored[0].prefix(10_000).allSatisfy { $0 } && stored[0].last == false)
+            #expect(stored[1] == [true, true])
+            // Across batches: a repeat dropped, a new token kept.
+            let again = try await store.record(
+                project: "app",
+                batch: [
+                    (
+                        "views",
+                        [
+                            try Self.event(#"{"tab":"live","keen":{"uniqueness_token":"t42"}}"#, at: Self.base),
+                            try Self.event(#"{"tab":"live","keen":{"uniqueness_token":"new"}}"#, at: Self.base),
+                        ]
+                    )
+                ], createdAt: Self.base + 1)
+            #expect(again == [[false, true]])
+
+            let all = #""timeframe":{"start":"2026-09-01T00:00:00Z","end":"2027-09-01T00:00:00Z"}"#
+            #expect(
+                try await Self.query(store, project: "app", "count", #"{"event_collection":"views",\#(all)}"#)
+                    == 10_001)
+            #expect(
+                try await Self.query(
+                    store, project: "app", "count_unique",
+                    #"{"event_collection":"views","target_property":"device",\#(all)}"#)
+                    == 250)
+            #expect(
+                try await Self.query(
+                    store, project: "app", "median",
+                    #"{"event_collection":"views","target_property":"ms",\#(all),"filters":[{"property_name":"tab","operator":"eq","property_value":"deals"}]}"#
+                ) == 50)  // the median of index % 100 over indices ≡ 2 (mod 3) below 10,000
+            let grouped = try await Self.query(
+                store, project: "app", "count", #"{"event_collection":"views","group_by":"tab",\#(all)}"#)
+            let groups = try #require(grouped.array, "\(grouped)")
+            #expect(
+                Dictionary(
+                    uniqueKeysWithValues: groups.compactMap { group -> (String, Double)? in
+                        guard let tab = group["tab"]?.string, let count = group["result"]?.number else { return nil }
+                        return (tab, count)
+                    }) == ["live": 3_335, "scores": 3_333, "deals": 3_333])
+            let latest = try await Self.query(
+                store, project: "app", "extraction", #"{"event_collection":"views","latest":2,\#(all)}"#)
+            // The last two events, in time order.
+            #expect(latest.array?.compactMap { $0["ms"]?.number } == [98, 99], "\(latest)")
+            let funnel = try await Self.query(
+                store, project: "app", "funnel",
+                #"{"steps":[{"event_collection":"views","actor_property":"device",\#(all)},{"event_collection":"opens","actor_property":"device",\#(all)}]}"#
+            )
+            #expect(funnel.object?["result"] == .array([.number(250), .number(2)]), "\(funnel)")
+
+            let schema = try await store.schema(project: "app")
+            #expect(schema.map(\.name) == ["opens", "views"])
+            #expect(schema[0].properties.map(\.path).contains("extra.deep"))
+            #expect(schema[1].properties.contains { $0.path == "ms" && $0.type == "num" })
+
+            let deleted = try await store.deleteEvents(
+                project: "app", collection: "views", timeframe: nil,
+                filters: [KeenFilter(path: "tab", op: .eq, value: .string("scores"))])
+            #expect(deleted == 3_333)
+            #expect(
+                try await Self.query(store, project: "app", "count", #"{"event_collection":"views",\#(all)}"#)
+                    == 6_668)
+            #expect(
+                try await store.deleteEvents(project: "app", collection: "absent", timeframe: nil, filters: []) == 0)
+            await #expect(throws: KeenError.self) {
+                try await Self.query(store, project: "missing", "count", #"{"event_collection":"views",\#(all)}"#)
+            }
+            await #expect(throws: StoreError.self) {
+                try await store.record(project: "missing", batch: [("views", views)], createdAt: Self.base)
+            }
+            #expect(try await store.analyticsBytes() ?? 1 > 0)
+        }
+    }
+
+    /// Two instances on one PostgreSQL database: a key deleted on one stops working on the other at
+    /// once; a property and a collection one adds are used by the other's queries and writes (the
+    /// path numbers stay one dictionary); writers of one project on both, with the same tokens at the
+    /// same time, store each token once.
+    @Test(.postgres) func twoInstancesShareKeysDictionaryAndTokens() async throws {
+        let url = try #require(TestPostgres.url(schema: "analytics"))
+        let location = try PostgresStore.Location(url: url)
+        try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "a") { a in
+            try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "b") { b in
+                _ = try await a.createProject(name: "app", id: "app", now: Date())
+                let (secret, _) = try await a.createAccessKey(
+                    project: "app", name: "k", isActive: true, permitted: ["writes"], options: JSONObject(),
+                    now: Date())
+                #expect(try await b.key(project: "app", secret: secret) != nil)
+                #expect(try await a.deleteAccessKey(project: "app", secret: secret))
+                #expect(try await b.key(project: "app", secret: secret) == nil)
+
+                _ = try await a.record(
+                    project: "app", batch: [("views", [try Self.event(#"{"tab":"live"}"#, at: Self.base)])],
+                    createdAt: Self.base)
+                // b caches the dictionary, then a adds a property and a collection.
+                #expect(try await b.schema(project: "app").map(\.name) == ["views"])
+                _ = try await a.record(
+                    project: "app",
+                    batch: [
+                        ("views", [try Self.event(#"{"tab":"live","screen":"game"}"#, at: Self.base + 1)]),
+                        ("opens", [try Self.event(#"{"channel":"apns"}"#, at: Self.base + 2)]),
+                    ], createdAt: Self.base)
+                #expect(try await b.schema(project: "app").map(\.name) == ["opens", "views"])
+                let all = #""timeframe":{"start":"2026-09-01T00:00:00Z","end":"2027-09-01T00:00:00Z"}"#
+                #expect(
+                    try await Self.query(
+                        b, project: "app", "count",
+                        #"{"event_collection":"views",\#(all),"filters":[{"property_name":"screen","operator":"eq","property_value":"game"}]}"#
+                    ) == 1)
+                // b writes with its copy refreshed: a new property of its own gets the next number.
+                _ = try await b.record(
+                    project: "app", batch: [("views", [try Self.event(#"{"tab":"x","zone":"z"}"#, at: Self.base + 3)])],
+                    createdAt: Self.base)
+                let paths = try await a.currentProject("app")?.paths ?? []
+                #expect(Set(paths).count == paths.count, "\(paths)")
+                #expect(paths.contains("zone") && paths.contains("screen"))
+
+                // Both write the same 200 tokens at once: each is stored once.
+                let tokens = (0..<200).map { "same-\($0)" }
+                let events = try tokens.map {
+                    try Self.event(#"{"tab":"live","keen":{"uniqueness_token":"\#($0)"}}"#, at: Self.base + 10)
+                }
+                async let first = a.record(project: "app", batch: [("views", events)], createdAt: Self.base)
+                async let second = b.record(project: "app", batch: [("views", events)], createdAt: Self.base)
+                let (one, two) = try await (first, second)
+                #expect(zip(one[0], two[0]).allSatisfy { $0 != $1 }, "each token stored by exactly one")
+                #expect(
+                    try await Self.query(
+                        a, project: "app", "count",
+                        #"{"event_collection":"views",\#(all),"filters":[{"property_name":"keen.timestamp","operator":"exists","property_value":true}]}"#
+                    ) == 203)
+                try await a.dropSchema()
+            }
+        }
+    }
+}
