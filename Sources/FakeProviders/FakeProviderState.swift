@@ -90,11 +90,12 @@ extension FakeProviderState {
     }
 
     /// Keeps `answer` for the release if requests are held now; false when they are not.
-    func holdIfHeld(apnsID: String?, _ answer: @escaping @Sendable () -> Void) -> Bool {
+    /// `apnsID` is read only then.
+    func holdIfHeld(apnsID: @autoclosure () -> String?, _ answer: @escaping @Sendable () -> Void) -> Bool {
         gate.withLock { gate in
             guard gate.holding else { return false }
             gate.waiting.append(answer)
-            if let apnsID { gate.ids.append(apnsID) }
+            if let apnsID = apnsID() { gate.ids.append(apnsID) }
             return true
         }
     }

@@ -511,26 +511,20 @@ struct PostgresEventSource: EventSource, Sendable {
 /// query blocking the pool could starve the very work it waits for).
 enum BlockingBridge {
     /// Runs `work` on a new thread and returns what it returned.
-    static func onThread<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
+    static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                do {
-                    continuation.resume(returning: try work())
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
+            let thread = Thread { continuation.resume(with: Result { try work() }) }
             thread.stackSize = 8 << 20
             thread.start()
         }
     }
 
     /// Waits for `operation` (only from a thread `onThread` started).
-    static func wait<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) throws -> Result {
+    static func wait<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) throws -> Value {
         let semaphore = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        let outcome = Mutex<Result<Value, any Error>?>(nil)
         Task {
-            let result: Swift.Result<Result, any Error>
+            let result: Result<Value, any Error>
             do {
                 result = .success(try await operation())
             } catch {
