@@ -57,6 +57,8 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         server.arguments = [
             "serve", "--port", "\(port)", "--replay", "2020-08-25", "--speed", "1", "--data", "Data/retrosheet",
             "--data-dir", work, "--log-level", "error",
+            // One client writing a million events as fast as it can: no per-key or per-client rate.
+            "--config", try Self.unlimitedRates(in: work),
         ]
         server.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         try server.run()
@@ -224,6 +226,18 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
                     + "database file %.1f MB (with the service's own tables)",
                 Double(analyticsBytes) / 1e6, Double(analyticsBytes) / Double(events), Double(fileBytes) / 1e6))
         try await loops.shutdownGracefully()
+    }
+
+    /// A settings file without the Keen API's per-key and per-client rates (a setting of 0), in `work`.
+    static func unlimitedRates(in work: String) throws -> String {
+        let path = (work as NSString).appendingPathComponent("unlimited-rates.json")
+        let rates = [
+            "events-per-minute-per-key", "events-per-minute-per-client", "queries-per-minute-per-key",
+            "queries-per-minute-per-client",
+        ]
+        let object = ["analytics": Dictionary(uniqueKeysWithValues: rates.map { ($0, 0) })]
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     /// A result's first 160 characters, or for a long one its size.

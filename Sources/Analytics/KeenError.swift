@@ -6,6 +6,8 @@ public struct KeenError: Error, Sendable, Hashable, CustomStringConvertible {
     public var status: Int
     public var code: String
     public var message: String
+    /// Seconds to wait before trying again (a 429's or 503's `Retry-After`).
+    public var retryAfter: Int?
 
     public init(status: Int, code: String, _ message: String) {
         self.status = status
@@ -70,6 +72,21 @@ public struct KeenError: Error, Sendable, Hashable, CustomStringConvertible {
     }
     public static func tooMany(_ why: String) -> KeenError {
         KeenError(status: 400, code: "QueryTooLargeError", why)
+    }
+    /// A query past its time limit (Keen answers 504 past its own, 300 s).
+    public static func timeout(seconds: Double) -> KeenError {
+        let limit = seconds == seconds.rounded() ? "\(Int(seconds))" : "\(seconds)"
+        return KeenError(
+            status: 504, code: "QueryTimeoutError",
+            "the query ran longer than its limit of \(limit) s and was stopped; narrow its timeframe or filters")
+    }
+    /// A query stopped before it finished (the server is stopping).
+    public static func cancelled(_ why: String) -> KeenError {
+        KeenError(status: 503, code: "ServiceUnavailableError", "the query was stopped: \(why)")
+    }
+    /// Over a rate limit: Keen answers 429 and blocks the kind of request for the rest of the minute.
+    public static func rateLimited(_ why: String) -> KeenError {
+        KeenError(status: 429, code: "TooManyRequestsError", why)
     }
     public static func unknownAnalysis(_ name: String) -> KeenError {
         KeenError(status: 404, code: "ResourceNotFoundError", "no analysis called '\(name)'")

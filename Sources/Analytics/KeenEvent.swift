@@ -130,6 +130,14 @@ public enum KeenEventRules {
             throw .invalidPropertyName("the property name '\(shown)' holds a '.' (dots separate nested names)")
         }
         guard !name.hasPrefix("$") else { throw .invalidPropertyName("the property name '\(shown)' starts with '$'") }
+        // A NUL or another control character would reach the database's text and every report.
+        if let control = name.unicodeScalars.first(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            let printable = String(String.UnicodeScalarView(shown.unicodeScalars.filter { $0.value >= 0x20 }))
+            throw .invalidPropertyName(
+                "the property name '\(printable.prefix(80))' holds a control character (U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code))"
+            )
+        }
         guard name.count <= maximumPropertyNameLength else {
             throw .invalidPropertyName(
                 "the property name '\(shown.prefix(80))…' is longer than \(maximumPropertyNameLength) characters")

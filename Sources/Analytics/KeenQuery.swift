@@ -54,8 +54,11 @@ public struct KeenFilter: Sendable, Hashable {
                 case .contains, .not_contains:
                     guard case .string = operand else { throw .filter(index, "\(name) takes a string") }
                 case .regex:
-                    guard let pattern = operand.string, (try? NSRegularExpression(pattern: pattern)) != nil else {
-                        throw .filter(index, "regex takes a valid regular expression")
+                    guard let pattern = operand.string else { throw .filter(index, "regex takes a string") }
+                    do {
+                        _ = try LinearRegex(pattern)
+                    } catch {
+                        throw .filter(index, "regex '\(pattern.prefix(80))': \(error)")
                     }
                 case .within:
                     guard let coordinates = operand["coordinates"]?.array, coordinates.count == 2,
@@ -211,11 +214,8 @@ public struct KeenQuery: Sendable {
         }
         var limit: Int?
         if let found = value("limit") {
-            guard let number = found.number, number >= 1, number == number.rounded() else {
-                throw .badParameter("limit", "must be a whole number of at least 1")
-            }
+            limit = try whole(found, "limit", 1...QueryEngine.maximumGroups)
             guard !orderBy.isEmpty else { throw .badParameter("limit", "needs order_by") }
-            limit = Int(number)
         }
         var spec = AnalysisSpec(type: analysis, target: try string("target_property"), percentile: nil)
         if analysis.needsTarget && spec.target == nil {
@@ -233,10 +233,18 @@ public struct KeenQuery: Sendable {
         }
         var latest: Int?
         if let found = value("latest") {
-            guard let number = found.number, number >= 1, number == number.rounded() else {
-                throw .badParameter("latest", "must be a whole number of at least 1")
+            if let number = found.number, number > Double(QueryEngine.maximumExtraction), number.isFinite,
+                number == number.rounded()
+            {
+                throw .tooMany(
+                    "latest: an extraction answers at most \(QueryEngine.maximumExtraction) events, not \(found.jsonText)"
+                )
             }
-            latest = Int(number)
+            latest = try whole(found, "latest", 1...QueryEngine.maximumExtraction)
+        }
+        if let found = value("max_age") {
+            // A cache hint (Keen's cached queries): read and checked.
+            _ = try whole(found, "max_age", 0...31_536_000)
         }
         var propertyNames: [String]?
         if let found = value("property_names") {
@@ -304,5 +312,21 @@ public struct KeenQuery: Sendable {
             timeframe: timeframe, timeframeJSON: timeframeJSON, zone: zone, zoneJSON: zoneJSON, interval: interval,
             groupBy: groupBy, orderBy: orderBy, limit: limit, latest: latest, propertyNames: propertyNames,
             analyses: analyses, steps: steps)
+    }
+}
+
+extension KeenQuery {
+    /// A whole-number parameter within `range`: anything else (a fraction, a huge number, text,
+    /// infinity) is Keen's 400 naming the parameter and the range, never a trap on conversion.
+    static func whole(_ value: JSONValue, _ name: String, _ range: ClosedRange<Int>) throws(KeenError) -> Int {
+        guard let number = value.number, number.isFinite, number == number.rounded(),
+            number >= Double(range.lowerBound), number <= Double(range.upperBound)
+        else {
+            throw .badParameter(
+                name,
+                "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(value.jsonText.prefix(40))"
+            )
+        }
+        return Int(number)
     }
 }

@@ -62,12 +62,27 @@ public enum QueryEngine {
     /// `group_by` answers at most this many groups per interval.
     public static let maximumGroups = 100_000
 
-    public static func run(_ query: KeenQuery, on source: some EventSource) throws -> JSONValue {
+    /// Runs `query` over `source` within `budget`: past its time or memory the query stops
+    /// itself with Keen's error (checked inside the scan, between rows and inside a regex).
+    public static func run(_ query: KeenQuery, on source: some EventSource, budget: QueryBudget = .unlimited) throws
+        -> JSONValue
+    {
         let paths = try source.paths()
+        var meter = QueryMeter(budget: budget)
+        try budget.check()
         switch query.analysis.type {
-        case .funnel: return try funnel(query, paths: paths, source: source)
-        case .extraction: return try extraction(query, paths: paths, source: source)
-        default: return try aggregate(query, paths: paths, source: source)
+        case .funnel: return try funnel(query, paths: paths, source: source, meter: &meter)
+        case .extraction: return try extraction(query, paths: paths, source: source, meter: &meter)
+        default: return try aggregate(query, paths: paths, source: source, meter: &meter)
+        }
+    }
+
+    /// Bytes a value held in a query's state takes, roughly (what the memory budget counts).
+    static func footprint(_ value: FieldValue?) -> Int {
+        switch value {
+        case .string(let text)?: 48 + text.utf8.count
+        case .list(let values)?: 48 + values.reduce(0) { $0 + $1.jsonBytes.count }
+        default: 32
         }
     }
 
@@ -123,8 +138,18 @@ public enum QueryEngine {
     struct CompiledFilter {
         var slot: Int
         var filter: KeenFilter
-        var regex: NSRegularExpression?
+        var regex: LinearRegex.Matcher?
         var set: Set<FieldValue> = []
+
+        /// Whether the values pass; a regex's work goes on `meter` (it may stop the query).
+        func matches(_ values: [FieldValue?], meter: inout QueryMeter) throws(KeenError) -> Bool {
+            guard filter.op == .regex else { return matches(values) }
+            guard case .string(let text)? = values[slot], let regex else { return false }
+            var steps = 0
+            let found = regex.matches(text, steps: &steps)
+            try meter.tick(steps)
+            return found
+        }
 
         func matches(_ values: [FieldValue?]) -> Bool {
             let value = values[slot]
@@ -160,7 +185,8 @@ public enum QueryEngine {
                 return found == (filter.op == .contains)
             case .regex:
                 guard case .string(let text)? = value, let regex else { return false }
-                return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+                var steps = 0
+                return regex.matches(text, steps: &steps)
             case .within:
                 guard case .list(let point)? = value, point.count == 2, let longitude = point[0].number,
                     let latitude = point[1].number, let center = filter.value["coordinates"]?.array,
@@ -201,7 +227,7 @@ public enum QueryEngine {
             var compiled = CompiledFilter(
                 slot: reader.slot(filter.path, paths: paths, prefix: filter.op == .exists), filter: filter)
             if filter.op == .regex, let pattern = filter.value.string {
-                compiled.regex = try? NSRegularExpression(pattern: pattern)
+                compiled.regex = (try? LinearRegex(pattern))?.matcher()
             }
             if filter.op == .in, let values = filter.value.array { compiled.set = Set(values.map(FieldValue.init)) }
             return compiled
@@ -223,18 +249,21 @@ public enum QueryEngine {
 
         init(_ spec: AnalysisSpec) { self.spec = spec }
 
-        mutating func add(_ value: FieldValue?) {
+        mutating func add(_ value: FieldValue?, meter: inout QueryMeter) throws(KeenError) {
             switch spec.type {
             case .count: count += 1
             case .count_unique, .select_unique:
-                if let value { distinct.insert(value) }
+                if let value, distinct.insert(value).inserted { try meter.charge(QueryEngine.footprint(value)) }
             case .sum, .average, .minimum, .maximum, .median, .percentile:
                 guard case .number(let number)? = value else { return }
                 numbers += 1
                 sum += number
                 minimum = Swift.min(minimum, number)
                 maximum = Swift.max(maximum, number)
-                if spec.type == .median || spec.type == .percentile { samples.append(number) }
+                if spec.type == .median || spec.type == .percentile {
+                    samples.append(number)
+                    try meter.charge(8)
+                }
             default: break
             }
         }
@@ -267,7 +296,9 @@ public enum QueryEngine {
         return sorted[lower] + (sorted[upper] - sorted[lower]) * (rank - Double(lower))
     }
 
-    static func aggregate(_ query: KeenQuery, paths: [String], source: some EventSource) throws -> JSONValue {
+    static func aggregate(
+        _ query: KeenQuery, paths: [String], source: some EventSource, meter: inout QueryMeter
+    ) throws -> JSONValue {
         guard let collection = query.collection else { return .null }
         let specs: [(label: String?, spec: AnalysisSpec)] =
             query.analysis.type == .multi_analysis
@@ -295,8 +326,9 @@ public enum QueryEngine {
         var groups = Array(repeating: [[FieldValue?]: [Accumulator]](), count: bucketCount)
         var groupCount = 0
         try source.scan(scan) { row in
+            try meter.tick()
             reader.read(row)
-            for filter in filters where !filter.matches(reader.values) { return true }
+            for filter in filters where try !filter.matches(reader.values, meter: &meter) { return true }
             var bucket = 0
             if !buckets.isEmpty {
                 // The last boundary at or before the event.
@@ -311,7 +343,7 @@ public enum QueryEngine {
             }
             if groupSlots.isEmpty {
                 for index in specs.indices {
-                    totals[bucket][index].add(targetSlots[index].flatMap { reader.values[$0] })
+                    try totals[bucket][index].add(targetSlots[index].flatMap { reader.values[$0] }, meter: &meter)
                 }
             } else {
                 let key = groupSlots.map { reader.values[$0] }
@@ -322,9 +354,11 @@ public enum QueryEngine {
                             "group_by makes more than \(maximumGroups) groups; filter or group by fewer values")
                     }
                     groups[bucket][key] = fresh
+                    try meter.charge(96 + key.reduce(0) { $0 + footprint($1) } + 64 * specs.count)
                 }
                 for index in specs.indices {
-                    groups[bucket][key]![index].add(targetSlots[index].flatMap { reader.values[$0] })
+                    try groups[bucket][key]![index].add(
+                        targetSlots[index].flatMap { reader.values[$0] }, meter: &meter)
                 }
             }
             return true
@@ -396,7 +430,9 @@ public enum QueryEngine {
 
     // MARK: Funnel
 
-    static func funnel(_ query: KeenQuery, paths: [String], source: some EventSource) throws -> JSONValue {
+    static func funnel(
+        _ query: KeenQuery, paths: [String], source: some EventSource, meter: inout QueryMeter
+    ) throws -> JSONValue {
         var running: Set<FieldValue>?
         var counts: [JSONValue] = []
         var actors: [JSONValue] = []
@@ -418,10 +454,15 @@ public enum QueryEngine {
                 return (index: index, filters: filters, actor: reader.slot(query.steps[index].actor, paths: paths))
             }
             try source.scan(plan) { row in
+                try meter.tick()
                 reader.read(row)
                 steps: for step in steps {
-                    for filter in step.filters where !filter.matches(reader.values) { continue steps }
-                    if let actor = reader.values[step.actor] { done[step.index].insert(actor) }
+                    for filter in step.filters where try !filter.matches(reader.values, meter: &meter) {
+                        continue steps
+                    }
+                    if let actor = reader.values[step.actor], done[step.index].insert(actor).inserted {
+                        try meter.charge(footprint(actor))
+                    }
                 }
                 return true
             }
@@ -452,7 +493,9 @@ public enum QueryEngine {
 
     // MARK: Extraction
 
-    static func extraction(_ query: KeenQuery, paths: [String], source: some EventSource) throws -> JSONValue {
+    static func extraction(
+        _ query: KeenQuery, paths: [String], source: some EventSource, meter: inout QueryMeter
+    ) throws -> JSONValue {
         guard let collection = query.collection else { return .array([]) }
         var reader = Reader(pathCount: paths.count)
         let filters = compile(query.filters, reader: &reader, paths: paths)
@@ -461,10 +504,13 @@ public enum QueryEngine {
         let limit = query.latest ?? maximumExtraction + 1
         var events: [JSONValue] = []
         try source.scan(scan) { row in
+            try meter.tick()
             if !filters.isEmpty {
                 reader.read(row)
-                for filter in filters where !filter.matches(reader.values) { return true }
+                for filter in filters where try !filter.matches(reader.values, meter: &meter) { return true }
             }
+            // The event as JSON values takes a few times its stored bytes.
+            try meter.charge(128 + 4 * row.data.count)
             let leaves = EventCodec.decode(row.data).map { leaf in
                 EventLeaf(path: leaf.pathID < paths.count ? paths[leaf.pathID] : "?", value: leaf.value)
             }
@@ -499,16 +545,20 @@ public enum QueryEngine {
 extension QueryEngine {
     /// The rows of `collection` in `timeframe` that pass `filters` (for deletion).
     public static func matchingRows(
-        collection: String, timeframe: Timeframe?, filters: [KeenFilter], on source: some EventSource
+        collection: String, timeframe: Timeframe?, filters: [KeenFilter], on source: some EventSource,
+        budget: QueryBudget = .unlimited
     ) throws -> [(timestamp: Int64, id: Int64)] {
         let paths = try source.paths()
         var reader = Reader(pathCount: paths.count)
+        var meter = QueryMeter(budget: budget)
         let filters = compile(filters, reader: &reader, paths: paths)
         var rows: [(timestamp: Int64, id: Int64)] = []
         try source.scan(ScanPlan(collection: collection, timeframe: timeframe ?? .allTime)) { row in
+            try meter.tick()
             reader.read(row)
-            for filter in filters where !filter.matches(reader.values) { return true }
+            for filter in filters where try !filter.matches(reader.values, meter: &meter) { return true }
             rows.append((row.timestamp, row.rowID))
+            try meter.charge(16)
             return true
         }
         return rows

@@ -85,7 +85,15 @@ public struct Timeframe: Sendable, Hashable {
 
 extension QueryZone {
     func date(_ micros: Int64) -> Date { Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
-    func micros(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+    /// Microseconds since 1970, saturating: a date moved millions of units away stays a number
+    /// (it is past any event, and a bucket boundary beyond the last) instead of trapping.
+    func micros(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard value.isFinite else { return value < 0 ? .min : .max }
+        if value >= 9.2e18 { return .max }
+        if value <= -9.2e18 { return .min }
+        return Int64(value)
+    }
 
     /// The start of the unit holding `micros`, in this zone.
     func startOfUnit(_ unit: TimeUnit, at micros: Int64) -> Int64 {
@@ -169,11 +177,12 @@ public struct QueryInterval: Sendable, Hashable {
             ]
             if let unit = named[text] { return QueryInterval(count: 1, unit: unit, text: text) }
             let words = text.split(separator: "_")
-            guard words.count == 3, words[0] == "every", let count = Int(words[1]), count >= 1,
+            guard words.count == 3, words[0] == "every", let count = Int(words[1]), (1...100_000).contains(count),
                 let unit = TimeUnit(word: words[2])
             else {
                 throw .interval(
-                    "'\(text)' is not an interval: minutely, hourly, daily, weekly, monthly, yearly or every_N_units")
+                    "'\(text)' is not an interval: minutely, hourly, daily, weekly, monthly, yearly or every_N_units (N from 1 to 100000)"
+                )
             }
             return QueryInterval(count: count, unit: unit, text: text)
         case let other?: throw .interval("must be a string such as daily, not \(other.typeName)")

@@ -453,7 +453,8 @@ package struct APIServer: Sendable {
 
     func scrapeMetrics() async throws -> Response {
         let text = try await metrics.scrape(
-            board: board, feed: feed, outboxStore: outbox, attemptOuts: attemptOuts, gate: gate)
+            board: board, feed: feed, outboxStore: outbox, attemptOuts: attemptOuts, gate: gate,
+            analytics: analytics?.queries)
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: text)))

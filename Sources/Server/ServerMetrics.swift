@@ -26,6 +26,7 @@ package final class ServerMetrics: Sendable {
     private let refused: [String: Prometheus.Gauge]
     private let timedOut: Prometheus.Gauge
     private let malformed: Prometheus.Gauge
+    private let queries: [String: Prometheus.Gauge]
 
     /// The latency buckets of `nohit_alert_latency_seconds`, in seconds.
     package static let latencyBuckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
@@ -70,12 +71,31 @@ package final class ServerMetrics: Sendable {
             name: "nohit_http_header_timeouts", help: "Connections closed since start for not sending a request head.")
         malformed = registry.makeGauge(
             name: "nohit_http_malformed_requests", help: "Requests answered 400 or 431 since start (unreadable heads).")
+        var queries: [String: Prometheus.Gauge] = [:]
+        for state in ["running", "waiting"] {
+            queries[state] = registry.makeGauge(
+                name: "nohit_analytics_queries", labels: [("state", state)],
+                help: "Keen API queries running now, and waiting for their turn.")
+        }
+        for reason in ["time-limit", "no-turn"] {
+            queries[reason] = registry.makeGauge(
+                name: "nohit_analytics_queries_stopped", labels: [("reason", reason)],
+                help: "Keen API queries since start stopped at their time limit, or refused a turn (429).")
+        }
+        self.queries = queries
     }
 
     /// The Prometheus text, with the gauges read now.
     package func scrape(
-        board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate
+        board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate,
+        analytics: AnalyticsQueries? = nil
     ) async throws -> [UInt8] {
+        if let counts = analytics?.counts {
+            queries["running"]?.set(Double(counts.running))
+            queries["waiting"]?.set(Double(counts.waiting))
+            queries["time-limit"]?.set(Double(counts.timedOut))
+            queries["no-turn"]?.set(Double(counts.refused))
+        }
         let counts = gate.counts
         connections.set(Double(counts.open))
         clients.set(Double(counts.clients))

@@ -166,13 +166,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("the Stats API date must be YYYY-MM-DD, not '\(statsAPIDate)'")
         }
         let dealRules = try Runtime.dealRules(settings)
+        let analyticsLimits = try Self.analyticsLimits(settings)
         try logging.bootstrap(settings)
         let location = try store.location(settings)
         let options = Options(
             host: host, port: port, speed: speed, concurrency: concurrency, sourceName: sourceName, replay: replay,
             adminToken: adminToken, limits: limits, registrationsPerMinute: registrationsPerMinute,
             keepFinished: keepFinished, allowPrivateNetworks: allowPrivateNetworks, statsAPIDate: statsAPIDate,
-            dealRules: dealRules)
+            dealRules: dealRules, analyticsLimits: analyticsLimits)
         let day = try sourceName == "replay" ? replay.map { try ReplaySetup.day($0, settings: settings) } : nil
         try await location.withStore { opened in
             try await serve(opened, day: day, location: location, settings: settings, options: options)
@@ -194,6 +195,7 @@ struct ServeCommand: AsyncParsableCommand {
         var allowPrivateNetworks: Bool
         var statsAPIDate: String?
         var dealRules: [DealRule]
+        var analyticsLimits: AnalyticsLimits
     }
 
     func serve(
@@ -272,7 +274,8 @@ struct ServeCommand: AsyncParsableCommand {
         api.source = statsAPIURL == nil ? "replay" : "statsapi"
         if let analytics = database as? any AnalyticsStore {
             // Events are stamped by the real clock, whatever clock the day is replayed on.
-            api.analytics = AnalyticsAPI(store: analytics, clock: SystemWallClock())
+            api.analytics = AnalyticsAPI(
+                store: analytics, clock: SystemWallClock(), queries: AnalyticsQueries(limits: options.analyticsLimits))
             api.webAnalytics = try await WebAnalyticsProject.ensure(
                 store: analytics, dataDir: location.dataDir, now: Date())
         }
@@ -334,7 +337,9 @@ struct ServeCommand: AsyncParsableCommand {
                     .init(service: source, successTerminationBehavior: .ignore),
                     .init(service: FeedHeartbeat(feed: feed)),
                     .init(service: app),
-                ], logger: logger)
+                    // Last, so stopped first: the server's graceful stop waits for its requests,
+                    // and a running query must end before it (at its next check).
+                ] + (api.analytics.map { [.init(service: $0.queries)] } ?? []), logger: logger)
         } catch {
             failure = error
         }
@@ -344,6 +349,33 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     static let statsAPIURL = "https://statsapi.mlb.com/api/"
+
+    /// The Keen API's limits from the settings (`analytics.*`), each checked.
+    static func analyticsLimits(_ settings: Settings) throws -> AnalyticsLimits {
+        var limits = AnalyticsLimits()
+        func read(_ key: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {
+            let read = try settings.int(key, default: value)
+            guard range.contains(read) else {
+                throw ValidationError("\(key) must be \(range.lowerBound) to \(range.upperBound), not \(read)")
+            }
+            return read
+        }
+        limits.eventsPerMinutePerKey = try read(
+            "analytics.events-per-minute-per-key", limits.eventsPerMinutePerKey, 0...100_000_000)
+        limits.eventsPerMinutePerClient = try read(
+            "analytics.events-per-minute-per-client", limits.eventsPerMinutePerClient, 0...100_000_000)
+        limits.queriesPerMinutePerKey = try read(
+            "analytics.queries-per-minute-per-key", limits.queriesPerMinutePerKey, 0...1_000_000)
+        limits.queriesPerMinutePerClient = try read(
+            "analytics.queries-per-minute-per-client", limits.queriesPerMinutePerClient, 0...1_000_000)
+        limits.querySeconds = Double(try read("analytics.query-seconds", Int(limits.querySeconds), 1...300))
+        limits.queryMemoryBytes =
+            try read("analytics.query-memory-mb", limits.queryMemoryBytes / 1_048_576, 16...65_536) * 1_048_576
+        limits.concurrentQueries = try read("analytics.concurrent-queries", limits.concurrentQueries, 1...256)
+        limits.bodyBytesInFlight =
+            try read("analytics.body-mb-in-flight", limits.bodyBytesInFlight / 1_048_576, 10...4096) * 1_048_576
+        return limits
+    }
 
     /// The connection limits from the settings, each checked.
     static func limits(_ settings: Settings) throws -> ConnectionLimits {

@@ -33,6 +33,11 @@ struct Settings: Sendable {
         "apns.team-id": "--apns-team-id", "apns.transport": "--apns-transport",
         "apns.connections": "--apns-connections", "apns.trust-ca": "--trust-ca",
         "vapid.key": "--vapid-key", "vapid.subject": "--vapid-subject", "webpush.transport": "--web-push-transport",
+        // The Keen API's limits: in the file or the environment only (no flag).
+        "analytics.events-per-minute-per-key": "", "analytics.events-per-minute-per-client": "",
+        "analytics.queries-per-minute-per-key": "", "analytics.queries-per-minute-per-client": "",
+        "analytics.query-seconds": "", "analytics.query-memory-mb": "", "analytics.concurrent-queries": "",
+        "analytics.body-mb-in-flight": "",
     ]
 
     /// Keys whose values never appear in logs or errors.
@@ -142,8 +147,9 @@ struct Settings: Sendable {
         if let value = get(configKey) { return value }
         guard isPresent(configKey) else { return nil }
         let shown = Self.secrets.contains(key) ? "" : " '\(describe(configKey))'"
+        let flag = Self.keys[key]!
         throw ValidationError(
-            "setting \(key) (\(Self.keys[key]!), \(Self.environmentName(key))"
+            "setting \(key) (\(flag.isEmpty ? "" : "\(flag), ")\(Self.environmentName(key))"
                 + (file.map { ", or in \($0)" } ?? "") + ") must be \(expected), not\(shown)")
     }
 

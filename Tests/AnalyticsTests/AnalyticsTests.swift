@@ -9,16 +9,23 @@ struct MemoryEvents: EventSource {
     var rows: [String: [(timestamp: Int64, data: [UInt8])]] = [:]
 
     mutating func add(_ collection: String, _ event: JSONValue, now: Int64) throws {
-        let normalized = try KeenEventRules.normalize(event, now: now)
+        try add(collection, [event], now: now)
+    }
+
+    /// Many events at once (kept in time order once, after all of them).
+    mutating func add(_ collection: String, _ events: [JSONValue], now: Int64) throws {
         var names = pathNames
-        let data = EventCodec.encode(normalized.leaves) { (path: String) -> Int in
-            if let id = names.firstIndex(of: path) { return id }
-            names.append(path)
-            return names.count - 1
+        for event in events {
+            let normalized = try KeenEventRules.normalize(event, now: now)
+            let data = EventCodec.encode(normalized.leaves) { (path: String) -> Int in
+                if let id = names.firstIndex(of: path) { return id }
+                names.append(path)
+                return names.count - 1
+            }
+            rows[collection, default: []].append((normalized.timestamp, data))
         }
         pathNames = names
-        rows[collection, default: []].append((normalized.timestamp, data))
-        rows[collection]!.sort { $0.timestamp < $1.timestamp }
+        rows[collection]?.sort { $0.timestamp < $1.timestamp }
     }
 
     func paths() throws -> [String] { pathNames }

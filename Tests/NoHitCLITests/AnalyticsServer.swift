@@ -8,12 +8,17 @@ import Testing
 struct AnalyticsServer {
     var address: String
     var keys: [String: String]
+    /// The server process (for its memory, or to stop it).
+    var process: Process
+    /// Its data directory.
+    var directory: URL
 
     var project: String { keys["project_id"] ?? "" }
 
     /// `database`: a PostgreSQL URL to keep everything in instead of the data directory's SQLite.
     static func with(
-        projectID: String? = nil, database: String? = nil, _ body: (AnalyticsServer) async throws -> Void
+        projectID: String? = nil, database: String? = nil, settings: [String: Any] = [:],
+        _ body: (AnalyticsServer) async throws -> Void
     ) async throws {
         let store = database.map { ["--database", $0] } ?? []
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("analytics-\(UUID().uuidString)")
@@ -26,17 +31,23 @@ struct AnalyticsServer {
         #expect(created.status == 0, "\(created.standardError)")
         let keys = try #require(
             try JSONSerialization.jsonObject(with: Data(created.standardOutput.utf8)) as? [String: String])
+        var configuration: [String] = []
+        if !settings.isEmpty {
+            let file = directory.appendingPathComponent("settings.json")
+            try JSONSerialization.data(withJSONObject: settings).write(to: file)
+            configuration = ["--config", file.path]
+        }
         let (server, address) = try Executable.start(
             "nohit",
             [
                 "serve", "--replay", "2020-08-25", "--port", "0", "--data",
                 TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
-            ] + store)
+            ] + store + configuration)
         defer {
             server.terminate()
             server.waitUntilExit()
         }
         try #require(address.hasPrefix("http://"), "no address in the server's banner")
-        try await body(AnalyticsServer(address: address, keys: keys))
+        try await body(AnalyticsServer(address: address, keys: keys, process: server, directory: directory))
     }
 }

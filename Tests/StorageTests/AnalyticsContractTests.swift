@@ -26,7 +26,7 @@ import Testing
     {
         guard case .object(let object) = try JSONValue.parse(parameters) else { throw CocoaError(.coderInvalidValue) }
         let query = try KeenQuery.parse(analysis, parameters: object, now: now)
-        return try await store.query(project: project, query)
+        return try await store.query(project: project, query, budget: .unlimited)
     }
 
     @Test(arguments: StoreFactory.available)
@@ -155,13 +155,14 @@ import Testing
 
             let deleted = try await store.deleteEvents(
                 project: "app", collection: "views", timeframe: nil,
-                filters: [KeenFilter(path: "tab", op: .eq, value: .string("scores"))])
+                filters: [KeenFilter(path: "tab", op: .eq, value: .string("scores"))], budget: .unlimited)
             #expect(deleted == 3_333)
             #expect(
                 try await Self.query(store, project: "app", "count", #"{"event_collection":"views",\#(all)}"#)
                     == 6_668)
             #expect(
-                try await store.deleteEvents(project: "app", collection: "absent", timeframe: nil, filters: []) == 0)
+                try await store.deleteEvents(
+                    project: "app", collection: "absent", timeframe: nil, filters: [], budget: .unlimited) == 0)
             await #expect(throws: KeenError.self) {
                 try await Self.query(store, project: "missing", "count", #"{"event_collection":"views",\#(all)}"#)
             }

@@ -30,7 +30,8 @@ struct AnalyticsStoreTests {
     static func extract(_ store: SQLiteStore, project: String, _ parameters: String) async throws -> JSONValue {
         guard case .object(let object) = try JSONValue.parse(parameters) else { throw CocoaError(.coderInvalidValue) }
         return try await store.query(
-            project: project, try KeenQuery.parse("extraction", parameters: object, now: 2_000_000_000_000_000))
+            project: project, try KeenQuery.parse("extraction", parameters: object, now: 2_000_000_000_000_000),
+            budget: .unlimited)
     }
 
     /// Events stored under migration 9 (a table in arrival order beside a time index) keep their

@@ -3,6 +3,7 @@ import Clocks
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import Storage
 
@@ -13,12 +14,30 @@ import Storage
 package struct AnalyticsAPI: Sendable {
     package var store: any AnalyticsStore
     package var clock: any WallClock
-    /// The largest request body: the iOS client sends its whole queue (up to 10,000 events) at once.
-    package static let maximumBody = 32 * 1024 * 1024
+    /// The queries in progress, their turns and budgets (a service: it stops them at shutdown).
+    package let queries: AnalyticsQueries
+    package var limits: AnalyticsLimits { queries.limits }
+    let eventsPerKey: RateLimiter
+    let eventsPerClient: RateLimiter
+    let queriesPerKey: RateLimiter
+    let queriesPerClient: RateLimiter
+    let bodies: ByteAllowance
+    package var logger = Logger(label: "nohit.analytics")
 
-    package init(store: any AnalyticsStore, clock: any WallClock) {
+    package init(store: any AnalyticsStore, clock: any WallClock, queries: AnalyticsQueries = AnalyticsQueries()) {
         self.store = store
         self.clock = clock
+        self.queries = queries
+        let limits = queries.limits
+        func limiter(_ perMinute: Int) -> RateLimiter {
+            RateLimiter(perMinute: perMinute, burst: max(1, perMinute / 6))
+        }
+        eventsPerKey = limiter(limits.eventsPerMinutePerKey)
+        eventsPerClient = limiter(limits.eventsPerMinutePerClient)
+        queriesPerKey = RateLimiter(perMinute: limits.queriesPerMinutePerKey, burst: limits.queriesPerMinutePerKey)
+        queriesPerClient = RateLimiter(
+            perMinute: limits.queriesPerMinutePerClient, burst: limits.queriesPerMinutePerClient)
+        bodies = ByteAllowance(limits.bodyBytesInFlight)
     }
 
     static let cors: [(HTTPField.Name, String)] = [
@@ -45,22 +64,29 @@ package struct AnalyticsAPI: Sendable {
         project.post("events") { request, context in
             await handle {
                 let (id, key) = try await authorize(request, context, .writes)
-                return try await batch(request, project: id, key: key)
+                let client = try checkWriteRoom(key, context)
+                return try await withBody(request, upTo: limits.maximumBatchBytes) { body in
+                    try await batch(body, project: id, key: key, client: client)
+                }
             }
         }
         project.post("events/:collection") { request, context in
             await handle {
                 let (id, key) = try await authorize(request, context, .writes)
+                let client = try checkWriteRoom(key, context)
                 let collection = try context.parameters.require("collection")
-                let body = try await Self.body(request)
-                let event: JSONValue
-                do {
-                    event = try JSONValue.parse(body)
-                } catch {
-                    throw KeenError.invalidEvent("the body is not JSON: \(error)")
+                // Room for the largest event and its JSON's spacing.
+                return try await withBody(request, upTo: KeenEventRules.maximumEventBytes + 64 * 1024) { body in
+                    let event: JSONValue
+                    do {
+                        event = try JSONValue.parse(body)
+                    } catch {
+                        throw KeenError.invalidEvent("the body is not JSON: \(error)")
+                    }
+                    try takeWrites(1, key: key, client: client)
+                    try await single(event, size: body.count, collection: collection, project: id, key: key)
+                    return Self.response(.created, body: ["created": true])
                 }
-                try await single(event, size: body.count, collection: collection, project: id, key: key)
-                return Self.response(.created, body: ["created": true])
             }
         }
         project.get("events/:collection") { request, context in
@@ -70,6 +96,8 @@ package struct AnalyticsAPI: Sendable {
                 // An image beacon: the event in `data`, base64 of its JSON.
                 if let data = query.first(where: { $0.name == "data" })?.value {
                     let (id, key) = try await authorize(request, context, .writes)
+                    let client = try checkWriteRoom(key, context)
+                    try takeWrites(1, key: key, client: client)
                     // A `+` sent unescaped reads as a space.
                     let base64 = data.replacingOccurrences(of: " ", with: "+")
                     guard let decoded = Data(base64Encoded: base64) ?? Data(base64Encoded: Self.padded(base64)),
@@ -114,8 +142,10 @@ package struct AnalyticsAPI: Sendable {
                 let zone = try QueryZone.parse(parameters["timezone"])
                 let timeframe = try zone.resolve(parameters["timeframe"], now: now())
                 let filters = try KeenFilter.parseList(parameters["filters"])
-                _ = try await store.deleteEvents(
-                    project: id, collection: collection, timeframe: timeframe, filters: filters)
+                _ = try await queries.run { budget in
+                    try await store.deleteEvents(
+                        project: id, collection: collection, timeframe: timeframe, filters: filters, budget: budget)
+                }
                 return Self.response(.noContent, body: nil)
             }
         }
@@ -123,22 +153,26 @@ package struct AnalyticsAPI: Sendable {
             project.on("queries/:analysis", method: method) { request, context in
                 await handle {
                     let (id, key) = try await authorize(request, context, .queries)
+                    try takeQuery(key: key, context)
                     let analysis = try context.parameters.require("analysis")
                     var parameters = try KeenQuery.parameters(fromQuery: Self.query(request))
                     if request.method == .post {
-                        let body = try await Self.body(request)
-                        if !body.isEmpty {
+                        let object = try await withBody(request, upTo: Self.maximumQueryBody) { body -> JSONObject? in
+                            guard !body.isEmpty else { return nil }
                             guard case .object(let object)? = try? JSONValue.parse(body) else {
                                 throw KeenError.badParameter(
                                     "body", "a query's body is a JSON object of its parameters")
                             }
-                            for member in object.members { parameters[member.key] = member.value }
+                            return object
                         }
+                        for member in object?.members ?? [] { parameters[member.key] = member.value }
                     }
                     let query = try KeenQuery.parse(
                         analysis, parameters: parameters, now: now(),
                         keyFilters: try KeenFilter.parseList(key.queryFilters))
-                    let result = try await store.query(project: id, query)
+                    let result = try await queries.run { budget in
+                        try await store.query(project: id, query, budget: budget)
+                    }
                     if case .object(let object) = result, analysis == "funnel" {
                         return Self.response(.ok, body: .object(object))
                     }
@@ -154,7 +188,7 @@ package struct AnalyticsAPI: Sendable {
         project.post("keys") { request, context in
             await handle {
                 let (id, _) = try await authorize(request, context, .master)
-                let body = try Self.keyBody(try await Self.body(request))
+                let body = try Self.keyBody(try await withBody(request, upTo: Self.maximumQueryBody) { $0 })
                 let (secret, key) = try await store.createAccessKey(
                     project: id, name: body.name, isActive: body.isActive, permitted: body.permitted,
                     options: body.options, now: clock.now())
@@ -182,7 +216,7 @@ package struct AnalyticsAPI: Sendable {
             await handle {
                 let (id, _) = try await authorize(request, context, .master)
                 let secret = try context.parameters.require("key")
-                let body = try Self.keyBody(try await Self.body(request))
+                let body = try Self.keyBody(try await withBody(request, upTo: Self.maximumQueryBody) { $0 })
                 guard
                     let key = try await store.updateAccessKey(
                         project: id, secret: secret, name: body.name, isActive: body.isActive,
@@ -237,8 +271,7 @@ package struct AnalyticsAPI: Sendable {
 
     /// `POST /events`: each event checked alone; the answer lists every collection in the order
     /// sent, and in each an entry per event in its place (the iOS client matches them by index).
-    func batch(_ request: Request, project: String, key: AnalyticsKey) async throws -> Response {
-        let body = try await Self.body(request)
+    func batch(_ body: [UInt8], project: String, key: AnalyticsKey, client: String) async throws -> Response {
         let document: JSONValue
         do {
             document = try JSONValue.parse(body)
@@ -248,6 +281,19 @@ package struct AnalyticsAPI: Sendable {
         guard case .object(let collections) = document else {
             throw KeenError.invalidBatch("a batch is an object of collection names to lists of events")
         }
+        // Counted before any is checked: the batch's size bounds the work and the answer.
+        var total = 0
+        for (collection, value) in collections.members {
+            guard case .array(let events) = value else {
+                throw KeenError.invalidBatch("'\(collection)' must hold a list of events, not \(value.typeName)")
+            }
+            total += events.count
+        }
+        guard total <= limits.maximumBatchEvents else {
+            throw KeenError.tooLarge(
+                "a batch holds at most \(limits.maximumBatchEvents) events, not \(total); send them in several batches")
+        }
+        try takeWrites(total, key: key, client: client)
         let arrival = now()
         let checkSizes = body.count > KeenEventRules.maximumEventBytes
         var outcomes: [[Result<IncomingEvent, KeenError>]] = []
@@ -286,6 +332,9 @@ package struct AnalyticsAPI: Sendable {
             accepted.append((collection, good))
         }
         _ = try await store.record(project: project, batch: accepted.filter { !$0.events.isEmpty }, createdAt: arrival)
+        // Keen's clients read each failure's name; its words are kept within 64 KB in all (past
+        // it, empty), so a batch of many bad events is not answered with many times its size.
+        var words = 64 * 1024
         var answer = JSONObject()
         for ((collection, _), results) in zip(collections.members, outcomes) {
             answer[collection] = .array(
@@ -293,9 +342,11 @@ package struct AnalyticsAPI: Sendable {
                     switch result {
                     case .success: return ["success": true]
                     case .failure(let error):
+                        let description = words > 0 ? String(error.message.prefix(300)) : ""
+                        words -= description.utf8.count
                         return [
                             "success": false,
-                            "error": ["name": .string(error.code), "description": .string(error.message)],
+                            "error": ["name": .string(error.code), "description": .string(description)],
                         ]
                     }
                 })
@@ -406,13 +457,75 @@ package struct AnalyticsAPI: Sendable {
         }
     }
 
-    static func body(_ request: Request) async throws -> [UInt8] {
-        var request = request
-        do {
-            return Array(try await request.collectBody(upTo: maximumBody).readableBytesView)
-        } catch is NIOTooManyBytesError {
-            throw KeenError.tooLarge("the body is larger than \(maximumBody) bytes")
+    /// A query's or a key's body: parameters, not events.
+    static let maximumQueryBody = 1_048_576
+
+    /// Reads the body (at most `limit` bytes: 413 past it) within the bytes all requests may have
+    /// in flight at once (503 with Retry-After when they are taken), and hands it to `work`; its
+    /// bytes are given back when `work` is done with them.
+    func withBody<Value>(_ request: Request, upTo limit: Int, _ work: ([UInt8]) async throws -> Value)
+        async throws -> Value
+    {
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        if let declared, declared > limit {
+            throw KeenError.tooLarge("the body is larger than \(limit) bytes")
         }
+        let reserved = min(declared ?? limit, limit)
+        guard bodies.reserve(reserved) else {
+            throw KeenError(
+                status: 503, code: "ServiceUnavailableError",
+                "the server is reading as many request bodies as it takes; try again in a second")
+        }
+        defer { bodies.release(reserved) }
+        var request = request
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try await request.collectBody(upTo: limit).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw KeenError.tooLarge("the body is larger than \(limit) bytes")
+        }
+        return try await work(bytes)
+    }
+
+    // MARK: Limits
+
+    /// The client a request counts against, if its writes may go on (a key or client over its
+    /// rate is refused before its body is read).
+    func checkWriteRoom(_ key: AnalyticsKey, _ context: APIRequestContext) throws -> String {
+        let client = ConnectionGate.clientKey(context.remoteAddress)
+        let now = Date()
+        guard eventsPerKey.hasRoom(key.rateKey, now: now), eventsPerClient.hasRoom(client, now: now) else {
+            throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey)
+        }
+        return client
+    }
+
+    /// Takes `count` events from the key's and the client's allowances, or refuses them all.
+    func takeWrites(_ count: Int, key: AnalyticsKey, client: String) throws {
+        let now = Date()
+        if let wait = eventsPerClient.take(client, cost: Double(count), now: now) {
+            throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey, wait: wait)
+        }
+        if let wait = eventsPerKey.take(key.rateKey, cost: Double(count), now: now) {
+            throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey, wait: wait)
+        }
+    }
+
+    func takeQuery(key: AnalyticsKey, _ context: APIRequestContext) throws {
+        let now = Date()
+        let client = ConnectionGate.clientKey(context.remoteAddress)
+        if let wait = queriesPerClient.take(client, now: now) ?? queriesPerKey.take(key.rateKey, now: now) {
+            throw Self.overRate(
+                "queries", limits.queriesPerMinutePerClient, limits.queriesPerMinutePerKey, wait: wait)
+        }
+    }
+
+    static func overRate(_ what: String, _ perClient: Int, _ perKey: Int, wait: TimeInterval = 1) -> KeenError {
+        var error = KeenError.rateLimited(
+            "too many \(what): at most \(perClient) a minute from one client and \(perKey) a minute with one key; try again in \(Int(wait.rounded(.up))) s"
+        )
+        error.retryAfter = Int(min(60, max(1, wait.rounded(.up))))
+        return error
     }
 
     static func response(_ status: HTTPResponse.Status, body: JSONValue?) -> Response {
@@ -429,15 +542,21 @@ package struct AnalyticsAPI: Sendable {
         do {
             return try await body()
         } catch let error as KeenError {
-            return Self.response(HTTPResponse.Status(code: error.status), body: error.body)
+            var response = Self.response(HTTPResponse.Status(code: error.status), body: error.body)
+            if let wait = error.retryAfter { response.headers[.retryAfter] = "\(wait)" }
+            return response
         } catch let error as StoreError {
             return Self.response(.badRequest, body: KeenError(status: 400, code: "BadRequestError", "\(error)").body)
         } catch let error as any HTTPResponseError {
             return Self.response(
                 error.status, body: KeenError(status: error.status.code, code: "BadRequestError", "\(error)").body)
         } catch {
+            // Whatever failed (a database's error carries its SQL) is logged, not told.
+            logger.error("analytics request failed", metadata: ["error": "\(error)"])
             return Self.response(
-                .internalServerError, body: KeenError(status: 500, code: "InternalServerError", "\(error)").body)
+                .internalServerError,
+                body: KeenError(status: 500, code: "InternalServerError", "the server failed to answer; it is logged")
+                    .body)
         }
     }
 }
@@ -459,8 +578,8 @@ extension AnalyticsAPI {
             parameters["event_collection"] = .string(collection)
             parameters["timeframe"] = .string("this_\(days)_days")
             parameters["timezone"] = .string(timezone)
-            return try await store.query(
-                project: project, try KeenQuery.parse(analysis, parameters: parameters, now: now))
+            let query = try KeenQuery.parse(analysis, parameters: parameters, now: now)
+            return try await queries.run { budget in try await store.query(project: project, query, budget: budget) }
         }
         return .object(
             JSONObject([

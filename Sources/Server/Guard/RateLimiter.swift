@@ -17,6 +17,17 @@ package final class RateLimiter: Sendable {
 
     private let buckets = Mutex<[String: Bucket]>([:])
 
+    /// Whether `client` has a token now (without taking one): a request whose cost is known only
+    /// after its body is read is refused before reading it when this is false.
+    package func hasRoom(_ client: String, now: Date) -> Bool {
+        guard perMinute > 0 else { return true }
+        return buckets.withLock { buckets in
+            guard let bucket = buckets[client] else { return true }
+            let refill = max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60
+            return bucket.tokens + refill >= 1
+        }
+    }
+
     /// `perMinute` 0 lets everything through.
     package init(perMinute: Int, burst: Int, clients: Int = 100_000) {
         self.perMinute = Double(perMinute)
@@ -24,8 +35,10 @@ package final class RateLimiter: Sendable {
         self.clients = clients
     }
 
-    /// Takes one token for `client` at `now`: nil if it may go ahead, else the seconds until it may.
-    package func take(_ client: String, now: Date) -> TimeInterval? {
+    /// Takes `cost` tokens (one action, or a batch's events) for `client` at `now`: nil if it may go
+    /// ahead, else the seconds until it may. A cost above the burst goes ahead on a full bucket and
+    /// leaves it owing (a batch larger than a burst is not refused for ever).
+    package func take(_ client: String, cost: Double = 1, now: Date) -> TimeInterval? {
         guard perMinute > 0 else { return nil }
         return buckets.withLock { buckets in
             if buckets.count >= clients {
@@ -40,8 +53,9 @@ package final class RateLimiter: Sendable {
             bucket.tokens = min(burst, bucket.tokens + refill)
             bucket.updated = now
             defer { buckets[client] = bucket }
-            guard bucket.tokens >= 1 else { return (1 - bucket.tokens) * 60 / perMinute }
-            bucket.tokens -= 1
+            let needed = min(cost, burst)
+            guard bucket.tokens >= needed else { return (needed - bucket.tokens) * 60 / perMinute }
+            bucket.tokens -= cost
             return nil
         }
     }

@@ -51,6 +51,10 @@ package struct AnalyticsKey: Sendable, Hashable {
         }
     }
 
+    /// What a key's rate limits count against: the key itself (its hint, kind and name within its
+    /// project; the key's secret is not kept).
+    package var rateKey: String { "\(project)/\(kind.rawValue)/\(hint)/\(name)" }
+
     /// Filters an access key adds to every query it makes (`options.queries.filters`).
     package var queryFilters: JSONValue? { options["queries"]?["filters"] }
     /// Properties an access key writes into every event (`options.writes.autofill`).
@@ -136,11 +140,14 @@ package protocol AnalyticsStore: Sendable {
     /// a repeat of a uniqueness token within 31 days, dropped).
     func record(project: String, batch: [(collection: String, events: [IncomingEvent])], createdAt: Int64)
         async throws -> [[Bool]]
-    func query(project: String, _ query: KeenQuery) async throws -> JSONValue
+    /// Runs `query` within `budget` (time, memory, cancellation: the engine stops itself), on
+    /// readers of its own, never the ones the service's own reads need.
+    func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue
     func schema(project: String) async throws -> [CollectionSchema]
     /// Deletes the events of `collection` in `timeframe` that pass `filters`; how many.
-    func deleteEvents(project: String, collection: String, timeframe: Timeframe?, filters: [KeenFilter])
-        async throws -> Int
+    func deleteEvents(
+        project: String, collection: String, timeframe: Timeframe?, filters: [KeenFilter], budget: QueryBudget
+    ) async throws -> Int
     /// Bytes the analytics tables take (for the benchmark), when the store can tell.
     func analyticsBytes() async throws -> Int?
 }

@@ -373,10 +373,10 @@ extension PostgresStore: AnalyticsStore {
 
     // MARK: Queries
 
-    package func query(project: String, _ query: KeenQuery) async throws -> JSONValue {
+    package func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
         guard let state = try await currentProject(project) else { throw KeenError.notFound("no project \(project)") }
         let source = PostgresEventSource(client: client, logger: logger, state: state)
-        return try await BlockingBridge.onThread { try QueryEngine.run(query, on: source) }
+        return try await BlockingBridge.onThread { try QueryEngine.run(query, on: source, budget: budget) }
     }
 
     package func schema(project: String) async throws -> [CollectionSchema] {
@@ -391,14 +391,15 @@ extension PostgresStore: AnalyticsStore {
     }
 
     package func deleteEvents(
-        project: String, collection: String, timeframe: Timeframe?, filters: [KeenFilter]
+        project: String, collection: String, timeframe: Timeframe?, filters: [KeenFilter], budget: QueryBudget
     ) async throws -> Int {
         guard let state = try await currentProject(project), let collectionID = state.collections[collection] else {
             return 0
         }
         let source = PostgresEventSource(client: client, logger: logger, state: state)
         let rows = try await BlockingBridge.onThread {
-            try QueryEngine.matchingRows(collection: collection, timeframe: timeframe, filters: filters, on: source)
+            try QueryEngine.matchingRows(
+                collection: collection, timeframe: timeframe, filters: filters, on: source, budget: budget)
         }
         var deleted = 0
         for start in stride(from: 0, to: rows.count, by: 10_000) {

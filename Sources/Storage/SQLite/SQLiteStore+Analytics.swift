@@ -413,13 +413,13 @@ extension SQLiteStore: AnalyticsStore {
         }
     }
 
-    package func query(project: String, _ query: KeenQuery) async throws -> JSONValue {
+    package func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
         let cache = analytics
-        return try await database.read { db in
+        return try await analyticsReader.read { db in
             guard let state = try Self.projectState(db, project, cache: cache) else {
                 throw KeenError.notFound("no project \(project)")
             }
-            return try QueryEngine.run(query, on: SQLiteEventSource(db: db, state: state))
+            return try QueryEngine.run(query, on: SQLiteEventSource(db: db, state: state), budget: budget)
         }
     }
 
@@ -437,7 +437,7 @@ extension SQLiteStore: AnalyticsStore {
     }
 
     package func deleteEvents(
-        project: String, collection: String, timeframe: Timeframe?, filters: [KeenFilter]
+        project: String, collection: String, timeframe: Timeframe?, filters: [KeenFilter], budget: QueryBudget
     ) async throws -> Int {
         let cache = analytics
         return try await database.write { db in
@@ -446,7 +446,7 @@ extension SQLiteStore: AnalyticsStore {
             else { return 0 }
             let rows = try QueryEngine.matchingRows(
                 collection: collection, timeframe: timeframe, filters: filters,
-                on: SQLiteEventSource(db: db, state: state))
+                on: SQLiteEventSource(db: db, state: state), budget: budget)
             let delete = try DirectStatement(
                 db, sql: "DELETE FROM analytics_events WHERE collection_id = ? AND ts_us = ? AND id = ?")
             for row in rows {

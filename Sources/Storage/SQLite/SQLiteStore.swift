@@ -6,6 +6,9 @@ import GRDB
 /// works. Writes that belong together (a moment and all its deliveries) are one transaction.
 package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, OutboxStore {
     let database: any DatabaseWriter
+    /// Where analytics queries read: connections of their own (a read-only pool on the same file),
+    /// so a slow query never holds a reader the service's own reads (devices, the outbox) wait for.
+    let analyticsReader: any DatabaseReader
     /// Whether the database keeps a write-ahead log (a file; not the in-memory one of tests).
     let keepsWAL: Bool
     /// Seals the secrets kept for sending (webhook and Web Push auth secrets).
@@ -64,6 +67,12 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         database = pool
         keepsWAL = true
         try Self.migrator.migrate(pool)
+        var readOnly = configuration
+        readOnly.readonly = true
+        // Two: the API lets one query run per core but one (`AnalyticsQueries`), and a schema or
+        // key read beside it.
+        readOnly.maximumReaderCount = 2
+        analyticsReader = try DatabasePool(path: path, configuration: readOnly)
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         }
@@ -74,6 +83,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     package init(inMemory: Void, secrets: SecretBox = .ephemeral()) throws {
         let queue = try DatabaseQueue()
         database = queue
+        analyticsReader = queue
         keepsWAL = false
         self.secrets = secrets
         try Self.migrator.migrate(queue)
