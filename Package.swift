@@ -14,6 +14,7 @@ let package = Package(
         .package(path: "SDK"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
@@ -32,8 +33,13 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
-        // Pure game engine: plays, game state, bids, what a source says about a game. Foundation only.
-        .target(name: "Baseball"),
+        // Pure game engine: plays, game state, bids, what a source says about a game, the clubs by
+        // season (Retrosheet's franchise history and MLB's ids, as data). Foundation only.
+        .target(
+            name: "Baseball",
+            resources: [
+                .copy("Teams/CurrentNames.csv"), .copy("Teams/Changes.csv"), .copy("Teams/MLBClubs.csv"),
+            ]),
         // Wall-clock time, injected wherever code waits or reads the time (replays, tests).
         .target(name: "Clocks"),
         // Retrosheet event, team and roster files → plays and games; a past day's schedule.
@@ -50,6 +56,7 @@ let package = Package(
         .target(
             name: "Delivery",
             dependencies: [
+                "Baseball",
                 "Alerts", "Clocks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -60,13 +67,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // `nohit fake-apns`: a local APNs and Web Push provider for tests, benchmarks and the demo.
         .target(
             name: "FakeProviders",
             dependencies: [
+                "Alerts", .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 "Delivery",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -101,6 +109,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
                 "Alerts", "Analytics", "Baseball", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -134,9 +143,10 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Alerts", "Analytics", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "StatsAPI",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "Alerts", "Analytics", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet",
                 "Storage",
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -154,12 +164,12 @@ let package = Package(
         .executableTarget(
             name: "nohit",
             dependencies: [
+                "Analytics",
                 "Server",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 "Alerts",
                 "Clocks",
                 "Baseball",
@@ -186,7 +196,6 @@ let package = Package(
                 "Clocks",
                 "FakeStatsAPI",
                 "StatsAPI",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 "CAllocator",
                 "FakeProviders",
                 "Baseball",
@@ -215,6 +224,7 @@ let package = Package(
         .testTarget(
             name: "DeliveryTests",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
                 "Delivery", "Alerts", "Clocks", "FakeProviders", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -234,12 +244,14 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
+                "Analytics",
                 "Storage", "Alerts", "Baseball", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "PipelineTests",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
                 "Pipeline", "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "FakeProviders", "Retrosheet",
                 "Storage", "TestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -251,6 +263,9 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 "Server", "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "StatsAPI",
                 "Storage",
                 "TestSupport",
@@ -265,6 +280,7 @@ let package = Package(
         .testTarget(
             name: "NoHitCLITests",
             dependencies: [
+                "Delivery", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "nohit", "Alerts", "Baseball", "Clocks", "FakeProviders", "FakeStatsAPI", "Pipeline", "Retrosheet",
                 "Storage",
                 "TestSupport",

@@ -119,15 +119,14 @@ package enum MessageText {
     /// Alerts must fit an APNs payload (4096 bytes) with room for the rest of the JSON.
     package static let maximumTextBytes = 3000
 
-    /// The alert for `moment`; `teamNames` are the device's own names for teams (by code).
+    /// The alert for `moment`; `teamNames` are the device's own names for teams (by franchise).
     package static func render(
         _ moment: Moment, game: GameInfo, jinxSafe: Bool = false, teamNames: [String: String] = [:],
         strings: MessageStrings = .english
     ) -> AlertMessage {
         var game = game
         for side in Side.allCases {
-            let code = game.team(side).code
-            guard let name = teamNames[code] else { continue }
+            guard let name = teamNames[game.team(side).club.franchise] else { continue }
             if side == .away { game.away.nickname = name } else { game.home.nickname = name }
         }
         if moment.kind.isScore { return renderScore(moment, game: game, strings: strings) }
@@ -142,15 +141,15 @@ package enum MessageText {
         let half = moment.battingSide == .away ? strings.top : strings.bottom
         let situation: String
         if moment.outsInInning >= 3 {
-            situation = fill(strings.endOf, ["half": half, "inning": ordinal(moment.inning)])
+            situation = fill(strings.endOf, ["half": half, "inning": Words.ordinal(moment.inning)])
         } else {
             situation = fill(
-                strings.outsIn[moment.outsInInning] ?? "", ["half": half, "inning": ordinal(moment.inning)])
+                strings.outsIn[moment.outsInInning] ?? "", ["half": half, "inning": Words.ordinal(moment.inning)])
         }
         let score = fill(
             strings.score,
             [
-                "away": game.away.code, "awayRuns": "\(moment.score.away)", "home": game.home.code,
+                "away": game.away.abbreviation, "awayRuns": "\(moment.score.away)", "home": game.home.abbreviation,
                 "homeRuns": "\(moment.score.home)",
             ])
         var values: [String: String] = [
@@ -199,8 +198,8 @@ package enum MessageText {
         let half = moment.battingSide == .away ? strings.top : strings.bottom
         let situation =
             moment.outsInInning >= 3
-            ? fill(strings.endOf, ["half": half, "inning": ordinal(moment.inning)])
-            : fill(strings.outsIn[moment.outsInInning] ?? "", ["half": half, "inning": ordinal(moment.inning)])
+            ? fill(strings.endOf, ["half": half, "inning": Words.ordinal(moment.inning)])
+            : fill(strings.outsIn[moment.outsInInning] ?? "", ["half": half, "inning": Words.ordinal(moment.inning)])
         let values: [String: String] = [
             "away": game.away.nickname, "home": game.home.nickname, "leader": leader, "trailer": trailer,
             "leaderRuns": "\(max(score.away, score.home))", "trailerRuns": "\(min(score.away, score.home))",
@@ -265,18 +264,6 @@ package enum MessageText {
             rest = rest[rest.index(after: close)...]
         }
         return result + rest
-    }
-
-    package static func ordinal(_ number: Int) -> String {
-        let suffix: String
-        switch (number % 10, number % 100) {
-        case (_, 11...13): suffix = "th"
-        case (1, _): suffix = "st"
-        case (2, _): suffix = "nd"
-        case (3, _): suffix = "rd"
-        default: suffix = "th"
-        }
-        return "\(number)\(suffix)"
     }
 
     /// Cuts `text` to at most `bytes` UTF-8 bytes on a character boundary, with an ellipsis.

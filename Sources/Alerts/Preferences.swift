@@ -136,12 +136,12 @@ package struct Preferences: Sendable, Hashable, Codable {
         }
         var clubs: [String] = []
         for team in favouriteTeams {
-            guard let club = MLBTeam.code(team) else {
+            guard let club = TeamDirectory.current(team) else {
                 throw PreferencesError(
                     field: "favourite_teams",
                     reason: "'\(team)' is not an MLB club's code (MLB's, as NYY, or Retrosheet's, as NYA; upper case)")
             }
-            clubs.append(club.retrosheet)
+            clubs.append(club.franchise)
         }
         guard (0...180).contains(spoilerDelaySeconds) else {
             throw PreferencesError(
@@ -178,12 +178,12 @@ package struct Preferences: Sendable, Hashable, Codable {
         var names: [String: String] = [:]
         for (team, name) in teamNames {
             let (club, trimmed) = try Self.checkTeamName(team: team, name: name)
-            names[club.retrosheet] = trimmed
+            names[club.franchise] = trimmed
         }
         var normalised = self
         // Quiet from a time until the same time is no quiet time at all.
         if let quiet = quietHours, quiet.start == quiet.end { normalised.quietHours = nil }
-        // A game's team code is Retrosheet's: the favourites are kept in that form.
+        // Favourites are franchises (Retrosheet's ids of today: a game's club names its franchise).
         normalised.favouriteTeams = Array(Set(clubs)).sorted()
         normalised.teamNames = names
         normalised.deals = Array(Set(deals)).sorted()
@@ -194,9 +194,9 @@ package struct Preferences: Sendable, Hashable, Codable {
     /// of 1 to 40 characters (Unicode code points, as JSON Schema counts) with no control character
     /// and not only spaces; the club and the name without its outer spaces.
     package static func checkTeamName(team: String, name: String) throws(PreferencesError) -> (
-        club: MLBTeam, name: String
+        club: Club, name: String
     ) {
-        guard let club = MLBTeam.code(team) else {
+        guard let club = TeamDirectory.current(team) else {
             throw PreferencesError(
                 field: "team_names", reason: "'\(team)' is not an MLB club's code (such as NYY or NYA)")
         }

@@ -213,7 +213,7 @@ package struct DealBook: Sendable {
             guard let side, let target = comparison.threshold, target > 0,
                 let mark = game.tally.play(batting: side, reachingRuns: target)
             else { return nil }
-            let inning = "in the \(MessageText.ordinal(mark.inning))"
+            let inning = "in the \(Words.ordinal(mark.inning))"
             let batter = game.name(mark.player)
             switch mark.eventType {
             case .single, .double, .triple, .homeRun, .walk, .intentionalWalk, .hitByPitch, .error, .fieldersChoice,
@@ -250,7 +250,7 @@ package struct DealBook: Sendable {
 
     static func describe(_ event: DealEvent, _ mark: GameTally.Mark, number: Int, _ game: DealGame) -> String {
         let who = game.name(mark.player)
-        let inning = "in the \(MessageText.ordinal(mark.inning))"
+        let inning = "in the \(Words.ordinal(mark.inning))"
         switch event {
         case .stolenBase:
             return number == 1 ? "\(who) stole a base \(inning)" : "steal number \(number): \(who) \(inning)"

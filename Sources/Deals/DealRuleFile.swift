@@ -216,9 +216,11 @@ package enum DealRuleFile {
             try only(["mlb", "retro", "name"], in: object, at: "team")
             let mlb = try integer(object["mlb"], at: "team.mlb")
             let retro = try string(object, "retro", at: "team")!
-            guard let club = MLBTeam.id(mlb) else { throw error("team.mlb \(mlb) is not an MLB club's id") }
-            guard club.retrosheet == retro else {
-                throw error("team: MLB id \(mlb) is \(club.retrosheet) in Retrosheet's codes, not \(retro)")
+            guard let club = TeamDirectory.current.first(where: { $0.mlbID == mlb }) else {
+                throw error("team.mlb \(mlb) is not an MLB club's id")
+            }
+            guard club.franchise == retro || club.retrosheet == retro else {
+                throw error("team: MLB id \(mlb) is \(club.franchise) in Retrosheet's codes, not \(retro)")
             }
             return DealRule.Team(
                 mlb: mlb, retro: retro, name: try string(object, "name", at: "team", optional: true) ?? club.name)

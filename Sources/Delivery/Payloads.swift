@@ -9,18 +9,7 @@ package enum Payloads {
 
     /// The moment's facts, for apps and webhooks to act on.
     static func momentObject(_ moment: Moment, game: GameInfo) -> [String: Any] {
-        var object: [String: Any] = [
-            "id": moment.id, "game_id": moment.gameID, "kind": moment.kind.rawValue, "outs": moment.outs,
-            "innings": moment.outs / 3, "inning": moment.inning,
-            "half": moment.battingSide == .away ? "top" : "bottom", "outs_in_inning": moment.outsInInning,
-            "pitching_team": game.team(moment.pitchingSide).code,
-            "batting_team": game.team(moment.pitchingSide.opponent).code,
-            "score": ["away": moment.score.away, "home": moment.score.home],
-            "perfect": moment.perfect, "pitchers": moment.pitchers.map { game.name(of: $0) },
-        ]
-        if let reason = moment.reason { object["reason"] = reason.rawValue }
-        if let batter = moment.batter { object["batter"] = game.name(of: batter) }
-        return object
+        MomentView(moment, game: game).object
     }
 
     static func json(_ object: [String: Any]) -> Data {
@@ -50,8 +39,8 @@ package enum Payloads {
             "innings": moment.outs / 3, "perfect": moment.perfect,
             "pitchers": moment.pitchers.map { game.name(of: $0) },
             "score": ["away": moment.score.away, "home": moment.score.home],
-            "pitching_team": game.team(moment.pitchingSide).code,
-            "batting_team": game.team(moment.pitchingSide.opponent).code,
+            "pitching_team": game.team(moment.pitchingSide).abbreviation,
+            "batting_team": game.team(moment.pitchingSide.opponent).abbreviation,
         ]
         var aps: [String: Any] = [
             "timestamp": Int(time.timeIntervalSince1970), "event": moment.kind.bidStillAlive ? "update" : "end",

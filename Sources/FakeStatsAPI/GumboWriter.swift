@@ -46,7 +46,7 @@ package enum GumboWriter {
     /// (`CHA202008250` → 202008251450).
     package static func gamePk(_ game: ReplayGame) -> Int {
         let id = game.record.id
-        let club = MLBTeam.retrosheet(String(id.prefix(3)))?.id ?? 0
+        let club = game.info.home.club.mlbID ?? 0
         let date = Int(id.dropFirst(3).prefix(8)) ?? 0
         let number = Int(id.suffix(1)) ?? 0
         return (date * 1000 + club) * 10 + number
@@ -152,10 +152,9 @@ package enum GumboWriter {
     }
 
     static func team(_ team: GameInfo.Team) -> Team {
-        let club = MLBTeam.retrosheet(team.code)
-        return Team(
-            id: club?.id ?? 0, name: team.name, abbreviation: club?.abbreviation ?? team.code, teamName: team.nickname,
-            locationName: nil)
+        Team(
+            id: team.club.mlbID ?? 0, name: team.name, abbreviation: team.abbreviation, teamName: team.nickname,
+            locationName: team.club.location)
     }
 
     static func gameData(_ game: ReplayGame, status: FeedStatus, people: People) -> GameData {

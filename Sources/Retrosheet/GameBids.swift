@@ -48,6 +48,14 @@ package struct GameBids: Sendable {
         return record.map { game.text($0.name) } ?? "\(player)"
     }
 
+    /// The club of `side` as it was that day; `teams` (the season's `TEAMyyyy` file) names a club
+    /// the team directory does not know.
+    package func club(_ side: Side, teams: [String: TeamRecord] = [:]) -> Club {
+        let code = team(side)
+        return TeamDirectory.club(
+            code, on: date, teamFile: teams[code].map { ($0.league, $0.city, $0.nickname) })
+    }
+
     /// The team code of `side`.
     package func team(_ side: Side) -> String {
         (side == .away ? game.visitingTeam : game.homeTeam) ?? "?"

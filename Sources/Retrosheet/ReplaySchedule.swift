@@ -78,10 +78,15 @@ package enum ReplaySchedule {
     package static func schedule(
         _ record: GameRecord, updates: [GameUpdate], teams: [String: TeamRecord], year: Int, month: Int, day: Int
     ) -> ReplayGame {
-        let home = record.homeTeam ?? "?"
-        let away = record.visitingTeam ?? "?"
+        let date = String(format: "%04d-%02d-%02d", year, month, day)
+        func team(_ code: String) -> GameInfo.Team {
+            GameInfo.Team(
+                club: TeamDirectory.club(
+                    code, on: date, teamFile: teams[code].map { ($0.league, $0.city, $0.nickname) }))
+        }
+        let (away, home) = (team(record.visitingTeam ?? "?"), team(record.homeTeam ?? "?"))
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: timeZoneIdentifier(ofHome: home)) ?? .gmt
+        calendar.timeZone = TimeZone(identifier: home.club.timeZone) ?? .gmt
         let (hour, minute) = startTime(record.info("starttime"))
         let start =
             calendar.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))
@@ -94,13 +99,7 @@ package enum ReplaySchedule {
         for lineup in record.starters + record.substitutions {
             players["\(lineup.appearance.player)"] = record.text(lineup.name)
         }
-        func team(_ code: String) -> GameInfo.Team {
-            teams[code].map { GameInfo.Team(code: code, name: $0.name, nickname: $0.nickname) }
-                ?? GameInfo.Team(code: code, name: code, nickname: code)
-        }
-        var info = GameInfo(
-            id: record.id, date: String(format: "%04d-%02d-%02d", year, month, day), away: team(away), home: team(home),
-            players: players)
+        var info = GameInfo(id: record.id, date: date, away: away, home: home, players: players)
         info.gameType = record.gameType
         info.completedOn = record.completionDate
         return ReplayGame(record: record, info: info, start: start, end: end, updates: timed)
@@ -114,18 +113,6 @@ package enum ReplaySchedule {
         if text.hasSuffix("PM") && hour < 12 { hour += 12 }
         if text.hasSuffix("AM") && hour == 12 { hour = 0 }
         return (hour, minute)
-    }
-
-    /// The ballpark's time zone, by home team (Retrosheet codes).
-    package static func timeZoneIdentifier(ofHome team: String) -> String {
-        switch team {
-        case "ANA", "LAN", "SDN", "SFN", "OAK", "SEA": "America/Los_Angeles"
-        case "ARI": "America/Phoenix"
-        case "COL": "America/Denver"
-        case "CHA", "CHN", "MIL", "MIN", "KCA", "SLN", "HOU", "TEX": "America/Chicago"
-        case "TOR": "America/Toronto"
-        default: "America/New_York"
-        }
     }
 
     /// Team names from the `TEAMyyyy` file beside the event files.

@@ -14,6 +14,9 @@ package struct SideSummary: Sendable, Hashable, Codable {
         package var pitcherName: String
         /// The event as written in the file, e.g. `S8/G`.
         package var event: String
+        /// The play in words: "Eric Sogard singles to center field off Kenta Maeda with nobody out
+        /// in the top of the 9th".
+        package var words: String
     }
 
     package var gameID: String
@@ -21,8 +24,12 @@ package struct SideSummary: Sendable, Hashable, Codable {
     package var date: String
     package var homeTeam: String
     package var awayTeam: String
+    /// Retrosheet's codes of the clubs (`CHA`), as the ground-truth tables write them.
     package var pitchingTeam: String
     package var battingTeam: String
+    /// The clubs as they were that day: what a fan reads.
+    package var pitchingClub: Club
+    package var battingClub: Club
     package var pitchingSide: Side
     /// The last inning played.
     package var maxInning: Int
@@ -53,25 +60,29 @@ package struct SideSummary: Sendable, Hashable, Codable {
     package var combined: Bool { bidPitchers.count > 1 }
 
     /// Both sides of a replayed game, visitors' pitching first.
-    package static func sides(of bids: GameBids) -> [SideSummary] {
-        [Side.away, .home].map { summary(of: bids, pitchingSide: $0) }
+    /// `teams` is the season's `TEAMyyyy` file, for a club the team directory does not know.
+    package static func sides(of bids: GameBids, teams: [String: TeamRecord] = [:]) -> [SideSummary] {
+        let clubs = PerSide(away: bids.club(.away, teams: teams), home: bids.club(.home, teams: teams))
+        return [Side.away, .home].map { summary(of: bids, pitchingSide: $0, clubs: clubs) }
     }
 
-    static func summary(of bids: GameBids, pitchingSide side: Side) -> SideSummary {
+    static func summary(of bids: GameBids, pitchingSide side: Side, clubs: PerSide<Club>) -> SideSummary {
         let bid = bids.tracker[side]
         let line = bids.final.pitching(side)
         func play(_ mark: BidPlay) -> Play {
             Play(
                 inning: mark.inning, outs: mark.outsInInning, batter: "\(mark.batter)",
                 batterName: bids.name(of: mark.batter), pitcher: "\(mark.pitcher)",
-                pitcherName: bids.name(of: mark.pitcher), event: bids.eventText(ofPlay: mark.playNumber))
+                pitcherName: bids.name(of: mark.pitcher), event: bids.eventText(ofPlay: mark.playNumber),
+                words: PlayDescription.bidPlay(mark, name: bids.name(of:)))
         }
         var reason: UnofficialReason?
         if case .notOfficial(let why) = bid.status { reason = why }
         let official = bid.status == .official
         return SideSummary(
             gameID: bids.game.id, date: bids.date, homeTeam: bids.team(.home), awayTeam: bids.team(.away),
-            pitchingTeam: bids.team(side), battingTeam: bids.team(side.opponent), pitchingSide: side,
+            pitchingTeam: bids.team(side), battingTeam: bids.team(side.opponent), pitchingClub: clubs[side],
+            battingClub: clubs[side.opponent], pitchingSide: side,
             maxInning: bids.lastInning, outs: line.outs, hitsAllowed: line.hits,
             outsBeforeFirstHit: bid.firstHit?.outsBefore ?? line.outs, battersReachedWhileHitless: bid.battersReached,
             firstHit: bid.firstHit.map(play),
@@ -83,28 +94,16 @@ package struct SideSummary: Sendable, Hashable, Codable {
             finalHome: bids.final.score.home)
     }
 
-    /// How the bid ended, in words: "broken up by a single (S8/G) from harrj002 off verlj001 with
-    /// 1 out in the 9th".
+    /// How the bid ended, in words: "perfect game", "no-hitter", "broken up: Eric Sogard singles to
+    /// center field off Kenta Maeda with nobody out in the top of the 9th", "hitless, not official:
+    /// rain after 5 innings".
     package var ending: String {
         if official { return perfect ? "perfect game" : combined ? "combined no-hitter" : "no-hitter" }
         if let hit = firstHit {
             let extra = unofficialReason == .brokenInExtraInnings ? " (hitless through 9, not official)" : ""
-            return
-                "broken up by \(hit.event) from \(hit.batterName) off \(hit.pitcherName) with \(hit.outs) out\(hit.outs == 1 ? "" : "s") in the \(Self.ordinal(hit.inning))\(extra)"
+            return "broken up: \(hit.words)\(extra)"
         }
         return "hitless, not official: \(unofficialReason?.rawValue ?? "game not over")"
-    }
-
-    static func ordinal(_ number: Int) -> String {
-        let suffix: String
-        switch (number % 10, number % 100) {
-        case (_, 11...13): suffix = "th"
-        case (1, _): suffix = "st"
-        case (2, _): suffix = "nd"
-        case (3, _): suffix = "rd"
-        default: suffix = "th"
-        }
-        return "\(number)\(suffix)"
     }
 }
 
@@ -125,9 +124,15 @@ package enum SeasonBids {
                 } catch {
                     return ([], [error])
                 }
+                var teams: [String: TeamRecord]?
                 reader.forEachGame { result in
                     do throws(RetrosheetError) {
-                        sides += SideSummary.sides(of: try GameBids.replay(try result.get()))
+                        let game = try result.get()
+                        if teams == nil {
+                            let year = Int((game.date ?? "").prefix(4)) ?? 0
+                            teams = ReplaySchedule.teamTable(near: [file], year: year)
+                        }
+                        sides += SideSummary.sides(of: try GameBids.replay(game), teams: teams ?? [:])
                     } catch {
                         problems.append(error)
                     }

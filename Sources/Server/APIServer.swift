@@ -111,6 +111,9 @@ package struct APIServer: Sendable {
                 vapidPublicKey: vapidPublicKey, seasons: seasons.available(), attemptOuts: attemptOuts)
             configuration.source = source
             configuration.analytics = webAnalytics
+            configuration.teams = TeamDirectory.clubs(on: Self.day(clock.now())).map {
+                ClientConfiguration.Club(abbreviation: $0.abbreviation, code: $0.franchise, name: $0.name)
+            }
             return try Self.json(configuration)
         }
         api.get("games") { _, _ in
@@ -157,7 +160,9 @@ package struct APIServer: Sendable {
         api.get("devices/:id/widget") { request, context in
             let device = try await authorized(request, context: context)
             // The device's favourite teams (every game when it has none).
-            let teams = device.preferences.favouriteTeams.compactMap { MLBTeam.code($0.uppercased())?.retrosheet }
+            let teams = device.preferences.favouriteTeams.compactMap {
+                TeamDirectory.current($0.uppercased())?.franchise
+            }
             return Self.widget(widget.response(teams: Array(Set(teams)).sorted(), isPrivate: true), request: request)
         }
         api.get("attempts") { _, _ in
@@ -547,6 +552,12 @@ package struct APIServer: Sendable {
             throw Self.error(.badRequest, "season '\(text)' is not a year 1871-2100")
         }
         return season
+    }
+
+    /// `yyyy-mm-dd` of `date` in UTC.
+    static func day(_ date: Date) -> String {
+        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> HTTPError {

@@ -9,11 +9,14 @@ import Synchronization
 /// pitching side's no-hit bid.
 package struct GameSnapshot: Sendable, Hashable, Codable {
     package struct Team: Sendable, Hashable, Codable {
-        /// Retrosheet's code: the id (`CHA`).
-        package var code: String
         /// MLB's abbreviation, what a fan reads (`CWS`); the code for a club MLB does not list.
         package var abbreviation: String
+        /// The franchise (Retrosheet's id of today): what favourite teams name.
+        package var franchise: String
+        /// "Chicago White Sox".
         package var name: String
+        /// "White Sox".
+        package var nickname: String
         package var runs: Int
         package var hits: Int
         package var errors: Int
@@ -48,7 +51,9 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     }
 
     package struct Bid: Sendable, Hashable, Codable {
-        /// The team in the field.
+        /// The side in the field: `home` or `away`.
+        package var side: String
+        /// The team in the field, as a fan reads it (`CWS`).
         package var team: String
         package var pitchers: [String]
         package var currentPitcher: String
@@ -64,8 +69,8 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         package var brokenUpBy: BrokenUp?
     }
 
-    /// The hit that broke up a bid, and its words: "Eric Sogard singles off Kenta Maeda with
-    /// nobody out in the 9th".
+    /// The hit that broke up a bid, and its words: "Eric Sogard singles to center field off Kenta
+    /// Maeda with nobody out in the top of the 9th".
     package struct BrokenUp: Sendable, Hashable, Codable {
         package var batter: String
         package var pitcher: String
@@ -206,13 +211,6 @@ package final class LiveBoard: Sendable {
     /// Changes recorded so far: what a cache of the board's views compares.
     package var version: UInt64 { games.withLock { $0.version } }
 
-    /// Records a game as it stands after `change` and returns its snapshot, or nil for a game
-    /// not yet scheduled (no teams to show).
-    @discardableResult
-    package func apply(_ change: GameChange) -> GameSnapshot? {
-        record(change)?.snapshot
-    }
-
     /// Records a game as it stands after `change`: its snapshot, and its score line when that
     /// changed (or is new).
     @discardableResult
@@ -233,7 +231,6 @@ package final class LiveBoard: Sendable {
     static func snapshot(_ game: GameFollower, at time: Date) -> GameSnapshot {
         let info = game.info
         func bid(_ bid: NoHitBid) -> GameSnapshot.Bid {
-            let team = bid.pitchingSide == .home ? info.home.code : info.away.code
             let status: String
             switch bid.status {
             case .alive: status = "alive"
@@ -242,17 +239,14 @@ package final class LiveBoard: Sendable {
             case .notOfficial: status = "not-official"
             }
             let brokenUp = bid.firstHit.map { hit -> GameSnapshot.BrokenUp in
-                let kind = ["single", "double", "triple", "home run"][max(0, min(3, hit.eventType.hitValue - 1))]
-                let verb = ["singles", "doubles", "triples", "homers"][max(0, min(3, hit.eventType.hitValue - 1))]
-                let outs = hit.outsInInning == 0 ? "nobody out" : hit.outsInInning == 1 ? "one out" : "two outs"
-                let batter = info.name(of: hit.batter)
-                let pitcher = info.name(of: hit.pitcher)
-                return .init(
-                    batter: batter, pitcher: pitcher, hit: kind, inning: hit.inning, outs: hit.outsInInning,
-                    text: "\(batter) \(verb) off \(pitcher) with \(outs) in the \(MessageText.ordinal(hit.inning))")
+                .init(
+                    batter: info.name(of: hit.batter), pitcher: info.name(of: hit.pitcher),
+                    hit: Words.hit(hit.eventType) ?? "hit", inning: hit.inning, outs: hit.outsInInning,
+                    text: PlayDescription.bidPlay(hit, name: info.name(of:)))
             }
             return .init(
-                team: team, pitchers: bid.pitchers.map(info.name(of:)),
+                side: bid.pitchingSide == .home ? "home" : "away", team: info.team(bid.pitchingSide).abbreviation,
+                pitchers: bid.pitchers.map(info.name(of:)),
                 currentPitcher: info.name(of: bid.currentPitcher),
                 outs: bid.outs, innings: bid.hitlessInnings, hitless: bid.isHitless,
                 perfect: bid.isHitless && bid.isPerfect,
@@ -272,10 +266,10 @@ package final class LiveBoard: Sendable {
         let bids = game.bids.map { [bid($0.home), bid($0.away)] } ?? []
         let final = game.isFinal
         func team(_ side: Side) -> GameSnapshot.Team {
-            let code = side == .home ? info.home.code : info.away.code
+            let club = info.team(side).club
             return GameSnapshot.Team(
-                code: code, abbreviation: MLBTeam.retrosheet(code)?.abbreviation ?? code,
-                name: side == .home ? info.home.name : info.away.name, runs: state?.score[side] ?? 0,
+                abbreviation: club.abbreviation, franchise: club.franchise, name: club.name,
+                nickname: club.nickname, runs: state?.score[side] ?? 0,
                 // Hits and errors: the other side's pitching line (hits allowed), this side's fielding.
                 hits: state?.pitching(side.opponent).hits ?? 0, errors: state?.pitching(side).errors ?? 0,
                 linescore: game.linescore.cells(side, final: final))
@@ -336,16 +330,12 @@ package final class LiveBoard: Sendable {
     static func statusText(
         _ status: GameStatus, state: GameState?, inningsPlayed: Int, scheduledInnings: Int
     ) -> String {
-        func ordinal(_ n: Int) -> String {
-            let suffix = (11...13).contains(n % 100) ? "th" : [1: "st", 2: "nd", 3: "rd"][n % 10] ?? "th"
-            return "\(n)\(suffix)"
-        }
         switch status.phase {
         case .scheduled: return "Scheduled"
         case .warmup: return "Warm-up"
         case .live:
             guard let state else { return "Live" }
-            return "\(state.battingSide == .home ? "Bot" : "Top") \(ordinal(state.inning))"
+            return Words.boardInning(state.inning, state.battingSide, outs: state.outs)
         case .delayed: return status.detail.map { "Delayed: \($0)" } ?? "Delayed"
         case .suspended: return status.resumesOn.map { "Suspended (resumes \($0))" } ?? "Suspended"
         case .postponed: return status.resumesOn.map { "Postponed (to \($0))" } ?? "Postponed"
@@ -375,7 +365,7 @@ package final class LiveBoard: Sendable {
             pitchers: .init(
                 away: lines.lines(of: .away).map { PitcherLineView($0, info: info) },
                 home: lines.lines(of: .home).map { PitcherLineView($0, info: info) }),
-            plays: entry.follower.playByPlay())
+            plays: entry.follower.playByPlay)
     }
 }
 

@@ -71,27 +71,27 @@ package final class WidgetFeed: Sendable {
     }
 
     /// The clubs named in `text` (`CWS,NYY`; MLB abbreviations or Retrosheet codes, any case), as
-    /// Retrosheet codes; all games when nil or empty. Throws naming a team that is not a club.
+    /// franchises; all games when nil or empty. Throws naming a team that is not a club.
     package static func teams(_ text: String?) throws(WidgetError) -> [String] {
         guard let text, !text.isEmpty else { return [] }
         let names = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard names.count <= MLBTeam.all.count else { throw WidgetError("at most 30 teams, not \(names.count)") }
+        guard names.count <= 30 else { throw WidgetError("at most 30 teams, not \(names.count)") }
         var codes = Set<String>()
         for name in names {
             // ASCII letters upper-cased, spaces around dropped (a club's code is ASCII).
             let bytes = name.utf8.drop { $0 == UInt8(ascii: " ") }.reversed().drop { $0 == UInt8(ascii: " ") }
                 .reversed().map { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") ? $0 - 32 : $0 }
-            guard let club = MLBTeam.code(String(decoding: bytes, as: UTF8.self)) else {
+            guard let club = TeamDirectory.current(String(decoding: bytes, as: UTF8.self)) else {
                 throw WidgetError(
                     "team '\(name.prefix(40))' is not a major league club (MLB's abbreviation such as CWS, or "
                         + "Retrosheet's code such as CHA)")
             }
-            codes.insert(club.retrosheet)
+            codes.insert(club.franchise)
         }
         return codes.sorted()
     }
 
-    /// The feed for `teams` (Retrosheet codes, sorted; empty for every game).
+    /// The feed for `teams` (franchises, sorted; empty for every game).
     package func response(teams: [String], isPrivate: Bool = false) -> Response {
         let key = (isPrivate ? "p:" : "") + teams.joined(separator: ",")
         let version = board.version
@@ -111,7 +111,8 @@ package final class WidgetFeed: Sendable {
         let day = all.map(\.date).max() ?? ""
         let wanted = Set(teams)
         let games = all.filter {
-            $0.date == day && (wanted.isEmpty || wanted.contains($0.away.code) || wanted.contains($0.home.code))
+            $0.date == day
+                && (wanted.isEmpty || wanted.contains($0.away.franchise) || wanted.contains($0.home.franchise))
         }
         let body = Body(date: day, games: games.map(widgetGame), next: Self.next(games))
         let data = (try? WidgetFeed.encoder.encode(body)) ?? Data("{}".utf8)
@@ -132,7 +133,7 @@ package final class WidgetFeed: Sendable {
             home: .init(team: game.home.abbreviation, runs: game.home.runs), status: game.statusText,
             state: game.status.rawValue, start: game.status == .scheduled ? game.startTime : nil,
             outs: game.status == .live ? game.outs : nil, game: game.gameNumber,
-            noHitter: hitless.map { $0.team == game.home.code ? game.home.abbreviation : game.away.abbreviation })
+            noHitter: hitless.map(\.team))
     }
 
     static func next(_ games: [GameSnapshot]) -> Int {

@@ -55,11 +55,13 @@ package struct GumboGame: Sendable {
         start = feed.gameData.datetime.dateTime.flatMap { ISO8601DateFormatter().date(from: $0) }
         scheduledInnings = feed.liveData.linescore?.scheduledInnings ?? 9
         let teams = feed.gameData.teams
-        guard let home = MLBTeam.id(teams.home.id), let away = MLBTeam.id(teams.away.id) else {
+        let date = feed.gameData.datetime.officialDate ?? feed.gameData.datetime.originalDate ?? ""
+        guard let home = TeamDirectory.club(mlbID: teams.home.id, on: date),
+            let away = TeamDirectory.club(mlbID: teams.away.id, on: date)
+        else {
             throw .unexpectedShape(
                 "game \(feed.gamePk): team \(teams.away.id) or \(teams.home.id) is not a major league club")
         }
-        let date = feed.gameData.datetime.officialDate ?? feed.gameData.datetime.originalDate ?? ""
         let number =
             feed.gameData.game.doubleHeader.map { $0 == "N" } ?? true ? 0 : (feed.gameData.game.gameNumber ?? 1)
         gameID = home.retrosheet + date.replacingOccurrences(of: "-", with: "") + "\(number)"
@@ -69,13 +71,7 @@ package struct GumboGame: Sendable {
         }
         info = GameInfo(
             id: gameID, date: date,
-            away: .init(
-                code: away.retrosheet, name: teams.away.name ?? away.abbreviation,
-                nickname: teams.away.teamName ?? teams.away.name ?? away.abbreviation),
-            home: .init(
-                code: home.retrosheet, name: teams.home.name ?? home.abbreviation,
-                nickname: teams.home.teamName ?? teams.home.name ?? home.abbreviation),
-            players: names)
+            away: GameInfo.Team(club: away), home: GameInfo.Team(club: home), players: names)
         info.setProbablePitchers(
             away: feed.gameData.probablePitchers?.away, home: feed.gameData.probablePitchers?.home)
         info.gameType = feed.gameData.game.type

@@ -116,23 +116,21 @@ extension ScheduleGame {
     /// The service's id of the game: Retrosheet's form, home team code, official date, and the
     /// game's number in a doubleheader (0 for a single game).
     package var gameID: String? {
-        guard let home = MLBTeam.id(teams.home.team.id) else { return nil }
         let date = officialDate ?? String(gameDate.prefix(10))
+        guard let home = TeamDirectory.club(mlbID: teams.home.team.id, on: date) else { return nil }
         let number = doubleHeader.map { $0 == "N" } ?? true ? 0 : (gameNumber ?? 1)
         return home.retrosheet + date.replacingOccurrences(of: "-", with: "") + "\(number)"
     }
 
     /// The game as the schedule describes it: teams, date, where to watch.
     package func gameInfo(id: String) -> GameInfo? {
-        guard let home = MLBTeam.id(teams.home.team.id), let away = MLBTeam.id(teams.away.team.id) else { return nil }
-        func team(_ team: Team, _ club: MLBTeam) -> GameInfo.Team {
-            GameInfo.Team(
-                code: club.retrosheet, name: team.name ?? club.abbreviation,
-                nickname: team.teamName ?? team.name ?? club.abbreviation)
-        }
+        let date = officialDate ?? String(gameDate.prefix(10))
+        guard let home = TeamDirectory.club(mlbID: teams.home.team.id, on: date),
+            let away = TeamDirectory.club(mlbID: teams.away.team.id, on: date)
+        else { return nil }
         var info = GameInfo(
-            id: id, date: officialDate ?? String(gameDate.prefix(10)), away: team(teams.away.team, away),
-            home: team(teams.home.team, home), broadcasts: carriage)
+            id: id, date: date, away: GameInfo.Team(club: away), home: GameInfo.Team(club: home),
+            broadcasts: carriage)
         info.setProbablePitchers(away: teams.away.probablePitcher, home: teams.home.probablePitcher)
         info.gameType = gameType
         return info

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Baseball
 import Foundation
 import Retrosheet
 
@@ -33,6 +34,8 @@ struct HallOfFameCommand: AsyncParsableCommand {
         var date: String
         var pitchingTeam: String
         var battingTeam: String
+        var pitchingClub: Club.View
+        var battingClub: Club.View
         var outsBeforeFirstHit: Int
         var battersReached: Int
         var pitchers: [String]
@@ -47,10 +50,12 @@ struct HallOfFameCommand: AsyncParsableCommand {
             var batter: String
             var pitcher: String
             var event: String
+            var words: String
         }
 
         enum CodingKeys: String, CodingKey {
             case rank, gameID = "game_id", date, pitchingTeam = "pitching_team", battingTeam = "batting_team",
+                pitchingClub = "pitching_club", battingClub = "batting_club",
                 outsBeforeFirstHit = "outs_before_first_hit", battersReached = "batters_reached", pitchers, status,
                 reason, endedBy = "ended_by", description
         }
@@ -62,6 +67,8 @@ struct HallOfFameCommand: AsyncParsableCommand {
             try container.encode(date, forKey: .date)
             try container.encode(pitchingTeam, forKey: .pitchingTeam)
             try container.encode(battingTeam, forKey: .battingTeam)
+            try container.encode(pitchingClub, forKey: .pitchingClub)
+            try container.encode(battingClub, forKey: .battingClub)
             try container.encode(outsBeforeFirstHit, forKey: .outsBeforeFirstHit)
             try container.encode(battersReached, forKey: .battersReached)
             try container.encode(pitchers, forKey: .pitchers)
@@ -80,28 +87,31 @@ struct HallOfFameCommand: AsyncParsableCommand {
             let entries = shown.enumerated().map { index, side in
                 Entry(
                     rank: index + 1, gameID: side.gameID, date: side.date, pitchingTeam: side.pitchingTeam,
-                    battingTeam: side.battingTeam, outsBeforeFirstHit: side.outsBeforeFirstHit,
+                    battingTeam: side.battingTeam, pitchingClub: side.pitchingClub.view,
+                    battingClub: side.battingClub.view, outsBeforeFirstHit: side.outsBeforeFirstHit,
                     battersReached: side.battersReachedWhileHitless, pitchers: side.bidPitchers,
                     status: side.official ? "official" : side.firstHit == nil ? "not official" : "broken up",
                     reason: side.unofficialReason?.rawValue,
                     endedBy: side.firstHit.map {
                         Entry.Ending(
-                            inning: $0.inning, outs: $0.outs, batter: $0.batter, pitcher: $0.pitcher, event: $0.event)
+                            inning: $0.inning, outs: $0.outs, batter: $0.batter, pitcher: $0.pitcher, event: $0.event,
+                            words: $0.words)
                     }, description: side.ending)
             }
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
             try StandardStreams.writeOutput(Array(try encoder.encode(entries)) + [0x0A])
         } else {
             var text = "Closest no-hit bids: \(shown.count) of \(ranked.count) pitching sides\n"
-            text += "   #  outs  reached  date        game          team vs    how it ended\n"
+            text += "   #  outs  reached  date        game          pitching vs batting: how it ended\n"
             for (index, side) in shown.enumerated() {
                 let rank = String(index + 1).leftPadded(4)
                 let outs = String(side.outsBeforeFirstHit).leftPadded(6)
                 let reached = String(side.battersReachedWhileHitless).leftPadded(9)
                 let pitchers = side.official ? " - " + side.pitcherNames.joined(separator: ", ") : ""
                 text +=
-                    "\(rank)\(outs)\(reached)  \(side.date)  \(side.gameID)  \(side.pitchingTeam) vs \(side.battingTeam)  \(side.ending)\(pitchers)\n"
+                    "\(rank)\(outs)\(reached)  \(side.date)  \(side.gameID)  \(side.pitchingClub.name) vs \(side.battingClub.name): \(side.ending)\(pitchers)\n"
             }
             try StandardStreams.writeOutput(Array(text.utf8))
         }

@@ -106,10 +106,12 @@ struct NoHittersCommand: AsyncParsableCommand {
     static func line(_ side: SideSummary) -> String {
         let kind = side.perfect ? "perfect game" : side.combined ? "combined" : "no-hitter"
         let pitchers = zip(side.bidPitchers, side.pitcherNames).map { "\($1) (\($0))" }.joined(separator: ", ")
-        let matchup =
+        // Clubs by MLB's abbreviation as of that day (`CWS`), not Retrosheet's code (`CHA`).
+        let (away, home) =
             side.pitchingSide == .home
-            ? "\(side.battingTeam) at \(side.pitchingTeam)" : "\(side.pitchingTeam) at \(side.battingTeam)"
+            ? (side.battingClub.abbreviation, side.pitchingClub.abbreviation)
+            : (side.pitchingClub.abbreviation, side.battingClub.abbreviation)
         return
-            "  \(side.date)  \(side.gameID)  \(matchup)  \(kind.padding(toLength: 12, withPad: " ", startingAt: 0))  \(side.awayTeam) \(side.finalAway), \(side.homeTeam) \(side.finalHome)  \(pitchers)\n"
+            "  \(side.date)  \(side.gameID)  \(away) at \(home)  \(kind.padding(toLength: 12, withPad: " ", startingAt: 0))  \(away) \(side.finalAway), \(home) \(side.finalHome)  \(pitchers)\n"
     }
 }

@@ -174,7 +174,7 @@ struct ReplayCommand: AsyncParsableCommand {
     static func timestamp(_ date: Date, game: GameInfo) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: ReplaySchedule.timeZoneIdentifier(ofHome: game.home.code))
+        formatter.timeZone = TimeZone(identifier: game.home.club.timeZone)
         formatter.dateFormat = "yyyy-MM-dd HH:mm zzz"
         return formatter.string(from: date)
     }

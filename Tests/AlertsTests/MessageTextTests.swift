@@ -8,8 +8,8 @@ import Testing
 @Suite struct MessageTextTests {
     static let game = GameInfo(
         id: "CHA202008250", date: "2020-08-25",
-        away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
-        home: .init(code: "CHA", name: "Chicago White Sox", nickname: "White Sox"),
+        away: .init(club: TeamDirectory.club("PIT", on: "2020-08-25")!),
+        home: .init(club: TeamDirectory.club("CHA", on: "2020-08-25")!),
         broadcasts: [
             Broadcast(kind: .tv, name: "NBC Sports Chicago", side: .home),
             Broadcast(kind: .tv, name: "ESPN", isNational: true, side: .home),
@@ -29,7 +29,7 @@ import Testing
         #expect(message.title == "Lucas Giolito: no-hitter through 7")
         #expect(
             message.body
-                == "The White Sox have held the Pirates hitless through 7 innings. PIT 0, CHA 4, end of the top of the 7th. Watch: ESPN, NBC Sports Chicago. Listen: WGN (WGN Radio 720)."
+                == "The White Sox have held the Pirates hitless through 7 innings. PIT 0, CWS 4, end of the top of the 7th. Watch: ESPN, NBC Sports Chicago. Listen: WGN (WGN Radio 720)."
         )
         #expect(message.bidKey == "CHA202008250-home")
     }
@@ -41,7 +41,7 @@ import Testing
         let completed = try #require(moments.last)
         let message = MessageText.render(completed, game: Self.game)
         #expect(message.title == "No-hitter! Lucas Giolito")
-        #expect(message.body == "The White Sox no-hit the Pirates. Final: PIT 0, CHA 4.")
+        #expect(message.body == "The White Sox no-hit the Pirates. Final: PIT 0, CWS 4.")
     }
 
     @Test func jinxSafeWordingNeverSaysIt() throws {
@@ -57,8 +57,8 @@ import Testing
         try Self.checkBrokenUp(
             "retrosheet/2020/2020MIN.EVA", "MIN202008180", date: "2020-08-18",
             teams: (
-                .init(code: "MIL", name: "Milwaukee Brewers", nickname: "Brewers"),
-                .init(code: "MIN", name: "Minnesota Twins", nickname: "Twins")
+                .init(club: TeamDirectory.club("MIL", on: "2020-08-25")!),
+                .init(club: TeamDirectory.club("MIN", on: "2020-08-25")!)
             ),
             players: ["sogae001": "Eric Sogard", "maedk001": "Kenta Maeda"],
             body:
@@ -95,8 +95,8 @@ extension MessageTextTests {
             try MessageTextTests.checkBrokenUp(
                 "retrosheet/2012/2012DET.EVA", "DET201205180", date: "2012-05-18",
                 teams: (
-                    .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
-                    .init(code: "DET", name: "Detroit Tigers", nickname: "Tigers")
+                    .init(club: TeamDirectory.club("PIT", on: "2020-08-25")!),
+                    .init(club: TeamDirectory.club("DET", on: "2020-08-25")!)
                 ),
                 players: ["harrj002": "Josh Harrison", "verlj001": "Justin Verlander"],
                 body:

@@ -258,8 +258,8 @@ import Testing
     @Test func scoreAlertsInWords() throws {
         let game = GameInfo(
             id: "CHA202008250", date: "2020-08-25",
-            away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
-            home: .init(code: "CHA", name: "Chicago White Sox", nickname: "White Sox"))
+            away: .init(club: TeamDirectory.club("PIT", on: "2020-08-25")!),
+            home: .init(club: TeamDirectory.club("CHA", on: "2020-08-25")!))
         func moment(_ kind: Moment.Kind, inning: Int, away: Int, home: Int, side: Side = .home, outs: Int = 3) -> Moment
         {
             Moment(

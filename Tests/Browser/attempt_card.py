@@ -17,7 +17,7 @@ from cdp import open_browser
 url, output = sys.argv[1], sys.argv[2]
 timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 150
 chromium = open_browser(output)
-GIOLITO = "CHA202008250-CHA"
+GIOLITO = "CHA202008250-home"
 JAVIER = "HOU202008251-HOU"
 
 
@@ -92,7 +92,7 @@ try:
         fail(f"Giolito's final line is not 9.0 IP, 0 H, 1 BB, 13 K, 101 pitches: {official['line']!r}")
 
     broken = seen["broken-up"]
-    if "Jason Castro singles off Cristian Javier with one out in the 5th" not in broken["text"] or "broken up" not in broken["text"].lower():
+    if "Jason Castro singles to center field off Cristian Javier with 1 out in the top of the 5th" not in broken["text"] or "broken up" not in broken["text"].lower():
         fail(f"the broken-up card does not say who broke it up and how: {broken['text']!r}")
     if "stays" not in seen:
         fail("fewer than 30 stream updates after the broken-up bid: its staying was not checked")

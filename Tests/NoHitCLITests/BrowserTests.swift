@@ -67,7 +67,7 @@ import Testing
     func attemptCardAppearsAndAdvancesThroughTheLiveStream() async throws {
         let (status, text) = try await Executable.onThread {
             try Self.probe(
-                "live_page.py", speed: 600, arguments: ["CHA202008250-CHA", Self.output.path, "150"])
+                "live_page.py", speed: 600, arguments: ["CHA202008250-home", Self.output.path, "150"])
         }
         #expect(status == 0, "\(text)")
         #expect(text.contains("card advanced through the stream"))

@@ -193,7 +193,9 @@ import Testing
             let device = try await Self.send("POST", "\(server.address)/api/devices", body: registration, timeout: 5)
             slowest = max(slowest, Date().timeIntervalSince(start))
             #expect(device.status == 201, "\(String(decoding: device.body, as: UTF8.self))")
-            #expect(slowest < 1, "the service took \(slowest) s to answer beside the queries")
+            // Before query budgets these timed out (5 s) while two such queries ran; a loaded machine
+            // (a full test run beside a build) may take a second, never three.
+            #expect(slowest < 3, "the service took \(slowest) s to answer beside the queries")
 
             let (first, second) = try await (heavy, waiting)
             for answer in [first, second] {

@@ -190,6 +190,8 @@ import Testing
         // The console printed jinx-safe text.
         #expect(printed.lines.count == 5)
         #expect(printed.lines.allSatisfy { !$0.lowercased().contains("no-hitter") })
+        // In MLB's abbreviations, as the scoreboard shows them: "PIT 0, CWS 4", never "CHA 4".
+        #expect(printed.lines.allSatisfy { $0.contains(/PIT \d+, CWS \d+/) && !$0.contains("CHA") })
         // The 410 device was pruned after its first alert.
         #expect(try await store.device(id: gone.id)?.isActive == false)
         let counts = try await store.outboxCounts()

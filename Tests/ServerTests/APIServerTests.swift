@@ -239,7 +239,9 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             let schemas = try #require((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
             let preferences = try #require(
                 (schemas["Preferences"] as? [String: Any])?["properties"] as? [String: [String: Any]])
-            #expect((preferences["favourite_teams"]?["items"] as? [String: Any])?["enum"] as? [String] == MLBTeam.codes)
+            #expect(
+                (preferences["favourite_teams"]?["items"] as? [String: Any])?["enum"] as? [String]
+                    == TeamDirectory.currentCodes)
             let zones = try #require(
                 ((preferences["quiet_hours"]?["properties"] as? [String: Any])?["time_zone"] as? [String: Any])?["enum"]
                     as? [String])
@@ -373,7 +375,8 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 #expect((game["home"] as? [String: Any])?["runs"] as? Int == 4)
                 #expect((game["away"] as? [String: Any])?["runs"] as? Int == 0)
                 let bids = try #require(game["bids"] as? [[String: Any]])
-                let white = try #require(bids.first { $0["team"] as? String == "CHA" })
+                let white = try #require(bids.first { $0["team"] as? String == "CWS" })
+                #expect(white["side"] as? String == "home")
                 #expect(white["status"] as? String == "official")
                 #expect(white["pitchers"] as? [String] == ["Lucas Giolito"])
                 #expect(white["outs"] as? Int == 27)
@@ -402,7 +405,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 // Cristian Javier's bid (HOU) was broken up in the 5th; Giolito's is the only one.
                 #expect(attempts.count == 1)
                 let bid = try #require(attempts.first?["bid"] as? [String: Any])
-                #expect(bid["team"] as? String == "CHA")
+                #expect(bid["team"] as? String == "CWS")
                 #expect(bid["status"] as? String == "alive")
                 #expect(bid["outs"] as? Int == 21)
                 #expect(bid["innings"] as? Int == 7)
@@ -445,10 +448,17 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 #expect(response.status == .ok)
                 let entries = try #require(try Self.json(response.body) as? [[String: Any]])
                 #expect(entries.map { $0["rank"] as? Int } == [1, 2])
-                let sides = entries.compactMap { $0["side"] as? [String: Any] }
                 // 2020's two no-hitters: Giolito (2020-08-25) and Alec Mills (2020-09-13).
-                #expect(Set(sides.compactMap { $0["game_id"] as? String }) == ["CHA202008250", "MIL202009130"])
-                #expect(sides.allSatisfy { $0["outs_before_first_hit"] as? Int == 27 })
+                #expect(Set(entries.compactMap { $0["game_id"] as? String }) == ["CHA202008250", "MIL202009130"])
+                #expect(entries.allSatisfy { $0["outs_before_first_hit"] as? Int == 27 })
+                #expect(entries.allSatisfy { $0["ending"] as? String == "No-hitter" })
+                let giolito = try #require(entries.first { $0["game_id"] as? String == "CHA202008250" })
+                #expect(giolito["pitchers"] as? [String] == ["Lucas Giolito"])
+                #expect(giolito["hitless"] as? String == "9 innings")
+                let team = try #require(giolito["pitching_team"] as? [String: Any])
+                #expect(team["abbreviation"] as? String == "CWS")
+                #expect(team["name"] as? String == "Chicago White Sox")
+                #expect(team["mlb_id"] as? Int == 145)
             }
             for season in ["1899", "20x0"] {
                 try await client.execute(uri: "/api/hall-of-fame/\(season)", method: .get) { response throws in

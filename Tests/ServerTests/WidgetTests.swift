@@ -106,26 +106,26 @@ import Testing
         func follower(_ id: String, away: String, home: String) -> GameFollower {
             var follower = GameFollower(gameID: id)
             let info = GameInfo(
-                id: id, date: "2020-08-25", away: .init(code: away, name: away, nickname: away),
-                home: .init(code: home, name: home, nickname: home))
+                id: id, date: "2020-08-25", away: .init(club: TeamDirectory.club(away, on: "2020-08-25")!),
+                home: .init(club: TeamDirectory.club(home, on: "2020-08-25")!))
             _ = follower.follow(.scheduled(info, start: Date(timeIntervalSince1970: 1_598_397_000)))
             return follower
         }
         var white = follower("CHA202008250", away: "PIT", home: "CHA")
         let yankees = follower("NYA202008250", away: "ATL", home: "NYA")
-        board.apply(GameChange(time: Date(), events: [], game: white))
-        board.apply(GameChange(time: Date(), events: [], game: yankees))
+        board.record(GameChange(time: Date(), events: [], game: white))
+        board.record(GameChange(time: Date(), events: [], game: yankees))
         let before = widget.response(teams: ["CHA"])
         #expect(before.next == 60)
         // Another team's game changes: the same bytes, the same validator.
         var later = yankees
         _ = later.follow(.status(GameStatus(.postponed, resumesOn: "2020-08-26"), result: nil))
-        board.apply(GameChange(time: Date(), events: [], game: later))
+        board.record(GameChange(time: Date(), events: [], game: later))
         #expect(widget.response(teams: ["CHA"]).etag == before.etag)
         #expect(widget.response(teams: ["NYA"]).etag != widget.response(teams: ["CHA"]).etag)
         // Its own game starts: a new validator.
         _ = white.follow(.status(GameStatus(.live), result: nil))
-        board.apply(GameChange(time: Date(), events: [], game: white))
+        board.record(GameChange(time: Date(), events: [], game: white))
         let after = widget.response(teams: ["CHA"])
         #expect(after.etag != before.etag)
         #expect(after.next == 10)

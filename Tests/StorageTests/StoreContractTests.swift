@@ -86,8 +86,8 @@ enum Fixtures {
             score: PerSide(away: 0, home: 4), perfect: false, pitchers: [PlayerID("gioll001")!], batter: nil,
             eventType: nil, reason: nil)
         let info = GameInfo(
-            id: game, date: "2020-08-25", away: .init(code: "PIT", name: "Pittsburgh Pirates", nickname: "Pirates"),
-            home: .init(code: "CHA", name: "Chicago White Sox", nickname: "White Sox"))
+            id: game, date: "2020-08-25", away: .init(club: TeamDirectory.club("PIT", on: "2020-08-25")!),
+            home: .init(club: TeamDirectory.club("CHA", on: "2020-08-25")!))
         return StoredMoment(moment: moment, game: info, occurredAt: start.addingTimeInterval(TimeInterval(outs * 60)))
     }
 

@@ -99,6 +99,7 @@ package enum TestData {
 package enum ExtendedSuites {
     package static let names = [
         "AlertsTests.MessageTextTests.Extended",
+        "BaseballTests.TeamDirectoryTests.Extended",
         "AlertsTests.MomentTests.Extended",
         "DealsTests.DealEdgeCaseTests.Extended",
         "NoHitCLITests.DealsCommandTests.Extended",
@@ -110,6 +111,7 @@ package enum ExtendedSuites {
         "RetrosheetTests.TeamFileTests.Extended",
         "RetrosheetTests.UnofficialNoHitterTests.Extended",
         "ServerTests.ScoreboardFeedTests",
+        "ServerTests.TeamVocabularyTests.Extended",
         "StatsAPITests.GumboGameTests",
         "StatsAPITests.GumboProblemTests",
         "StatsAPITests.JSONDiffTests.Extended",

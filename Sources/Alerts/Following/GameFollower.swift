@@ -31,12 +31,15 @@ package struct GameFollower: Sendable {
     package private(set) var pitcherLines = PitcherLines()
     /// Stolen bases, strikeouts, home runs and scoring plays by side (what deals count).
     package private(set) var tally = GameTally()
+    /// The play-by-play so far, in words, kept as the plays are applied (a re-scoring builds it
+    /// again with the game): what a game page shows, without following the game a second time.
+    package private(set) var playByPlay: [PlayByPlayEntry] = []
     /// Updates applied by engines of this game, re-scorings included: with none, one per update.
     package private(set) var applications = 0
 
     package init(gameID: String) {
         self.gameID = gameID
-        let unknown = GameInfo.Team(code: "?", name: "?", nickname: "?")
+        let unknown = GameInfo.Team(club: .unlisted("?"))
         info = GameInfo(id: gameID, date: "", away: unknown, home: unknown)
     }
 
@@ -130,9 +133,23 @@ package struct GameFollower: Sendable {
             linescore.add(result.runs, inning: result.inning, side: result.battingSide)
             pitcherLines.record(result, pitches: pitches)
             tally.record(result, runsAfter: state.score[result.battingSide])
+            // The half-inning of the play, even when its third out ended it.
+            playByPlay.append(
+                PlayByPlayEntry(
+                    number: state.playCount, inning: result.inning, half: Words.half(result.battingSide),
+                    text: PlayDescription.text(result, name: info.name(of:)),
+                    outs: min(3, result.outsBefore + result.outs), awayScore: state.score.away,
+                    homeScore: state.score.home, scoring: result.runs > 0))
             events.append(.play(result, number: state.playCount))
         case .substitution(let appearance):
             if appearance.position == Position.pitcher { pitcherLines.enter(appearance.player, side: appearance.side) }
+            playByPlay.append(
+                PlayByPlayEntry(
+                    number: state.playCount, inning: state.inning, half: Words.half(state.battingSide),
+                    text: PlayDescription.entering(
+                        info.name(of: appearance.player), team: info.team(appearance.side).nickname,
+                        position: appearance.position),
+                    outs: state.outs, awayScore: state.score.away, homeScore: state.score.home, scoring: false))
             events.append(.substitution(appearance))
         case .placeholder:
             pitcherLines.placeholder(pitcher: state.pitcher, side: state.fieldingSide, pitches: pitches)
@@ -142,7 +159,7 @@ package struct GameFollower: Sendable {
             // A side takes a lead it did not have, in the 7th inning or later.
             let leader = (state.score.away - state.score.home).signum()
             if state.inning >= 7, leader != 0, leader != (before.state.score.away - before.state.score.home).signum() {
-                let half = state.battingSide == .away ? "top" : "bottom"
+                let half = Words.half(state.battingSide)
                 events.append(
                     .moment(
                         Moment.score(
@@ -199,6 +216,7 @@ package struct GameFollower: Sendable {
         linescore = RunsByInning()
         pitcherLines = PitcherLines()
         tally = GameTally()
+        playByPlay = []
         enterStartingPitchers()
         problem = nil
         var ignored: [GameEvent] = []
@@ -243,7 +261,7 @@ package struct GameFollower: Sendable {
     static func describe(_ update: GameUpdate) -> String {
         switch update {
         case .play(let record):
-            "inning \(record.inning) \(record.battingSide == .away ? "top" : "bottom"), batter \(record.batter)"
+            "inning \(record.inning) \(Words.half(record.battingSide)), batter \(record.batter)"
         case .substitution(let appearance): "\(appearance.player) entering"
         case .lineupChange(let change): "\(change.player) entering"
         }

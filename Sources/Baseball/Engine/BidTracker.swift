@@ -28,7 +28,7 @@ package struct BidTracker: Sendable, Hashable {
         let mark = BidPlay(
             playNumber: number, inning: result.inning, battingSide: result.battingSide,
             outsInInning: result.outsBefore, outsBefore: outs[side], batter: result.batter, pitcher: result.pitcher,
-            eventType: result.eventType)
+            eventType: result.eventType, fielder: result.play.fieldedBy)
         outs[side] += result.outs
         if bid.firstBaserunner == nil && result.play.advances.batter != .none {
             bid.firstBaserunner = mark
@@ -109,7 +109,7 @@ extension NoHitBid {
             return BidPlay(
                 playNumber: number, inning: result.inning, battingSide: result.battingSide,
                 outsInInning: result.outsBefore, outsBefore: outs, batter: result.batter, pitcher: result.pitcher,
-                eventType: result.eventType)
+                eventType: result.eventType, fielder: result.play.fieldedBy)
         }
         bid.firstHit = hitIndex.map(mark)
         bid.perfectGameLostOn = whileHitless.firstIndex { $0.result.play.batterReachedBase }.map(mark)

@@ -95,4 +95,7 @@ package struct BidPlay: Sendable, Hashable {
     package var batter: PlayerID
     package var pitcher: PlayerID
     package var eventType: EventType
+    /// The fielder who first played the ball (0 when none did: a walk, a strikeout), for its
+    /// words ("singles to center field").
+    package var fielder: UInt8 = 0
 }

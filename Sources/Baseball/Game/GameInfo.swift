@@ -1,18 +1,48 @@
 /// What an alert says about a game besides the bid: the teams, the players' names, and where to
 /// watch or listen when the source knows the broadcasts.
 package struct GameInfo: Sendable, Hashable, Codable {
+    /// A side's club as it was on the game's day, and the name fans read for it.
     package struct Team: Sendable, Hashable, Codable {
-        /// The source's team code, e.g. `CHA`.
-        package var code: String
-        /// "Chicago White Sox".
-        package var name: String
-        /// "White Sox".
+        /// The club (``TeamDirectory``): its names, codes, league and division that day.
+        package var club: Club
+        /// "White Sox": the club's nickname, or a device's own name for it.
         package var nickname: String
 
-        package init(code: String, name: String, nickname: String) {
-            self.code = code
-            self.name = name
-            self.nickname = nickname
+        package init(club: Club) {
+            self.club = club
+            nickname = club.nickname
+        }
+
+        /// Retrosheet's code, the game's own (`CHA`): an id, not for fans.
+        package var code: String { club.retrosheet }
+        /// "Chicago White Sox".
+        package var name: String { club.name }
+        /// MLB's abbreviation, what fans read (`CWS`).
+        package var abbreviation: String { club.abbreviation }
+
+        enum CodingKeys: String, CodingKey {
+            case club, nickname
+            // Before clubs: the code and the names alone.
+            case code, name
+        }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if let club = try container.decodeIfPresent(Club.self, forKey: .club) {
+                self.club = club
+            } else {
+                // Stored before clubs: the club of the code's latest era (``GameInfo`` sets the
+                // game day's when it knows it).
+                let code = try container.decode(String.self, forKey: .code)
+                club = TeamDirectory.club(code, on: "9999-12-31") ?? .unlisted(code)
+            }
+            nickname = try container.decodeIfPresent(String.self, forKey: .nickname) ?? club.nickname
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(club, forKey: .club)
+            try container.encode(nickname, forKey: .nickname)
         }
     }
 
@@ -56,6 +86,34 @@ package struct GameInfo: Sendable, Hashable, Codable {
         self.home = home
         self.broadcasts = broadcasts
         self.players = players
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, date, away, home, broadcasts, players, probablePitchers, gameType, completedOn, series
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        date = try container.decode(String.self, forKey: .date)
+        away = try container.decode(Team.self, forKey: .away)
+        home = try container.decode(Team.self, forKey: .home)
+        broadcasts = try container.decode([Broadcast].self, forKey: .broadcasts)
+        players = try container.decode([String: String].self, forKey: .players)
+        probablePitchers = try container.decodeIfPresent(ProbablePitchers.self, forKey: .probablePitchers)
+        gameType = try container.decodeIfPresent(String.self, forKey: .gameType)
+        completedOn = try container.decodeIfPresent(String.self, forKey: .completedOn)
+        series = try container.decodeIfPresent(String.self, forKey: .series)
+        // A game stored before clubs: its clubs as they were on its day.
+        for key in [CodingKeys.away, .home] {
+            let team = try container.nestedContainer(keyedBy: Team.CodingKeys.self, forKey: key)
+            guard !team.contains(.club), !date.isEmpty else { continue }
+            let side = key == .away ? away : home
+            guard let club = TeamDirectory.club(side.code, on: date) else { continue }
+            var resolved = Team(club: club)
+            resolved.nickname = side.nickname
+            if key == .away { away = resolved } else { home = resolved }
+        }
     }
 
     package func team(_ side: Side) -> Team { side == .away ? away : home }

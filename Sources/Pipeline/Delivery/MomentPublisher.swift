@@ -83,7 +83,8 @@ package struct MomentPublisher: Sendable {
     @discardableResult
     package func publish(_ moment: Moment, game: GameInfo, at time: Date) async throws -> Published {
         let bidKey = moment.bidKey
-        let teams = [game.away.code, game.home.code]
+        // Favourites and a device's own names are by franchise.
+        let teams = [game.away.club.franchise, game.home.club.franchise]
         // A moment derived again (after a restart) was planned, for every device, when it was
         // stored: nothing to do. (Recording it again would write nothing either.)
         if try await outbox.isRecorded(momentID: moment.id) { return Published(isNew: false, deliveries: 0) }

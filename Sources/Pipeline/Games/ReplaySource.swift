@@ -21,7 +21,6 @@ package struct ReplaySource: Service {
 
     package final class Progress: Sendable {
         private struct State {
-            var entries = 0
             var updates = 0
             var dayOver = false
             var done = false
@@ -37,10 +36,7 @@ package struct ReplaySource: Service {
         package var isDone: Bool { state.withLock { $0.done } }
 
         func said(_ entry: ReplayTimeline.Entry) {
-            state.withLock {
-                $0.entries += 1
-                $0.updates += entry.updates
-            }
+            state.withLock { $0.updates += entry.updates }
         }
 
         func dayIsOver() { state.withLock { $0.dayOver = true } }

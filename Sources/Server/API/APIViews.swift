@@ -8,7 +8,8 @@ import Synchronization
 
 /// What the web UI needs to start: the VAPID key, the seasons, what counts as an attempt.
 package struct ClientConfiguration: Sendable, Codable {
-    /// A club for the team pickers: MLB's abbreviation, Retrosheet's code (the id), the name.
+    /// A club for the team pickers: MLB's abbreviation, the franchise (the id favourites keep),
+    /// the name, as of the board's day.
     package struct Club: Sendable, Codable {
         package var abbreviation: String
         package var code: String
@@ -33,11 +34,8 @@ package struct ClientConfiguration: Sendable, Codable {
             self.writeKey = writeKey
         }
     }
-    /// The thirty clubs by name.
-    package var teams: [Club] = MLBTeam.all.map {
-        Club(abbreviation: $0.abbreviation, code: $0.retrosheet, name: $0.name)
-    }
-    .sorted { $0.name < $1.name }
+    /// The clubs of the board's day (the service's clock), by name: what the team pickers offer.
+    package var teams: [Club] = []
 }
 
 package struct AdminDeviceCounts: Sendable, Codable {
@@ -65,7 +63,53 @@ package struct Attempt: Sendable, Codable {
     package var bid: GameSnapshot.Bid
 }
 
+/// One side of the hall of fame, as the web app shows it: clubs as they were that season, the
+/// bid's pitchers by name, how it ended in words.
 package struct HallOfFameEntry: Sendable, Codable {
     package var rank: Int
-    package var side: SideSummary
+    package var gameId: String
+    /// yyyy-mm-dd.
+    package var date: String
+    package var pitchingTeam: Club.View
+    package var battingTeam: Club.View
+    /// The bid's pitchers, by name.
+    package var pitchers: [String]
+    package var outsBeforeFirstHit: Int
+    /// "8 2/3 innings".
+    package var hitless: String
+    package var battersReached: Int
+    package var official: Bool
+    package var perfect: Bool
+    /// "No-hitter", "Perfect game", "Eric Sogard singles to center field off Kenta Maeda with
+    /// nobody out in the top of the 9th", "Hitless, not official: rain".
+    package var ending: String
+
+    package init(rank: Int, side: SideSummary) {
+        self.rank = rank
+        gameId = side.gameID
+        date = side.date
+        pitchingTeam = side.pitchingClub.view
+        battingTeam = side.battingClub.view
+        pitchers = side.bidPitchers.map { id in
+            side.pitchers.firstIndex(of: id).map { side.pitcherNames[$0] } ?? id
+        }
+        outsBeforeFirstHit = side.outsBeforeFirstHit
+        hitless = Words.innings(outs: side.outsBeforeFirstHit)
+        battersReached = side.battersReachedWhileHitless
+        official = side.official
+        perfect = side.perfect
+        let extra = side.unofficialReason == .brokenInExtraInnings ? " (hitless through 9, not official)" : ""
+        let ending = side.official ? side.ending : side.firstHit.map { $0.words + extra } ?? side.ending
+        self.ending = ending.prefix(1).uppercased() + ending.dropFirst()
+    }
+}
+
+extension MomentView {
+    /// A stored moment with its alert's words (as an English device without a jinx-safe wording
+    /// would read them).
+    package init(_ stored: StoredMoment) {
+        self.init(
+            stored.moment, game: stored.game, message: MessageText.render(stored.moment, game: stored.game),
+            occurredAt: stored.occurredAt)
+    }
 }

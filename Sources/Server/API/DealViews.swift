@@ -105,8 +105,10 @@ struct DealsHistory: Encodable {
         self.sponsor = sponsor
         totalDays = history.totalDays
         byMonth = history.byMonth.map { Month(month: $0.key, days: $0.days) }
+        // A franchise by its name in the season (the Indians in 2020, the Guardians in 2022).
+        let seasonDay = "\(history.season)-07-01"
         byFranchise = history.byFranchise.map {
-            Franchise(team: $0.key, name: MLBTeam.retrosheet($0.key)?.name ?? $0.key, days: $0.days)
+            Franchise(team: $0.key, name: TeamDirectory.club($0.key, on: seasonDay)?.name ?? $0.key, days: $0.days)
         }
         days = history.days.map { day in
             Day(

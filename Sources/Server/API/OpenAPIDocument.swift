@@ -50,13 +50,13 @@ package enum OpenAPIDocument {
     private static func filled() -> [String: Any] {
         var document = checkedIn()
         fill(&document, ["components", "schemas", "Preferences", "properties", "favourite_teams", "items"]) {
-            $0["enum"] = MLBTeam.codes
+            $0["enum"] = TeamDirectory.currentCodes
         }
         fill(
             &document,
             ["components", "schemas", "Preferences", "properties", "team_names", "items", "properties", "team"]
         ) {
-            $0["enum"] = MLBTeam.codes
+            $0["enum"] = TeamDirectory.currentCodes
         }
         fill(
             &document, ["components", "schemas", "Preferences", "properties", "quiet_hours", "properties", "time_zone"]
@@ -86,7 +86,7 @@ package enum OpenAPIDocument {
             // answered; the server also takes lower case and spaces).
             guard var parameters = operation["parameters"] as? [[String: Any]] else { return }
             for index in parameters.indices where parameters[index]["name"] as? String == "teams" {
-                let club = "(" + MLBTeam.codes.joined(separator: "|") + ")"
+                let club = "(" + TeamDirectory.currentCodes.joined(separator: "|") + ")"
                 fill(&parameters[index], ["schema"]) { $0["pattern"] = "^$|^\(club)(,\(club)){0,29}$" }
             }
             operation["parameters"] = parameters

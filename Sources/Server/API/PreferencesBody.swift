@@ -130,8 +130,8 @@ package struct PreferencesBody: Sendable, Codable {
             var names: [String: String] = [:]
             for entry in teamNames {
                 _ = try Preferences.checkTeamName(team: entry.team, name: entry.name)
-                if let club = MLBTeam.code(entry.team) {
-                    names = names.filter { MLBTeam.code($0.key) != club }
+                if let club = TeamDirectory.current(entry.team) {
+                    names = names.filter { TeamDirectory.current($0.key) != club }
                 }
                 names[entry.team] = entry.name
             }

@@ -60,7 +60,7 @@ function attempts() {
       if (bid.outs < minimum) continue;
       if (bid.hitless && (bid.status === 'alive' || bid.status === 'official')) list.push({ game, bid });
       else if (bid.status === 'broken-up' && game.status === 'live') {
-        const key = `${game.id}-${bid.team}`;
+        const key = `${game.id}-${bid.side}`;
         if (!state.brokenSeen.has(key)) state.brokenSeen.set(key, now);
         if (now - state.brokenSeen.get(key) < BROKEN_UP_SHOWN_MS) list.push({ game, bid });
       }
@@ -102,16 +102,16 @@ function pitchingLine(bid) {
 }
 
 function attemptCard({ game, bid }) {
-  const opponent = bid.team === game.home.code ? game.away : game.home;
-  const pitching = bid.team === game.home.code ? game.home : game.away;
+  const opponent = bid.side === 'home' ? game.away : game.home;
+  const pitching = bid.side === 'home' ? game.home : game.away;
   const scheduledOuts = (game.scheduled_innings || 9) * 3;
   const toGo = Math.max(0, scheduledOuts - bid.outs);
-  const fielding = (game.half === 'top') === (bid.team === game.home.code);
+  const fielding = (game.half === 'top') === (bid.side === 'home');
   const marks = [
     bid.perfect && bid.status !== 'broken-up' ? `<span class="badge">${bid.status === 'official' ? 'Perfect game' : 'Perfect game alive'}</span>` : '',
     bid.pitchers.length > 1 ? '<span class="badge combined">Combined</span>' : '',
   ].join('');
-  const score = `${esc(game.away.abbreviation || game.away.code)} ${game.away.runs}, ${esc(game.home.abbreviation || game.home.code)} ${game.home.runs}`;
+  const score = `${esc(game.away.abbreviation)} ${game.away.runs}, ${esc(game.home.abbreviation)} ${game.home.runs}`;
   const bar = `<div class="bar" role="progressbar" aria-label="Outs recorded without a hit" aria-valuemin="0" aria-valuemax="${scheduledOuts}" aria-valuenow="${bid.outs}" aria-valuetext="${bid.outs} of ${scheduledOuts} outs"><span></span></div>`;
   let headline;
   let status;
@@ -151,7 +151,7 @@ function renderAttempts() {
   const seen = new Set();
   for (const entry of list) {
     const { game, bid } = entry;
-    const key = `${game.id}-${bid.team}`;
+    const key = `${game.id}-${bid.side}`;
     seen.add(key);
     let card = container.querySelector(`[data-key="${key}"]`);
     if (!card) {
@@ -173,7 +173,7 @@ function renderAttempts() {
   }
   container.querySelectorAll('.attempt').forEach((card) => { if (!seen.has(card.dataset.key)) card.remove(); });
   // Cards in order: alive bids first, most outs first (moved only when the order changed).
-  const order = list.map(({ game, bid }) => `${game.id}-${bid.team}`);
+  const order = list.map(({ game, bid }) => `${game.id}-${bid.side}`);
   if ([...container.children].map((card) => card.dataset.key).join() !== order.join()) {
     order.forEach((key) => container.appendChild(container.querySelector(`[data-key="${key}"]`)));
   }
@@ -203,7 +203,7 @@ const clubName = (code) => (state.config?.teams || []).find((t) => t.code === co
 const clubAbbreviation = (code) => (state.config?.teams || []).find((t) => t.code === code)?.abbreviation || code;
 
 function favouriteRank(game) {
-  const ranks = [game.away.code, game.home.code].map((code) => favourites.indexOf(code)).filter((i) => i >= 0);
+  const ranks = [game.away.franchise, game.home.franchise].map((code) => favourites.indexOf(code)).filter((i) => i >= 0);
   return ranks.length ? Math.min(...ranks) : Infinity;
 }
 
@@ -235,17 +235,17 @@ function linescoreTable(game) {
   const cells = (team) => Array.from({ length: innings }, (_, i) => `<td>${esc(team.linescore[i] ?? '')}</td>`).join('');
   return `<table class="linescore"><caption class="visually-hidden">Runs by inning</caption>
     <thead><tr><th scope="col">Team</th>${Array.from({ length: innings }, (_, i) => `<th scope="col">${i + 1}</th>`).join('')}<th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead>
-    <tbody>${[game.away, game.home].map((team) => `<tr><th scope="row">${esc(team.abbreviation || team.code)}</th>${cells(team)}<td><strong>${team.runs}</strong></td><td>${team.hits}</td><td>${team.errors}</td></tr>`).join('')}</tbody></table>`;
+    <tbody>${[game.away, game.home].map((team) => `<tr><th scope="row">${esc(team.abbreviation)}</th>${cells(team)}<td><strong>${team.runs}</strong></td><td>${team.hits}</td><td>${team.errors}</td></tr>`).join('')}</tbody></table>`;
 }
 
 function gameCard(game) {
   const bid = noHitterInProgress(game);
   const marks = [
     game.game_number ? `<span class="mark">Game ${game.game_number}</span>` : '',
-    bid ? `<span class="mark nohit">${bid.status === 'official' ? 'No-hitter' : 'No-hitter in progress'} · ${esc(clubAbbreviation(bid.team))}</span>` : '',
+    bid ? `<span class="mark nohit">${bid.status === 'official' ? 'No-hitter' : 'No-hitter in progress'} · ${esc(bid.team)}</span>` : '',
   ].join('');
   const rows = [game.away, game.home].map((team) => `
-      <tr class="${favourites.includes(team.code) ? 'favourite' : ''}"><th scope="row" title="${esc(team.name)}">${esc(team.abbreviation || team.code)}</th>
+      <tr class="${favourites.includes(team.franchise) ? 'favourite' : ''}"><th scope="row" title="${esc(team.name)}">${esc(team.abbreviation)}</th>
         <td class="runs">${game.status === 'scheduled' ? '' : team.runs}</td><td>${game.status === 'scheduled' ? '' : team.hits}</td><td>${game.status === 'scheduled' ? '' : team.errors}</td></tr>`).join('');
   let detail = '';
   if (game.status === 'live' && game.matchup) {
@@ -323,14 +323,13 @@ async function loadGamePage() {
       if (!halves.length || halves[halves.length - 1].key !== key) halves.push({ key, play, plays: [] });
       halves[halves.length - 1].plays.push(play);
     }
-    const ordinal = (n) => n + ((n % 100 >= 11 && n % 100 <= 13) ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] || 'th'));
     page.innerHTML = `<h2>${esc(game.away.name)} ${game.status === 'scheduled' ? '' : game.away.runs} at ${esc(game.home.name)} ${game.status === 'scheduled' ? '' : game.home.runs}</h2>
       <p class="status-line">${esc(situation(game))}${game.game_number ? ` · Game ${game.game_number}` : ''}</p>
       ${gameCard(game).replace('<details class="line">', '<details class="line" open>')}
       <div class="pitching">${pitchers(detail.pitchers.away, game.away)}${pitchers(detail.pitchers.home, game.home)}</div>
       <h3>Play-by-play</h3>
-      ${halves.length ? halves.reverse().map((half) => `<section class="half"><h4>${half.play.half === 'top' ? 'Top' : 'Bottom'} of the ${ordinal(half.play.inning)}</h4>
-        <ol reversed>${half.plays.reverse().map((p) => `<li class="${p.scoring ? 'scoring' : ''}">${esc(p.text)} <span class="muted">${p.outs} out${p.outs === 1 ? '' : 's'}${p.scoring ? ` · ${esc(game.away.abbreviation)} ${p.away_score}, ${esc(game.home.abbreviation)} ${p.home_score}` : ''}</span></li>`).join('')}</ol></section>`).join('') : '<p class="muted">No plays yet.</p>'}`;
+      ${halves.length ? halves.reverse().map((half) => `<section class="half"><h4>${esc(half.play.heading)}</h4>
+        <ol reversed>${half.plays.reverse().map((p) => `<li class="${p.scoring ? 'scoring' : ''}">${esc(p.text)} <span class="muted">${esc(p.outs_text)}${p.scoring ? ` · ${esc(game.away.abbreviation)} ${p.away_score}, ${esc(game.home.abbreviation)} ${p.home_score}` : ''}</span></li>`).join('')}</ol></section>`).join('') : '<p class="muted">No plays yet.</p>'}`;
   } catch (error) {
     page.innerHTML = `<p role="alert">Could not load the game: ${esc(error.message)}</p>`;
   }
@@ -396,19 +395,9 @@ function connect() {
   });
 }
 
-// Hall of Fame, in fan language: the bid's pitchers by name, dates like "Aug 25", how it ended in words.
-const positions = ['', 'the pitcher', 'the catcher', 'first', 'second', 'third', 'short', 'left', 'center', 'right'];
-const hitWords = { DGR: 'ground-rule double', HR: 'home run', H: 'home run', S: 'single', D: 'double', T: 'triple' };
-const ordinal = (n) => n + (n % 100 >= 11 && n % 100 <= 13 ? 'th' : ({ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] || 'th'));
+// Hall of Fame, in fan language: the server's words (clubs as they were that season, the hit
+// that ended the bid); dates like "Aug 25".
 const shortDate = (date) => { const [, m, d] = date.split('-').map(Number); return `${['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][m - 1]} ${d}`; };
-
-function hitInWords(hit) {
-  const match = /^(DGR|HR|S|D|T|H)([1-9])?/.exec(hit.event || '');
-  const kind = match ? hitWords[match[1]] : 'hit';
-  const where = match && match[2] && kind !== 'home run' ? ` to ${positions[Number(match[2])]}` : '';
-  const outs = `${hit.outs} out${hit.outs === 1 ? '' : 's'}`;
-  return `${hit.batter_name}'s ${kind}${where} off ${hit.pitcher_name}, ${outs} in the ${ordinal(hit.inning)}`;
-}
 
 async function loadHallOfFame() {
   const season = $('#season').value;
@@ -417,16 +406,11 @@ async function loadHallOfFame() {
   body.innerHTML = '<tr><td colspan="6">Loading…</td></tr>';
   try {
     const entries = await api(`/api/hall-of-fame/${season}?limit=50`);
-    body.innerHTML = entries.map(({ rank, side }) => {
-      const names = side.bid_pitchers.map((id) => side.pitcher_names[side.pitchers.indexOf(id)] || id);
-      const innings = Math.floor(side.outs_before_first_hit / 3);
-      const thirds = side.outs_before_first_hit % 3;
-      const how = side.official ? (side.perfect ? 'Perfect game' : 'No-hitter')
-        : side.first_hit ? hitInWords(side.first_hit) : 'Hitless, not official';
+    body.innerHTML = entries.map((entry) => {
       return `<tr>
-      <td>${rank}</td><td>${esc(shortDate(side.date))}</td>
-      <td>${esc(clubName(side.pitching_team))} <span class="muted">vs ${esc(clubName(side.batting_team))}</span></td>
-      <td>${esc(names.join(', '))}</td><td>${innings}${thirds ? ` ${thirds}/3` : ''}</td><td>${esc(how)}</td></tr>`;
+      <td>${entry.rank}</td><td>${esc(shortDate(entry.date))}</td>
+      <td>${esc(entry.pitching_team.name)} <span class="muted">vs ${esc(entry.batting_team.name)}</span></td>
+      <td>${esc(entry.pitchers.join(', '))}</td><td>${esc(entry.hitless)}</td><td>${esc(entry.ending)}</td></tr>`;
     }).join('');
   } catch (error) {
     body.innerHTML = `<tr><td colspan="6">The Hall of Fame could not be loaded: ${esc(error.message)}</td></tr>`;

@@ -1,43 +1,31 @@
-import Baseball
-
 /// A play in words, as a play-by-play reads it: "Tim Anderson singles to left field. Yoan Moncada
 /// to third." Built from the play as the engine applied it (every source alike), never from a
 /// source's codes. Pure.
 package enum PlayDescription {
-    /// `result` in words, players named through `info`.
-    package static func text(_ result: borrowing PlayResult, info: GameInfo) -> String {
+    /// `result` in words, players named by `name`.
+    package static func text(_ result: borrowing PlayResult, name: (PlayerID) -> String) -> String {
         let play = result.play
-        let batter = info.name(of: result.batter)
-        func runner(_ base: Int) -> String { info.name(of: result.runnersBefore[base]) }
+        let batter = name(result.batter)
+        func runner(_ base: Int) -> String { name(result.runnersBefore[base]) }
         var sentences: [String] = []
         var described = BaseFlags()
 
         let direction = where_(play.fieldedBy)
         switch play.eventType {
-        case .single, .double, .triple, .homeRun:
-            let verb = ["singles", "doubles", "triples", "homers"][play.eventType.hitValue - 1]
-            var text = "\(batter) \(verb)\(direction.map { " to \($0)" } ?? "")"
+        case .single, .double, .triple, .homeRun, .strikeout, .walk, .intentionalWalk, .hitByPitch, .interference,
+            .error, .fieldersChoice:
+            var text = batterPhrase(
+                batter, play.eventType,
+                fielder: play.eventType == .error ? (play.errors.isEmpty ? nil : play.errors[0]) : play.fieldedBy)
             if play.eventType == .homeRun {
                 let runs = play.runs
                 text += runs == 4 ? " (grand slam)" : runs > 1 ? " (\(runs) runs)" : ""
             }
-            if play.putOuts.contains(.batter) { text += " and is out trying to advance" }
+            if play.eventType == .strikeout && !play.putOuts.contains(.batter) && play.advances.batter != .none {
+                text += " but reaches on the dropped third strike"
+            }
+            if play.eventType.isHit && play.putOuts.contains(.batter) { text += " and is out trying to advance" }
             sentences.append(text)
-            described.insert(.batter)
-        case .strikeout:
-            let reached = !play.putOuts.contains(.batter) && play.advances.batter != .none
-            sentences.append("\(batter) strikes out" + (reached ? " but reaches on the dropped third strike" : ""))
-            described.insert(.batter)
-        case .walk: sentences.append("\(batter) walks"); described.insert(.batter)
-        case .intentionalWalk: sentences.append("\(batter) is intentionally walked"); described.insert(.batter)
-        case .hitByPitch: sentences.append("\(batter) is hit by a pitch"); described.insert(.batter)
-        case .interference: sentences.append("\(batter) reaches on catcher's interference"); described.insert(.batter)
-        case .error:
-            let fielder = play.errors.isEmpty ? nil : position(play.errors[0])
-            sentences.append("\(batter) reaches on an error\(fielder.map { " by the \($0)" } ?? "")")
-            described.insert(.batter)
-        case .fieldersChoice:
-            sentences.append("\(batter) reaches on a fielder's choice\(direction.map { " to \($0)" } ?? "")")
             described.insert(.batter)
         case .genericOut:
             sentences.append(out(batter, play, direction: direction))
@@ -98,6 +86,48 @@ package enum PlayDescription {
         return sentences.map { $0 + "." }.joined(separator: " ")
     }
 
+    /// What the batter did, as a plate appearance ends: "Tim Anderson singles to left field",
+    /// "Jose Abreu walks", "Yoan Moncada reaches on an error by the shortstop". `fielder` is who
+    /// first played the ball (or, for an error, who made it).
+    package static func batterPhrase(_ batter: String, _ type: EventType, fielder: UInt8?) -> String {
+        let direction = fielder.flatMap(where_)
+        let to = direction.map { " to \($0)" } ?? ""
+        switch type {
+        case .single: return "\(batter) singles\(to)"
+        case .double: return "\(batter) doubles\(to)"
+        case .triple: return "\(batter) triples\(to)"
+        case .homeRun: return "\(batter) homers\(to)"
+        case .strikeout: return "\(batter) strikes out"
+        case .walk: return "\(batter) walks"
+        case .intentionalWalk: return "\(batter) is intentionally walked"
+        case .hitByPitch: return "\(batter) is hit by a pitch"
+        case .interference: return "\(batter) reaches on catcher's interference"
+        case .error: return "\(batter) reaches on an error\(fielder.flatMap(position).map { " by the \($0)" } ?? "")"
+        case .fieldersChoice: return "\(batter) reaches on a fielder's choice\(to)"
+        default: return "\(batter) is out\(to)"
+        }
+    }
+
+    /// A bid's first hit or first baserunner in words, with its pitcher and situation: "Eric Sogard
+    /// singles to center field off Kenta Maeda with nobody out in the top of the 9th".
+    package static func bidPlay(_ mark: BidPlay, name: (PlayerID) -> String) -> String {
+        batterPhrase(name(mark.batter), mark.eventType, fielder: mark.fielder)
+            + " off \(name(mark.pitcher)) with "
+            + Words.situation(outs: mark.outsInInning, inning: mark.inning, battingSide: mark.battingSide)
+    }
+
+    /// A player entering, in words: "Aaron Bummer pitches for the White Sox", "Nomar Mazara
+    /// pinch-hits for the White Sox", "Leury Garcia takes over at shortstop".
+    package static func entering(_ name: String, team: String, position: UInt8) -> String {
+        switch position {
+        case Position.pitcher: "\(name) pitches for the \(team)."
+        case Position.pinchHitter: "\(name) pinch-hits for the \(team)."
+        case Position.pinchRunner: "\(name) pinch-runs for the \(team)."
+        case Position.designatedHitter: "\(name) is the \(team)' designated hitter."
+        default: "\(name) takes over at \(self.position(position) ?? "a new position")."
+        }
+    }
+
     /// An out by the batter: the kind of batted ball, a double or triple play, a sacrifice.
     private static func out(_ batter: String, _ play: Play, direction: String?) -> String {
         let to = direction.map { " to \($0)" } ?? ""
@@ -122,7 +152,7 @@ package enum PlayDescription {
     }
 
     /// Where a ball went by the fielder who first played it: "left field", "shortstop".
-    private static func where_(_ fielder: UInt8) -> String? {
+    static func where_(_ fielder: UInt8) -> String? {
         switch fielder {
         case 7: "left field"
         case 8: "center field"
@@ -146,68 +176,5 @@ package enum PlayDescription {
         case 9: "right fielder"
         default: nil
         }
-    }
-}
-
-/// One line of a game's play-by-play: a play or a player entering, in words, with the situation
-/// after it.
-package struct PlayByPlayEntry: Sendable, Hashable, Codable {
-    /// The play's number in the game (substitutions carry the number of the play before them).
-    package var number: Int
-    package var inning: Int
-    /// top or bottom.
-    package var half: String
-    package var text: String
-    /// Outs in the half-inning after it.
-    package var outs: Int
-    package var awayScore: Int
-    package var homeScore: Int
-    /// Whether runs scored on it.
-    package var scoring: Bool
-}
-
-extension GameFollower {
-    /// The game's play-by-play so far, in order: the updates applied followed again from the
-    /// lineups (the same engine; a game's updates take well under a millisecond).
-    package func playByPlay() -> [PlayByPlayEntry] {
-        guard engine != nil else { return [] }
-        var engine = GameEngine(starters: starters, homeBatsFirst: homeBatsFirst, followsBids: false)
-        var entries: [PlayByPlayEntry] = []
-        for update in updates {
-            guard let applied = try? engine.apply(update) else { break }
-            let state = engine.state
-            func entry(_ text: String, scoring: Bool = false) -> PlayByPlayEntry {
-                PlayByPlayEntry(
-                    number: state.playCount, inning: state.inning,
-                    half: state.battingSide == .home ? "bottom" : "top", text: text, outs: state.outs,
-                    awayScore: state.score.away, homeScore: state.score.home, scoring: scoring)
-            }
-            switch applied {
-            case .play(let result):
-                var line = entry(PlayDescription.text(result, info: info), scoring: result.runs > 0)
-                // The half-inning of the play, even when its third out ended it.
-                line.inning = result.inning
-                line.half = result.battingSide == .home ? "bottom" : "top"
-                if state.inning != result.inning || state.battingSide != result.battingSide {
-                    line.outs = result.outsBefore + result.outs
-                }
-                entries.append(line)
-            case .substitution(let appearance):
-                let name = info.name(of: appearance.player)
-                let team = info.team(appearance.side).nickname
-                let text: String
-                switch appearance.position {
-                case Position.pitcher: text = "\(name) pitches for the \(team)."
-                case Position.pinchHitter: text = "\(name) pinch-hits for the \(team)."
-                case Position.pinchRunner: text = "\(name) pinch-runs for the \(team)."
-                case Position.designatedHitter: text = "\(name) is the \(team)' designated hitter."
-                default:
-                    text = "\(name) takes over at \(PlayDescription.position(appearance.position) ?? "a new position")."
-                }
-                entries.append(entry(text))
-            case .placeholder: break
-            }
-        }
-        return entries
     }
 }

@@ -1,0 +1,36 @@
+/// One line of a game's play-by-play: a play or a player entering, in words, with the situation
+/// after it.
+package struct PlayByPlayEntry: Sendable, Hashable, Codable {
+    /// The play's number in the game (substitutions carry the number of the play before them).
+    package var number: Int
+    package var inning: Int
+    /// top or bottom.
+    package var half: String
+    package var text: String
+    /// Outs in the half-inning after it.
+    package var outs: Int
+    package var awayScore: Int
+    package var homeScore: Int
+    /// Whether runs scored on it.
+    package var scoring: Bool
+    /// The half-inning in words, as a heading: "Top of the 7th".
+    package var heading: String
+    /// The outs after it in words: "nobody out", "1 out", "3 outs".
+    package var outsText: String
+
+    package init(
+        number: Int, inning: Int, half: String, text: String, outs: Int, awayScore: Int, homeScore: Int, scoring: Bool
+    ) {
+        self.number = number
+        self.inning = inning
+        self.half = half
+        self.text = text
+        self.outs = outs
+        self.awayScore = awayScore
+        self.homeScore = homeScore
+        self.scoring = scoring
+        let words = "\(half) of the \(Words.ordinal(inning))"
+        heading = words.prefix(1).uppercased() + words.dropFirst()
+        outsText = Words.outs(outs)
+    }
+}
