@@ -18,7 +18,7 @@ url, output = sys.argv[1], sys.argv[2]
 timeout = float(sys.argv[3]) if len(sys.argv) > 3 else 150
 chromium = open_browser(output)
 GIOLITO = "CHA202008250-home"
-JAVIER = "HOU202008251-HOU"
+JAVIER = "HOU202008251-home"
 
 
 def fail(reason):
