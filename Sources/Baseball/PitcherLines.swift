@@ -23,7 +23,7 @@ package struct PitcherLine: Sendable, Hashable, Codable {
     }
 
     /// Innings pitched as a box score writes them: `6.2` is six innings and two outs.
-    package var inningsPitched: String { "\(outs / 3).\(outs % 3)" }
+    package var inningsPitched: String { Words.inningsPitched(outs: outs) }
 }
 
 /// Every pitcher's line in a game, in order of entry, built from the plays as they are applied.

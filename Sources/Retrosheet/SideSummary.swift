@@ -127,12 +127,15 @@ package enum SeasonBids {
                 var teams: [String: TeamRecord]?
                 reader.forEachGame { result in
                     do throws(RetrosheetError) {
-                        let game = try result.get()
-                        if teams == nil {
-                            let year = Int((game.date ?? "").prefix(4)) ?? 0
-                            teams = ReplaySchedule.teamTable(near: [file], year: year)
+                        let bids = try GameBids.replay(try result.get())
+                        // The season's TEAM file, read once, only for a club the directory does
+                        // not know (the Federal League's).
+                        if teams == nil,
+                            Side.allCases.contains(where: { TeamDirectory.club(bids.team($0), on: bids.date) == nil })
+                        {
+                            teams = ReplaySchedule.teamTable(near: [file], year: Int(bids.date.prefix(4)) ?? 0)
                         }
-                        sides += SideSummary.sides(of: try GameBids.replay(game), teams: teams ?? [:])
+                        sides += SideSummary.sides(of: bids, teams: teams ?? [:])
                     } catch {
                         problems.append(error)
                     }

@@ -59,6 +59,8 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         package var currentPitcher: String
         package var outs: Int
         package var innings: Int
+        /// The outs as innings in words: "4 1/3 innings".
+        package var hitlessText: String
         package var hitless: Bool
         package var perfect: Bool
         /// alive, broken-up, official or not-official.
@@ -101,9 +103,12 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     package var half: String
     package var outs: Int
     /// What a scoreboard shows for the game's state: `Scheduled`, `Warm-up`, `Top 5th`, `Bot 9th`,
-    /// `Delayed`, `Postponed (to 2020-08-26)`, `Suspended (resumes 2020-08-26)`, `Final`, or `F/7`,
-    /// `F/10` for a final game not of its scheduled length.
+    /// `Mid 5th` and `End 5th` between halves, `Delayed`, `Postponed (to 2020-08-26)`, `Suspended
+    /// (resumes 2020-08-26)`, `Final`, or `F/7`, `F/10` for a final game not of its scheduled length.
     package var statusText: String
+    /// The status with the outs during a half, in words: "Top 5th, 1 out", "Bot 9th, nobody out",
+    /// "Mid 5th", "Final".
+    package var situation: String
     package var scheduledInnings: Int
     /// First, second and third: whether a runner is on (all false unless the game is under way).
     package var bases: [Bool]
@@ -248,7 +253,8 @@ package final class LiveBoard: Sendable {
                 side: bid.pitchingSide == .home ? "home" : "away", team: info.team(bid.pitchingSide).abbreviation,
                 pitchers: bid.pitchers.map(info.name(of:)),
                 currentPitcher: info.name(of: bid.currentPitcher),
-                outs: bid.outs, innings: bid.hitlessInnings, hitless: bid.isHitless,
+                outs: bid.outs, innings: bid.hitlessInnings, hitlessText: Words.innings(outs: bid.outs),
+                hitless: bid.isHitless,
                 perfect: bid.isHitless && bid.isPerfect,
                 status: status,
                 lines: bid.pitchers.compactMap { pitcher in
@@ -309,15 +315,18 @@ package final class LiveBoard: Sendable {
                 winning: result.winningPitcher.map(info.name(of:)), losing: result.losingPitcher.map(info.name(of:)),
                 save: result.savePitcher.map(info.name(of:)))
         }
+        let statusText = Self.statusText(
+            game.status, state: state, inningsPlayed: game.linescore.innings, scheduledInnings: scheduledInnings)
+        let situation =
+            game.status.phase == .live && (state?.outs ?? 3) < 3
+            ? "\(statusText), \(Words.outs(state?.outs ?? 0))" : statusText
         return GameSnapshot(
             id: info.id, date: info.date,
             gameNumber: info.id.last.flatMap { Int(String($0)) }.flatMap { $0 > 0 ? $0 : nil },
             startTime: game.start ?? time, status: status,
             away: team(.away), home: team(.home),
             inning: state?.inning ?? 1, half: state?.battingSide == .home ? "bottom" : "top", outs: state?.outs ?? 0,
-            statusText: Self.statusText(
-                game.status, state: state, inningsPlayed: game.linescore.innings, scheduledInnings: scheduledInnings),
-            scheduledInnings: scheduledInnings,
+            statusText: statusText, situation: situation, scheduledInnings: scheduledInnings,
             bases: underway
                 ? [state!.runners.first, state!.runners.second, state!.runners.third].map { !$0.isNone }
                 : [false, false, false],

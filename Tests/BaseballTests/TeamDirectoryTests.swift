@@ -77,8 +77,9 @@ extension TeamDirectoryTests {
         @Test func everyTeamFileFrom1950To2020Resolves() throws {
             var checked = 0
             for year in 1950...2020 {
-                let zip = TestData.path("retrosheet/zips/\(year)eve.zip")
-                let (teams, problems) = TeamFile.teams(file: "TEAM\(year)", bytes: try Self.unzip(zip, "TEAM\(year)"))
+                let (teams, problems) = TeamFile.teams(
+                    file: "TEAM\(year)",
+                    bytes: try TestData.bytes("retrosheet/zips/\(year)eve.zip", entry: "TEAM\(year)"))
                 #expect(problems.isEmpty)
                 #expect(teams.count >= 16)
                 for team in teams {
@@ -100,22 +101,6 @@ extension TeamDirectoryTests {
                 }
             }
             #expect(checked > 1_500)
-        }
-
-        /// The bytes of `entry` in the zip file at `path` (`unzip -p`).
-        static func unzip(_ path: String, _ entry: String) throws -> [UInt8] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-            process.arguments = ["-p", path, entry]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: "\(path): \(entry)"])
-            }
-            return Array(data)
         }
     }
 }

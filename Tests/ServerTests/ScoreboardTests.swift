@@ -208,7 +208,8 @@ import Testing
                 runs: 0, hits: 0, errors: 0, linescore: [])
             return GameSnapshot(
                 id: id, date: date, gameNumber: nil, startTime: now, status: status, away: team, home: team, inning: 1,
-                half: "top", outs: 0, statusText: "", scheduledInnings: 9, bases: [false, false, false], matchup: nil,
+                half: "top", outs: 0, statusText: "", situation: "", scheduledInnings: 9, bases: [false, false, false],
+                matchup: nil,
                 starters: nil, decisions: nil, bids: [], broadcasts: [], updatedAt: now.addingTimeInterval(-updated))
         }
         let games = [

@@ -61,16 +61,29 @@ package enum TestData {
         guard path.hasSuffix(".gz") else {
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         }
+        return try output(of: ["gzip", "-dc", path], reading: path)
+    }
+
+    /// The bytes of `entry` inside the zip file `relative` (Retrosheet's season zips), with
+    /// `unzip -p`.
+    package static func bytes(_ relative: String, entry: String) throws -> [UInt8] {
+        let path = path(relative)
+        return try output(of: ["unzip", "-p", path, entry], reading: "\(path): \(entry)")
+    }
+
+    /// What `arguments` (a command found on the path) writes to standard output; a failure names
+    /// `reading`.
+    static func output(of arguments: [String], reading: String) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gzip", "-dc", path]
+        process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: reading])
         }
         return Array(data)
     }

@@ -36,11 +36,11 @@ package enum Words {
             : "\(Words.outs(outs)) in the \(Words.inning(inning, battingSide))"
     }
 
-    /// "7 innings", "1 inning", "6 2/3 innings": outs as innings pitched, in words.
+    /// "7 innings", "1 inning", "2/3 inning", "6 2/3 innings": outs as innings pitched, in words.
     package static func innings(outs: Int) -> String {
         let (whole, thirds) = (outs / 3, outs % 3)
         let text = thirds == 0 ? "\(whole)" : whole == 0 ? "\(thirds)/3" : "\(whole) \(thirds)/3"
-        return text + (outs == 3 ? " inning" : " innings")
+        return text + (outs <= 3 ? " inning" : " innings")
     }
 
     /// "6.2": innings pitched as box scores write them.
@@ -56,10 +56,5 @@ package enum Words {
     /// "single", "double", "triple", "home run"; nil for a play that is not a hit.
     package static func hit(_ type: EventType) -> String? {
         type.isHit ? ["single", "double", "triple", "home run"][type.hitValue - 1] : nil
-    }
-
-    /// "1 run", "3 runs".
-    package static func count(_ count: Int, _ singular: String, _ plural: String? = nil) -> String {
-        "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
     }
 }

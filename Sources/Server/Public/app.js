@@ -70,19 +70,14 @@ function attempts() {
   return list.sort((a, b) => rank(a) - rank(b) || b.bid.outs - a.bid.outs);
 }
 
+// Where a game stands, in the server's words ("Top 5th, 1 out", "Mid 5th", "Final"); before the
+// first pitch, its start in the viewer's own time.
 function situation(game) {
-  if (game.status === 'final') return game.status_text || 'Final';
-  if (game.status === 'scheduled' && game.status_text && game.status_text !== 'Scheduled') return game.status_text;
-  if (game.status === 'scheduled') return 'Starts ' + new Date(game.start_time).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
-  const half = game.outs === 3 ? (game.half === 'top' ? 'Mid' : 'End') : (game.half === 'top' ? 'Top' : 'Bottom');
-  return `${half} ${game.inning}` + (game.outs < 3 ? `, ${game.outs} out${game.outs === 1 ? '' : 's'}` : '');
+  if (game.status === 'scheduled' && (!game.status_text || game.status_text === 'Scheduled')) {
+    return 'Starts ' + new Date(game.start_time).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
+  }
+  return game.situation || game.status_text;
 }
-
-const inningsText = (outs) => {
-  const innings = Math.floor(outs / 3);
-  const thirds = outs % 3;
-  return `${innings}${thirds ? ` ${thirds}/3` : ''} inning${innings === 1 && !thirds ? '' : 's'}`;
-};
 
 // Where to watch: the broadcasts the source names; MLB.TV with its link.
 function whereToWatch(game) {
@@ -120,12 +115,12 @@ function attemptCard({ game, bid }) {
     status = `<div class="result">${esc(pitching.name)} ${pitching.runs}, ${esc(opponent.name)} ${opponent.runs} · ${esc(situation(game))}</div>`;
   } else if (bid.status === 'broken-up') {
     headline = '<p class="broken">Broken up</p>';
-    status = `<div class="progress">Hitless through ${inningsText(bid.outs)}</div>
+    status = `<div class="progress">Hitless through ${esc(bid.hitless_text)}</div>
       <p class="how">${esc(bid.broken_up_by?.text || 'A hit ended the bid')}.</p>
       <div class="muted">${score} · ${esc(situation(game))}</div>`;
   } else {
     headline = '';
-    status = `<div class="progress">Hitless through ${inningsText(bid.outs)}</div>${bar}
+    status = `<div class="progress">Hitless through ${esc(bid.hitless_text)}</div>${bar}
       <div class="togo"><strong>${toGo} out${toGo === 1 ? '' : 's'} to go</strong>${fielding && game.status === 'live' && game.outs < 3 ? ` ${outsDots(game.outs)}` : ''}</div>
       <div class="muted">${score} · ${esc(situation(game))}</div>`;
   }
