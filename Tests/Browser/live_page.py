@@ -29,8 +29,14 @@ try:
     deadline = time.time() + timeout
     first = None
     state = None
+    # The bar as last seen on the card while the bid was alive: on a loaded machine the poll may
+    # see the card appear and next see it already complete (a celebration card has no bar), so
+    # the bar is checked on the alive states the poll did see.
+    alive_bar = None
     while time.time() < deadline:
         state = chromium.evaluate(probe)
+        if state and state["card"] and state["bar"]:
+            alive_bar = state["bar"]
         if state and state["card"]:
             outs = [int(x) for x in state["card"].split(",") if x]
             if first is None:
@@ -39,14 +45,14 @@ try:
                 print("screenshot:", screenshot("live-card-appeared.png"))
             if state["updates"] > 0 and outs[-1] > first:
                 print(f"card advanced through the stream: outs seen {outs}, {state['updates']} stream updates")
-                print(f"card text: {state['text']!r}; progress bar width {state['bar']}")
+                print(f"card text: {state['text']!r}; progress bar width while alive {alive_bar}")
                 print("screenshot:", screenshot("live-card-advanced.png"))
                 problems = page_problems()
                 if problems:
                     print("the page reported problems:", *problems, sep="\n  ")
                     sys.exit(1)
-                if not state["bar"]:
-                    print("the progress bar has no width (set through the CSSOM, as the CSP requires)")
+                if not alive_bar:
+                    print("the progress bar had no width while the bid was alive (set through the CSSOM, as the CSP requires)")
                     sys.exit(1)
                 # Recent moments: each with its time and a link to its game; Giolito's 4th is there.
                 moments = chromium.evaluate("""[...document.querySelectorAll('#moments li')].map(li => ({

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Every club as it was on any day since 1871, from data: Retrosheet's franchise history
 /// (`CurrentNames.csv`: each franchise's codes, league, division, location and nickname by date),
@@ -113,17 +114,30 @@ package enum TeamDirectory {
     }
 
     /// The clubs of today (by the system's date).
-    package static var current: [Club] { clubs(on: today) }
+    package static var current: [Club] { todays().clubs }
 
     /// The club of today a fan names by any of its codes: MLB's abbreviation (`NYY`), Retrosheet's
     /// (`NYA`) or the franchise's (`OAK` for the Athletics of 2025), in upper case.
-    package static func current(_ code: String) -> Club? {
-        current.first { $0.abbreviation == code || $0.retrosheet == code || $0.franchise == code }
-    }
+    package static func current(_ code: String) -> Club? { todays().byCode[code] }
 
     /// Every code ``current(_:)`` takes, sorted.
-    package static var currentCodes: [String] {
-        Set(current.flatMap { [$0.abbreviation, $0.retrosheet, $0.franchise] }).sorted()
+    package static var currentCodes: [String] { todays().byCode.keys.sorted() }
+
+    /// Today's clubs and their codes, worked out once a day (a widget asks on every request).
+    private static let cache = Mutex<(day: String, clubs: [Club], byCode: [String: Club])?>(nil)
+
+    private static func todays() -> (clubs: [Club], byCode: [String: Club]) {
+        let day = today
+        if let known = cache.withLock({ $0 }), known.day == day { return (known.clubs, known.byCode) }
+        let clubs = clubs(on: day)
+        var byCode: [String: Club] = [:]
+        for club in clubs {
+            for code in [club.franchise, club.retrosheet, club.abbreviation] where byCode[code] == nil {
+                byCode[code] = club
+            }
+        }
+        cache.withLock { $0 = (day, clubs, byCode) }
+        return (clubs, byCode)
     }
 
     /// Today, `yyyy-mm-dd` in UTC.
