@@ -45,7 +45,7 @@ package enum EventFiles {
             var due = 0
             for _ in 0..<max(1, min(concurrency, files.count)) {
                 let index = next
-                group.addTask { (index, transform(files[index])) }
+                group.addTask { (index, await onThread { transform(files[index]) }) }
                 next += 1
             }
             while let (index, output) = try await group.next() {
@@ -56,7 +56,7 @@ package enum EventFiles {
                 }
                 if next < files.count {
                     let index = next
-                    group.addTask { (index, transform(files[index])) }
+                    group.addTask { (index, await onThread { transform(files[index]) }) }
                     next += 1
                 }
             }
@@ -74,18 +74,27 @@ package enum EventFiles {
             var next = 0
             for _ in 0..<max(1, min(concurrency, files.count)) {
                 let index = next
-                group.addTask { (index, transform(files[index])) }
+                group.addTask { (index, await onThread { transform(files[index]) }) }
                 next += 1
             }
             for await (index, output) in group {
                 results[index] = output
                 if next < files.count {
                     let index = next
-                    group.addTask { (index, transform(files[index])) }
+                    group.addTask { (index, await onThread { transform(files[index]) }) }
                     next += 1
                 }
             }
             return results.map { $0! }
+        }
+    }
+
+    /// Runs `work` (a file read and computed on: seconds of CPU) on a thread of its own, so that
+    /// Swift's cooperative threads (as many as the cores) stay free for the tasks that answer
+    /// requests and keep deadlines beside it.
+    private static func onThread<Output: Sendable>(_ work: @escaping @Sendable () -> Output) async -> Output {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
         }
     }
 }

@@ -90,7 +90,7 @@ import Testing
 }
 
 extension MessageTextTests {
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test func brokenUpSaysByWhomHowAndWhen2012() throws {
             try MessageTextTests.checkBrokenUp(
                 "retrosheet/2012/2012DET.EVA", "DET201205180", date: "2012-05-18",

@@ -105,7 +105,7 @@ import Testing
 
 extension MomentTests {
     /// The same on 2012 games: a perfect game, a near no-hitter, a combined no-hitter.
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test func perfectGameStaysPerfectToTheEnd() throws {
             let humber = try MomentTests.game("retrosheet/2012/2012SEA.EVA", "SEA201204210")
             let (_, moments) = try MomentTests.moments(of: humber)

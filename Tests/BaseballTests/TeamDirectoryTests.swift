@@ -73,7 +73,7 @@ import Testing
 extension TeamDirectoryTests {
     /// Every club of every TEAM file 1950-2020 (Retrosheet's zips and folders): known to the
     /// directory on its season's opening week, in the file's league, by the file's nickname.
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test func everyTeamFileFrom1950To2020Resolves() async throws {
             // 71 unzip processes waited for on a thread of their own, not on one of Swift's
             // cooperative threads (two on a two-core machine), which the tests beside it need.

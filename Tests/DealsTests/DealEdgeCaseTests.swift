@@ -134,7 +134,7 @@ import Testing
 }
 
 extension DealEdgeCaseTests {
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         /// WAS201908170 (MIL at WAS, Aug 17 2019, first pitch 7:06 pm, 5 h 40 min): it ended after
         /// midnight and keeps its official date: the deal day is Aug 18, not the 19th.
         @Test func aGameEndingAfterMidnightKeepsItsOfficialDate() async throws {

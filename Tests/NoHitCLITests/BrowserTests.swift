@@ -5,7 +5,7 @@ import Testing
 /// The web UI in a real browser: headless Chromium (Debian's `chromium`) loads the page of
 /// `nohit serve` during a fast replay of 2020-08-25, through the scripts in `Tests/Browser`.
 /// Screenshots go to `.build/test-output/browser/`.
-@Suite(.serialized) struct BrowserTests {
+@Suite(.serialized, .ownThreads) struct BrowserTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `nohit events` as a user runs it.
-@Suite struct EventsCommandTests {
+@Suite(.ownThreads) struct EventsCommandTests {
     static func temporaryFile(_ name: String, _ contents: String) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "nohit-tests-\(UUID().uuidString)")

@@ -7,7 +7,7 @@ import Testing
 /// `.build/keen-venv`, `.ci/run` calls it) against `nohit serve`: `Tests/Keen/keen_client.py`
 /// writes events through it and checks every analysis type, filters, intervals, group_by and
 /// funnels against values it computes from the events it sent.
-@Suite struct KeenClientTests {
+@Suite(.ownThreads) struct KeenClientTests {
     static let python: String? = {
         let path = TestData.packageRoot.appendingPathComponent(".build/keen-venv/bin/python").path
         return FileManager.default.isExecutableFile(atPath: path) ? path : nil

@@ -10,7 +10,7 @@ import Testing
 /// The requests Keen's iOS client (KeenClient-iOS 3.7.0) and keen-tracking-js send, byte for byte
 /// as their sources make them (../shared/docs/KEEN.md), replayed against a real `nohit serve`: the
 /// answers are what those clients read.
-@Suite struct KeenSDKRequestsTests {
+@Suite(.ownThreads) struct KeenSDKRequestsTests {
     static func send(
         _ method: String, _ url: String, headers: [(String, String)], body: String? = nil
     ) async throws -> (status: Int, headers: [String: String], body: String) {

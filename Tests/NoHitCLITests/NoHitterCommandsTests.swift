@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `nohit nohitters` and `nohit hall-of-fame` as a user runs them.
-@Suite struct NoHitterCommandsTests {
+@Suite(.ownThreads) struct NoHitterCommandsTests {
     static let seasons = ["2012", "2015", "2019", "2020"].map { TestData.path("retrosheet/\($0)") }
 
     @Test func nohittersJSONListsTheSeasonsNoHittersWithTheDocumentedKeys() throws {

@@ -11,7 +11,7 @@ import Testing
 /// a device and changes its preferences; the metrics recorder uploads a session through
 /// URLSession, and a batch whose answer is lost after the server stored it is sent again and
 /// counted once (its uniqueness tokens).
-@Suite struct NoHitterKitTests {
+@Suite(.ownThreads) struct NoHitterKitTests {
     /// The real transport, with the answer lost on chosen requests after the server has it.
     final class LosingAnswers: HTTPTransport, @unchecked Sendable {
         let real = URLSessionTransport()

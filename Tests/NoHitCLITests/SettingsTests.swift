@@ -11,7 +11,7 @@ import Testing
 
 /// Settings come from flags, then NOHIT_* variables, then the JSON file, then the default; a value
 /// in the wrong form is an error that names the key and where to set it.
-@Suite struct SettingsTests {
+@Suite(.ownThreads) struct SettingsTests {
     let folder: URL
 
     init() throws {

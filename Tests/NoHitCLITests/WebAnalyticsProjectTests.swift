@@ -7,7 +7,7 @@ import Testing
 /// The web app's analytics project: made once, `nohit-web`; an instance with another data
 /// directory on the same database (several instances on PostgreSQL) records into the same project
 /// with a write key of its own; a restart reuses the keys it saved.
-@Suite struct WebAnalyticsProjectTests {
+@Suite(.ownThreads) struct WebAnalyticsProjectTests {
     @Test func instancesWithTheirOwnDataDirectoriesShareTheProject() async throws {
         let store = try SQLiteStore(inMemory: ())
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("web-analytics-\(UUID())")

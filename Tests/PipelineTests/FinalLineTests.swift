@@ -8,7 +8,7 @@ import Testing
 /// The scoreboard's final line of every game of the 2020 season (which the repository ships),
 /// followed as the server follows a game: the score and hits per side of the ground truth, a line
 /// score that adds up, and pitchers of record who pitched for the side the result gives them.
-@Suite struct FinalLineTests {
+@Suite(.heavy) struct FinalLineTests {
     struct Ending: Sendable {
         var gameID: String
         var line: FinalLine?

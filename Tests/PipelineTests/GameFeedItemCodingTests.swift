@@ -9,7 +9,7 @@ import Testing
 /// The wire form of what a source says (the shared game log of several instances keeps items as
 /// JSON): every item of the 2020 season comes back equal after a round trip, and a follower fed
 /// the decoded items ends where one fed the originals does.
-@Suite struct GameFeedItemCodingTests {
+@Suite(.heavy) struct GameFeedItemCodingTests {
     static func roundTrip(_ item: GameFeedItem) throws -> GameFeedItem {
         try JSONDecoder().decode(GameFeedItem.self, from: try JSONEncoder().encode(item))
     }

@@ -57,7 +57,7 @@ import Testing
 
 extension BidPropertyTests {
     /// Whole seasons of other parks and years, a combined no-hitter (SEA 2012) among them.
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test(arguments: ["retrosheet/2012/2012SEA.EVA", "retrosheet/2019/2019DET.EVA"])
         func incrementalBidEqualsRecomputedBidAtEveryStep(file: String) throws {
             let (steps, mismatches) = try BidPropertyTests.check(file: file)

@@ -5,7 +5,7 @@ import Testing
 
 /// Every play of two complete seasons, replayed through the engine, against the output of
 /// Chadwick's `cwevent` (the reference reader of the format) on the same files.
-@Suite struct CWEventOracleTests {
+@Suite(.heavy) struct CWEventOracleTests {
     struct Season: Sendable, CustomTestStringConvertible {
         var year: String
         var oracle: String
@@ -67,7 +67,7 @@ import Testing
 }
 
 extension CWEventOracleTests {
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test(arguments: [Season(year: "2012", oracle: "oracle/cwevent-2012.csv.gz", rows: 190_774)])
         func everyPlayAgreesWithCwevent(season: Season) async throws {
             try await CWEventOracleTests.check(season)

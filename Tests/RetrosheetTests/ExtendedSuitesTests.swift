@@ -27,8 +27,8 @@ import Testing
                     if line.hasPrefix("}") { extended = nil }
                 }
                 let code = line.drop { $0 == " " }
-                guard code.hasPrefix("@Suite(.extended) struct ") else { continue }
-                let name = code.dropFirst(25).split(separator: " ").first.map(String.init) ?? ""
+                guard code.hasPrefix("@Suite(.extended"), let start = code.range(of: ") struct ") else { continue }
+                let name = code[start.upperBound...].split(separator: " ").first.map(String.init) ?? ""
                 let outer = line.hasPrefix(" ") ? extended.map { "\($0)." } ?? "" : ""
                 found.insert("\(target).\(outer)\(name)")
             }

@@ -130,7 +130,7 @@ import Testing
 
 extension NoHitGroundTruthTests {
     /// The four shared seasons: 2012, 2015, 2019 and 2020.
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test(arguments: ["2012", "2015", "2019"])
         func everySideAgreesWithTheGroundTruth(year: String) async throws {
             try await NoHitGroundTruthTests.checkSides(year: year)

@@ -40,7 +40,7 @@ import Testing
 
 extension ScoringChangeTests {
     /// The same on 2012 games: Verlander's near no-hitter and Bailey's no-hitter.
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test func hitRescoredAsAnErrorRevivesTheBid() throws {
             // Verlander, 2012-05-18: the only hit was a one-out single in the 9th.
             var game = try RealGame("retrosheet/2012/2012DET.EVA", "DET201205180")

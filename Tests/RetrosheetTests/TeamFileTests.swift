@@ -53,7 +53,7 @@ import Testing
 }
 
 extension TeamFileTests {
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test(arguments: ["2012", "2015", "2019"])
         func seasonTeamFileHasThirtyTeams(year: String) throws {
             try TeamFileTests.checkTeamFile(year: year)

@@ -100,7 +100,7 @@ import Testing
 
 extension UnofficialNoHitterTests {
     /// The rules that need a 1-0 road no-hitter: Homer Bailey's, 2012.
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test func theRealGameIsOfficial() throws {
             #expect(
                 try RealGame(UnofficialNoHitterTests.bailey.0, UnofficialNoHitterTests.bailey.1).bids().tracker[.away]

@@ -8,7 +8,7 @@ import Testing
 
 /// Real finished feeds read into the engine: every play fits, and the engine's totals are the
 /// feed's own (runs, hits by side, outs, pitchers in order).
-@Suite(.extended) struct GumboGameTests {
+@Suite(.extended, .heavy) struct GumboGameTests {
     @Test(arguments: ["gumbo-744914-final.json", "gumbo-746215-final.json", "gumbo-747175-final.json"])
     func finishedGamesReplayInTheEngineToTheFeedsTotals(name: String) throws {
         let feed = try RecordedResponseTests.decode(GameFeed.self, name)
@@ -36,7 +36,7 @@ import Testing
 }
 
 /// Each pitcher's line, built from the feed's plays, against the feed's own box score.
-@Suite(.extended) struct PitcherLineFeedTests {
+@Suite(.extended, .heavy) struct PitcherLineFeedTests {
     @Test(arguments: ["gumbo-744914-final.json", "gumbo-746215-final.json", "gumbo-747175-final.json"])
     func everyPitcherLineIsTheBoxScores(name: String) throws {
         let feed = try RecordedResponseTests.decode(GameFeed.self, name)
@@ -77,7 +77,7 @@ import Testing
 }
 
 /// Bad input inside a feed: the game keeps what came before it, and the problem names the play.
-@Suite(.extended) struct GumboProblemTests {
+@Suite(.extended, .heavy) struct GumboProblemTests {
     @Test func anUnknownEventTypeStopsTheGameAtItsLastGoodPlay() throws {
         var feed = try RecordedResponseTests.decode(GameFeed.self, "gumbo-747175-final.json")
         let clean = try GumboGame(feed)

@@ -139,7 +139,7 @@ import Testing
 
 extension JSONDiffTests {
     /// Two snapshots of a real game in progress, as MLB served them.
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         @Test func theDiffBetweenTwoRecordedSnapshotsTurnsOneIntoTheOther() throws {
             try JSONDiffTests.check(
                 try RecordedResponseTests.document("gumbo-746139-snapshot-a.json"),

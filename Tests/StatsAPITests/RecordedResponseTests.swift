@@ -7,7 +7,7 @@ import Testing
 
 /// Every recorded Stats API response in `shared/data/statsapi` decodes into its type, and the
 /// recorded diffPatch responses apply to the snapshots they were taken after.
-@Suite(.extended) struct RecordedResponseTests {
+@Suite(.extended, .heavy) struct RecordedResponseTests {
     static func document(_ name: String) throws -> JSONValue {
         try JSONValue(parsing: Data(TestData.bytes("statsapi/\(name)")))
     }

@@ -12,7 +12,7 @@ import Testing
 /// A game read from the Stats API gives the same bids and moments as the same game read from
 /// Retrosheet: each Retrosheet game is written as GUMBO (as `nohit fake-statsapi` serves it), sent
 /// through JSON, read back by `GumboGame`, and replayed in the engine.
-@Suite struct RetrosheetEquivalenceTests {
+@Suite(.heavy) struct RetrosheetEquivalenceTests {
     /// A Retrosheet moment with its players named as the fake Stats API names them.
     static func translated(_ moment: Moment, people: GumboWriter.People) -> Moment {
         var moment = moment
@@ -107,7 +107,7 @@ import Testing
 
 /// The same moments and board over every game of a season, when asked (`NOHIT_EQUIVALENCE_SEASON=2020`): slow in a
 /// debug build, so not part of the default run.
-@Suite struct SeasonEquivalenceTests {
+@Suite(.heavy) struct SeasonEquivalenceTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["NOHIT_EQUIVALENCE_SEASON"] != nil))
     func everyGameOfTheSeasonGivesTheSameMoments() throws {
         let season = ProcessInfo.processInfo.environment["NOHIT_EQUIVALENCE_SEASON"] ?? "2020"
@@ -145,7 +145,7 @@ import Testing
 
 /// Read as it grows, poll after poll, a game's list of updates only ever extends: nothing seen
 /// is taken back unless a play is re-scored.
-@Suite struct ProgressiveFeedTests {
+@Suite(.heavy) struct ProgressiveFeedTests {
     @Test func eachSnapshotExtendsTheOneBefore() throws {
         let games = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet")])
         let people = GumboWriter.People(games: games)

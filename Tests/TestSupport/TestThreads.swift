@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// Swift Testing runs every test as a task on Swift's cooperative threads: two on a two-core
+/// machine. A test that holds one for minutes (parsing seasons, waiting for a process) leaves the
+/// tests beside it waiting for a thread: their sockets, deadlines and time limits stall behind it.
+/// These traits give such tests threads of their own, so only the kernel shares the cores.
+extension Trait where Self == TestThreads {
+    /// Each test case runs on threads of its own (for tests that wait: for processes, pipes), and
+    /// at most three such test cases run at once: each starts servers, replays and browsers of
+    /// its own, and on two cores more of them at once only make every deadline beside them late.
+    package static var ownThreads: Self { TestThreads(kind: .own) }
+
+    /// Test cases share a few threads of their own, as many as the machine has cores (for tests
+    /// that compute for long: a season parsed, every game replayed). They queue for those threads
+    /// among themselves, never for the cooperative threads the other tests need.
+    package static var heavy: Self { TestThreads(kind: .heavy) }
+}
+
+/// See ``Trait/ownThreads`` and ``Trait/heavy``.
+package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
+    package enum Kind: Sendable { case own, heavy }
+    package var kind: Kind
+
+    /// The executor the heavy test cases share.
+    static let shared = ThreadExecutor(threads: ProcessInfo.processInfo.activeProcessorCount, name: "heavy")
+    /// Turns for the test cases with threads of their own.
+    static let turns = Turns(3)
+
+    /// The name of the executor whose thread this is ("test", "heavy"), if any.
+    package static var currentExecutor: String? { Thread.current.threadDictionary[ThreadExecutor.key] as? String }
+
+    package var isRecursive: Bool { true }
+
+    /// Only a test case (the body that runs) gets the threads, not the suite or test around it.
+    package func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        testCase == nil ? nil : self
+    }
+
+    package func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        switch kind {
+        case .heavy:
+            try await withTaskExecutorPreference(Self.shared) { try await function() }
+        case .own:
+            await Self.turns.take()
+            // Four: a test may block one on a process while its own servers answer on the others.
+            let executor = ThreadExecutor(threads: 4, name: "test")
+            defer {
+                executor.shutdown()
+                Task { await Self.turns.give() }
+            }
+            try await withTaskExecutorPreference(executor) { try await function() }
+        }
+    }
+}
+
+/// A task executor with threads of its own that run its jobs first come, first served. After
+/// ``shutdown()`` its threads end once the queue is empty, and a job that still comes (an
+/// unstructured task that inherited the preference) goes to the global executor.
+package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var stopped = false
+    static let key = "nohit.test-executor"
+
+    package init(threads: Int, name: String) {
+        for index in 0..<max(1, threads) {
+            Thread.detachNewThread { [self] in
+                Thread.current.threadDictionary[Self.key] = name
+                Thread.current.name = "\(name)-\(index)"
+                work()
+            }
+        }
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        condition.lock()
+        if stopped {
+            condition.unlock()
+            globalConcurrentExecutor.enqueue(job)
+            return
+        }
+        jobs.append(UnownedJob(job))
+        condition.signal()
+        condition.unlock()
+    }
+
+    package func shutdown() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while head == jobs.count && !stopped { condition.wait() }
+            if head == jobs.count {
+                condition.unlock()
+                return
+            }
+            let job = jobs[head]
+            head += 1
+            if head > 1024 && head * 2 > jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
+
+/// A number of turns that tasks wait for without holding a thread.
+actor Turns {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { free = count }
+
+    func take() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func give() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
