@@ -66,11 +66,13 @@ struct WidgetBenchmark: AsyncParsableCommand {
         let pipeline = AlertPipeline(store: store, channels: [], clock: clock, logger: logger)
         let board = LiveBoard()
         let feed = LiveFeed()
-        var api = APIServer(
-            store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock)
         var limits = ConnectionLimits()
         limits.maxConnectionsPerClient = 0
-        api.gate = ConnectionGate(limits: limits)
+        var options = APIServer.Options()
+        options.gate = ConnectionGate(limits: limits)
+        let api = APIServer(
+            store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock,
+            options: options)
         let hub = GameHub(
             consumers: [AlertConsumer(publisher: pipeline.publisher), LiveConsumer(board: board, feed: feed)],
             logger: logger)

@@ -415,21 +415,21 @@ extension LiveFeed {
     /// A moment as the stream's `moment` event (numbered `id` when given).
     package func publish(_ moment: Moment, game: GameInfo, at time: Date, id: Int? = nil) {
         let view = MomentView(StoredMoment(moment: moment, game: game, occurredAt: time))
-        if let data = try? APIServer.encoder.encode(view) {
+        if let data = try? API.encoder.encode(view) {
             publish(.moment, data: String(decoding: data, as: UTF8.self), id: id)
         }
     }
 
     /// A game's new score line, as the stream's `score` event.
     package func publish(_ score: ScoreLine, id: Int? = nil) {
-        if let data = try? APIServer.encoder.encode(score) {
+        if let data = try? API.encoder.encode(score) {
             publish(.score, data: String(decoding: data, as: UTF8.self), key: score.id, id: id)
         }
     }
 
     /// A game as it stands, as the stream's `game` event.
     package func publish(_ snapshot: GameSnapshot, id: Int? = nil) {
-        if let data = try? APIServer.encoder.encode(snapshot) {
+        if let data = try? API.encoder.encode(snapshot) {
             publish(.game, data: String(decoding: data, as: UTF8.self), key: snapshot.id, id: id)
         }
     }

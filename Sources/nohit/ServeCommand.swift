@@ -259,26 +259,28 @@ struct ServeCommand: AsyncParsableCommand {
                     .first { FileManager.default.fileExists(atPath: $0) }
                     .flatMap { try? EventFiles.expand([$0]) } ?? []
             }, consumers: [LiveConsumer(board: board, feed: feed)], logger: logger)
-        var api = APIServer(
-            store: database, board: board, feed: feed, registrar: Registrar(allowPrivateNetworks: allowPrivateNetworks),
-            seasons: SeasonLibrary(places: places), clock: clock)
-        api.vapidPublicKey =
+        var serving = APIServer.Options()
+        serving.registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
+        serving.vapidPublicKey =
             VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
-        api.metrics = metrics
-        api.adminToken = adminToken
-        api.gate = ConnectionGate(limits: limits)
-        api.registrations = RateLimiter(perMinute: registrationsPerMinute, burst: 2 * registrationsPerMinute)
-        api.outbox = database
-        api.keepFinished = TimeInterval(keepFinished * 60)
-        api.deals = runtime.deals
-        api.source = statsAPIURL == nil ? "replay" : "statsapi"
+        serving.metrics = metrics
+        serving.adminToken = adminToken
+        serving.gate = ConnectionGate(limits: limits)
+        serving.registrations = RateLimiter(perMinute: registrationsPerMinute, burst: 2 * registrationsPerMinute)
+        serving.outbox = database
+        serving.keepFinished = TimeInterval(keepFinished * 60)
+        serving.deals = runtime.deals
+        serving.source = statsAPIURL == nil ? "replay" : "statsapi"
         if let analytics = database as? any AnalyticsStore {
             // Events are stamped by the real clock, whatever clock the day is replayed on.
-            api.analytics = AnalyticsAPI(
+            serving.analytics = AnalyticsAPI(
                 store: analytics, clock: SystemWallClock(), queries: AnalyticsQueries(limits: options.analyticsLimits))
-            api.webAnalytics = try await WebAnalyticsProject.ensure(
+            serving.webAnalytics = try await WebAnalyticsProject.ensure(
                 store: analytics, dataDir: location.dataDir, now: Date())
         }
+        let api = APIServer(
+            store: database, board: board, feed: feed, seasons: SeasonLibrary(places: places), clock: clock,
+            options: serving)
         let source: any Service
         // Several instances on one PostgreSQL database: each game said by one of them into the
         // shared game log, which every instance applies (its board, stream and moments).
@@ -316,9 +318,8 @@ struct ServeCommand: AsyncParsableCommand {
             replaySource.settle = { try await runtime.pipeline.waitUntilIdle() }
             source = replaySource
         }
-        let app = Application(
-            router: api.router(),
-            server: api.server(),
+        let app = buildApplication(
+            api,
             configuration: .init(address: .hostname(host, port: port), serverName: "nohit", backlog: limits.backlog),
             onServerRunning: { channel in
                 let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
@@ -339,7 +340,7 @@ struct ServeCommand: AsyncParsableCommand {
                     .init(service: app),
                     // Last, so stopped first: the server's graceful stop waits for its requests,
                     // and a running query must end before it (at its next check).
-                ] + (api.analytics.map { [.init(service: $0.queries)] } ?? []), logger: logger)
+                ] + (api.options.analytics.map { [.init(service: $0.queries)] } ?? []), logger: logger)
         } catch {
             failure = error
         }

@@ -41,8 +41,15 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         let store: SQLiteStore
         let board: LiveBoard
         let feed: LiveFeed
-        var api: APIServer
+        let seasons: SeasonLibrary
+        let clock: ManualWallClock
+        /// The server's options: a test sets what it needs before it asks.
+        var options = APIServer.Options()
         let directory: String
+
+        var api: APIServer {
+            APIServer(store: store, board: board, feed: feed, seasons: seasons, clock: clock, options: options)
+        }
 
         init(until stop: (@Sendable (GameChange) -> Bool)? = nil) async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString)").path
@@ -52,16 +59,15 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             board = LiveBoard()
             feed = LiveFeed()
             let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
-            api = APIServer(
-                store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [TestData.path("retrosheet")]),
-                clock: clock)
+            self.clock = clock
+            seasons = SeasonLibrary(places: [TestData.path("retrosheet")])
             // HummingbirdTesting's live client opens its connection before the test body runs and
             // sends nothing on it until the body's first request, which on a saturated machine came
             // after the 10-second header deadline (the server closed it: "I/O on closed channel").
             // Tests of the deadline itself set their own limits.
             var limits = ConnectionLimits()
             limits.headerTimeout = .seconds(600)
-            api.gate = ConnectionGate(limits: limits)
+            options.gate = ConnectionGate(limits: limits)
             let pipeline = AlertPipeline(store: store, channels: [], clock: clock)
             let last = LastChange()
             let places = [TestData.path("retrosheet")]
@@ -71,7 +77,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                     (try? EventFiles.expand(places.map { "\($0)/\(season)" }.filter(FileManager.default.fileExists)))
                         ?? []
                 })
-            api.deals = deals
+            options.deals = deals
             let hub = GameHub(
                 consumers: [
                     AlertConsumer(publisher: pipeline.publisher), DealConsumer(desk: deals),
@@ -89,14 +95,12 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         }
 
         func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-            let app = Application(router: api.router())
-            try await app.test(.router, body)
+            try await buildApplication(api).test(.router, body)
         }
 
         /// Through a real socket, with the WebSocket upgrade, as `nohit serve` runs it.
         func live(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-            let app = Application(router: api.router(), server: api.server())
-            try await app.test(.live, body)
+            try await buildApplication(api).test(.live, body)
         }
 
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
@@ -127,7 +131,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
 
     @Test func healthAndMetrics() async throws {
         var fixture = try await Fixture()
-        fixture.api.outbox = fixture.store
+        fixture.options.outbox = fixture.store
         defer { fixture.remove() }
         // The score events among them (ScoreboardTests checks when they come).
         var scores = 0
@@ -159,7 +163,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
     @Test func metricsCountDeliveriesAndLatenciesPerChannel() async throws {
         let fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
-        let statistics = DeliveryStatistics(metrics: fixture.api.metrics.factory)
+        let statistics = DeliveryStatistics(metrics: fixture.options.metrics.factory)
         statistics.record(.apns, .delivered)
         statistics.record(.apns, .delivered)
         statistics.record(.apns, .tokenRefresh)
@@ -192,7 +196,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
     @Test func webUIAndItsConfiguration() async throws {
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
-        fixture.api.vapidPublicKey = "BKey"
+        fixture.options.vapidPublicKey = "BKey"
         try await fixture.test { client in
             try await client.execute(uri: "/", method: .get) { response throws in
                 #expect(response.status == .ok)
@@ -534,7 +538,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
     @Test func operatorEndpointsNeedTheAdminToken() async throws {
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
-        fixture.api.outbox = fixture.store
+        fixture.options.outbox = fixture.store
         let closed = fixture.api.router()
         try await Application(router: closed).test(.router) { client in
             try await client.execute(uri: "/api/admin/outbox", method: .get) { response throws in
@@ -542,7 +546,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 #expect(try Self.message(response.body).contains("without an admin token"))
             }
         }
-        fixture.api.adminToken = "s3cret-admin"
+        fixture.options.adminToken = "s3cret-admin"
         try await fixture.test { client in
             let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
             let device = try await client.execute(

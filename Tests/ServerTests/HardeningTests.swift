@@ -65,7 +65,7 @@ import Testing
     @Test func registrationsAreLimitedPerClient() async throws {
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
-        fixture.api.registrations = RateLimiter(perMinute: 1, burst: 2)
+        fixture.options.registrations = RateLimiter(perMinute: 1, burst: 2)
         try await fixture.test { client in
             var statuses: [HTTPResponse.Status] = []
             for _ in 0..<3 {
@@ -147,11 +147,11 @@ import Testing
     }
 
     static func live(
-        _ configure: (inout APIServer) -> Void, _ body: @escaping @Sendable (Int) async throws -> Void
+        _ configure: (inout APIServer.Options) -> Void, _ body: @escaping @Sendable (Int) async throws -> Void
     ) async throws {
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
-        configure(&fixture.api)
+        configure(&fixture.options)
         try await fixture.live { client in try await body(try #require(client.port)) }
     }
 

@@ -219,14 +219,14 @@ import Testing
             game("CHA202008260", date: "2020-08-26", status: .scheduled, updated: 0),
             game("CHA202008240", date: "2020-08-24", status: .live, updated: 60),
         ]
-        let board = APIServer.board(games, day: "2020-08-26", asked: false, now: now, keepFinished: 3 * 3600)
+        let board = Scoreboard.games(games, day: "2020-08-26", asked: false, now: now, keepFinished: 3 * 3600)
         #expect(board.map(\.id) == ["SEA202008250", "LAN202008250", "CHA202008260"])
         #expect(
-            APIServer.board(games, day: "2020-08-26", asked: false, now: now, keepFinished: 0).map(\.id) == [
+            Scoreboard.games(games, day: "2020-08-26", asked: false, now: now, keepFinished: 0).map(\.id) == [
                 "SEA202008250", "CHA202008260",
             ])
         #expect(
-            APIServer.board(games, day: "2020-08-26", asked: true, now: now, keepFinished: 3 * 3600).map(\.id) == [
+            Scoreboard.games(games, day: "2020-08-26", asked: true, now: now, keepFinished: 3 * 3600).map(\.id) == [
                 "CHA202008260"
             ])
     }
@@ -234,7 +234,7 @@ import Testing
 
 /// MLB's own finished feeds on the board: the line score, R/H/E and pitchers of record are the
 /// feed's.
-@Suite(.extended) struct ScoreboardFeedTests {
+@Suite(.extended, .heavy) struct ScoreboardFeedTests {
     @Test(arguments: ["gumbo-744914-final.json", "gumbo-746215-final.json", "gumbo-747175-final.json"])
     func aFinishedFeedGivesItsOwnLineScoreAndDecisions(name: String) throws {
         let data = Data(try TestData.bytes("statsapi/\(name)"))

@@ -75,7 +75,7 @@ import Testing
                 if jinx { continue }
                 let view = MomentView(moment, game: info, message: message, occurredAt: Date())
                 texts.append(
-                    ("moment \(moment.id)", String(decoding: try APIServer.encoder.encode(view), as: UTF8.self)))
+                    ("moment \(moment.id)", String(decoding: try API.encoder.encode(view), as: UTF8.self)))
                 for payload in [
                     Payloads.apnsAlert(message, moment: moment, game: info),
                     Payloads.liveActivity(message, moment: moment, game: info, at: Date()),
@@ -87,7 +87,7 @@ import Testing
             }
         }
         let board = LiveBoard.snapshot(follower, at: Date())
-        texts.append(("board \(info.id)", String(decoding: try APIServer.encoder.encode(board), as: UTF8.self)))
+        texts.append(("board \(info.id)", String(decoding: try API.encoder.encode(board), as: UTF8.self)))
         return texts
     }
 
@@ -138,7 +138,7 @@ import Testing
 }
 
 extension TeamVocabularyTests {
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         /// Every moment of every 2020 game, on every surface: no Retrosheet-only code.
         @Test func no2020MomentNamesAClubByARetrosheetCode() async throws {
             // Seconds of CPU: on a thread of its own, not on one of Swift's cooperative threads

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One game's engine: the state and both teams' no-hit bids, driven by normalised updates. The one
 /// place an update is applied — a Retrosheet file's games, a replayed day and the Stats API all
 /// come through here, each update once.
@@ -18,6 +20,7 @@ package struct GameEngine: Sendable {
     package private(set) var failure: GameStateError?
 
     package init(starters: [Appearance], homeBatsFirst: Bool = false, followsBids: Bool = true) {
+        Self.constructions?.count()
         state = GameState(starters: starters, homeBatsFirst: homeBatsFirst)
         tracker = BidTracker(startingFrom: state)
         self.followsBids = followsBids
@@ -87,5 +90,21 @@ package struct GameEngine: Sendable {
         guard !isFinished else { return }
         tracker.finish(state, scheduledInnings: scheduledInnings)
         isFinished = true
+    }
+}
+
+extension GameEngine {
+    /// Counts the engines made by a task and its children, while a test holds one: that a game is
+    /// applied once, by its follower, and never again to answer a request.
+    @TaskLocal package static var constructions: Counter?
+
+    package final class Counter: Sendable {
+        private let value = Atomic(0)
+
+        package init() {}
+
+        package var total: Int { value.load(ordering: .relaxed) }
+
+        func count() { value.add(1, ordering: .relaxed) }
     }
 }

@@ -50,6 +50,23 @@ package struct Scoreboard: Sendable, Codable {
     package var games: [GameSnapshot]
 }
 
+extension Scoreboard {
+    /// The games of a scoreboard: the day's; on the default board (no date asked), also the day
+    /// before's games still under way, and those finished less than `keepFinished` ago (the late
+    /// games of last night), first.
+    package static func games(
+        _ games: [GameSnapshot], day: String, asked: Bool, now: Date, keepFinished: TimeInterval
+    ) -> [GameSnapshot] {
+        let today = games.filter { $0.date == day }
+        guard !asked, let previous = games.map(\.date).filter({ $0 < day }).max() else { return today }
+        let late = games.filter {
+            $0.date == previous
+                && ($0.status == .live || ($0.status == .final && now.timeIntervalSince($0.updatedAt) < keepFinished))
+        }
+        return late + today
+    }
+}
+
 /// `GET /api/games/{id}`: the game in full, with its moments.
 package struct GameTimeline: Sendable, Codable {
     package var game: GameSnapshot

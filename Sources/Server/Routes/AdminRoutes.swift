@@ -1,0 +1,85 @@
+import Analytics
+import Clocks
+import Delivery
+import Foundation
+import Hummingbird
+import Storage
+
+/// The operator's endpoints, behind `Authorization: Bearer <admin token>`: the outbox's counts,
+/// the devices' counts, the web app's usage, and disabling a device.
+struct AdminRoutes: Sendable {
+    /// Without one, these endpoints are closed (403).
+    let adminToken: String?
+    let store: any DeviceStore
+    /// Absent in tests of the API alone.
+    let outbox: (any OutboxStore)?
+    let analytics: AnalyticsAPI?
+    /// The project `admin/metrics` reads when none is asked for: the web app's.
+    let webProject: String?
+    let clock: any WallClock
+
+    func add(to api: RouterGroup<APIRequestContext>) {
+        api.get("admin/outbox") { request, _ in
+            try admin(request)
+            guard let outbox else { throw API.error(.notFound, "this server has no outbox") }
+            let counts = try await outbox.outboxCounts()
+            return try API.json([
+                "pending": counts.pending, "sending": counts.sending, "delivered": counts.delivered,
+                "failed": counts.failed, "superseded": counts.superseded,
+            ])
+        }
+        api.get("admin/devices") { request, _ in
+            try admin(request)
+            let active = try await store.activeDevices()
+            var byChannel: [String: Int] = [:]
+            for device in active { byChannel[device.channel.kind.rawValue, default: 0] += 1 }
+            return try API.json(
+                AdminDeviceCounts(
+                    total: try await store.deviceCount(), active: active.count, activeByChannel: byChannel))
+        }
+        api.get("admin/metrics") { request, _ in
+            try admin(request)
+            guard let analytics else { throw API.error(.notFound, "this server keeps no analytics") }
+            let parameters = request.uri.queryParameters
+            guard let project = parameters.get("project") ?? webProject else {
+                throw API.error(.badRequest, "project: which analytics project (nohit analytics project list)")
+            }
+            let days =
+                try parameters.get("days").map { text in
+                    guard let days = Int(text) else { throw API.error(.badRequest, "days: '\(text)' is not a number") }
+                    return days
+                } ?? 14
+            do {
+                let usage = try await analytics.usage(
+                    project: project, days: days, timezone: parameters.get("timezone") ?? "UTC")
+                return AnalyticsAPI.response(.ok, body: usage)
+            } catch let error as KeenError {
+                throw API.error(error.status == 404 ? .notFound : .badRequest, error.message)
+            }
+        }
+        api.post("admin/devices/:id/disable") { request, context in
+            try admin(request)
+            let text = try context.parameters.require("id")
+            guard let id = UUID(uuidString: text) else { throw API.error(.badRequest, "'\(text)' is not a device id") }
+            guard try await store.disable(id: id, reason: "disabled by the operator", at: clock.now()) else {
+                throw API.error(.notFound, "no device \(id)")
+            }
+            return try API.json(["id": id.uuidString, "status": "disabled"])
+        }
+    }
+
+    /// Lets the request through when it carries the operator's token.
+    func admin(_ request: Request) throws {
+        guard let adminToken, !adminToken.isEmpty else {
+            throw API.error(.forbidden, "operator endpoints are off: the server was started without an admin token")
+        }
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+            throw API.error(.unauthorized, "the admin token is required (Authorization: Bearer <token>)")
+        }
+        // Their SHA-256 digests compared in constant time: neither the token's length nor where
+        // a guess first differs shows in the time taken.
+        guard Registrar.constantTimeEqual(String(authorization.dropFirst(7)), adminToken) else {
+            throw API.error(.unauthorized, "wrong admin token")
+        }
+    }
+}

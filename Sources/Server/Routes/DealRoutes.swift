@@ -1,0 +1,40 @@
+import Clocks
+import Foundation
+import Hummingbird
+import Pipeline
+
+/// The deals: today's answer for every rule, and a season's deal days (all rules, or one).
+struct DealRoutes: Sendable {
+    /// None: every deal endpoint answers 404.
+    let deals: DealDesk?
+    let clock: any WallClock
+
+    func add(to api: RouterGroup<APIRequestContext>) {
+        api.get("deals/today") { _, _ in
+            let deals = try desk()
+            return try API.json(DealsToday(try await deals.today(at: clock.now())))
+        }
+        api.get("deals/history") { request, _ in
+            let deals = try desk()
+            let season = try API.season(request, now: clock.now())
+            return try API.json(
+                DealsHistory(try await deals.history(season: season, rule: nil, at: clock.now()), sponsor: nil))
+        }
+        api.get("deals/:rule/history") { request, context in
+            let deals = try desk()
+            let rule = try context.parameters.require("rule")
+            guard let known = deals.rules.first(where: { $0.id == rule }) else {
+                throw API.error(.notFound, "no deal rule '\(rule)' (GET /api/deals/today lists them)")
+            }
+            let season = try API.season(request, now: clock.now())
+            return try API.json(
+                DealsHistory(
+                    try await deals.history(season: season, rule: rule, at: clock.now()), sponsor: known.sponsor))
+        }
+    }
+
+    func desk() throws -> DealDesk {
+        guard let deals else { throw API.error(.notFound, "this server has no deals") }
+        return deals
+    }
+}

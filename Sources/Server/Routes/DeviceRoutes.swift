@@ -1,0 +1,107 @@
+import Alerts
+import Baseball
+import Clocks
+import Delivery
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Storage
+
+/// Devices and their preferences: registration (rate-limited per client), a device's preferences
+/// and its private widget feed, each behind the device's secret.
+struct DeviceRoutes: Sendable {
+    let store: any DeviceStore & SubscriptionStore
+    let registrar: Registrar
+    /// Registrations per client.
+    let registrations: RateLimiter
+    let widget: WidgetFeed
+    /// The server's deal rules, which preferences may name.
+    let dealRules: [String]?
+    let clock: any WallClock
+
+    func add(to api: RouterGroup<APIRequestContext>) {
+        api.post("devices") { request, context in
+            let client = ConnectionGate.clientKey(context.remoteAddress)
+            if let wait = registrations.take(client, now: Date()) {
+                throw HTTPError(
+                    .tooManyRequests, headers: [.retryAfter: "\(Int(wait.rounded(.up)))"],
+                    message: "too many registrations from this client; try again in \(Int(wait.rounded(.up))) s")
+            }
+            let body = try await API.body(request, context: context, keys: .deviceRegistration)
+            let registration: DeviceRegistrationBody
+            do {
+                registration = try API.decoder.decode(DeviceRegistrationBody.self, from: body)
+            } catch {
+                throw API.error(.badRequest, "the body is not a device registration: \(API.describe(error))")
+            }
+            let done: Registration
+            do {
+                done = try registrar.register(try registration.request(), at: clock.now())
+            } catch let error as RegistrationError where error.refusedByPolicy {
+                throw API.error(.forbidden, "\(error)")
+            } catch {
+                throw API.error(.badRequest, "\(error)")
+            }
+            try await store.register(done.device)
+            return try API.json(["id": done.device.id.uuidString, "secret": done.secret], status: .created)
+        }
+        api.get("devices/:id/preferences") { request, context in
+            let device = try await authorized(request, context: context)
+            return try API.json(PreferencesBody(device.preferences))
+        }
+        api.put("devices/:id/preferences") { request, context in
+            let device = try await authorized(request, context: context)
+            let body = try await API.body(request, context: context, keys: .preferences)
+            let changes: PreferencesBody
+            do {
+                changes = try API.decoder.decode(PreferencesBody.self, from: body)
+            } catch {
+                throw API.error(.badRequest, "the body is not valid preferences: \(API.describe(error))")
+            }
+            let preferences: Preferences
+            do {
+                preferences = try changes.applied(to: device.preferences)
+            } catch {
+                throw API.error(.badRequest, "invalid preferences: \(error)")
+            }
+            if let dealRules, let unknown = preferences.deals.first(where: { !dealRules.contains($0) }) {
+                throw API.error(
+                    .badRequest,
+                    "invalid preferences: deals: '\(unknown)' is not a deal of this server (GET /api/deals/today lists them)"
+                )
+            }
+            guard try await store.updatePreferences(deviceID: device.id, to: preferences) else {
+                throw API.error(.notFound, "no device \(device.id)")
+            }
+            return try API.json(PreferencesBody(preferences))
+        }
+        api.get("devices/:id/widget") { request, context in
+            let device = try await authorized(request, context: context)
+            // The device's favourite teams (every game when it has none).
+            let teams = device.preferences.favouriteTeams.compactMap {
+                TeamDirectory.current($0.uppercased())?.franchise
+            }
+            return GameRoutes.widget(
+                widget.response(teams: Array(Set(teams)).sorted(), isPrivate: true), request: request)
+        }
+    }
+
+    /// The device named in the path, when the request carries its secret (`Authorization: Bearer`).
+    func authorized(_ request: Request, context: APIRequestContext) async throws -> Device {
+        let text = try context.parameters.require("id")
+        guard let id = UUID(uuidString: text) else { throw API.error(.badRequest, "'\(text)' is not a device id") }
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
+            throw API.error(.unauthorized, "the device's secret is required (Authorization: Bearer <secret>)")
+        }
+        // One answer for an unknown device and a wrong secret: which device ids exist is not
+        // told to someone without their secrets.
+        let device = try await store.device(id: id)
+        // The same work whether the device exists or not.
+        let matches = Registrar.constantTimeEqual(
+            Registrar.hash(secret: String(authorization.dropFirst(7))), device?.secretHash ?? "")
+        guard let device, matches else {
+            throw API.error(.unauthorized, "no device \(id) with this secret")
+        }
+        return device
+    }
+}

@@ -1,0 +1,32 @@
+import Baseball
+import Clocks
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The service itself: `/healthz`, the OpenAPI document, Prometheus' `/metrics` and the web app's
+/// configuration (`/api/config`).
+struct SiteRoutes: Sendable {
+    /// The OpenAPI document as served (with this server's deal rules).
+    let document: [UInt8]
+    /// The Prometheus text of the moment.
+    let scrape: @Sendable () async throws -> [UInt8]
+    let configuration: @Sendable () -> ClientConfiguration
+
+    func add(to router: Router<APIRequestContext>) {
+        router.get("healthz") { _, _ in try API.json(["status": "ok"]) }
+        router.get("openapi.json") { [document] _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: document)))
+        }
+        router.get("metrics") { [scrape] _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try await scrape())))
+        }
+        router.get("api/config") { [configuration] _, _ in try API.json(configuration()) }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import NIOWebSocket
+import ServiceLifecycle
+
+/// The live stream: Server-Sent Events at `/api/stream`, the WebSocket at `/api/ws`, both from
+/// the one feed, both refused (503, 1013) once the server has as many clients as it takes.
+struct StreamRoutes: Sendable {
+    let feed: LiveFeed
+    /// The most live-stream clients at once.
+    let maxStreams: Int
+
+    func add(to api: RouterGroup<APIRequestContext>) {
+        api.get("stream") { request, _ in try stream(request) }
+        // Reached only without the upgrade headers (the WebSocket router takes the upgrades).
+        // Plain requests, and handshakes the WebSocket router declined (a malformed `after`, no
+        // room): answered here, in JSON.
+        api.get("ws") { request, _ -> Response in
+            _ = try API.eventID(request.uri.queryParameters.get("after"), name: "after")
+            try checkStreamRoom()
+            // RFC 6455 4.2.1: a request that is not a handshake gets 400.
+            throw API.error(
+                .badRequest,
+                "/api/ws is a WebSocket: connect with a WebSocket client (Upgrade: websocket, Sec-WebSocket-Version: 13)"
+            )
+        }
+    }
+
+    /// Server-Sent Events: `game` and `moment` events with ids; `Last-Event-ID` (or `?after=`)
+    /// resumes after that event. Heartbeats become comment lines, which keep proxies from closing
+    /// the stream and end it once the client has gone. Graceful shutdown ends every stream.
+    func stream(_ request: Request) throws -> Response {
+        // Both are read (and a malformed one refused) even when both are given: the header wins.
+        let header = try API.eventID(request.headers[HTTPField.Name("Last-Event-ID")!], name: "Last-Event-ID")
+        let query = try API.eventID(request.uri.queryParameters.get("after"), name: "after")
+        let after = header ?? query
+        try checkStreamRoom()
+        let events = feed.subscribe(after: after)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-cache"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { [feed] writer in
+                // However the response ends (the client gone, shutdown), the feed forgets it.
+                defer { events.cancel() }
+                try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                try await withGracefulShutdownHandler {
+                    // Everything waiting in one write: a client that keeps up gets each event as
+                    // it comes, one that fell behind the latest of every game, moments first.
+                    while let batch = await events.nextBatch() {
+                        try await writer.write(batch.sse)
+                    }
+                } onGracefulShutdown: {
+                    feed.finishAll()
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// The WebSocket side of the live stream, `GET /api/ws` upgraded: each event is one text
+    /// message, `{"id":N,"event":"game"|"moment","data":{...}}`. `?after=N` resumes after event N
+    /// (browsers cannot set headers on a WebSocket). What the client sends is ignored; the server
+    /// pings every 30 s. A client that falls too far behind is closed with 1013 (try again later)
+    /// and resumes with `?after=`; graceful shutdown closes every socket normally (1000).
+    func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        // Every handshake is taken, and a request the stream cannot serve is then closed with a
+        // code and a reason: a browser never sees the body of a refused handshake (and the
+        // WebSocket library answers one with an empty 400), but it does see a close frame.
+        router.ws("api/ws") { _, _ in
+            .upgrade([:])
+        } onUpgrade: { [feed, maxStreams] inbound, outbound, context in
+            let after: Int?
+            do {
+                after = try API.eventID(context.request.uri.queryParameters.get("after"), name: "after")
+            } catch {
+                let given = context.request.uri.queryParameters.get("after") ?? ""
+                try await outbound.close(
+                    .init(codeNumber: 1008), reason: "after must be an event id, not '\(given.prefix(40))'")
+                return
+            }
+            guard feed.clientCount < maxStreams else {
+                try await outbound.close(.init(codeNumber: 1013), reason: "the live stream is full: try again later")
+                return
+            }
+            let events = feed.subscribe(after: after)
+            defer { events.cancel() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                // Reading keeps pings answered and ends when the client closes, or when the
+                // server stops (the WebSocket library then closes every socket, 1000).
+                group.addTask { for try await _ in inbound {} }
+                group.addTask {
+                    // In id order (a message carries its id, and the client resumes after the last
+                    // one it got); what waited is coalesced all the same.
+                    while let batch = await events.nextBatch() {
+                        for event in batch.events.sorted(by: { $0.id < $1.id }) where event.kind != .heartbeat {
+                            try await outbound.write(
+                                .custom(WebSocketFrame(fin: true, opcode: .text, data: event.message)))
+                        }
+                    }
+                    // The feed let the client go: it fell too far behind.
+                    if !Task.isCancelled {
+                        try await outbound.close(
+                            .init(codeNumber: 1013), reason: "too far behind: reconnect with ?after=<last id>")
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+        return router
+    }
+
+    /// A new live-stream client, unless the server has as many as it takes (503).
+    func checkStreamRoom() throws {
+        guard feed.clientCount < maxStreams else {
+            throw HTTPError(
+                .serviceUnavailable, headers: [.retryAfter: "10"],
+                message: "the live stream has \(maxStreams) clients; try again later")
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Analytics
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// One project's events in PostgreSQL, for the query engine: each scan read in pages of a few
+/// thousand rows in the primary key's order, each page awaited on the engine's own thread.
+struct PostgresEventSource: EventSource, Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let state: AnalyticsCache.Project
+    static let page = 4_096
+
+    struct Row: Sendable {
+        var id: Int64
+        var timestamp: Int64
+        var createdAt: Int64
+        var data: ByteBuffer
+    }
+
+    func paths() throws -> [String] { state.paths }
+
+    func scan(_ scan: ScanPlan, _ body: (EventRow) throws -> Bool) throws {
+        guard let collection = state.collections[scan.collection] else { return }
+        let (client, logger) = (client, logger)
+        let (start, end, newestFirst) = (scan.timeframe.start, scan.timeframe.end, scan.newestFirst)
+        var after: (timestamp: Int64, id: Int64)?
+        while true {
+            let from = after
+            let rows = try BlockingBridge.wait { () async throws -> [Row] in
+                let (order, past) = newestFirst ? ("DESC", "<") : ("ASC", ">")
+                let query: PostgresQuery
+                if let from {
+                    query = """
+                        SELECT id, ts_us, created_us, data FROM analytics_events
+                        WHERE collection_id = \(collection) AND ts_us >= \(start) AND ts_us < \(end)
+                            AND (ts_us, id) \(unescaped: past) (\(from.timestamp), \(from.id))
+                        ORDER BY ts_us \(unescaped: order), id \(unescaped: order) LIMIT \(Self.page)
+                        """
+                } else {
+                    query = """
+                        SELECT id, ts_us, created_us, data FROM analytics_events
+                        WHERE collection_id = \(collection) AND ts_us >= \(start) AND ts_us < \(end)
+                        ORDER BY ts_us \(unescaped: order), id \(unescaped: order) LIMIT \(Self.page)
+                        """
+                }
+                var rows: [Row] = []
+                rows.reserveCapacity(Self.page)
+                for try await (id, timestamp, createdAt, data) in try await client.query(query, logger: logger)
+                    .decode((Int64, Int64, Int64, ByteBuffer).self)
+                {
+                    rows.append(Row(id: id, timestamp: timestamp, createdAt: createdAt, data: data))
+                }
+                return rows
+            }
+            for row in rows {
+                let goOn = try row.data.withUnsafeReadableBytes { bytes in
+                    try body(EventRow(rowID: row.id, timestamp: row.timestamp, createdAt: row.createdAt, data: bytes))
+                }
+                if !goOn { return }
+            }
+            guard rows.count == Self.page, let last = rows.last else { return }
+            after = (last.timestamp, last.id)
+        }
+    }
+
+    func count(_ scan: ScanPlan) throws -> Int {
+        guard let collection = state.collections[scan.collection] else { return 0 }
+        let (client, logger) = (client, logger)
+        let (start, end) = (scan.timeframe.start, scan.timeframe.end)
+        return try BlockingBridge.wait {
+            for try await count in try await client.query(
+                """
+                SELECT count(*)::int8 FROM analytics_events
+                WHERE collection_id = \(collection) AND ts_us >= \(start) AND ts_us < \(end)
+                """, logger: logger
+            ).decode(Int.self) {
+                return count
+            }
+            return 0
+        }
+    }
+}
+
+/// Runs synchronous code that waits on asynchronous work: on a thread of its own, outside the
+/// concurrency pool, so its waits never hold one of the pool's few threads (on two cores, a
+/// query blocking the pool could starve the very work it waits for).
+enum BlockingBridge {
+    /// Runs `work` on a new thread and returns what it returned.
+    static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try work() }) }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    /// Waits for `operation` (only from a thread `onThread` started).
+    static func wait<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) throws -> Value {
+        let semaphore = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Value, any Error>?>(nil)
+        Task {
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await operation())
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+}
