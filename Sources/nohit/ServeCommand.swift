@@ -271,6 +271,15 @@ struct ServeCommand: AsyncParsableCommand {
         serving.keepFinished = TimeInterval(keepFinished * 60)
         serving.deals = runtime.deals
         serving.source = statsAPIURL == nil ? "replay" : "statsapi"
+        // For work on the web app: its files served from the checkout, changed without a rebuild.
+        if let folder = ProcessInfo.processInfo.environment["NOHIT_WEB_FOLDER"] {
+            guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("index.html"))
+            else {
+                throw ValidationError(
+                    "NOHIT_WEB_FOLDER: no index.html in '\(folder)' (Sources/Server/Public is the web app)")
+            }
+            serving.publicFolder = folder
+        }
         if let analytics = database as? any AnalyticsStore {
             // Events are stamped by the real clock, whatever clock the day is replayed on.
             serving.analytics = AnalyticsAPI(

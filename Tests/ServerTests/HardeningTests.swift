@@ -171,6 +171,7 @@ import Testing
             "10,000 headers",
             "GET / HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): y\r\n" }.joined() + "\r\n", "431"
         ),
+        ("HTTP/1.1 without Host", "GET /healthz HTTP/1.1\r\nAccept: */*\r\n\r\n", "400 Bad Request"),
     ])
     func anUnreadableRequestIsAnsweredAndTheConnectionClosed(name: String, request: String, status: String)
         async throws
