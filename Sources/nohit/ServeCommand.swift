@@ -156,6 +156,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...100_000).contains(registrationsPerMinute) else {
             throw ValidationError("registrations per minute must be 0 to 100000, not \(registrationsPerMinute)")
         }
+        _ = try Self.checkedWebFolder()
         let keepFinished = try settings.int("scoreboard.keep-finished-minutes", default: 180)
         guard (0...1440).contains(keepFinished) else {
             throw ValidationError("minutes a finished game stays must be 0 to 1440, not \(keepFinished)")
@@ -272,14 +273,7 @@ struct ServeCommand: AsyncParsableCommand {
         serving.deals = runtime.deals
         serving.source = statsAPIURL == nil ? "replay" : "statsapi"
         // For work on the web app: its files served from the checkout, changed without a rebuild.
-        if let folder = ProcessInfo.processInfo.environment["NOHIT_WEB_FOLDER"] {
-            guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("index.html"))
-            else {
-                throw ValidationError(
-                    "NOHIT_WEB_FOLDER: no index.html in '\(folder)' (Sources/Server/Public is the web app)")
-            }
-            serving.publicFolder = folder
-        }
+        if let webFolder = Self.webFolder() { serving.publicFolder = webFolder }
         if let analytics = database as? any AnalyticsStore {
             // Events are stamped by the real clock, whatever clock the day is replayed on.
             serving.analytics = AnalyticsAPI(
@@ -405,5 +399,18 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxStreams = try read("http.max-streams", limits.maxStreams, 0...1_000_000)
         limits.backlog = try read("http.backlog", limits.backlog, 1...65_535)
         return limits
+    }
+
+    /// `$NOHIT_WEB_FOLDER`: a folder to serve the web app from instead of the bundled files.
+    static func webFolder() -> String? { ProcessInfo.processInfo.environment["NOHIT_WEB_FOLDER"] }
+
+    /// The web folder, checked before anything is started.
+    static func checkedWebFolder() throws -> String? {
+        guard let folder = webFolder() else { return nil }
+        guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("index.html")) else {
+            throw ValidationError(
+                "NOHIT_WEB_FOLDER: no index.html in '\(folder)' (Sources/Server/Public is the web app)")
+        }
+        return folder
     }
 }
