@@ -101,102 +101,79 @@ package struct StatsAPIPoller: Sendable {
         return [formatter.string(from: now), formatter.string(from: yesterday)]
     }
 
-    /// One game as the poller keeps it.
-    struct Track: Sendable {
-        var pk: Int
-        var document: JSONValue?
-        var timeStamp: String?
-        var nextPoll: Date
-        var failures = 0
-        var lastChange: Date
-        var reported: (timeStamp: String, status: String, updates: Int)?
-        var problems = Set<String>()
-        var done = false
-        /// Where to watch, from the schedule (the live feed does not carry it).
-        var broadcasts: [Broadcast] = []
-        /// The service's id of the game (from the schedule).
-        var gameID: String?
-    }
-
     /// Polls until cancelled.
     package func run(
         onSchedule: @escaping @Sendable (ScheduleGame) async throws -> Void = { _ in },
         onGame: @escaping @Sendable (GumboGame) async throws -> Void
     ) async throws {
-        var tracks: [Int: Track] = [:]
-        var nextSchedule = clock.now()
-        var scheduleFailures = 0
-        var finishedDates = Set<String>()
+        var settings = PollMachine.Settings()
+        settings.scheduleInterval = scheduleInterval
+        settings.defaultWait = defaultWait
+        settings.maximumBackoff = maximumBackoff
+        settings.staleAfter = staleAfter
+        settings.claimInterval = claimInterval
+        var machine = PollMachine(settings: settings, now: clock.now())
         while !Task.isCancelled {
             let now = clock.now()
-            if now >= nextSchedule {
+            if let dates = machine.scheduleDates(now: now, official: officialDates(now)) {
                 var scheduled: [ScheduleGame] = []
                 do {
-                    let dates = officialDates(now)
-                    for (offset, date) in dates.enumerated() {
-                        // The day before only until its games are over.
-                        if offset > 0 && finishedDates.contains(date) { continue }
+                    for date in dates {
                         let games = try await schedule(date)
-                        if offset > 0
-                            && games.allSatisfy({ [.final, .postponed, .cancelled].contains($0.status.phase) })
-                            && games.allSatisfy({ tracks[$0.gamePk]?.done ?? true })
-                        {
-                            finishedDates.insert(date)
-                        }
-                        for game in games {
-                            follow(game, in: &tracks, now: now)
-                            tracks[game.gamePk]?.broadcasts = game.carriage
-                            tracks[game.gamePk]?.gameID = game.gameID
-                        }
+                        log(machine.scheduled(games, date: date, earlier: date != dates.first, now: now))
                         scheduled += games
                     }
-                    scheduleFailures = 0
-                    nextSchedule = now.addingTimeInterval(scheduleInterval)
+                    machine.scheduleSucceeded(now: now)
                 } catch is CancellationError {
                     return
                 } catch {
-                    scheduleFailures += 1
-                    let delay = backoff(failures: scheduleFailures, floor: scheduleInterval)
-                    logger.warning(
-                        "schedule request failed; keeping the games known",
-                        metadata: ["error": "\(error)", "retry.seconds": "\(Int(delay))"])
-                    nextSchedule = now.addingTimeInterval(delay)
+                    log([machine.scheduleFailed(error, now: now, random: random())])
                 }
                 // Outside the request's error handling: a failure downstream ends the poller.
                 for game in scheduled { try await onSchedule(game) }
             }
             var due: [Int] = []
-            for pk in tracks.values.filter({ !$0.done && $0.nextPoll <= now }).map(\.pk).sorted() {
+            for (pk, gameID) in machine.due(now: now) {
                 // Another instance polls it: ask again later, and read it whole if it comes here.
-                if let gameID = tracks[pk]?.gameID, try await !shouldPoll(gameID) {
-                    tracks[pk]?.document = nil
-                    tracks[pk]?.nextPoll = now.addingTimeInterval(claimInterval)
+                if let gameID, try await !shouldPoll(gameID) {
+                    machine.declined(pk, now: now)
                     continue
                 }
                 due.append(pk)
             }
             if !due.isEmpty {
-                let polled = await withTaskGroup(of: (Track, GumboGame?).self) { group in
-                    for pk in due {
-                        guard let track = tracks[pk] else { continue }
-                        group.addTask { await poll(track) }
+                let requests = due.map { ($0, machine.request($0)) }
+                let answers = await withTaskGroup(of: (Int, Result<Data, any Error>).self) { group in
+                    for (pk, request) in requests {
+                        group.addTask {
+                            let query = request.query.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+                            do {
+                                return (pk, .success(try await transport.get(request.path, query: query)))
+                            } catch {
+                                return (pk, .failure(error))
+                            }
+                        }
                     }
-                    var results: [(Track, GumboGame?)] = []
-                    for await result in group { results.append(result) }
-                    return results
+                    var answers: [(Int, Result<Data, any Error>)] = []
+                    for await answer in group { answers.append(answer) }
+                    return answers.sorted { $0.0 < $1.0 }
                 }
-                for (track, game) in polled.sorted(by: { $0.0.pk < $1.0.pk }) {
-                    tracks[track.pk] = track
+                for (pk, answer) in answers {
+                    let (game, notes) = machine.answered(pk, answer, now: now, random: random())
+                    log(notes)
                     if let game { try await onGame(game) }
                 }
             }
-            let wake = ([nextSchedule] + tracks.values.filter { !$0.done }.map(\.nextPoll)).min() ?? nextSchedule
             do {
-                try await clock.sleep(until: max(wake, clock.now()))
+                try await clock.sleep(until: max(machine.wake(), clock.now()))
             } catch {
                 return
             }
         }
+    }
+
+    func log(_ notes: [PollMachine.Note]) {
+        for note in notes { logger.log(level: note.level, "\(note.message)", metadata: note.metadata) }
     }
 
     func schedule(_ date: String) async throws -> [ScheduleGame] {
@@ -204,133 +181,5 @@ package struct StatsAPIPoller: Sendable {
             "v1/schedule",
             query: [("sportId", "1"), ("date", date), ("hydrate", "linescore,flags,broadcasts(all),probablePitcher")])
         return try JSONDecoder().decode(Schedule.self, from: data).games
-    }
-
-    /// Starts following a scheduled game once it is under way (or over, to read its last state).
-    func follow(_ game: ScheduleGame, in tracks: inout [Int: Track], now: Date) {
-        switch game.status.phase {
-        case .live, .final, .unknown:
-            if tracks[game.gamePk] == nil {
-                if case .unknown(let code) = game.status.phase {
-                    logger.notice(
-                        "unknown game status; following as if live",
-                        metadata: ["game.pk": "\(game.gamePk)", "status": "\(code)"])
-                }
-                tracks[game.gamePk] = Track(pk: game.gamePk, nextPoll: now, lastChange: now)
-            }
-        case .postponed, .cancelled, .suspended:
-            if tracks[game.gamePk] == nil {
-                logger.notice(
-                    "game not played today",
-                    metadata: [
-                        "game.pk": "\(game.gamePk)",
-                        "status": "\(game.status.detailedState ?? game.status.codedGameState)",
-                        "reschedule": "\(game.rescheduleDate ?? game.resumeDate ?? "none")",
-                    ])
-                // Keep it out of the polling; a resumption comes back under its new date.
-                tracks[game.gamePk] = Track(pk: game.gamePk, nextPoll: now, lastChange: now, done: true)
-            }
-        case .notStarted:
-            // Warm-up is not live; the feed is read from the scheduled first pitch on (a game can
-            // start and make plays between two schedule requests).
-            if tracks[game.gamePk] == nil {
-                let start = ISO8601DateFormatter().date(from: game.gameDate) ?? now
-                tracks[game.gamePk] = Track(pk: game.gamePk, nextPoll: max(now, start), lastChange: now)
-            }
-        }
-    }
-
-    /// One request for one game; returns the game's track and, when its feed changed, the game.
-    /// The next request waits from when this one went out.
-    func poll(_ track: Track) async -> (Track, GumboGame?) {
-        let now = clock.now()
-        var track = track
-        let context: Logger.Metadata = ["game.pk": "\(track.pk)", "timecode": "\(track.timeStamp ?? "none")"]
-        do {
-            var document: JSONValue
-            if let cached = track.document, let since = track.timeStamp {
-                let response = try JSONValue(
-                    parsing: try await transport.get(
-                        "v1.1/game/\(track.pk)/feed/live/diffPatch", query: [("startTimecode", since)]))
-                switch try DiffPatchResponse(response) {
-                case .feed(let whole):
-                    document = whole
-                case .patches(let patches):
-                    document = cached
-                    do {
-                        for patch in patches { try patch.apply(to: &document) }
-                    } catch {
-                        // The whole feed comes with the next poll: not sooner than the wait asked for.
-                        logger.warning(
-                            "patch did not apply; the whole feed comes next time",
-                            metadata: context.merging(["error": "\(error)"]) { $1 })
-                        track.document = nil
-                        track.nextPoll = now.addingTimeInterval(TimeInterval(defaultWait))
-                        return (track, nil)
-                    }
-                }
-            } else {
-                document = try await whole(track.pk)
-            }
-            let feed: GameFeed
-            do {
-                feed = try document.decode(GameFeed.self)
-            } catch {
-                throw TransportError(
-                    path: "game \(track.pk)", reason: "not a live feed: \(Lenient<GameFeed>.describe(error))")
-            }
-            let wait = TimeInterval(max(1, feed.metaData.wait ?? defaultWait))
-            if let kept = track.timeStamp, feed.metaData.timeStamp < kept {
-                logger.warning(
-                    "feed older than the one kept; ignored",
-                    metadata: context.merging(["received": "\(feed.metaData.timeStamp)"]) { $1 })
-                track.nextPoll = now.addingTimeInterval(wait)
-                return (track, nil)
-            }
-            var game = try GumboGame(feed)
-            game.info.broadcasts = track.broadcasts
-            for problem in game.problems where !track.problems.contains(problem) {
-                track.problems.insert(problem)
-                logger.warning(
-                    "feed problem; the game keeps its last good play",
-                    metadata: context.merging(["problem": "\(problem)", "timecode": "\(feed.metaData.timeStamp)"]) {
-                        $1
-                    })
-            }
-            track.document = document
-            track.timeStamp = feed.metaData.timeStamp
-            track.failures = 0
-            track.nextPoll = now.addingTimeInterval(wait)
-            let summary = (feed.metaData.timeStamp, feed.gameData.status.codedGameState, game.updates.count)
-            let changed = track.reported.map { $0 != summary } ?? true
-            if changed {
-                track.reported = summary
-                track.lastChange = now
-            } else if game.status.phase == .live && now.timeIntervalSince(track.lastChange) > staleAfter {
-                logger.warning("feed has not moved; fetching it whole next time", metadata: context)
-                track.document = nil
-                track.lastChange = now
-            }
-            if game.isFinal { track.done = true }
-            return (track, changed ? game : nil)
-        } catch {
-            track.failures += 1
-            let delay = backoff(failures: track.failures, floor: TimeInterval(defaultWait))
-            logger.warning(
-                "feed request failed; the game keeps its last good state",
-                metadata: context.merging(["error": "\(error)", "retry.seconds": "\(Int(delay))"]) { $1 })
-            track.nextPoll = now.addingTimeInterval(delay)
-            return (track, nil)
-        }
-    }
-
-    func whole(_ pk: Int) async throws -> JSONValue {
-        try JSONValue(parsing: try await transport.get("v1.1/game/\(pk)/feed/live", query: []))
-    }
-
-    /// Exponential backoff with full jitter, never under `floor` (the wait the API asks for).
-    func backoff(failures: Int, floor: TimeInterval) -> TimeInterval {
-        let ceiling = min(maximumBackoff, floor * pow(2, Double(min(failures, 16))))
-        return max(floor, random() * ceiling)
     }
 }
