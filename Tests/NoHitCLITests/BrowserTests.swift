@@ -131,6 +131,21 @@ import Testing
         }
     }
 
+    /// Live updates change only what changed: with Live open during a replay, a focused link keeps
+    /// focus through 30 s of updates, Tab moves through the page in order, and the screen-reader
+    /// live region announces the no-hitter when it completes (`Tests/Browser/keyboard_focus.py`).
+    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func focusSurvivesLiveUpdatesAndTheNoHitterIsAnnounced() async throws {
+        let (status, text) = try await Executable.onThread {
+            try Self.probe("keyboard_focus.py", speed: 300, arguments: [Self.output.path, "150"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("keyboard focus: every check held"))
+        for name in ["keyboard-focus-kept.png", "keyboard-focus-announced.png"] {
+            #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
+        }
+    }
+
     /// The page records its own views, taps and an alert opened from a push into its analytics
     /// project, and the operator's Metrics page charts them (`Tests/Browser/metrics_page.py`).
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))

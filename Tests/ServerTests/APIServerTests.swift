@@ -201,10 +201,10 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             try await client.execute(uri: "/", method: .get) { response throws in
                 #expect(response.status == .ok)
                 let page = String(buffer: response.body)
-                #expect(page.contains("<script src=\"/app.js\"></script>"))
+                #expect(page.contains("<script type=\"module\" src=\"/js/main.js\"></script>"))
                 #expect(page.contains("copyrighted by Retrosheet"))
             }
-            for file in ["/app.js", "/style.css", "/sw.js"] {
+            for file in ["/js/main.js", "/js/live.js", "/style.css", "/sw.js"] {
                 try await client.execute(uri: file, method: .get) { #expect($0.status == .ok, "\(file)") }
             }
             try await client.execute(uri: "/api/config", method: .get) { response throws in

@@ -1,0 +1,96 @@
+// Words and numbers for the page, from what the server sends: its words are shown as they come
+// (situations, hitless spans, play headings, club names); nothing here reads baseball notation.
+import { esc } from './dom.js';
+import { clubs, state } from './state.js';
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** "Aug 25" for 2020-08-25. */
+export const shortDate = (date) => { const [, m, d] = date.split('-').map(Number); return `${MONTHS[m - 1]} ${d}`; };
+
+/** "Aug" for 2020-08 (a month of the deals' history). */
+export const monthName = (month) => MONTHS[Number(month.slice(5, 7)) - 1] || month;
+
+/** A time of day in the viewer's own clock. */
+export const clockTime = (iso) => new Date(iso).toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' });
+
+/** "1 out", "2 outs". */
+export const count = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** What a board says while it has nothing to show: loading, the service down, or `loadedWords`. */
+export const boardNotice = (loadedWords) => (state.loadError ? `The service cannot be reached (${state.loadError}); trying again…`
+  : state.loaded ? loadedWords : 'Loading the games…');
+
+/** A club's full name and abbreviation by its code, as the server names them this season. */
+export const clubName = (code) => clubs().find((t) => t.code === code)?.name || code;
+export const clubAbbreviation = (code) => clubs().find((t) => t.code === code)?.abbreviation || code;
+
+// Where a game stands, in the server's words ("Top 5th, 1 out", "Mid 5th", "Final"); before the
+// first pitch, its start in the viewer's own time.
+export function situation(game) {
+  if (game.status === 'scheduled' && (!game.status_text || game.status_text === 'Scheduled')) {
+    return 'Starts ' + clockTime(game.start_time);
+  }
+  return game.situation || game.status_text;
+}
+
+/** "LAA 1, HOU 6". */
+export const score = (game) => `${game.away.abbreviation} ${game.away.runs}, ${game.home.abbreviation} ${game.home.runs}`;
+
+/** "Los Angeles Angels at Houston Astros". */
+export const matchupName = (game) => `${game.away.name} at ${game.home.name}`;
+
+// Where to watch (HTML): the broadcasts the source names; MLB.TV with its link.
+export function whereToWatch(game) {
+  if (!game.broadcasts.length) {
+    return state.config?.source === 'statsapi' ? 'Where to watch: not announced for this game' : 'A replay of a past game: no broadcast';
+  }
+  return 'Watch or listen: ' + game.broadcasts.map((name) =>
+    (/^MLB\.?TV$/i.test(name) ? `<a href="https://www.mlb.com/tv" rel="noopener" data-key="mlbtv">${esc(name)}</a>` : esc(name))).join(', ');
+}
+
+// A bid's pitching line summed over its pitchers' lines (numbers from the server).
+export function pitchingLine(bid) {
+  const sum = (key) => bid.lines.reduce((total, line) => total + (line[key] ?? 0), 0);
+  const outs = sum('outs');
+  const pitches = bid.lines.every((line) => line.pitches != null) ? sum('pitches') : null;
+  return `${Math.floor(outs / 3)}.${outs % 3} IP · ${sum('hits')} H · ${sum('walks')} BB · ${sum('strikeouts')} K`
+    + (pitches != null ? ` · ${pitches} pitches` : '');
+}
+
+/** " (5.2 IP, 0 H, 7 K, 80 P)" for the pitcher on the mound. */
+export function pitcherSummary(line) {
+  if (!line) return '';
+  return ` (${line.innings_pitched} IP, ${line.hits} H, ${line.strikeouts} K${line.pitches != null ? `, ${line.pitches} P` : ''})`;
+}
+
+// The outs in the inning as three dots (HTML), named for screen readers.
+export function outsDots(outs) {
+  return `<span class="outs" role="img" aria-label="${count(outs, 'out')}">${[0, 1, 2].map((i) => `<span class="dot${i < outs ? ' on' : ''}"></span>`).join('')}</span>`;
+}
+
+// The bases as a diamond (SVG), named for screen readers.
+export function diamond(bases) {
+  const [first, second, third] = bases || [false, false, false];
+  const label = [first && 'first', second && 'second', third && 'third'].filter(Boolean);
+  return `<svg class="diamond" viewBox="0 0 40 30" role="img" aria-label="${label.length ? 'runners on ' + label.join(', ') : 'bases empty'}">
+    <rect class="${second ? 'on' : ''}" x="15" y="2" width="10" height="10" transform="rotate(45 20 7)"/>
+    <rect class="${third ? 'on' : ''}" x="4" y="13" width="10" height="10" transform="rotate(45 9 18)"/>
+    <rect class="${first ? 'on' : ''}" x="26" y="13" width="10" height="10" transform="rotate(45 31 18)"/></svg>`;
+}
+
+// A horizontal bar chart (SVG): one row per entry, scaled to the largest; it fits any width.
+export function barChart(entries, title, empty = 'No deal days.') {
+  if (!entries.length) return `<p class="muted">${esc(empty)}</p>`;
+  const max = Math.max(...entries.map((e) => e.value), 1);
+  const row = 28;
+  const height = entries.length * row + 8;
+  const bars = entries.map((e, i) => {
+    const y = i * row + 4;
+    const width = (e.value / max) * 50;
+    return `<text x="0" y="${y + 17}" class="label">${esc(e.label)}</text>` +
+      `<rect x="38%" y="${y + 4}" width="${width}%" height="${row - 10}" rx="3" class="bar"></rect>` +
+      `<text x="${38 + width + 1}%" y="${y + 17}" class="value">${e.value}</text>`;
+  }).join('');
+  return `<svg role="img" aria-label="${esc(title)}: ${esc(entries.map((e) => `${e.label} ${e.value}`).join(', '))}" width="100%" height="${height}">${bars}</svg>`;
+}

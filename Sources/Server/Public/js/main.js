@@ -1,0 +1,101 @@
+// No-Hitter Alerts web UI: native ES modules, no build step. Live state comes from /api/games and
+// then the Server-Sent Events stream at /api/stream. This module wires the views to the tabs and
+// the stream to the state; each view draws itself (only while visible, keyed by id).
+import * as analytics from './analytics.js';
+import { loadConfig, loadGamesAndMoments } from './api.js';
+import { $ } from './dom.js';
+import { loadDeals, wireDeals } from './deals.js';
+import { gameChanged, loadGamePage } from './game.js';
+import { drawSeasons, loadHallOfFame, wireHallOfFame } from './hall.js';
+import { announceReached, drawLive, momentArrived, observe } from './live.js';
+import { showMetrics, wireMetrics } from './metrics.js';
+import { drawFavourites, drawScores, wireScores } from './scores.js';
+import { drawChips, loadDealSubscriptions, restorePreferences, restoreServerPreferences, wireSettings } from './settings.js';
+import { currentTab, state } from './state.js';
+import { connect } from './stream.js';
+import { invalidate, registerView, showTab, wireTabs } from './tabs.js';
+
+// The browser tests and a curious operator's console read these (metrics_page.py flushes the queue).
+Object.assign(window, { state, metrics: { record: analytics.record, flush: analytics.flush } });
+
+registerView('live', { draw: drawLive });
+registerView('scores', { draw: drawScores });
+registerView('game', { show: loadGamePage });
+registerView('hall-of-fame', { show: loadHallOfFame });
+registerView('deals', { show: loadDeals });
+registerView('metrics', { show: showMetrics });
+
+let dealsOffered = false;
+
+// After the configuration first arrives: the data notice for where the games come from (the Hall
+// of Fame and past seasons are Retrosheet's), the seasons, and the clubs' names in the lists.
+function configured() {
+  const statsAPI = state.config.source === 'statsapi';
+  $('#notice-mlb').hidden = !statsAPI;
+  $('#notice-retrosheet').hidden = statsAPI && !(state.config.seasons || []).length;
+  drawSeasons();
+  drawFavourites();
+  drawChips();
+  if (currentTab() === 'hall-of-fame') loadHallOfFame();
+}
+
+// Games and moments from the API; after a reconnect, loaded again (what the stream said while
+// the page was cut off is in them).
+async function loadData() {
+  try {
+    if (await loadConfig()) configured();
+    await loadGamesAndMoments();
+    for (const game of state.games.values()) observe(game);
+    if (!dealsOffered) loadDealSubscriptions().then((drawn) => { dealsOffered ||= drawn; });
+    state.loaded = true;
+    state.loadError = null;
+    state.reloads += 1;
+    document.body.dataset.reloads = state.reloads;
+  } catch (error) {
+    state.loadError = error.message;
+    setTimeout(loadData, 3000);
+  }
+  invalidate('live', 'scores');
+  if (state.gamePage) gameChanged(state.gamePage);
+}
+
+function gameArrived(game) {
+  state.games.set(game.id, game);
+  state.streamUpdates += 1;
+  document.body.dataset.streamUpdates = state.streamUpdates;
+  observe(game);
+  invalidate('live', 'scores');
+  gameChanged(game.id);
+  announceReached();
+}
+
+function momentFromStream(moment) {
+  if (state.moments.some((known) => known.id === moment.id)) return;
+  state.moments.unshift(moment);
+  invalidate('live');
+  momentArrived(moment);
+}
+
+async function start() {
+  // Opened from a Web Push alert (the service worker adds ?via=push): counted, then the address tidied.
+  const opened = new URLSearchParams(location.search);
+  if (opened.get('via') === 'push') {
+    analytics.record('pushes', { channel: 'web-push', kind: opened.get('kind') || 'unknown' });
+    history.replaceState(null, '', location.pathname + location.hash);
+  }
+  showTab();
+  restorePreferences();
+  await loadData();
+  connect({ onGame: gameArrived, onMoment: momentFromStream, onReconnect: loadData });
+  restoreServerPreferences();
+}
+
+// The controls answer from the first moment, before anything is loaded.
+wireTabs();
+analytics.wireAnalytics();
+wireScores();
+wireSettings();
+wireHallOfFame();
+wireDeals();
+wireMetrics();
+loadDealSubscriptions().then((drawn) => { dealsOffered = drawn; start(); });

@@ -1,0 +1,135 @@
+// The Settings tab: favourite teams as chips, alert thresholds, how often, quiet hours, spoiler
+// delay, jinx-safe wording and the deals to be told of. Settings work without push: kept in this
+// browser, and sent with the subscription when notifications are turned on; with a device, saved
+// on the server too. The controls answer from the first moment, before anything is loaded (Save
+// never submits the form and reloads the page).
+import { api } from './api.js';
+import { $, $$, esc, patch } from './dom.js';
+import { clubName } from './format.js';
+import { clubs, device, onFavourites, readJSON, setFavourites, state } from './state.js';
+
+/** The chips of the favourite teams and the picker of the others. */
+export function drawChips() {
+  const favourites = state.favourites;
+  patch($('#chips'), favourites.map((team) =>
+    `<li class="chip" data-key="${esc(team)}">${esc(clubName(team))}<button type="button" data-remove="${esc(team)}" aria-label="Remove ${esc(clubName(team))}">×</button></li>`).join('')
+    || '<li class="muted">None yet.</li>');
+  $('#settings-team').innerHTML = '<option value="">Choose a team…</option>' + clubs()
+    .filter((t) => !favourites.includes(t.code)).map((t) => `<option value="${esc(t.code)}">${esc(t.name)}</option>`).join('');
+}
+
+function preferencesFromForm() {
+  return {
+    favourite_teams: state.favourites,
+    threshold_innings: Number($('#threshold').value),
+    favourite_threshold_innings: Number($('#favourite-threshold').value),
+    frequency: $('#frequency').value,
+    quiet_hours: $('#quiet').checked ? { start: $('#quiet-start').value, end: $('#quiet-end').value, time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone } : null,
+    spoiler_delay_seconds: Number($('#spoiler').value),
+    jinx_safe: $('#jinx').checked,
+    deals: $$('#deal-subscriptions input:checked').map((box) => box.value),
+  };
+}
+
+export function showPreferences(p) {
+  setFavourites(p.favourite_teams || []);
+  $('#threshold').value = p.threshold_innings;
+  $('#favourite-threshold').value = p.favourite_threshold_innings;
+  $('#frequency').value = p.frequency;
+  $('#quiet').checked = !!p.quiet_hours;
+  if (p.quiet_hours) { $('#quiet-start').value = p.quiet_hours.start; $('#quiet-end').value = p.quiet_hours.end; }
+  $('#spoiler').value = p.spoiler_delay_seconds;
+  $('#jinx').checked = p.jinx_safe;
+  $$('#deal-subscriptions input').forEach((box) => { box.checked = (p.deals || []).includes(box.value); });
+}
+
+function keyBytes(text) {
+  const raw = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+}
+
+async function enableNotifications() {
+  const status = $('#settings-status');
+  try {
+    if (!('serviceWorker' in navigator) || !('PushManager' in window)) throw new Error('this browser cannot receive Web Push');
+    if (!state.config?.vapid_public_key) throw new Error('the server has no VAPID key');
+    await navigator.serviceWorker.register('/sw.js');
+    // Subscribing needs an active worker: `ready` waits for it.
+    const registration = await navigator.serviceWorker.ready;
+    const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(state.config.vapid_public_key) });
+    const json = subscription.toJSON();
+    const answer = await api('/api/devices', { method: 'POST', body: JSON.stringify({
+      channel: 'web-push', endpoint: json.endpoint, p256dh: json.keys.p256dh, auth: json.keys.auth, preferences: preferencesFromForm() }) });
+    localStorage.setItem('nohit-device', JSON.stringify(answer));
+    status.textContent = 'Notifications are on for this browser.';
+    showPushState();
+  } catch (error) {
+    status.textContent = `Could not turn on notifications: ${error.message}`;
+  }
+}
+
+export function showPushState() {
+  $('#push-state').textContent = device()
+    ? 'Notifications are on in this browser: settings are saved on the server with them.'
+    : 'Notifications are off in this browser: settings are kept here until you turn them on.';
+}
+
+async function savePreferences(event) {
+  event.preventDefault();
+  const status = $('#settings-status');
+  const mine = device();
+  localStorage.setItem('nohit-preferences', JSON.stringify(preferencesFromForm()));
+  if (!mine) { status.textContent = 'Saved in this browser.'; return; }
+  try {
+    const saved = await api(`/api/devices/${mine.id}/preferences`, { method: 'PUT', headers: { authorization: `Bearer ${mine.secret}` }, body: JSON.stringify(preferencesFromForm()) });
+    showPreferences(saved);
+    status.textContent = 'Saved on the server and in this browser.';
+  } catch (error) {
+    status.textContent = `Kept in this browser, not saved on the server: ${error.message}`;
+  }
+}
+
+/** The deals in force, offered to subscribe to. True once they are drawn. */
+export async function loadDealSubscriptions() {
+  const box = $('#deal-subscriptions');
+  try {
+    const today = await api('/api/deals/today');
+    const chosen = readJSON('nohit-preferences', null)?.deals || [];
+    box.innerHTML = '<legend>Tell me when a deal is on</legend>' + today.deals.filter((d) => d.in_force).map((d) =>
+      `<label class="check"><input type="checkbox" value="${esc(d.rule)}"${chosen.includes(d.rule) ? ' checked' : ''}> ${esc(d.sponsor)}: ${esc(d.reward)} <span class="muted">(when ${esc(d.condition)})</span></label>`).join('')
+      + (today.deals.some((d) => d.in_force) ? '' : '<p class="muted">No deal is in force today.</p>');
+    return true;
+  } catch (error) {
+    box.innerHTML = `<legend>Tell me when a deal is on</legend><p class="muted">Deals could not be loaded: ${esc(error.message)}</p>`;
+    return false;
+  }
+}
+
+/** The preferences the fan kept, from this browser and then (with a device) from the server. */
+export function restorePreferences() {
+  const local = readJSON('nohit-preferences', null);
+  if (local) showPreferences(local);
+  showPushState();
+}
+
+export function restoreServerPreferences() {
+  const mine = device();
+  if (mine) api(`/api/devices/${mine.id}/preferences`, { headers: { authorization: `Bearer ${mine.secret}` } }).then(showPreferences).catch(() => {});
+}
+
+export function wireSettings() {
+  onFavourites(drawChips);
+  $('#chips').addEventListener('click', (event) => {
+    const team = event.target.dataset.remove;
+    if (!team) return;
+    setFavourites(state.favourites.filter((t) => t !== team));
+    ($('#chips button') || $('#settings-team')).focus();
+  });
+  $('#settings-team').addEventListener('change', (event) => {
+    const code = event.target.value;
+    if (code && !state.favourites.includes(code)) setFavourites([...state.favourites, code]);
+    $('#settings-team').focus();
+  });
+  $('#notify').addEventListener('click', enableNotifications);
+  $('#preferences').addEventListener('submit', savePreferences);
+}
