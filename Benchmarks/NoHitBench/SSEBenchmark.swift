@@ -57,8 +57,15 @@ struct SSEBenchmark: AsyncParsableCommand {
         let pipeline = AlertPipeline(store: store, channels: [], clock: clock, logger: logger)
         let board = LiveBoard()
         let feed = LiveFeed()
+        // Every client comes from 127.0.0.1: the per-client limit (connections, and live streams)
+        // is off, as behind a proxy.
+        var limits = ConnectionLimits()
+        limits.maxConnectionsPerClient = 0
+        var options = APIServer.Options()
+        options.gate = ConnectionGate(limits: limits)
         let api = APIServer(
-            store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock)
+            store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock,
+            options: options)
         let recorder = Recorder()
         // As `nohit serve` builds it: the publisher first, then the board and the stream; each
         // moment's time of publication noted just before the stream gets it.

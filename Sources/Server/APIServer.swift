@@ -31,6 +31,8 @@ package struct APIServer: Sendable {
         package var adminToken: String?
         /// The registry behind /metrics (the dispatchers feed it through its factory).
         package var metrics = ServerMetrics()
+        /// Who may read /metrics: loopback only by default.
+        package var metricsAccess = MetricsAccess.loopback
         /// The outbox, for its depth in /metrics and the operator's counts.
         package var outbox: (any OutboxStore)?
         /// The web UI's files; nil serves the API alone.
@@ -80,7 +82,9 @@ package struct APIServer: Sendable {
 
     package func router() -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
-        router.add(middleware: HardeningMiddleware(operations: Self.operations))
+        router.add(
+            middleware: HardeningMiddleware(
+                operations: Self.operations, maxHeaderCount: options.gate.limits.maxHeaderCount))
         // Requests by endpoint, method and status, and their durations (through the process's
         // metrics system, which `nohit serve` bootstraps with the metrics' factory).
         router.add(middleware: MetricsMiddleware())
@@ -96,6 +100,7 @@ package struct APIServer: Sendable {
                     board: board, feed: feed, outboxStore: options.outbox, attemptOuts: options.attemptOuts,
                     gate: options.gate, analytics: options.analytics?.queries)
             },
+            metricsAccess: options.metricsAccess, adminToken: options.adminToken,
             configuration: { [seasons, clock] in
                 var configuration = ClientConfiguration(
                     vapidPublicKey: options.vapidPublicKey, seasons: seasons.available(),
@@ -132,7 +137,7 @@ package struct APIServer: Sendable {
         return router
     }
 
-    var streamRoutes: StreamRoutes { StreamRoutes(feed: feed, maxStreams: options.gate.limits.maxStreams) }
+    var streamRoutes: StreamRoutes { StreamRoutes(feed: feed, gate: options.gate) }
 
     /// HTTP/1.1 with the WebSocket upgrade for `/api/ws`, and HTTP/2 with prior knowledge on the
     /// same port, every connection through the gate: the connection limits, the header timeout

@@ -92,6 +92,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Live-stream clients, SSE and WebSocket together (default: 20000).")
     var maxStreams: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Who may read /metrics: loopback (the default: Prometheus on this host), token (with the admin "
+                + "token as a Bearer token), open, or off."))
+    var metrics: String?
+
     @Option(help: "Device registrations per client per minute, bursts of twice that (default: 10; 0: no limit).")
     var registrationsPerMinute: Int?
 
@@ -119,6 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
         if !dealFiles.isEmpty { flags["deals.files"] = .stringArray(dealFiles) }
         if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
         if let adminToken { flags["admin.token"] = .string(adminToken) }
+        if let metrics { flags["http.metrics"] = .string(metrics) }
         for (key, value) in [
             ("http.max-connections", maxConnections), ("http.max-connections-per-client", maxConnectionsPerClient),
             ("http.header-timeout", headerTimeout), ("http.idle-timeout", idleTimeout),
@@ -157,6 +164,15 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("registrations per minute must be 0 to 100000, not \(registrationsPerMinute)")
         }
         _ = try Self.checkedWebFolder()
+        let metricsText = try settings.string("http.metrics", default: "loopback")
+        guard let metricsAccess = MetricsAccess(rawValue: metricsText) else {
+            throw ValidationError(
+                "http.metrics must be \(MetricsAccess.allCases.map(\.rawValue).joined(separator: ", ")), not '\(metricsText)'"
+            )
+        }
+        if metricsAccess == .token && (adminToken ?? "").isEmpty {
+            throw ValidationError("http.metrics token needs an admin token (--admin-token or NOHIT_ADMIN_TOKEN)")
+        }
         let keepFinished = try settings.int("scoreboard.keep-finished-minutes", default: 180)
         guard (0...1440).contains(keepFinished) else {
             throw ValidationError("minutes a finished game stays must be 0 to 1440, not \(keepFinished)")
@@ -174,7 +190,7 @@ struct ServeCommand: AsyncParsableCommand {
             host: host, port: port, speed: speed, concurrency: concurrency, sourceName: sourceName, replay: replay,
             adminToken: adminToken, limits: limits, registrationsPerMinute: registrationsPerMinute,
             keepFinished: keepFinished, allowPrivateNetworks: allowPrivateNetworks, statsAPIDate: statsAPIDate,
-            dealRules: dealRules, analyticsLimits: analyticsLimits)
+            dealRules: dealRules, analyticsLimits: analyticsLimits, metricsAccess: metricsAccess)
         let day = try sourceName == "replay" ? replay.map { try ReplaySetup.day($0, settings: settings) } : nil
         try await location.withStore { opened in
             try await serve(opened, day: day, location: location, settings: settings, options: options)
@@ -197,6 +213,7 @@ struct ServeCommand: AsyncParsableCommand {
         var statsAPIDate: String?
         var dealRules: [DealRule]
         var analyticsLimits: AnalyticsLimits
+        var metricsAccess: MetricsAccess
     }
 
     func serve(
@@ -266,6 +283,7 @@ struct ServeCommand: AsyncParsableCommand {
             VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
         serving.metrics = metrics
         serving.adminToken = adminToken
+        serving.metricsAccess = options.metricsAccess
         serving.gate = ConnectionGate(limits: limits)
         serving.registrations = RateLimiter(perMinute: registrationsPerMinute, burst: 2 * registrationsPerMinute)
         serving.outbox = database

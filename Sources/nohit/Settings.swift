@@ -26,7 +26,7 @@ struct Settings: Sendable {
         "http.max-connections": "--max-connections", "http.max-connections-per-client": "--max-connections-per-client",
         "http.header-timeout": "--header-timeout", "http.idle-timeout": "--idle-timeout",
         "http.max-streams": "--max-streams", "http.backlog": "--backlog",
-        "http.registrations-per-minute": "--registrations-per-minute",
+        "http.registrations-per-minute": "--registrations-per-minute", "http.metrics": "--metrics",
         "scoreboard.keep-finished-minutes": "--keep-finished-minutes",
         "log.level": "--log-level",
         "apns.fake": "--fake-apns", "apns.url": "--apns-url", "apns.key": "--apns-key", "apns.key-id": "--apns-key-id",

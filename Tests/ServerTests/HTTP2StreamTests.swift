@@ -95,6 +95,114 @@ import Testing
         }
     }
 
+    /// Opens an HTTP/2 connection to the fixture's live server.
+    static func connect(port: Int) async throws -> (Channel, NIOHTTP2Handler.AsyncStreamMultiplexer<Void>) {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    (
+                        channel,
+                        try channel.pipeline.syncOperations.configureAsyncHTTP2Pipeline(mode: .client) { stream in
+                            stream.eventLoop.makeSucceededVoidFuture()
+                        }
+                    )
+                }
+            }
+    }
+
+    /// Sends `headers` on a new stream and returns the answer's status; with `hold`, keeps reading
+    /// (a live stream held open) until the task is cancelled.
+    static func ask(
+        _ multiplexer: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>, _ headers: HPACKHeaders,
+        hold: (@Sendable (String) -> Void)? = nil
+    ) async throws -> String {
+        let stream = try await multiplexer.openStream { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<HTTP2Frame.FramePayload, HTTP2Frame.FramePayload>(
+                    wrappingChannelSynchronously: stream)
+            }
+        }
+        return try await stream.executeThenClose { inbound, outbound in
+            try await outbound.write(.headers(.init(headers: headers, endStream: true)))
+            var status = ""
+            for try await frame in inbound {
+                if case .headers(let head) = frame, let answer = head.headers.first(name: ":status") {
+                    status = answer
+                    guard let hold else { return status }
+                    hold(status)
+                }
+            }
+            return status
+        }
+    }
+
+    /// HTTP/2 carries many streams on one connection: a client's live streams are counted as
+    /// streams, against the same limit as its connections, and its header fields against the same
+    /// limit as over HTTP/1.1.
+    @Test func streamsAndHeaderFieldsOverHTTP2CountAsOverHTTP11() async throws {
+        var fixture = try await APIServerTests.Fixture { _ in true }
+        defer { fixture.remove() }
+        var limits = ConnectionLimits()
+        limits.maxConnectionsPerClient = 3
+        limits.headerTimeout = .seconds(600)
+        fixture.options.gate = ConnectionGate(limits: limits)
+        let feed = fixture.feed
+        try await fixture.live { client in
+            let port = try #require(client.port)
+            let (connection, multiplexer) = try await Self.connect(port: port)
+            let stream: HPACKHeaders = [
+                ":method": "GET", ":scheme": "http", ":authority": "127.0.0.1:\(port)", ":path": "/api/stream",
+            ]
+            let (answers, answered) = AsyncStream.makeStream(of: String.self)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<3 {
+                    group.addTask { _ = try await Self.ask(multiplexer, stream) { answered.yield($0) } }
+                }
+                // The three are answered (and so counted) before the fourth is asked.
+                var statuses: [String] = []
+                for await status in answers {
+                    statuses.append(status)
+                    if statuses.count == 3 { break }
+                }
+                #expect(statuses == ["200", "200", "200"])
+                // A fourth live stream from the same client, on the same connection: refused.
+                let fourth = try await Self.ask(multiplexer, stream)
+                #expect(fourth == "429")
+                // Any other request is still served.
+                var health = stream
+                health.replaceOrAdd(name: ":path", value: "/healthz")
+                let healthy = try await Self.ask(multiplexer, health)
+                #expect(healthy == "200")
+                // Too many header fields: 431, as over HTTP/1.1.
+                var crowded = health
+                for index in 0..<150 { crowded.add(name: "x-field-\(index)", value: "y") }
+                let refused = try await Self.ask(multiplexer, crowded)
+                #expect(refused == "431")
+                // Closing the connection ends the held streams (cancelling a read does not).
+                try await connection.close()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// A client's streams are given back as they end, and counted apart from other clients'.
+    @Test func streamsAreCountedPerClientAndGivenBack() {
+        var limits = ConnectionLimits()
+        limits.maxConnectionsPerClient = 2
+        let gate = ConnectionGate(limits: limits)
+        #expect(gate.takeStream("203.0.113.5"))
+        #expect(gate.takeStream("203.0.113.5"))
+        #expect(!gate.takeStream("203.0.113.5"))
+        #expect(gate.takeStream("198.51.100.7"))
+        gate.giveStream("203.0.113.5")
+        #expect(gate.takeStream("203.0.113.5"))
+        // No limit (0): behind a proxy every client is one address.
+        var open = ConnectionLimits()
+        open.maxConnectionsPerClient = 0
+        let proxied = ConnectionGate(limits: open)
+        #expect((0..<1000).allSatisfy { _ in proxied.takeStream("127.0.0.1") })
+    }
+
     /// What each stream received, by stream.
     final class Received: Sendable {
         let texts = Mutex([Int: String]())

@@ -14,6 +14,10 @@ package final class ConnectionGate: Sendable {
         var refusedPerClient = 0
         var timedOut = 0
         var malformed = 0
+        /// Live streams per client: HTTP/2 carries many on one connection, so they are counted
+        /// apart from the connections.
+        var streamsByClient: [String: Int] = [:]
+        var refusedStreams = 0
     }
 
     private let state = Mutex(State())
@@ -55,6 +59,29 @@ package final class ConnectionGate: Sendable {
             state.open -= 1
             let left = state.byClient[client, default: 1] - 1
             state.byClient[client] = left > 0 ? left : nil
+        }
+    }
+
+    /// A live stream for `client` (its key): taken, or refused when the client already has as many
+    /// as it may have connections (`maxConnectionsPerClient`; 0 for no limit), however many
+    /// connections (HTTP/2 streams) they come on.
+    package func takeStream(_ client: String) -> Bool {
+        state.withLock { state in
+            let perClient = limits.maxConnectionsPerClient
+            if perClient > 0 && state.streamsByClient[client, default: 0] >= perClient {
+                state.refusedStreams += 1
+                return false
+            }
+            state.streamsByClient[client, default: 0] += 1
+            return true
+        }
+    }
+
+    /// A live stream taken with ``takeStream(_:)`` ended.
+    package func giveStream(_ client: String) {
+        state.withLock { state in
+            let left = state.streamsByClient[client, default: 1] - 1
+            state.streamsByClient[client] = left > 0 ? left : nil
         }
     }
 

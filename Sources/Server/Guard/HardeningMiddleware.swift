@@ -7,13 +7,19 @@ import Hummingbird
 ///   Content-Security-Policy that allows the page's own files only, no framing, no referrer);
 /// - a path with a NUL or another control character, raw or percent-encoded, is refused (400): a
 ///   file lookup must never see one (`/app.js%00.html` was served as `text/html`);
-/// - a known path asked with a method it does not have is answered 405 with `Allow`, not 404.
+/// - a known path asked with a method it does not have is answered 405 with `Allow`, not 404;
+/// - a request with more header fields than `maxHeaderCount` is answered 431 (HTTP/1.1's decoder
+///   refuses one itself; over HTTP/2 this is where it is counted).
 package struct HardeningMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Method and path template (`/api/games/{id}`) of every operation.
     let operations: [(method: String, path: [Substring])]
+    let maxHeaderCount: Int
 
-    package init(operations: [(method: String, template: String)]) {
+    package init(
+        operations: [(method: String, template: String)], maxHeaderCount: Int = ConnectionLimits().maxHeaderCount
+    ) {
         self.operations = operations.map { ($0.method.uppercased(), $0.template.split(separator: "/")) }
+        self.maxHeaderCount = maxHeaderCount
     }
 
     package static var securityHeaders: HTTPFields { SecurityHeaders.fields }
@@ -42,6 +48,11 @@ extension HardeningMiddleware {
     ) async throws -> Response {
         var response: Response
         do {
+            // Pseudo-header fields (HTTP/2's :method, :path...) are not in `headers`.
+            guard request.headers.count <= maxHeaderCount else {
+                throw HTTPError(
+                    .requestHeaderFieldsTooLarge, message: "the request has more than \(maxHeaderCount) header fields")
+            }
             try Self.checkPath(request.uri.path)
             response = try await next(request, context)
         } catch let error as any HTTPResponseError {

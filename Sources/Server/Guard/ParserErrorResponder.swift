@@ -11,6 +11,8 @@ final class ParserErrorResponder: ChannelInboundHandler, RemovableChannelHandler
 
     private let gate: ConnectionGate
     private var answered = false
+    /// Until a request asks to switch protocols.
+    private var readingHTTP = true
 
     init(gate: ConnectionGate) {
         self.gate = gate
@@ -19,10 +21,15 @@ final class ParserErrorResponder: ChannelInboundHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Once answered, the rest of what the client sent is not read: the connection closes.
         guard !answered else { return }
-        if case .head(let head) = unwrapInboundIn(data), head.version == .http1_1, !head.headers.contains(name: "host")
-        {
-            answer(context, status: .badRequest, message: "an HTTP/1.1 request must have a Host header (RFC 9112, 3.2)")
-            return
+        // After a WebSocket upgrade what comes is frames, not HTTP: only HTTP is looked at.
+        if readingHTTP, case .head(let head) = unwrapInboundIn(data) {
+            if head.version == .http1_1 && !head.headers.contains(name: "host") {
+                answer(
+                    context, status: .badRequest, message: "an HTTP/1.1 request must have a Host header (RFC 9112, 3.2)"
+                )
+                return
+            }
+            if head.headers.contains(name: "upgrade") { readingHTTP = false }
         }
         context.fireChannelRead(data)
     }

@@ -12,6 +12,9 @@ struct SiteRoutes: Sendable {
     let document: [UInt8]
     /// The Prometheus text of the moment.
     let scrape: @Sendable () async throws -> [UInt8]
+    /// Who may read it, and the admin token when that is who.
+    let metricsAccess: MetricsAccess
+    let adminToken: String?
     let configuration: @Sendable () -> ClientConfiguration
 
     func add(to router: Router<APIRequestContext>) {
@@ -21,7 +24,15 @@ struct SiteRoutes: Sendable {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: document)))
         }
-        router.get("metrics") { [scrape] _, _ in
+        router.get("metrics") { [scrape, metricsAccess, adminToken] request, context in
+            switch metricsAccess.check(
+                address: context.remoteAddress, authorization: request.headers[.authorization], adminToken: adminToken)
+            {
+            case .none: break
+            case .notFound: throw API.error(.notFound, "/metrics is off on this server (http.metrics)")
+            case .forbidden(let reason): throw API.error(.forbidden, reason)
+            case .unauthorized(let reason): throw API.error(.unauthorized, reason)
+            }
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4"
             return Response(

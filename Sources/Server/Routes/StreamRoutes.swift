@@ -10,11 +10,15 @@ import ServiceLifecycle
 /// the one feed, both refused (503, 1013) once the server has as many clients as it takes.
 struct StreamRoutes: Sendable {
     let feed: LiveFeed
+    /// Counts each client's streams (at most as many as its connections may be).
+    let gate: ConnectionGate
     /// The most live-stream clients at once.
-    let maxStreams: Int
+    var maxStreams: Int { gate.limits.maxStreams }
 
     func add(to api: RouterGroup<APIRequestContext>) {
-        api.get("stream") { request, _ in try stream(request) }
+        api.get("stream") { request, context in
+            try stream(request, client: ConnectionGate.clientKey(context.remoteAddress))
+        }
         // Reached only without the upgrade headers (the WebSocket router takes the upgrades).
         // Plain requests, and handshakes the WebSocket router declined (a malformed `after`, no
         // room): answered here, in JSON.
@@ -32,21 +36,25 @@ struct StreamRoutes: Sendable {
     /// Server-Sent Events: `game` and `moment` events with ids; `Last-Event-ID` (or `?after=`)
     /// resumes after that event. Heartbeats become comment lines, which keep proxies from closing
     /// the stream and end it once the client has gone. Graceful shutdown ends every stream.
-    func stream(_ request: Request) throws -> Response {
+    func stream(_ request: Request, client: String) throws -> Response {
         // Both are read (and a malformed one refused) even when both are given: the header wins.
         let header = try API.eventID(request.headers[HTTPField.Name("Last-Event-ID")!], name: "Last-Event-ID")
         let query = try API.eventID(request.uri.queryParameters.get("after"), name: "after")
         let after = header ?? query
         try checkStreamRoom()
+        guard gate.takeStream(client) else { throw Self.tooManyStreams(gate) }
         let events = feed.subscribe(after: after)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
         return Response(
             status: .ok, headers: headers,
-            body: ResponseBody { [feed] writer in
+            body: ResponseBody { [feed, gate] writer in
                 // However the response ends (the client gone, shutdown), the feed forgets it.
-                defer { events.cancel() }
+                defer {
+                    events.cancel()
+                    gate.giveStream(client)
+                }
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 try await withGracefulShutdownHandler {
                     // Everything waiting in one write: a client that keeps up gets each event as
@@ -66,14 +74,14 @@ struct StreamRoutes: Sendable {
     /// (browsers cannot set headers on a WebSocket). What the client sends is ignored; the server
     /// pings every 30 s. A client that falls too far behind is closed with 1013 (try again later)
     /// and resumes with `?after=`; graceful shutdown closes every socket normally (1000).
-    func webSocketRouter() -> Router<BasicWebSocketRequestContext> {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+    func webSocketRouter() -> Router<StreamSocketContext> {
+        let router = Router(context: StreamSocketContext.self)
         // Every handshake is taken, and a request the stream cannot serve is then closed with a
         // code and a reason: a browser never sees the body of a refused handshake (and the
         // WebSocket library answers one with an empty 400), but it does see a close frame.
         router.ws("api/ws") { _, _ in
             .upgrade([:])
-        } onUpgrade: { [feed, maxStreams] inbound, outbound, context in
+        } onUpgrade: { [feed, gate, maxStreams] inbound, outbound, context in
             let after: Int?
             do {
                 after = try API.eventID(context.request.uri.queryParameters.get("after"), name: "after")
@@ -87,8 +95,18 @@ struct StreamRoutes: Sendable {
                 try await outbound.close(.init(codeNumber: 1013), reason: "the live stream is full: try again later")
                 return
             }
+            let client = ConnectionGate.clientKey(context.requestContext.remoteAddress)
+            guard gate.takeStream(client) else {
+                try await outbound.close(
+                    .init(codeNumber: 1013),
+                    reason: "\(gate.limits.maxConnectionsPerClient) live streams from one client: try again later")
+                return
+            }
             let events = feed.subscribe(after: after)
-            defer { events.cancel() }
+            defer {
+                events.cancel()
+                gate.giveStream(client)
+            }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // Reading keeps pings answered and ends when the client closes, or when the
                 // server stops (the WebSocket library then closes every socket, 1000).
@@ -115,6 +133,14 @@ struct StreamRoutes: Sendable {
         return router
     }
 
+    /// 429: the client has as many live streams as it may have connections.
+    static func tooManyStreams(_ gate: ConnectionGate) -> HTTPError {
+        HTTPError(
+            .tooManyRequests, headers: [.retryAfter: "10"],
+            message: "\(gate.limits.maxConnectionsPerClient) live streams from one client; close one or try again later"
+        )
+    }
+
     /// A new live-stream client, unless the server has as many as it takes (503).
     func checkStreamRoom() throws {
         guard feed.clientCount < maxStreams else {
@@ -122,5 +148,19 @@ struct StreamRoutes: Sendable {
                 .serviceUnavailable, headers: [.retryAfter: "10"],
                 message: "the live stream has \(maxStreams) clients; try again later")
         }
+    }
+}
+
+/// The WebSocket's request context: Hummingbird's, plus the client's address, which its streams
+/// count against.
+struct StreamSocketContext: RequestContext, WebSocketRequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        webSocket = .init()
+        remoteAddress = source.channel.remoteAddress
     }
 }
