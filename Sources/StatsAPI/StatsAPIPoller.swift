@@ -69,18 +69,14 @@ package struct StatsAPIPoller: Sendable {
     package var logger: Logger
     /// The official dates to follow at a time: by default the date in New York and the day before.
     package var officialDates: @Sendable (Date) -> [String] = StatsAPIPoller.defaultDates
-    package var scheduleInterval: TimeInterval = 60
-    /// Used when a feed gives no wait hint, and as the floor of every backoff.
-    package var defaultWait = 10
-    package var maximumBackoff: TimeInterval = 300
-    /// A live game whose timecode has not moved for this long is fetched whole again.
-    package var staleAfter: TimeInterval = 600
+    /// How often the schedule is asked for, the wait and backoff bounds, when a stalled feed is
+    /// read whole, and when a game another instance polls is asked about again.
+    package var settings = PollMachine.Settings()
     package var random: @Sendable () -> Double = { Double.random(in: 0..<1) }
     /// Whether this instance polls a game's feed now (several instances share the games: one polls
     /// each); asked before every request. A game not polled here is asked about again after
-    /// `claimInterval`, and its feed is read whole when it is taken up.
+    /// `settings.claimInterval`, and its feed is read whole when it is taken up.
     package var shouldPoll: @Sendable (_ gameID: String) async throws -> Bool = { _ in true }
-    package var claimInterval: TimeInterval = 5
 
     package init(transport: any StatsAPITransport, clock: any WallClock, logger: Logger) {
         self.transport = transport
@@ -106,12 +102,6 @@ package struct StatsAPIPoller: Sendable {
         onSchedule: @escaping @Sendable (ScheduleGame) async throws -> Void = { _ in },
         onGame: @escaping @Sendable (GumboGame) async throws -> Void
     ) async throws {
-        var settings = PollMachine.Settings()
-        settings.scheduleInterval = scheduleInterval
-        settings.defaultWait = defaultWait
-        settings.maximumBackoff = maximumBackoff
-        settings.staleAfter = staleAfter
-        settings.claimInterval = claimInterval
         var machine = PollMachine(settings: settings, now: clock.now())
         while !Task.isCancelled {
             let now = clock.now()

@@ -163,7 +163,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...100_000).contains(registrationsPerMinute) else {
             throw ValidationError("registrations per minute must be 0 to 100000, not \(registrationsPerMinute)")
         }
-        _ = try Self.checkedWebFolder()
+        let webFolder = try Self.checkedWebFolder()
         let metricsText = try settings.string("http.metrics", default: "loopback")
         guard let metricsAccess = MetricsAccess(rawValue: metricsText) else {
             throw ValidationError(
@@ -190,7 +190,8 @@ struct ServeCommand: AsyncParsableCommand {
             host: host, port: port, speed: speed, concurrency: concurrency, sourceName: sourceName, replay: replay,
             adminToken: adminToken, limits: limits, registrationsPerMinute: registrationsPerMinute,
             keepFinished: keepFinished, allowPrivateNetworks: allowPrivateNetworks, statsAPIDate: statsAPIDate,
-            dealRules: dealRules, analyticsLimits: analyticsLimits, metricsAccess: metricsAccess)
+            dealRules: dealRules, analyticsLimits: analyticsLimits, metricsAccess: metricsAccess,
+            webFolder: webFolder)
         let day = try sourceName == "replay" ? replay.map { try ReplaySetup.day($0, settings: settings) } : nil
         try await location.withStore { opened in
             try await serve(opened, day: day, location: location, settings: settings, options: options)
@@ -214,6 +215,8 @@ struct ServeCommand: AsyncParsableCommand {
         var dealRules: [DealRule]
         var analyticsLimits: AnalyticsLimits
         var metricsAccess: MetricsAccess
+        /// `$NOHIT_WEB_FOLDER`, checked.
+        var webFolder: String?
     }
 
     func serve(
@@ -291,7 +294,7 @@ struct ServeCommand: AsyncParsableCommand {
         serving.deals = runtime.deals
         serving.source = statsAPIURL == nil ? "replay" : "statsapi"
         // For work on the web app: its files served from the checkout, changed without a rebuild.
-        if let webFolder = Self.webFolder() { serving.publicFolder = webFolder }
+        if let webFolder = options.webFolder { serving.publicFolder = webFolder }
         if let analytics = database as? any AnalyticsStore {
             // Events are stamped by the real clock, whatever clock the day is replayed on.
             serving.analytics = AnalyticsAPI(
@@ -419,12 +422,10 @@ struct ServeCommand: AsyncParsableCommand {
         return limits
     }
 
-    /// `$NOHIT_WEB_FOLDER`: a folder to serve the web app from instead of the bundled files.
-    static func webFolder() -> String? { ProcessInfo.processInfo.environment["NOHIT_WEB_FOLDER"] }
-
-    /// The web folder, checked before anything is started.
+    /// `$NOHIT_WEB_FOLDER`: a folder to serve the web app from instead of the bundled files,
+    /// checked before anything is started.
     static func checkedWebFolder() throws -> String? {
-        guard let folder = webFolder() else { return nil }
+        guard let folder = ProcessInfo.processInfo.environment["NOHIT_WEB_FOLDER"] else { return nil }
         guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("index.html")) else {
             throw ValidationError(
                 "NOHIT_WEB_FOLDER: no index.html in '\(folder)' (Sources/Server/Public is the web app)")

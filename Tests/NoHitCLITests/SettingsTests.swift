@@ -179,7 +179,7 @@ import Testing
             store: try SQLiteStore(inMemory: ()), channels: [ConsoleChannel(write: { _ in })], clock: SystemWallClock(),
             staleAfter: set.staleAfter)
         #expect(pipeline.publisher.lifetime == 2 * 60 * 60)
-        #expect(pipeline.dispatchers.allSatisfy { $0.policy.staleAfter == 2 * 60 * 60 })
+        #expect(pipeline.dispatchers.allSatisfy { $0.settings.policy.staleAfter == 2 * 60 * 60 })
     }
 
     /// Retrosheet data that is not there: the message says where nohit looked and what to do,

@@ -103,21 +103,12 @@ import Testing
     }
 
     @Test func clevelandIsTheIndiansIn2020AndTheGuardiansIn2022() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-cle-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         // Brady Singer's near no-hitter at Cleveland, and the same game dated two years later.
-        let text = String(decoding: try TestData.bytes("retrosheet/2020/2020CLE.EVA"), as: UTF8.self)
-        let start = try #require(text.range(of: "id,CLE202009100\n"))
-        let end = text[start.upperBound...].range(of: "\nid,")?.lowerBound ?? text.endIndex
-        let game2020 = String(text[start.lowerBound..<end]) + "\n"
-        let game2022 = game2020.replacingOccurrences(of: "id,CLE202009100", with: "id,CLE202209100")
-            .replacingOccurrences(of: "info,date,2020/09/10", with: "info,date,2022/09/10")
-        try Data(game2020.utf8).write(to: folder.appendingPathComponent("2020CLE.EVA"))
-        try Data(game2022.utf8).write(to: folder.appendingPathComponent("2022CLE.EVA"))
+        let cleveland = try ClevelandGame()
+        defer { cleveland.remove() }
 
         for (year, nickname) in [("2020", "Indians"), ("2022", "Guardians")] {
-            let path = folder.appendingPathComponent("\(year)CLE.EVA").path
+            let path = cleveland.path(year)
             // Hall of Fame: the entry the API sends.
             let (sides, problems) = await SeasonBids.summaries(of: [path])
             #expect(problems.isEmpty)

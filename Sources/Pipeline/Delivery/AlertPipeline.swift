@@ -34,8 +34,8 @@ package struct AlertPipeline: Sendable {
             wakes[channel.kind] = wake
             var dispatcher = Dispatcher(
                 channel: channel, outbox: store, clock: clock, wake: wake, statistics: statistics)
-            dispatcher.concurrency = concurrency
-            dispatcher.policy.staleAfter = staleAfter
+            dispatcher.settings.concurrency = concurrency
+            dispatcher.settings.policy.staleAfter = staleAfter
             dispatcher.logger = logger
             if let acknowledgementClock { dispatcher.acknowledgementClock = acknowledgementClock }
             dispatchers.append(dispatcher)

@@ -15,12 +15,8 @@ package struct Dispatcher: Sendable {
     package let clock: any WallClock
     package let wake: WakeSignal
     package let statistics: DeliveryStatistics
-    package var policy = RetryPolicy()
-    package var concurrency = 256
-    /// Outcomes are written after this many, after `flushInterval`, or when nothing else is in
-    /// flight: the bound on acknowledgements a crash can leave unrecorded.
-    package var flushEvery = 256
-    package var flushInterval = Duration.milliseconds(5)
+    /// Deliveries in flight at most, how results are batched, the retry policy.
+    package var settings = DispatchMachine.Settings()
     package var logger = Logger(label: "nohit.dispatcher")
     /// When the latency of an acknowledgement is measured: wall time (the benchmark) or the
     /// pipeline's clock (replays).
@@ -79,11 +75,6 @@ package struct Dispatcher: Sendable {
     package func run(stop: StopSignal = StopSignal()) async throws {
         let kind = channel.kind
         let inbox = Inbox()
-        var settings = DispatchMachine.Settings()
-        settings.concurrency = concurrency
-        settings.flushEvery = flushEvery
-        settings.flushInterval = flushInterval
-        settings.policy = policy
         var machine = DispatchMachine(settings: settings, start: .now)
         try await withThrowingTaskGroup(of: Event.self) { group in
             /// Carries out the machine's actions; returns false when it finished.
