@@ -150,10 +150,14 @@ package struct RecoveryReport: Sendable, Hashable {
     package var requeued: [UUID] = []
     /// In doubt but superseded by a later delivered alert of the same bid: dropped.
     package var superseded: [UUID] = []
+    /// For a shared store: how many of them each instance had in flight when its lease lapsed
+    /// (it was killed, or stalled past its lease).
+    package var takenFrom: [String: Int] = [:]
 
-    package init(requeued: [UUID] = [], superseded: [UUID] = []) {
+    package init(requeued: [UUID] = [], superseded: [UUID] = [], takenFrom: [String: Int] = [:]) {
         self.requeued = requeued
         self.superseded = superseded
+        self.takenFrom = takenFrom
     }
 }
 

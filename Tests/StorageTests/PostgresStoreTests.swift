@@ -126,6 +126,7 @@ import Testing
             let report = try await alive.maintainLeases(now: moment.occurredAt)
             #expect(Set(report.requeued) == Set(lost.map(\.id)))
             #expect(report.superseded.isEmpty)
+            #expect(report.takenFrom == ["instance-0": 2])
             #expect(try await alive.maintainLeases(now: moment.occurredAt) == RecoveryReport())
             #expect(kept.allSatisfy { alive.mayStillSend($0) })
             // The stopped instance's late answer changes nothing; the rows are pending again.
@@ -135,6 +136,7 @@ import Testing
             for delivery in lost {
                 #expect(byID[delivery.id]?.state == 0)
                 #expect(byID[delivery.id]?.resentInDoubt == 1)
+                #expect(byID[delivery.id]?.takenFrom == "instance-0")
             }
             for delivery in kept { #expect(byID[delivery.id]?.leaseOwner == "instance-1") }
             // Sent again under the same delivery ids.

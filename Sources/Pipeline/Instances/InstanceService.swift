@@ -64,9 +64,13 @@ package struct InstanceService: Service {
         do {
             let report = try await outbox.maintainLeases(now: clock.now())
             if !report.requeued.isEmpty || !report.superseded.isEmpty {
+                let from = report.takenFrom.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
                 logger.notice(
-                    "deliveries of a stopped instance taken back",
-                    metadata: ["requeued": "\(report.requeued.count)", "superseded": "\(report.superseded.count)"])
+                    "deliveries in flight at an instance that stopped renewing its leases taken back",
+                    metadata: [
+                        "from": "\(from.joined(separator: ", "))", "requeued": "\(report.requeued.count)",
+                        "superseded": "\(report.superseded.count)",
+                    ])
             }
         } catch {
             logger.warning("delivery lease renewal failed", metadata: ["error": "\(error)"])

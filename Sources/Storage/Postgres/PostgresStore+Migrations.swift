@@ -260,6 +260,15 @@ extension PostgresStore {
             );
             """
         ),
+        (
+            "4 outbox: the instance a delivery in doubt was taken back from",
+            """
+            -- Set when a row's lease lapsed under an instance (it was killed, or stalled past its
+            -- lease) and another took the row back: who had it in flight, for the operator's log
+            -- and for checks that every repeat or drop was in doubt.
+            ALTER TABLE outbox ADD COLUMN taken_from text;
+            """
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

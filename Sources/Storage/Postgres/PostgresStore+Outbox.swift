@@ -358,11 +358,12 @@ extension PostgresStore: OutboxStore {
             let logger = self.logger
             var superseded: [(Int64, UUID)] = []
             var requeued: [(Int64, UUID)] = []
+            var owners: [String: Int] = [:]
             // Whether a later alert of the same bid reached the device since: among the moments of
             // the row's game (a bid is a game's side), the device's row of each.
-            for try await (rowID, id, later) in try await connection.query(
+            for try await (rowID, id, owner, later) in try await connection.query(
                 """
-                SELECT o.id, o.delivery_id,
+                SELECT o.id, o.delivery_id, COALESCE(o.lease_owner, ''),
                     EXISTS (SELECT 1 FROM moments this
                             JOIN moments m ON m.game_id = this.game_id
                             JOIN outbox later ON later.moment_id = m.id AND later.device_id = o.device_id
@@ -371,14 +372,17 @@ extension PostgresStore: OutboxStore {
                 FROM outbox o WHERE o.state = 1 AND o.lease_expires < clock_timestamp()
                 FOR UPDATE OF o SKIP LOCKED
                 """, logger: logger
-            ).decode((Int64, UUID, Bool).self) {
+            ).decode((Int64, UUID, String, Bool).self) {
+                owners[owner, default: 0] += 1
                 if later { superseded.append((rowID, id)) } else { requeued.append((rowID, id)) }
             }
             if !superseded.isEmpty {
                 _ = try await connection.query(
                     """
-                    UPDATE outbox SET state = 4, finished_at = \(time), lease_owner = NULL, lease_expires = NULL,
-                        last_error = 'in doubt after an instance stopped; a later alert of the bid was delivered'
+                    UPDATE outbox SET state = 4, finished_at = \(time), taken_from = lease_owner,
+                        lease_owner = NULL, lease_expires = NULL,
+                        last_error = 'in doubt after instance ' || COALESCE(lease_owner, '?')
+                            || ' stopped renewing its lease; a later alert of the bid was delivered'
                     WHERE id = ANY(\(superseded.map(\.0)))
                     """, logger: logger
                 ).collect()
@@ -387,7 +391,7 @@ extension PostgresStore: OutboxStore {
                 _ = try await connection.query(
                     """
                     UPDATE outbox SET state = 0, due_at = \(time), resent_in_doubt = resent_in_doubt + 1,
-                        lease_owner = NULL, lease_expires = NULL
+                        taken_from = lease_owner, lease_owner = NULL, lease_expires = NULL
                     WHERE id = ANY(\(requeued.map(\.0)))
                     """, logger: logger
                 ).collect()
@@ -398,7 +402,9 @@ extension PostgresStore: OutboxStore {
                     """, logger: logger
                 ).collect()
             }
-            return RecoveryReport(requeued: requeued.map(\.1), superseded: superseded.map(\.1))
+            return RecoveryReport(
+                requeued: requeued.map(\.1), superseded: superseded.map(\.1),
+                takenFrom: owners.filter { !$0.key.isEmpty })
         }
     }
 
@@ -438,16 +444,19 @@ extension PostgresStore: OutboxStore {
     /// Rows in the outbox, for reports and tests: delivery id, state, attempts, in-doubt resends,
     /// error, and the instance sending it (state 1).
     package func outboxRows() async throws -> [(
-        id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?, leaseOwner: String?
+        id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?, leaseOwner: String?, takenFrom: String?
     )] {
-        var rows: [(UUID, Int, Int, Int, String?, String?)] = []
+        var rows: [(UUID, Int, Int, Int, String?, String?, String?)] = []
         for try await row in try await client.query(
-            "SELECT delivery_id, state, attempts, resent_in_doubt, last_error, lease_owner FROM outbox ORDER BY id",
+            """
+            SELECT delivery_id, state, attempts, resent_in_doubt, last_error, lease_owner, taken_from
+            FROM outbox ORDER BY id
+            """,
             logger: logger
-        ).decode((UUID, Int, Int, Int, String?, String?).self) {
+        ).decode((UUID, Int, Int, Int, String?, String?, String?).self) {
             rows.append(row)
         }
-        return rows.map { ($0.0, $0.1, $0.2, $0.3, $0.4, $0.5) }
+        return rows.map { ($0.0, $0.1, $0.2, $0.3, $0.4, $0.5, $0.6) }
     }
 }
 
