@@ -52,6 +52,9 @@ let package = Package(
         // Sports-triggered deals: rules as data, their evaluation over final games (from the one
         // game follower), triggers, histories, and a Retrosheet season's deal games. Pure.
         .target(name: "Deals", dependencies: ["Alerts", "Baseball", "Retrosheet"]),
+        // The scoreboard as pure values built from the game follower: the board, each game's
+        // snapshot (line score, matchup, bids, pitcher lines), the game page and the widget's view.
+        .target(name: "Scores", dependencies: ["Alerts", "Baseball"]),
         // Channels (APNs, Web Push, webhooks, console), their cryptography, and the retry policy.
         .target(
             name: "Delivery",
@@ -146,7 +149,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 "Alerts", "Analytics", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet",
-                "Storage",
+                "Scores", "Storage",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -179,6 +182,7 @@ let package = Package(
                 "FakeStatsAPI",
                 "Pipeline",
                 "Retrosheet",
+                "Scores",
                 "StatsAPI",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -202,6 +206,7 @@ let package = Package(
                 "Delivery",
                 "Pipeline",
                 "Retrosheet",
+                "Scores",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "Server",
@@ -220,6 +225,7 @@ let package = Package(
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),
+        .testTarget(name: "ScoresTests", dependencies: ["Scores", "Alerts", "Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "DealsTests", dependencies: ["Deals", "Alerts", "Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(
             name: "DeliveryTests",
@@ -266,8 +272,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
-                "Server", "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "StatsAPI",
-                "Storage",
+                "Server", "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "Scores",
+                "StatsAPI", "Storage",
                 "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

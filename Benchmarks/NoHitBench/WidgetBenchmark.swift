@@ -8,6 +8,7 @@ import NIOCore
 import NIOPosix
 import Pipeline
 import Retrosheet
+import Scores
 import Server
 import ServiceLifecycle
 import Storage

@@ -12,6 +12,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import Pipeline
+import Scores
 import Storage
 
 /// The JSON API, the web app and the live stream, on Hummingbird: route collections by concern

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import Pipeline
 import Prometheus
+import Scores
 import Storage
 import Synchronization
 

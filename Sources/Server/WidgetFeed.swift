@@ -1,50 +1,15 @@
 import Baseball
 import Foundation
 import NIOCore
+import Scores
 import Synchronization
 
-/// The widget feed (`GET /api/widget?teams=…`): the day's games of some teams in about 150 bytes
-/// each, what a Today widget or a watch face shows, with an `ETag` so a poll that finds nothing new
-/// is a 304 without a body, and a `next` hint of when to ask again.
+/// The widget feed (`GET /api/widget?teams=…`): ``Widget``'s body for some teams, with an `ETag`
+/// so a poll that finds nothing new is a 304 without a body.
 ///
 /// Bodies are made once per team list and board version and shared by every request that asks
 /// for them; most polls cost a dictionary lookup and a string comparison.
 package final class WidgetFeed: Sendable {
-    /// One game as the widget shows it.
-    package struct Game: Sendable, Hashable, Codable {
-        package struct Side: Sendable, Hashable, Codable {
-            /// MLB's abbreviation (`CWS`).
-            package var team: String
-            package var runs: Int
-        }
-
-        package var id: String
-        package var away: Side
-        package var home: Side
-        /// The board's status text: `Top 5th`, `Final`, `F/7`, `Postponed (to …)` ...
-        package var status: String
-        /// scheduled, live or final.
-        package var state: String
-        /// First pitch (scheduled games only).
-        package var start: Date?
-        /// Outs in the half-inning (games under way only).
-        package var outs: Int?
-        /// 1 or 2 in a doubleheader.
-        package var game: Int?
-        /// The team (MLB abbreviation) whose pitchers are hitless through four innings or more in a
-        /// game under way, or have thrown a no-hitter in a final one.
-        package var noHitter: String?
-    }
-
-    package struct Body: Sendable, Codable {
-        package var date: String
-        package var games: [Game]
-        /// Seconds until it is worth asking again: 10 while a game is under way, 60 while games
-        /// are still to start (each scheduled game gives its first pitch), an hour when every game
-        /// is over. Made from the games alone, so an unchanged board keeps its `ETag`.
-        package var next: Int
-    }
-
     /// A body ready to send.
     package struct Response: Sendable {
         package var body: ByteBuffer
@@ -107,39 +72,12 @@ package final class WidgetFeed: Sendable {
     }
 
     private func make(teams: [String], isPrivate: Bool) -> Response {
-        let all = board.all
-        let day = all.map(\.date).max() ?? ""
-        let wanted = Set(teams)
-        let games = all.filter {
-            $0.date == day
-                && (wanted.isEmpty || wanted.contains($0.away.franchise) || wanted.contains($0.home.franchise))
-        }
-        let body = Body(date: day, games: games.map(widgetGame), next: Self.next(games))
+        let body = Widget.body(board.all, teams: Set(teams), attemptOuts: attemptOuts)
         let data = (try? WidgetFeed.encoder.encode(body)) ?? Data("{}".utf8)
         let maxAge = body.next <= 10 ? 5 : min(body.next, 60)
         return Response(
             body: ByteBuffer(bytes: data), etag: Self.etag(data), next: body.next,
             cacheControl: "\(isPrivate ? "private" : "public"), max-age=\(maxAge)")
-    }
-
-    private func widgetGame(_ game: GameSnapshot) -> Game {
-        let hitless = game.bids.first {
-            $0.hitless
-                && ((game.status == .live && $0.status == "alive" && $0.outs >= attemptOuts)
-                    || $0.status == "official")
-        }
-        return Game(
-            id: game.id, away: .init(team: game.away.abbreviation, runs: game.away.runs),
-            home: .init(team: game.home.abbreviation, runs: game.home.runs), status: game.statusText,
-            state: game.status.rawValue, start: game.status == .scheduled ? game.startTime : nil,
-            outs: game.status == .live ? game.outs : nil, game: game.gameNumber,
-            noHitter: hitless.map(\.team))
-    }
-
-    static func next(_ games: [GameSnapshot]) -> Int {
-        if games.contains(where: { $0.status == .live }) { return 10 }
-        if games.contains(where: { $0.status == .scheduled }) { return 60 }
-        return 3600
     }
 
     /// A strong validator: 64-bit FNV-1a of the bytes, quoted.

@@ -11,6 +11,7 @@ import Logging
 import Metrics
 import Pipeline
 import Retrosheet
+import Scores
 import Server
 import ServiceLifecycle
 import StatsAPI

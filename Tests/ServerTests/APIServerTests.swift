@@ -9,6 +9,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Retrosheet
+import Scores
 import Storage
 import TestSupport
 import Testing

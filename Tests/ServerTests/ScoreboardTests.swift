@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Pipeline
+import Scores
 import StatsAPI
 import Synchronization
 import TestSupport

@@ -4,7 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Pipeline
+import Scores
 import Synchronization
 import TestSupport
 import Testing
@@ -19,7 +19,7 @@ import Testing
         var etag: String?
         var cacheControl: String?
         var body: Data
-        var feed: WidgetFeed.Body? { try? APIServerTests.reader.decode(WidgetFeed.Body.self, from: body) }
+        var feed: Widget.Body? { try? APIServerTests.reader.decode(Widget.Body.self, from: body) }
     }
 
     static func get(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> Answer {
@@ -113,19 +113,19 @@ import Testing
         }
         var white = follower("CHA202008250", away: "PIT", home: "CHA")
         let yankees = follower("NYA202008250", away: "ATL", home: "NYA")
-        board.record(GameChange(time: Date(), events: [], game: white))
-        board.record(GameChange(time: Date(), events: [], game: yankees))
+        board.record(white, at: Date())
+        board.record(yankees, at: Date())
         let before = widget.response(teams: ["CHA"])
         #expect(before.next == 60)
         // Another team's game changes: the same bytes, the same validator.
         var later = yankees
         _ = later.follow(.status(GameStatus(.postponed, resumesOn: "2020-08-26"), result: nil))
-        board.record(GameChange(time: Date(), events: [], game: later))
+        board.record(later, at: Date())
         #expect(widget.response(teams: ["CHA"]).etag == before.etag)
         #expect(widget.response(teams: ["NYA"]).etag != widget.response(teams: ["CHA"]).etag)
         // Its own game starts: a new validator.
         _ = white.follow(.status(GameStatus(.live), result: nil))
-        board.record(GameChange(time: Date(), events: [], game: white))
+        board.record(white, at: Date())
         let after = widget.response(teams: ["CHA"])
         #expect(after.etag != before.etag)
         #expect(after.next == 10)

@@ -3,6 +3,7 @@ import Baseball
 import Delivery
 import Foundation
 import Retrosheet
+import Scores
 import Storage
 import Synchronization
 

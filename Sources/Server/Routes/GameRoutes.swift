@@ -4,6 +4,7 @@ import Clocks
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Scores
 import Storage
 
 /// Games and the scoreboard: today's games and one game's page, the scoreboard of a day, the

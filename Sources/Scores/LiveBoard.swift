@@ -1,0 +1,58 @@
+import Alerts
+import Baseball
+import Foundation
+import Synchronization
+
+/// The day's games as they stand, fed by the game changes of any source, read by the API.
+package final class LiveBoard: Sendable {
+    private struct Entry {
+        var snapshot: GameSnapshot
+        /// The game's follower as of the snapshot (its updates, for the play-by-play).
+        var follower: GameFollower
+    }
+
+    private let games = Mutex<(entries: [String: Entry], version: UInt64)>(([:], 0))
+
+    package init() {}
+
+    /// Changes recorded so far: what a cache of the board's views compares.
+    package var version: UInt64 { games.withLock { $0.version } }
+
+    /// Records a game as it stands in `game` at `time`: its snapshot, and its score line when
+    /// that changed (or is new).
+    @discardableResult
+    package func record(_ game: GameFollower, at time: Date) -> (snapshot: GameSnapshot, score: ScoreLine?)? {
+        guard game.isScheduled else { return nil }
+        let snapshot = Self.snapshot(game, at: time)
+        let score = ScoreLine(snapshot)
+        let before = games.withLock {
+            let before = $0.entries[snapshot.id].map { ScoreLine($0.snapshot) }
+            $0.entries[snapshot.id] = Entry(snapshot: snapshot, follower: game)
+            $0.version &+= 1
+            return before
+        }
+        return (snapshot, before == score ? nil : score)
+    }
+
+    /// Every game of the day by start time.
+    package var all: [GameSnapshot] {
+        games.withLock { $0.entries.values.map(\.snapshot) }.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) }
+    }
+
+    package func game(id: String) -> GameSnapshot? {
+        games.withLock { $0.entries[id]?.snapshot }
+    }
+
+    /// A game with every pitcher's line and the play-by-play (`GET /api/games/{id}`).
+    package func detail(id: String) -> GameDetail? {
+        guard let entry = games.withLock({ $0.entries[id] }) else { return nil }
+        let info = entry.follower.info
+        let lines = entry.follower.pitcherLines
+        return GameDetail(
+            game: entry.snapshot,
+            pitchers: .init(
+                away: lines.lines(of: .away).map { PitcherLineView($0, info: info) },
+                home: lines.lines(of: .home).map { PitcherLineView($0, info: info) }),
+            plays: entry.follower.playByPlay)
+    }
+}
