@@ -9,6 +9,10 @@ package protocol DeviceStore: Sendable {
     /// Stores many new devices in one transaction: all or none (a duplicate id refuses them all).
     func register(contentsOf devices: [Device]) async throws
     func device(id: UUID) async throws -> Device?
+    /// The hash of the device's secret, nil for no such device: what authentication compares,
+    /// read without opening the device's sealed columns (so a wrong secret costs the same whether
+    /// the device exists or not).
+    func secretHash(deviceID: UUID) async throws -> String?
     /// Replaces the device's channel address (an APNs or Live Activity token rotated, a
     /// subscription renewed) and re-activates it; false when there is no such device.
     func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool

@@ -135,9 +135,11 @@ enum Fixtures {
                 var expected = device
                 expected.preferences.favouriteTeams = ["cha", "NYA"]
                 #expect(try await store.device(id: device.id) == expected)
+                #expect(try await store.secretHash(deviceID: device.id) == device.secretHash)
             }
             #expect(try await store.deviceCount() == channels.count)
             #expect(try await store.device(id: UUID()) == nil)
+            #expect(try await store.secretHash(deviceID: UUID()) == nil)
         }
     }
 

@@ -86,6 +86,10 @@ struct DeviceRoutes: Sendable {
         }
     }
 
+    /// What an unknown device's hash is compared with: a hash no secret has (not hex), of a real
+    /// hash's length.
+    static let unknownDeviceHash = String(repeating: "-", count: 64)
+
     /// The device named in the path, when the request carries its secret (`Authorization: Bearer`).
     func authorized(_ request: Request, context: APIRequestContext) async throws -> Device {
         let text = try context.parameters.require("id")
@@ -93,13 +97,14 @@ struct DeviceRoutes: Sendable {
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer ") else {
             throw API.error(.unauthorized, "the device's secret is required (Authorization: Bearer <secret>)")
         }
-        // One answer for an unknown device and a wrong secret: which device ids exist is not
-        // told to someone without their secrets.
-        let device = try await store.device(id: id)
-        // The same work whether the device exists or not.
+        // One answer, after the same work, for an unknown device and a wrong secret: which device
+        // ids exist is not told to someone without their secrets. Only the hash is read (one
+        // indexed row, nothing decrypted), and an unknown id is compared against a hash of the
+        // same length; the device itself is read once the secret is right.
+        let hash = try await store.secretHash(deviceID: id)
         let matches = Registrar.constantTimeEqual(
-            Registrar.hash(secret: String(authorization.dropFirst(7))), device?.secretHash ?? "")
-        guard let device, matches else {
+            Registrar.hash(secret: String(authorization.dropFirst(7))), hash ?? Self.unknownDeviceHash)
+        guard hash != nil, matches, let device = try await store.device(id: id) else {
             throw API.error(.unauthorized, "no device \(id) with this secret")
         }
         return device

@@ -113,6 +113,15 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
         try await devices("SELECT \(unescaped: Self.deviceColumns) FROM devices WHERE id = \(id)").first
     }
 
+    package func secretHash(deviceID: UUID) async throws -> String? {
+        for try await hash in try await client.query(
+            "SELECT secret_hash FROM devices WHERE id = \(deviceID)", logger: logger
+        ).decode(String.self) {
+            return hash
+        }
+        return nil
+    }
+
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
         let columns = try ChannelColumns(channel, sealing: secrets)
         return try await changed(

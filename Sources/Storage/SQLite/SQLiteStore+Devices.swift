@@ -47,6 +47,13 @@ extension SQLiteStore {
         }
     }
 
+    package func secretHash(deviceID: UUID) async throws -> String? {
+        try await database.read { db in
+            try String.fetchOne(
+                db, sql: "SELECT secret_hash FROM devices WHERE id = ?", arguments: [deviceID.text(uppercase: true)])
+        }
+    }
+
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
         let address = try ChannelColumns(channel, sealing: secrets)
         return try await database.write { db in
