@@ -288,7 +288,7 @@ struct ServeCommand: AsyncParsableCommand {
         serving.metrics = metrics
         serving.adminToken = adminToken
         serving.metricsAccess = options.metricsAccess
-        serving.gate = ConnectionGate(limits: limits)
+        serving.gate = ConnectionGate(limits: limits, logger: logger)
         serving.registrations = RateLimiter(perMinute: registrationsPerMinute, burst: 2 * registrationsPerMinute)
         serving.outbox = database
         serving.keepFinished = TimeInterval(keepFinished * 60)

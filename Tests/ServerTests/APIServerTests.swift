@@ -7,6 +7,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Retrosheet
 import Scores
@@ -100,8 +101,10 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         }
 
         /// Through a real socket, with the WebSocket upgrade, as `nohit serve` runs it.
-        func live(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-            try await buildApplication(api).test(.live, body)
+        func live(logger: Logger? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> Void)
+            async throws
+        {
+            try await buildApplication(api, logger: logger).test(.live, body)
         }
 
         func remove() { try? FileManager.default.removeItem(atPath: directory) }

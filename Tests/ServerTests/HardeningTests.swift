@@ -2,8 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 
 @testable import Server
@@ -183,6 +185,75 @@ import Testing
             // The guard's own answers carry the security headers too.
             #expect(answer.lowercased().contains("x-content-type-options: nosniff"), "\(name)")
         }
+    }
+
+    /// What a logger was given: level and message of each line.
+    final class CapturedLines: Sendable {
+        let lines = Mutex<[(level: Logger.Level, message: String, metadata: Logger.Metadata)]>([])
+
+        var logger: Logger {
+            Logger(label: "test") { _ in Handler(captured: self) }
+        }
+
+        struct Handler: LogHandler {
+            let captured: CapturedLines
+            var logLevel: Logger.Level = .info
+            var metadata: Logger.Metadata = [:]
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(event: LogEvent) {
+                guard event.level >= logLevel else { return }
+                captured.lines.withLock {
+                    $0.append((event.level, event.message.description, metadata.merging(event.metadata ?? [:]) { $1 }))
+                }
+            }
+        }
+    }
+
+    /// A client sending one unreadable request after another makes one log line a minute, in the
+    /// gate's words, and no error line ("[HummingbirdWebSocket] Error handling upgrade result" was
+    /// logged at error level for each of them before).
+    @Test func unreadableRequestsAreLoggedOncePerClientPerInterval() async throws {
+        let captured = CapturedLines()
+        var fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        fixture.options.gate = ConnectionGate(limits: ConnectionLimits(), logger: captured.logger)
+        let started = ContinuousClock.now
+        try await fixture.live(logger: captured.logger) { client in
+            let port = try #require(client.port)
+            for index in 0..<40 {
+                let request = index.isMultiple(of: 2) ? "G@T / HTTP/1.1\r\nHost: x\r\n\r\n" : "GET / HTTP/1.1\r\n\r\n"
+                let answer = try await Self.exchange(Array(request.utf8), port: port)
+                #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(80))")
+            }
+        }
+        let lines = captured.lines.withLock { $0 }
+        #expect(lines.filter { $0.level >= .error }.map(\.message) == [])
+        let refusals = lines.filter { $0.message == "refused a request that could not be read" }
+        // One line a minute: two if the 40 requests took more than a minute on a loaded machine.
+        let minutes = Int((ContinuousClock.now - started) / .seconds(60)) + 1
+        #expect(refusals.count >= 1 && refusals.count <= minutes, "\(refusals.map(\.metadata))")
+        #expect(refusals.first?.metadata["client"] == "127.0.0.1")
+        #expect(refusals.first?.metadata["status"] == "400")
+    }
+
+    /// The refusal log's interval, on an injected clock: the first refusal of a client is logged,
+    /// the rest of the minute counted and told with the next line.
+    @Test func theRefusalLogWritesOneLinePerClientPerInterval() {
+        let captured = CapturedLines()
+        let log = RefusalLog(logger: captured.logger, interval: .seconds(60))
+        let start = ContinuousClock.now
+        for second in 0..<60 {
+            log.refused(client: "10.0.0.1", status: "400", reason: "bad", now: start + .seconds(second))
+        }
+        log.refused(client: "10.0.0.2", status: "431", reason: "big", now: start + .seconds(30))
+        log.refused(client: "10.0.0.1", status: "400", reason: "bad", now: start + .seconds(60))
+        let lines = captured.lines.withLock { $0 }
+        #expect(lines.map { $0.metadata["client"] } == ["10.0.0.1", "10.0.0.2", "10.0.0.1"])
+        #expect(lines.map { $0.metadata["refused_since_last_line"] } == [nil, nil, "59"])
+        #expect(lines.allSatisfy { $0.level == .notice })
     }
 
     @Test func aHeadThatNeverComesIsClosedWith408() async throws {

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import Synchronization
 
@@ -22,9 +23,13 @@ package final class ConnectionGate: Sendable {
 
     private let state = Mutex(State())
 
-    package init(limits: ConnectionLimits) {
+    /// Requests refused before they could be read, logged once per client per minute.
+    let refusals: RefusalLog
+
+    package init(limits: ConnectionLimits, logger: Logger = Logger(label: "nohit.http")) {
         self.limits = limits
         maximum = limits.effectiveMaxConnections
+        refusals = RefusalLog(logger: logger)
     }
 
     /// What the gate says to a new connection.
@@ -85,8 +90,17 @@ package final class ConnectionGate: Sendable {
         }
     }
 
-    func countTimeout() { state.withLock { $0.timedOut += 1 } }
-    func countMalformed() { state.withLock { $0.malformed += 1 } }
+    /// A connection that sent no complete request head in time, answered 408.
+    func timedOut(client: String, reason: String) {
+        state.withLock { $0.timedOut += 1 }
+        refusals.refused(client: client, status: "408", reason: reason)
+    }
+
+    /// A request that could not be read (malformed, a head too large, no `Host`), answered 400 or 431.
+    func malformed(client: String, status: String, reason: String) {
+        state.withLock { $0.malformed += 1 }
+        refusals.refused(client: client, status: status, reason: reason)
+    }
 
     /// Counts for /metrics.
     package struct Counts: Sendable, Equatable {

@@ -35,7 +35,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
             timer = context.eventLoop.scheduleTask(in: timeout) {
                 let (handler, context) = loopBound.value
                 guard !handler.seenHead else { return }
-                handler.gate.countTimeout()
+                handler.gate.timedOut(
+                    client: handler.client ?? ConnectionGate.clientKey(context.channel.remoteAddress),
+                    reason: "no request within \(timeout)")
                 handler.refuse(
                     context, status: "408 Request Timeout", extra: "", reason: "no request within \(timeout)")
             }
@@ -58,7 +60,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
                 timer = nil
             } else if headBytes > gate.limits.maxHeaderBytes + 8 * 1024 {
                 // The decoder answers 431 at the limit; a head with no line ends never reaches it.
-                gate.countMalformed()
+                gate.malformed(
+                    client: client ?? ConnectionGate.clientKey(context.channel.remoteAddress), status: "431",
+                    reason: "a request head of more than \(gate.limits.maxHeaderBytes + 8 * 1024) bytes without its end"
+                )
                 refuse(context, status: "431 Request Header Fields Too Large", extra: "", reason: "head too large")
                 return
             }

@@ -72,7 +72,10 @@ struct HTTP1OrHTTP2Channel<HTTP1: ServerChildChannel>: ServerChildChannel {
             return
         }
         switch chosen {
-        case .http1(let value): await http1.handle(value: value, logger: logger)
+        case .http1(let value):
+            // A connection the gate answered and closed before its first request was read is
+            // logged by the gate; HummingbirdWebSocket's error line for it is not the news.
+            await http1.handle(value: value, logger: UpgradeResultLogHandler.wrapping(logger))
         case .http2(let value): await http2.handle(value: value, logger: logger)
         }
     }

@@ -52,7 +52,8 @@ final class ParserErrorResponder: ChannelInboundHandler, RemovableChannelHandler
     /// Answers `status` with `message` (JSON, as the API's errors) and closes the connection.
     private func answer(_ context: ChannelHandlerContext, status: HTTPResponseStatus, message: String) {
         answered = true
-        gate.countMalformed()
+        gate.malformed(
+            client: ConnectionGate.clientKey(context.channel.remoteAddress), status: "\(status.code)", reason: message)
         let body = ByteBuffer(string: "{\"error\":{\"message\":\"\(message)\"}}")
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: "application/json; charset=utf-8")
