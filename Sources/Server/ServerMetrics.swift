@@ -27,6 +27,7 @@ package final class ServerMetrics: Sendable {
     private let refused: [String: Prometheus.Gauge]
     private let timedOut: Prometheus.Gauge
     private let malformed: Prometheus.Gauge
+    private let idleClosed: Prometheus.Gauge
     private let queries: [String: Prometheus.Gauge]
 
     /// The latency buckets of `nohit_alert_latency_seconds`, in seconds.
@@ -72,6 +73,9 @@ package final class ServerMetrics: Sendable {
             name: "nohit_http_header_timeouts", help: "Connections closed since start for not sending a request head.")
         malformed = registry.makeGauge(
             name: "nohit_http_malformed_requests", help: "Requests answered 400 or 431 since start (unreadable heads).")
+        idleClosed = registry.makeGauge(
+            name: "nohit_http_idle_connections_closed",
+            help: "Idle keep-alive connections closed since start to make room for new ones at the connection cap.")
         var queries: [String: Prometheus.Gauge] = [:]
         for state in ["running", "waiting"] {
             queries[state] = registry.makeGauge(
@@ -104,6 +108,7 @@ package final class ServerMetrics: Sendable {
         refused["per-client"]?.set(Double(counts.refusedPerClient))
         timedOut.set(Double(counts.timedOut))
         malformed.set(Double(counts.malformed))
+        idleClosed.set(Double(counts.evictedIdle))
         let published = feed.lastID
         let counted = liveEventsCounted.exchange(published, ordering: .relaxed)
         if published > counted { liveEvents.increment(by: Int64(published - counted)) }

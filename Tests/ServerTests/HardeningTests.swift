@@ -256,6 +256,94 @@ import Testing
         #expect(lines.allSatisfy { $0.level == .notice })
     }
 
+    /// A keep-alive connection that reads one answer and stays open, and what it saw.
+    final class KeepAliveClient: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        let answered: EventLoopPromise<String>
+        let closed: EventLoopPromise<Void>
+        private var text = ""
+
+        init(eventLoop: any EventLoop) {
+            answered = eventLoop.makePromise()
+            closed = eventLoop.makePromise()
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            text += String(buffer: unwrapInboundIn(data))
+            // The whole answer: its head, and as many body bytes as its Content-Length says.
+            guard let end = text.range(of: "\r\n\r\n") else { return }
+            let head = text[..<end.lowerBound].lowercased()
+            let length =
+                head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            if text[end.upperBound...].utf8.count >= length { answered.succeed(text) }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            answered.succeed(text)
+            closed.succeed()
+        }
+
+        static func open(port: Int, request: String) async throws -> (any Channel, KeepAliveClient) {
+            let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
+            let client = KeepAliveClient(eventLoop: eventLoop)
+            let channel = try await ClientBootstrap(group: eventLoop)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(client) }
+                }
+                .connect(host: "127.0.0.1", port: port).get()
+            try await channel.writeAndFlush(ByteBuffer(string: request))
+            return (channel, client)
+        }
+    }
+
+    /// At the connection cap, the keep-alive connection idle the longest is closed for a new
+    /// client, which is served (before: 503 while the idlers held every slot).
+    @Test(.timeLimit(.minutes(2))) func idleKeepAliveConnectionsGiveWayAtTheCap() async throws {
+        try await Self.live({ api in
+            var limits = ConnectionLimits()
+            // Eight idlers and the test client's own connection (open, never used).
+            limits.maxConnections = 9
+            limits.maxConnectionsPerClient = 0
+            api.gate = ConnectionGate(limits: limits)
+        }) { port in
+            var idlers: [(any Channel, KeepAliveClient)] = []
+            for _ in 0..<8 {
+                let idler = try await KeepAliveClient.open(
+                    port: port, request: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                let answer = try await idler.1.answered.futureResult.get()
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(80))")
+                idlers.append(idler)
+            }
+            // Each newcomer is served (and stays, idle in its turn); the idlers are closed oldest first.
+            var newcomers: [(any Channel, KeepAliveClient)] = []
+            func newcomer(_ round: Int) async throws {
+                let client = try await KeepAliveClient.open(
+                    port: port, request: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                let answer = try await client.1.answered.futureResult.get()
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "round \(round): \(answer.prefix(80))")
+                newcomers.append(client)
+            }
+            for round in 0..<3 {
+                try await newcomer(round)
+                try await idlers[round].1.closed.futureResult.get()
+            }
+            #expect(
+                idlers[3...].allSatisfy { $0.0.isActive }, "\(idlers.map(\.0.isActive)) \(newcomers.map(\.0.isActive))")
+            // A connection with a request in progress is not idle: a live stream keeps its slot
+            // while the idlers, then the newcomers, are closed for the next ones.
+            let stream = try await KeepAliveClient.open(
+                port: port, request: "GET /api/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+            try await idlers[3].1.closed.futureResult.get()
+            for round in 3..<8 { try await newcomer(round) }
+            for idler in idlers[4...] { try await idler.1.closed.futureResult.get() }
+            try await newcomers[0].1.closed.futureResult.get()
+            #expect(stream.0.isActive)
+            #expect(newcomers[1...].allSatisfy { $0.0.isActive })
+            for client in newcomers + [stream] { try? await client.0.close() }
+        }
+    }
+
     @Test func aHeadThatNeverComesIsClosedWith408() async throws {
         try await Self.live({ api in
             var limits = ConnectionLimits()

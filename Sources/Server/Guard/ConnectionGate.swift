@@ -19,6 +19,41 @@ package final class ConnectionGate: Sendable {
         /// apart from the connections.
         var streamsByClient: [String: Int] = [:]
         var refusedStreams = 0
+        /// HTTP/1.1 keep-alive connections with no request in progress, by connection; and their
+        /// ids, oldest idle first (an id no longer in `idle` is skipped when met).
+        var idle: [Int: IdleConnection] = [:]
+        var idleOrder: [Int] = []
+        var idleHead = 0
+        var nextConnection = 0
+        /// Connections closed to make room: already released, so their own release is not counted.
+        var evicted: Set<Int> = []
+        var evictedIdle = 0
+
+        /// Takes the connection that has been idle longest out of the counts (to be closed), if any.
+        mutating func evictOldestIdle() -> IdleConnection? {
+            while idleHead < idleOrder.count {
+                let id = idleOrder[idleHead]
+                idleHead += 1
+                guard let connection = idle.removeValue(forKey: id) else { continue }
+                if idleHead > 1024 && idleHead * 2 > idleOrder.count {
+                    idleOrder.removeFirst(idleHead)
+                    idleHead = 0
+                }
+                open -= 1
+                let left = byClient[connection.client, default: 1] - 1
+                byClient[connection.client] = left > 0 ? left : nil
+                evicted.insert(id)
+                evictedIdle += 1
+                return connection
+            }
+            return nil
+        }
+    }
+
+    /// A keep-alive connection waiting for its next request, and how to close it.
+    struct IdleConnection: Sendable {
+        var client: String
+        var close: @Sendable () -> Void
     }
 
     private let state = Mutex(State())
@@ -34,37 +69,64 @@ package final class ConnectionGate: Sendable {
 
     /// What the gate says to a new connection.
     package enum Admission: Sendable, Equatable {
-        /// In; `client` is what it counts against (release it when the connection closes).
-        case admitted(client: String)
+        /// In; `client` is what it counts against and `connection` its number here (release it
+        /// when the connection closes).
+        case admitted(client: String, connection: Int)
         case refused(reason: String)
     }
 
-    /// A connection from `address` opened: admitted, or refused (over a limit).
+    /// A connection from `address` opened: admitted, or refused (over a limit). At the cap, the
+    /// keep-alive connection idle the longest is closed to make room: a client waiting for
+    /// nothing gives way to one with a request (it reconnects when it has one).
     package func admit(_ address: SocketAddress?) -> Admission {
         let client = Self.clientKey(address)
-        return state.withLock { state in
-            if state.open >= maximum {
-                state.refusedTotal += 1
-                return .refused(reason: "the server has \(maximum) connections open")
-            }
+        let (admission, evicted): (Admission, IdleConnection?) = state.withLock { state in
             let perClient = limits.maxConnectionsPerClient
             if perClient > 0 && state.byClient[client, default: 0] >= perClient {
                 state.refusedPerClient += 1
-                return .refused(reason: "\(perClient) connections from one client")
+                return (.refused(reason: "\(perClient) connections from one client"), nil)
+            }
+            var evicted: IdleConnection?
+            if state.open >= maximum {
+                evicted = state.evictOldestIdle()
+                if evicted == nil {
+                    state.refusedTotal += 1
+                    return (.refused(reason: "the server has \(maximum) connections open"), nil)
+                }
             }
             state.open += 1
             state.byClient[client, default: 0] += 1
-            return .admitted(client: client)
+            state.nextConnection += 1
+            return (.admitted(client: client, connection: state.nextConnection), evicted)
         }
+        evicted?.close()
+        return admission
     }
 
     /// An admitted connection closed.
-    package func release(client: String) {
+    package func release(client: String, connection: Int) {
         state.withLock { state in
+            state.idle[connection] = nil
+            if state.evicted.remove(connection) != nil { return }
             state.open -= 1
             let left = state.byClient[client, default: 1] - 1
             state.byClient[client] = left > 0 ? left : nil
         }
+    }
+
+    /// An HTTP/1.1 connection finished its responses and waits for another request: the first to
+    /// be closed when the server is at its cap.
+    func becameIdle(connection: Int, client: String, close: @escaping @Sendable () -> Void) {
+        state.withLock { state in
+            guard !state.evicted.contains(connection) else { return }
+            state.idle[connection] = IdleConnection(client: client, close: close)
+            state.idleOrder.append(connection)
+        }
+    }
+
+    /// A request arrived on a connection that was idle.
+    func becameBusy(connection: Int) {
+        _ = state.withLock { $0.idle.removeValue(forKey: connection) }
     }
 
     /// A live stream for `client` (its key): taken, or refused when the client already has as many
@@ -110,13 +172,16 @@ package final class ConnectionGate: Sendable {
         package var refusedPerClient: Int
         package var timedOut: Int
         package var malformed: Int
+        /// Idle keep-alive connections closed to make room for new ones.
+        package var evictedIdle: Int
     }
 
     package var counts: Counts {
         state.withLock {
             Counts(
                 open: $0.open, clients: $0.byClient.count, refusedTotal: $0.refusedTotal,
-                refusedPerClient: $0.refusedPerClient, timedOut: $0.timedOut, malformed: $0.malformed)
+                refusedPerClient: $0.refusedPerClient, timedOut: $0.timedOut, malformed: $0.malformed,
+                evictedIdle: $0.evictedIdle)
         }
     }
 

@@ -11,7 +11,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     private let gate: ConnectionGate
-    private var client: String?
+    private(set) var client: String?
+    /// The connection's number at the gate, once admitted.
+    private(set) var connection: Int?
     private var timer: Scheduled<Void>?
     private var seenHead = false
     private var headBytes = 0
@@ -28,8 +30,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
         switch gate.admit(context.channel.remoteAddress) {
         case .refused(let reason):
             refuse(context, status: "503 Service Unavailable", extra: "retry-after: 5\r\n", reason: reason)
-        case .admitted(let client):
+        case .admitted(let client, let connection):
             self.client = client
+            self.connection = connection
             let timeout = gate.limits.headerTimeout
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             timer = context.eventLoop.scheduleTask(in: timeout) {
@@ -74,8 +77,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
-        if let client {
-            gate.release(client: client)
+        if let client, let connection {
+            gate.release(client: client, connection: connection)
             self.client = nil
         }
         context.fireChannelInactive()

@@ -27,13 +27,17 @@ struct GuardedServerChannel<Inner: ServerChildChannel>: ServerChildChannel {
 }
 
 extension GuardedServerChannel {
-    /// What an HTTP/1.1 connection's pipeline gets once set up: the parser-error responder right
-    /// after its request decoder.
+    /// What an HTTP/1.1 connection's pipeline gets once set up: right after its request decoder,
+    /// the parser-error responder, then the keep-alive tracker.
     static func parserErrorResponder(gate: ConnectionGate) -> @Sendable (any Channel) throws -> Void {
         { channel in
-            let decoder = try channel.pipeline.syncOperations.handler(
-                type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(ParserErrorResponder(gate: gate), position: .after(decoder))
+            let operations = channel.pipeline.syncOperations
+            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            let responder = ParserErrorResponder(gate: gate)
+            try operations.addHandler(responder, position: .after(decoder))
+            let connectionGuard = try operations.handler(type: ConnectionGuardHandler.self)
+            try operations.addHandler(
+                KeepAliveTracker(gate: gate, connectionGuard: connectionGuard), position: .after(responder))
         }
     }
 }
