@@ -28,6 +28,7 @@ package final class ServerMetrics: Sendable {
     private let timedOut: Prometheus.Gauge
     private let malformed: Prometheus.Gauge
     private let idleClosed: Prometheus.Gauge
+    private let stalledClosed: Prometheus.Gauge
     private let queries: [String: Prometheus.Gauge]
 
     /// The latency buckets of `nohit_alert_latency_seconds`, in seconds.
@@ -46,6 +47,9 @@ package final class ServerMetrics: Sendable {
                 "Game and score events a client that was behind never got: a newer one of the same game superseded them."
         )
         streamClients = registry.makeGauge(name: "nohit_stream_clients", help: "Clients connected to the live stream.")
+        stalledClosed = registry.makeGauge(
+            name: "nohit_stream_clients_closed_stalled",
+            help: "Live-stream connections closed since start because a write to them waited too long (not reading).")
         var games: [GameSnapshot.Status: Prometheus.Gauge] = [:]
         for status in [GameSnapshot.Status.scheduled, .live, .final] {
             games[status] = registry.makeGauge(
@@ -93,8 +97,9 @@ package final class ServerMetrics: Sendable {
     /// The Prometheus text, with the gauges read now.
     package func scrape(
         board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate,
-        analytics: AnalyticsQueries? = nil
+        stalls: StreamStallWatch? = nil, analytics: AnalyticsQueries? = nil
     ) async throws -> [UInt8] {
+        if let stalls { stalledClosed.set(Double(stalls.closedCount)) }
         if let counts = analytics?.counts {
             queries["running"]?.set(Double(counts.running))
             queries["waiting"]?.set(Double(counts.waiting))

@@ -362,6 +362,7 @@ struct ServeCommand: AsyncParsableCommand {
                 (shared?.services ?? []) + [
                     .init(service: source, successTerminationBehavior: .ignore),
                     .init(service: FeedHeartbeat(feed: feed)),
+                    .init(service: StreamStallSweep(watch: api.options.stalls)),
                     .init(service: app),
                     // Last, so stopped first: the server's graceful stop waits for its requests,
                     // and a running query must end before it (at its next check).

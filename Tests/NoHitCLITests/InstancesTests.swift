@@ -351,8 +351,10 @@ extension InstancesTests {
         let (speed, lease) = (900, 3)
         let first = try Self.startServer(harness, instance: "a", speed: speed, lease: lease)
         let second = try Self.startServer(harness, instance: "b", speed: speed, lease: lease)
-        let onFirst = try StreamReader(address: first.address)
-        let onSecond = try StreamReader(address: second.address)
+        // From the day's first event (Last-Event-ID 0): on a loaded machine a client could connect
+        // after the first moment at this speed, and each would then start at a different place.
+        let onFirst = try StreamReader(address: first.address, lastEventID: 0)
+        let onSecond = try StreamReader(address: second.address, lastEventID: 0)
         let expectedMoments = ReplayTimeline(
             games: try ReplaySchedule.games(on: Self.day, data: [TestData.path("retrosheet")])
         ).moments()

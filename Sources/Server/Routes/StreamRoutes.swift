@@ -12,12 +12,14 @@ struct StreamRoutes: Sendable {
     let feed: LiveFeed
     /// Counts each client's streams (at most as many as its connections may be).
     let gate: ConnectionGate
+    /// Closes a client's connection when a write to it has waited too long (it stopped reading).
+    let stalls: StreamStallWatch
     /// The most live-stream clients at once.
     var maxStreams: Int { gate.limits.maxStreams }
 
     func add(to api: RouterGroup<APIRequestContext>) {
         api.get("stream") { request, context in
-            try stream(request, client: ConnectionGate.clientKey(context.remoteAddress))
+            try stream(request, client: ConnectionGate.clientKey(context.remoteAddress), channel: context.channel)
         }
         // Reached only without the upgrade headers (the WebSocket router takes the upgrades).
         // Plain requests, and handshakes the WebSocket router declined (a malformed `after`, no
@@ -36,7 +38,7 @@ struct StreamRoutes: Sendable {
     /// Server-Sent Events: `game` and `moment` events with ids; `Last-Event-ID` (or `?after=`)
     /// resumes after that event. Heartbeats become comment lines, which keep proxies from closing
     /// the stream and end it once the client has gone. Graceful shutdown ends every stream.
-    func stream(_ request: Request, client: String) throws -> Response {
+    func stream(_ request: Request, client: String, channel: (any Channel)?) throws -> Response {
         // Both are read (and a malformed one refused) even when both are given: the header wins.
         let header = try API.eventID(request.headers[HTTPField.Name("Last-Event-ID")!], name: "Last-Event-ID")
         let query = try API.eventID(request.uri.queryParameters.get("after"), name: "after")
@@ -49,18 +51,24 @@ struct StreamRoutes: Sendable {
         headers[.cacheControl] = "no-cache"
         return Response(
             status: .ok, headers: headers,
-            body: ResponseBody { [feed, gate] writer in
+            body: ResponseBody { [feed, gate, stalls] writer in
+                let watched = stalls.register(channel)
                 // However the response ends (the client gone, shutdown), the feed forgets it.
                 defer {
                     events.cancel()
                     gate.giveStream(client)
+                    stalls.unregister(watched)
                 }
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 try await withGracefulShutdownHandler {
                     // Everything waiting in one write: a client that keeps up gets each event as
-                    // it comes, one that fell behind the latest of every game, moments first.
+                    // it comes, one that fell behind the latest of every game, moments first. A
+                    // write that waits too long (the client stopped reading) has its connection
+                    // closed by the stall watch, which ends it.
                     while let batch = await events.nextBatch() {
+                        watched.begin()
                         try await writer.write(batch.sse)
+                        watched.end()
                     }
                 } onGracefulShutdown: {
                     feed.finishAll()
@@ -81,7 +89,7 @@ struct StreamRoutes: Sendable {
         // WebSocket library answers one with an empty 400), but it does see a close frame.
         router.ws("api/ws") { _, _ in
             .upgrade([:])
-        } onUpgrade: { [feed, gate, maxStreams] inbound, outbound, context in
+        } onUpgrade: { [feed, gate, stalls, maxStreams] inbound, outbound, context in
             let after: Int?
             do {
                 after = try API.eventID(context.request.uri.queryParameters.get("after"), name: "after")
@@ -103,9 +111,11 @@ struct StreamRoutes: Sendable {
                 return
             }
             let events = feed.subscribe(after: after)
+            let watched = stalls.register(context.requestContext.channel)
             defer {
                 events.cancel()
                 gate.giveStream(client)
+                stalls.unregister(watched)
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // Reading keeps pings answered and ends when the client closes, or when the
@@ -116,8 +126,10 @@ struct StreamRoutes: Sendable {
                     // one it got); what waited is coalesced all the same.
                     while let batch = await events.nextBatch() {
                         for event in batch.events.sorted(by: { $0.id < $1.id }) where event.kind != .heartbeat {
+                            watched.begin()
                             try await outbound.write(
                                 .custom(WebSocketFrame(fin: true, opcode: .text, data: event.message)))
+                            watched.end()
                         }
                     }
                     // The feed let the client go: it fell too far behind.
@@ -157,10 +169,13 @@ struct StreamSocketContext: RequestContext, WebSocketRequestContext, RemoteAddre
     var coreContext: CoreRequestContextStorage
     let webSocket: WebSocketHandlerReference<Self>
     let remoteAddress: SocketAddress?
+    /// The connection, for the stall watch to close.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
