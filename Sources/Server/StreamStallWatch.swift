@@ -1,4 +1,3 @@
-import Dispatch
 import NIOCore
 import ServiceLifecycle
 import Synchronization
@@ -12,19 +11,25 @@ package final class StreamStallWatch: Sendable {
     /// One client's writes.
     package final class Writer: Sendable {
         fileprivate let channel: (any Channel)?
-        /// When the write in progress began (uptime nanoseconds), 0 when none is.
+        /// Ends the client's stream (its subscription), so that its task ends at once.
+        fileprivate let endStream: @Sendable () -> Void
+        private let watch: StreamStallWatch
+        /// The sweep count when the write in progress began, 0 when none is: a write costs two
+        /// relaxed atomic stores and a load, no clock read.
         fileprivate let started = Atomic<UInt64>(0)
-        /// Since when the sweeps have found the connection unwritable (its unsent bytes past the
-        /// channel's high watermark), 0 when the last one found it writable: a write that was
-        /// taken at once, with the bytes queued behind, is as stuck as one that waits.
+        /// The sweep count when the sweeps began to find the connection unwritable (its unsent
+        /// bytes past the channel's high watermark), 0 when the last one found it writable: a
+        /// write taken at once, with its bytes queued behind, is as stuck as one that waits.
         fileprivate let unwritableSince = Atomic<UInt64>(0)
 
-        fileprivate init(channel: (any Channel)?) {
+        fileprivate init(channel: (any Channel)?, watch: StreamStallWatch, end: @escaping @Sendable () -> Void) {
             self.channel = channel
+            self.watch = watch
+            self.endStream = end
         }
 
         /// A write begins (call ``end()`` when it returns).
-        package func begin() { started.store(max(1, DispatchTime.now().uptimeNanoseconds), ordering: .relaxed) }
+        package func begin() { started.store(watch.sweeps.load(ordering: .relaxed), ordering: .relaxed) }
         package func end() { started.store(0, ordering: .relaxed) }
     }
 
@@ -34,16 +39,27 @@ package final class StreamStallWatch: Sendable {
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
+    /// How long a write may wait, or a connection stay unwritable, before it is closed.
     package let timeout: Duration
+    /// How often ``StreamStallSweep`` sweeps.
+    package let interval: Duration
+    /// Sweeps so far, from 1: the watch's clock.
+    fileprivate let sweeps = Atomic<UInt64>(1)
     private let state = Mutex(State())
 
-    package init(timeout: Duration = .seconds(30)) {
+    package init(timeout: Duration = .seconds(30), interval: Duration = .seconds(1)) {
         self.timeout = timeout
+        self.interval = interval
     }
 
-    /// A client's stream starts on `channel` (nil: nothing to close, as through the router alone).
-    package func register(_ channel: (any Channel)?) -> Writer {
-        let writer = Writer(channel: channel)
+    /// Sweeps that make the timeout (at least two: a write begun just before a sweep is not
+    /// closed at the next).
+    private var limit: UInt64 { UInt64(max(2, (timeout / interval).rounded(.up))) }
+
+    /// A client's stream starts on `channel` (nil: nothing to close, as through the router alone);
+    /// `end` ends it (its subscription) when the connection is closed for a stall.
+    package func register(_ channel: (any Channel)?, end: @escaping @Sendable () -> Void) -> Writer {
+        let writer = Writer(channel: channel, watch: self, end: end)
         state.withLock { $0.writers[ObjectIdentifier(writer)] = writer }
         return writer
     }
@@ -53,17 +69,16 @@ package final class StreamStallWatch: Sendable {
         _ = state.withLock { $0.writers.removeValue(forKey: ObjectIdentifier(writer)) }
     }
 
-    /// Closes the connections whose write has been waiting longer than the timeout at `now`
-    /// (uptime nanoseconds), or that every sweep over that long found unwritable; returns how
-    /// many. One sweeper at a time.
+    /// One sweep: closes the connections whose write began more than the timeout's sweeps ago, or
+    /// that every sweep over that many found unwritable; returns how many. One sweeper at a time.
     @discardableResult
-    package func sweep(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> Int {
-        let limit =
-            UInt64(timeout.components.seconds) * 1_000_000_000 + UInt64(timeout.components.attoseconds / 1_000_000_000)
+    package func sweep() -> Int {
+        let now = sweeps.add(1, ordering: .relaxed).newValue
+        let limit = limit
         let (stalled, ready) = state.withLock { state -> ([Writer], [CheckedContinuation<Void, Never>]) in
             let stalled = state.writers.values.filter { writer in
                 let started = writer.started.load(ordering: .relaxed)
-                if started != 0 && now > started && now - started > limit { return true }
+                if started != 0 && now - started > limit { return true }
                 guard let channel = writer.channel, !channel.isWritable else {
                     writer.unwritableSince.store(0, ordering: .relaxed)
                     return false
@@ -73,7 +88,7 @@ package final class StreamStallWatch: Sendable {
                     writer.unwritableSince.store(now, ordering: .relaxed)
                     return false
                 }
-                return now > since && now - since > limit
+                return now - since > limit
             }
             for writer in stalled { state.writers[ObjectIdentifier(writer)] = nil }
             state.closed += stalled.count
@@ -86,7 +101,10 @@ package final class StreamStallWatch: Sendable {
             }
             return (stalled, ready)
         }
-        for writer in stalled { writer.channel?.close(promise: nil) }
+        for writer in stalled {
+            writer.channel?.close(promise: nil)
+            writer.endStream()
+        }
         for waiter in ready { waiter.resume() }
         return stalled.count
     }
@@ -108,14 +126,12 @@ package final class StreamStallWatch: Sendable {
     }
 }
 
-/// Sweeps the stall watch every `interval` until shutdown.
+/// Sweeps the stall watch every `watch.interval` until shutdown.
 package struct StreamStallSweep: Service {
     package var watch: StreamStallWatch
-    package var interval: Duration
 
-    package init(watch: StreamStallWatch, interval: Duration = .seconds(1)) {
+    package init(watch: StreamStallWatch) {
         self.watch = watch
-        self.interval = interval
     }
 
     package func run() async throws {
@@ -129,7 +145,7 @@ package struct StreamStallSweep: Service {
     /// The sweeps, until the task is cancelled (outside a service group too).
     package func sweepUntilCancelled() async throws {
         while true {
-            try await Task.sleep(for: interval)
+            try await Task.sleep(for: watch.interval)
             watch.sweep()
         }
     }

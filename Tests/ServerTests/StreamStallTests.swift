@@ -45,33 +45,36 @@ import Testing
     @Test(.timeLimit(.minutes(2))) func aClientThatNeverReadsIsClosedAndOneThatReadsIsNot() async throws {
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
-        // Three seconds: a reading client on a loaded machine is never that far behind.
-        let stalls = StreamStallWatch(timeout: .seconds(3))
+        // Ten seconds: a reading client on a loaded machine (a full test run beside a build) is
+        // never that far behind.
+        let stalls = StreamStallWatch(timeout: .seconds(10), interval: .milliseconds(100))
         fixture.options.stalls = stalls
         let feed = fixture.feed
         try await fixture.live { client in
             let port = try #require(client.port)
             let sweep = Task {
-                try await StreamStallSweep(watch: stalls, interval: .milliseconds(100)).sweepUntilCancelled()
+                try await StreamStallSweep(watch: stalls).sweepUntilCancelled()
             }
             defer { sweep.cancel() }
             let (silentChannel, silent) = try await StreamClient.open(port: port, reading: false)
-            let (readerChannel, reader) = try await StreamClient.open(port: port, reading: true)
+            let (readerChannel, _) = try await StreamClient.open(port: port, reading: true)
             await feed.clientCount(reaches: { $0 == 2 })
-            // 16 MB of moments (never coalesced), far more than the silent client's socket buffers
-            // (its 4 KB, the server's send buffer of at most a few MB) hold: the server's write to
-            // it waits, and after three seconds its connection is closed.
+            // 8 MB of moments (never coalesced), more than the silent client's socket buffers
+            // hold (its 4 KB, the server's send buffer of at most 4 MB here: tcp_wmem): the
+            // server's write to it waits, and after ten seconds its connection is closed.
             let moment = String(repeating: "x", count: 64 * 1024)
-            for _ in 0..<256 { _ = feed.publish(.moment, data: moment) }
+            for _ in 0..<128 { _ = feed.publish(.moment, data: moment) }
             await stalls.closedCount(reaches: 1)
-            // The silent client, reading at last, gets what its buffers held, then the end.
-            try await silentChannel.setOption(.autoRead, value: true)
-            try await silent.closed.futureResult.get()
-            #expect(silent.received > 0)
+            // The one closed is the silent client: the reading one is still connected.
+            #expect(readerChannel.isActive, "the reading client was closed")
+            if readerChannel.isActive {
+                // The silent client, reading at last, gets what its buffers held, then the end.
+                try await silentChannel.setOption(.autoRead, value: true)
+                try await silent.closed.futureResult.get()
+                #expect(silent.received > 0)
+                await feed.clientCount(reaches: { $0 == 1 })
+            }
             #expect(stalls.closedCount == 1)
-            // The reading client is still connected.
-            #expect(readerChannel.isActive)
-            await feed.clientCount(reaches: { $0 == 1 })
             try await readerChannel.close()
             try? await silentChannel.close()
         }

@@ -52,7 +52,7 @@ struct StreamRoutes: Sendable {
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { [feed, gate, stalls] writer in
-                let watched = stalls.register(channel)
+                let watched = stalls.register(channel) { events.cancel() }
                 // However the response ends (the client gone, shutdown), the feed forgets it.
                 defer {
                     events.cancel()
@@ -111,7 +111,7 @@ struct StreamRoutes: Sendable {
                 return
             }
             let events = feed.subscribe(after: after)
-            let watched = stalls.register(context.requestContext.channel)
+            let watched = stalls.register(context.requestContext.channel) { events.cancel() }
             defer {
                 events.cancel()
                 gate.giveStream(client)
