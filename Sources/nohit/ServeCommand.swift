@@ -72,8 +72,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Requests in flight per channel (default: 256).")
     var concurrency: Int?
 
-    @Option(help: "The operator's token for /api/admin/... (none closes them).")
+    @Option(
+        help:
+            "The operator's token for /api/admin/... (none closes them). Visible to other users in the process list: prefer --admin-token-file or NOHIT_ADMIN_TOKEN."
+    )
     var adminToken: String?
+
+    @Option(help: "A file holding the operator's token (its first line), readable by its owner only.")
+    var adminTokenFile: String?
 
     @Option(help: "Open connections in all (default: 10000, lowered to fit the open-file limit).")
     var maxConnections: Int?
@@ -126,6 +132,7 @@ struct ServeCommand: AsyncParsableCommand {
         if !dealFiles.isEmpty { flags["deals.files"] = .stringArray(dealFiles) }
         if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
         if let adminToken { flags["admin.token"] = .string(adminToken) }
+        if let adminTokenFile { flags["admin.token-file"] = .string(adminTokenFile) }
         if let metrics { flags["http.metrics"] = .string(metrics) }
         for (key, value) in [
             ("http.max-connections", maxConnections), ("http.max-connections-per-client", maxConnectionsPerClient),
@@ -158,7 +165,8 @@ struct ServeCommand: AsyncParsableCommand {
                     + "or --source statsapi")
         }
         // Every setting is read before anything that must be shut down (the HTTP clients) exists.
-        let adminToken = try settings.string("admin.token")
+        let adminToken = try Self.adminToken(
+            given: try settings.string("admin.token"), file: try settings.string("admin.token-file"))
         let limits = try Self.limits(settings)
         let registrationsPerMinute = try settings.int("http.registrations-per-minute", default: 10)
         guard (0...100_000).contains(registrationsPerMinute) else {
@@ -172,7 +180,8 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         if metricsAccess == .token && (adminToken ?? "").isEmpty {
-            throw ValidationError("http.metrics token needs an admin token (--admin-token or NOHIT_ADMIN_TOKEN)")
+            throw ValidationError(
+                "http.metrics token needs an admin token (--admin-token-file, NOHIT_ADMIN_TOKEN or --admin-token)")
         }
         let keepFinished = try settings.int("scoreboard.keep-finished-minutes", default: 180)
         guard (0...1440).contains(keepFinished) else {
@@ -405,6 +414,35 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The connection limits from the settings, each checked.
+    /// The operator's token: given as a setting, or the first line of a file (so that it is not
+    /// in the process list, as a flag's value is). Not both; never empty.
+    static func adminToken(given: String?, file: String?) throws -> String? {
+        guard let file else {
+            if let given, given.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                throw ValidationError(
+                    "the admin token is empty: give one, or leave admin.token out to close /api/admin")
+            }
+            return given
+        }
+        guard given == nil else {
+            throw ValidationError("give the admin token once: admin.token-file or admin.token, not both")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: file))
+        } catch {
+            throw ValidationError(
+                "cannot read the admin token file \(file): \((error as NSError).localizedDescription)")
+        }
+        let token =
+            String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !token.isEmpty else {
+            throw ValidationError("the admin token file \(file) is empty: its first line is the token")
+        }
+        return token
+    }
+
     static func limits(_ settings: Settings) throws -> ConnectionLimits {
         var limits = ConnectionLimits()
         func read(_ key: String, _ value: Int, _ range: ClosedRange<Int>) throws -> Int {

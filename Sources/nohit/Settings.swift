@@ -20,7 +20,7 @@ struct Settings: Sendable {
         "delivery.concurrency": "--concurrency", "delivery.request-timeout": "--request-timeout",
         "delivery.stale-after-minutes": "--stale-after-minutes",
         "delivery.allow-private-networks": "--allow-private-networks",
-        "admin.token": "--admin-token",
+        "admin.token": "--admin-token", "admin.token-file": "--admin-token-file",
         "store.data-dir": "--data-dir", "store.database": "--database", "store.secrets-key": "--secrets-key",
         "store.instance-id": "--instance-id", "store.lease-seconds": "--lease-seconds",
         "http.max-connections": "--max-connections", "http.max-connections-per-client": "--max-connections-per-client",

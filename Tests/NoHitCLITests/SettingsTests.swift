@@ -86,6 +86,36 @@ import Testing
         #expect(error.map { "\($0)" }?.contains("http.backlog must be 1 to 65535, not 0") == true)
     }
 
+    /// The admin token from a file (its first line), so that it is not in the process list; not
+    /// with the token itself, never empty, and a file that cannot be read is named.
+    @Test func theAdminTokenComesFromAFileNotBothAndNeverEmpty() async throws {
+        let tokenFile = folder.appendingPathComponent("admin-token")
+        try Data("s3cret-operator-token\n".utf8).write(to: tokenFile)
+        let fromEnvironment = try await Settings.load(
+            flags: [:], file: nil, environment: ["NOHIT_ADMIN_TOKEN_FILE": tokenFile.path])
+        #expect(
+            try ServeCommand.adminToken(
+                given: try fromEnvironment.string("admin.token"), file: try fromEnvironment.string("admin.token-file"))
+                == "s3cret-operator-token")
+        #expect(try ServeCommand.adminToken(given: "abc", file: nil) == "abc")
+        #expect(try ServeCommand.adminToken(given: nil, file: nil) == nil)
+        func message(_ given: String?, _ file: String?) -> String {
+            do {
+                _ = try ServeCommand.adminToken(given: given, file: file)
+                return "no error"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(message("abc", tokenFile.path).contains("not both"))
+        #expect(message(" ", nil).contains("the admin token is empty"))
+        let empty = folder.appendingPathComponent("empty-token")
+        try Data("\n".utf8).write(to: empty)
+        #expect(message(nil, empty.path).contains("is empty: its first line is the token"))
+        let missing = folder.appendingPathComponent("no-such-file").path
+        #expect(message(nil, missing).contains("cannot read the admin token file \(missing)"))
+    }
+
     @Test func aValueInTheWrongFormIsAnErrorNotTheDefault() async throws {
         let settings = try await Settings.load(flags: [:], file: nil, environment: ["NOHIT_HTTP_PORT": "eighty"])
         let error = #expect(throws: ValidationError.self) { try settings.int("http.port", default: 8080) }
