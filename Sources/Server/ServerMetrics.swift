@@ -49,7 +49,9 @@ package final class ServerMetrics: Sendable {
         streamClients = registry.makeGauge(name: "nohit_stream_clients", help: "Clients connected to the live stream.")
         stalledClosed = registry.makeGauge(
             name: "nohit_stream_clients_closed_stalled",
-            help: "Live-stream connections closed since start because a write to them waited too long (not reading).")
+            help:
+                "Live-stream connections closed since start because they stopped reading (unwritable past the stall timeout)."
+        )
         var games: [GameSnapshot.Status: Prometheus.Gauge] = [:]
         for status in [GameSnapshot.Status.scheduled, .live, .final] {
             games[status] = registry.makeGauge(

@@ -78,7 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var adminToken: String?
 
-    @Option(help: "A file holding the operator's token (its first line), readable by its owner only.")
+    @Option(help: "A file holding the operator's token (its first line); keep it readable by its owner only.")
     var adminTokenFile: String?
 
     @Option(help: "Open connections in all (default: 10000, lowered to fit the open-file limit).")

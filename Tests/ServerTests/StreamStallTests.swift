@@ -5,8 +5,8 @@ import Testing
 
 @testable import Server
 
-/// A live-stream client that never reads: once its buffers are full and a write to it has waited
-/// longer than the stall timeout, its connection is closed (it would otherwise hold its buffers and
+/// A live-stream client that never reads: once its buffers are full and its connection has stayed
+/// unwritable longer than the stall timeout, the connection is closed (it would otherwise hold its buffers and
 /// its slot for as long as the server runs); a client that reads is left alone.
 @Suite struct StreamStallTests {
     typealias Fixture = APIServerTests.Fixture
@@ -61,7 +61,7 @@ import Testing
             await feed.clientCount(reaches: { $0 == 2 })
             // 8 MB of moments (never coalesced), more than the silent client's socket buffers
             // hold (its 4 KB, the server's send buffer of at most 4 MB here: tcp_wmem): the
-            // server's write to it waits, and after ten seconds its connection is closed.
+            // connection is unwritable, and after ten seconds it is closed.
             let moment = String(repeating: "x", count: 64 * 1024)
             for _ in 0..<128 { _ = feed.publish(.moment, data: moment) }
             await stalls.closedCount(reaches: 1)

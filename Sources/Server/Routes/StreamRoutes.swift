@@ -12,7 +12,7 @@ struct StreamRoutes: Sendable {
     let feed: LiveFeed
     /// Counts each client's streams (at most as many as its connections may be).
     let gate: ConnectionGate
-    /// Closes a client's connection when a write to it has waited too long (it stopped reading).
+    /// Closes a client's connection when it has stopped reading.
     let stalls: StreamStallWatch
     /// The most live-stream clients at once.
     var maxStreams: Int { gate.limits.maxStreams }
@@ -38,7 +38,7 @@ struct StreamRoutes: Sendable {
     /// Server-Sent Events: `game` and `moment` events with ids; `Last-Event-ID` (or `?after=`)
     /// resumes after that event. Heartbeats become comment lines, which keep proxies from closing
     /// the stream and end it once the client has gone. Graceful shutdown ends every stream.
-    func stream(_ request: Request, client: String, channel: (any Channel)?) throws -> Response {
+    func stream(_ request: Request, client: String, channel: any Channel) throws -> Response {
         // Both are read (and a malformed one refused) even when both are given: the header wins.
         let header = try API.eventID(request.headers[HTTPField.Name("Last-Event-ID")!], name: "Last-Event-ID")
         let query = try API.eventID(request.uri.queryParameters.get("after"), name: "after")
@@ -63,12 +63,10 @@ struct StreamRoutes: Sendable {
                 try await withGracefulShutdownHandler {
                     // Everything waiting in one write: a client that keeps up gets each event as
                     // it comes, one that fell behind the latest of every game, moments first. A
-                    // write that waits too long (the client stopped reading) has its connection
-                    // closed by the stall watch, which ends it.
+                    // client that stopped reading has its connection closed and its stream ended
+                    // by the stall watch.
                     while let batch = await events.nextBatch() {
-                        watched.begin()
                         try await writer.write(batch.sse)
-                        watched.end()
                     }
                 } onGracefulShutdown: {
                     feed.finishAll()
@@ -126,10 +124,8 @@ struct StreamRoutes: Sendable {
                     // one it got); what waited is coalesced all the same.
                     while let batch = await events.nextBatch() {
                         for event in batch.events.sorted(by: { $0.id < $1.id }) where event.kind != .heartbeat {
-                            watched.begin()
                             try await outbound.write(
                                 .custom(WebSocketFrame(fin: true, opcode: .text, data: event.message)))
-                            watched.end()
                         }
                     }
                     // The feed let the client go: it fell too far behind.
