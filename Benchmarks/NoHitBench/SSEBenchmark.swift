@@ -43,8 +43,42 @@ struct SSEBenchmark: AsyncParsableCommand {
     @Option(help: "Retrosheet data (the bundled 2020 season by default).")
     var data = "Data/retrosheet"
 
+    static let pacingHelp =
+        "Batches a client may have queued on the server's event loop before it waits (coalescing meanwhile), "
+        + "or 'off' (every batch queued at once, as before pacing)."
+    @Option(help: ArgumentHelp(pacingHelp, valueName: "n|off"))
+    var pacing = "2"
+
+    static let cpuHogHelp =
+        "Make the server short of CPU: pin it and a spin loop to CPU 0 (the spin loop takes about half of it), the "
+        + "client processes to CPU 1."
+    @Flag(help: ArgumentHelp(cpuHogHelp))
+    var cpuHog = false
+
+    func validate() throws {
+        guard pacing == "off" || (Int(pacing) ?? 0) >= 1 else {
+            throw ValidationError("--pacing must be a number of batches (1 or more) or 'off', not '\(pacing)'")
+        }
+    }
+
     func run() async throws {
         Self.raiseFileLimit(to: UInt64(clients) * 2 + 1024)
+        var hog: Process?
+        if cpuHog {
+            try CPUAffinity.pinThisProcess(to: 0)
+            let spin = Process()
+            spin.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            spin.arguments = ["spin", "--cpu", "0"]
+            spin.standardOutput = FileHandle.nullDevice
+            try spin.run()
+            hog = spin
+        }
+        defer {
+            if let hog {
+                hog.terminate()
+                hog.waitUntilExit()
+            }
+        }
         var logger = Logger(label: "nohit.bench.sse")
         logger.logLevel = .warning
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-sse-\(UUID().uuidString)").path
@@ -64,6 +98,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         limits.maxConnectionsPerClient = 0
         var options = APIServer.Options()
         options.gate = ConnectionGate(limits: limits)
+        options.pacing = StreamPacing(limit: Int(pacing))
         let api = APIServer(
             store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock,
             options: options)
@@ -97,7 +132,8 @@ struct SSEBenchmark: AsyncParsableCommand {
         for index in 0..<clientProcesses {
             let share = clients / clientProcesses + (index < clients % clientProcesses ? 1 : 0)
             let (child, reader) = try await Self.startClients(
-                port: port, clients: share, expect: moments * share, timeout: Int(seconds) + 120)
+                port: port, clients: share, expect: moments * share, timeout: Int(seconds) + 120,
+                cpu: cpuHog ? 1 : nil)
             children.append(child)
             readers.append(reader)
         }
@@ -148,7 +184,10 @@ struct SSEBenchmark: AsyncParsableCommand {
                 + "each on 1 event-loop thread, the server on 1) "
                 + "on `nohit serve`'s router, game hub, live board and stream while \(date) is replayed: "
                 + "\(all.count) entries (each game's schedule, lineups and start, plays, end) over \(Int(seconds)) s, "
-                + "each one a game event to every client, \(moments) moments; 2 cores")
+                + "each one a game event to every client, \(moments) moments; 2 cores; pacing \(pacing)"
+                + (cpuHog
+                    ? "; CPU hog: the server and a spin loop pinned to CPU 0, the client processes to CPU 1"
+                    : "; CPUs \(CPUAffinity.allowed), not pinned"))
         print("connected: \(clients) clients in \(ms(connected))")
         print(
             "delivered: \(recorder.receipts) of \(expected) moment receipts; \(events * clients) events sent over "
@@ -159,6 +198,9 @@ struct SSEBenchmark: AsyncParsableCommand {
                 + String(
                     format: "(%.2f%% of events sent); every moment delivered",
                     Double(coalesced) * 100 / Double(max(1, events * clients))))
+        print(
+            "paced: a client waited \(options.pacing.waitCount) times for the server's event loop to send its queued "
+                + "batches before taking the next")
         print(
             "moment → client: p50 \(ms(percentile(0.50))), p99 \(ms(percentile(0.99))), max \(ms(delays.last ?? .zero))"
         )
@@ -184,15 +226,16 @@ struct SSEBenchmark: AsyncParsableCommand {
 
     /// `nohit-bench sse-clients` as a process of its own, once it says its clients are connected:
     /// the process and the lines it prints after (each receipt, then `rss`).
-    static func startClients(port: Int, clients: Int, expect: Int, timeout: Int) async throws -> (
+    static func startClients(port: Int, clients: Int, expect: Int, timeout: Int, cpu: Int? = nil) async throws -> (
         Process, AsyncStream<String>.AsyncIterator
     ) {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = [
-            "sse-clients", "--port", "\(port)", "--clients", "\(clients)", "--expect", "\(expect)", "--timeout",
-            "\(timeout)",
-        ]
+        child.arguments =
+            [
+                "sse-clients", "--port", "\(port)", "--clients", "\(clients)", "--expect", "\(expect)", "--timeout",
+                "\(timeout)",
+            ] + (cpu.map { ["--cpu", "\($0)"] } ?? [])
         let output = Pipe()
         child.standardOutput = output
         try child.run()
@@ -268,8 +311,10 @@ struct SSEClientsCommand: AsyncParsableCommand {
     @Option var clients: Int
     @Option var expect: Int
     @Option var timeout = 120.0
+    @Option var cpu: Int?
 
     func run() async throws {
+        if let cpu { try CPUAffinity.pinThisProcess(to: cpu) }
         SSEBenchmark.raiseFileLimit(to: UInt64(clients) + 1024)
         let recorder = Recorder()
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)

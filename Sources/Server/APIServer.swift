@@ -43,6 +43,8 @@ package struct APIServer: Sendable {
         /// Live-stream clients whose writes stopped going out, closed after its timeout (swept by
         /// ``StreamStallSweep``).
         package var stalls = StreamStallWatch()
+        /// Keeps each live-stream client to a few batches queued on its connection's event loop.
+        package var pacing = StreamPacing()
         /// Registrations per client: 10 a minute, 20 at once, by default.
         package var registrations = RateLimiter(perMinute: 10, burst: 20)
         /// How long a finished game of the day before stays on the default scoreboard (its late
@@ -102,7 +104,8 @@ package struct APIServer: Sendable {
             scrape: { [board, feed] in
                 try await options.metrics.scrape(
                     board: board, feed: feed, outboxStore: options.outbox, attemptOuts: options.attemptOuts,
-                    gate: options.gate, stalls: options.stalls, analytics: options.analytics?.queries)
+                    gate: options.gate, stalls: options.stalls, pacing: options.pacing,
+                    analytics: options.analytics?.queries)
             },
             metricsAccess: options.metricsAccess, adminToken: options.adminToken,
             configuration: { [seasons, clock] in
@@ -141,7 +144,9 @@ package struct APIServer: Sendable {
         return router
     }
 
-    var streamRoutes: StreamRoutes { StreamRoutes(feed: feed, gate: options.gate, stalls: options.stalls) }
+    var streamRoutes: StreamRoutes {
+        StreamRoutes(feed: feed, gate: options.gate, stalls: options.stalls, pacing: options.pacing)
+    }
 
     /// HTTP/1.1 with the WebSocket upgrade for `/api/ws`, and HTTP/2 with prior knowledge on the
     /// same port, every connection through the gate: the connection limits, the header timeout

@@ -29,6 +29,7 @@ package final class ServerMetrics: Sendable {
     private let malformed: Prometheus.Gauge
     private let idleClosed: Prometheus.Gauge
     private let stalledClosed: Prometheus.Gauge
+    private let pacedWaits: Prometheus.Gauge
     private let queries: [String: Prometheus.Gauge]
 
     /// The latency buckets of `nohit_alert_latency_seconds`, in seconds.
@@ -51,6 +52,12 @@ package final class ServerMetrics: Sendable {
             name: "nohit_stream_clients_closed_stalled",
             help:
                 "Live-stream connections closed since start because they stopped reading (unwritable past the stall timeout)."
+        )
+        pacedWaits = registry.makeGauge(
+            name: "nohit_stream_client_waits_for_event_loop",
+            help:
+                "Times since start a live-stream client waited for its connection's event loop to send its queued "
+                + "batches before taking the next one (meanwhile its events were coalesced)."
         )
         var games: [GameSnapshot.Status: Prometheus.Gauge] = [:]
         for status in [GameSnapshot.Status.scheduled, .live, .final] {
@@ -99,9 +106,10 @@ package final class ServerMetrics: Sendable {
     /// The Prometheus text, with the gauges read now.
     package func scrape(
         board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate,
-        stalls: StreamStallWatch? = nil, analytics: AnalyticsQueries? = nil
+        stalls: StreamStallWatch? = nil, pacing: StreamPacing? = nil, analytics: AnalyticsQueries? = nil
     ) async throws -> [UInt8] {
         if let stalls { stalledClosed.set(Double(stalls.closedCount)) }
+        if let pacing { pacedWaits.set(Double(pacing.waitCount)) }
         if let counts = analytics?.counts {
             queries["running"]?.set(Double(counts.running))
             queries["waiting"]?.set(Double(counts.waiting))

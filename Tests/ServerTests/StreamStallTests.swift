@@ -69,7 +69,7 @@ import Testing
             #expect(readerChannel.isActive, "the reading client was closed")
             if readerChannel.isActive {
                 // The silent client, reading at last, gets what its buffers held, then the end.
-                try await silentChannel.setOption(.autoRead, value: true)
+                try await silentChannel.setOption(.autoRead, value: true).get()
                 try await silent.closed.futureResult.get()
                 #expect(silent.received > 0)
                 await feed.clientCount(reaches: { $0 == 1 })

@@ -14,6 +14,8 @@ struct StreamRoutes: Sendable {
     let gate: ConnectionGate
     /// Closes a client's connection when it has stopped reading.
     let stalls: StreamStallWatch
+    /// Keeps a client to a few batches queued on its connection's event loop.
+    let pacing: StreamPacing
     /// The most live-stream clients at once.
     var maxStreams: Int { gate.limits.maxStreams }
 
@@ -51,8 +53,9 @@ struct StreamRoutes: Sendable {
         headers[.cacheControl] = "no-cache"
         return Response(
             status: .ok, headers: headers,
-            body: ResponseBody { [feed, gate, stalls] writer in
+            body: ResponseBody { [feed, gate, stalls, pacing] writer in
                 let watched = stalls.register(channel) { events.cancel() }
+                var pacer = pacing.pacer(on: channel.eventLoop)
                 // However the response ends (the client gone, shutdown), the feed forgets it.
                 defer {
                     events.cancel()
@@ -62,11 +65,12 @@ struct StreamRoutes: Sendable {
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 try await withGracefulShutdownHandler {
                     // Everything waiting in one write: a client that keeps up gets each event as
-                    // it comes, one that fell behind the latest of every game, moments first. A
-                    // client that stopped reading has its connection closed and its stream ended
-                    // by the stall watch.
+                    // it comes, one that fell behind (or whose event loop did) the latest of every
+                    // game, moments first. A client that stopped reading has its connection
+                    // closed and its stream ended by the stall watch.
                     while let batch = await events.nextBatch() {
                         try await writer.write(batch.sse)
+                        await pacer.queuedBatch()
                     }
                 } onGracefulShutdown: {
                     feed.finishAll()
@@ -87,7 +91,7 @@ struct StreamRoutes: Sendable {
         // WebSocket library answers one with an empty 400), but it does see a close frame.
         router.ws("api/ws") { _, _ in
             .upgrade([:])
-        } onUpgrade: { [feed, gate, stalls, maxStreams] inbound, outbound, context in
+        } onUpgrade: { [feed, gate, stalls, pacing, maxStreams] inbound, outbound, context in
             let after: Int?
             do {
                 after = try API.eventID(context.request.uri.queryParameters.get("after"), name: "after")
@@ -109,7 +113,8 @@ struct StreamRoutes: Sendable {
                 return
             }
             let events = feed.subscribe(after: after)
-            let watched = stalls.register(context.requestContext.channel) { events.cancel() }
+            let channel = context.requestContext.channel
+            let watched = stalls.register(channel) { events.cancel() }
             defer {
                 events.cancel()
                 gate.giveStream(client)
@@ -122,11 +127,13 @@ struct StreamRoutes: Sendable {
                 group.addTask {
                     // In id order (a message carries its id, and the client resumes after the last
                     // one it got); what waited is coalesced all the same.
+                    var pacer = pacing.pacer(on: channel.eventLoop)
                     while let batch = await events.nextBatch() {
                         for event in batch.events.sorted(by: { $0.id < $1.id }) where event.kind != .heartbeat {
                             try await outbound.write(
                                 .custom(WebSocketFrame(fin: true, opcode: .text, data: event.message)))
                         }
+                        await pacer.queuedBatch()
                     }
                     // The feed let the client go: it fell too far behind.
                     if !Task.isCancelled {
