@@ -174,7 +174,10 @@ package struct APIServer: Sendable {
                     http2: HTTP2Channel(responder: responder, configuration: http2),
                     configureHTTP1: GuardedServerChannel<
                         HTTP1OrHTTP2Channel<HTTP1WebSocketUpgradeChannel>
-                    >.parserErrorResponder(gate: gate)),
+                    >.parserErrorResponder(gate: gate),
+                    configureHTTP2: GuardedServerChannel<
+                        HTTP1OrHTTP2Channel<HTTP1WebSocketUpgradeChannel>
+                    >.protocolErrorWatcher(gate: gate)),
                 gate: gate)
         }
     }

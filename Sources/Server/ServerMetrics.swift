@@ -76,10 +76,12 @@ package final class ServerMetrics: Sendable {
         connections = registry.makeGauge(name: "nohit_http_connections", help: "Open HTTP connections.")
         clients = registry.makeGauge(name: "nohit_http_clients", help: "Clients with open HTTP connections.")
         var refused: [String: Prometheus.Gauge] = [:]
-        for limit in ["total", "per-client"] {
+        for limit in ["total", "per-client", "barred"] {
             refused[limit] = registry.makeGauge(
                 name: "nohit_http_refused_connections", labels: [("limit", limit)],
-                help: "Connections refused since start (503), by the limit they hit.")
+                help:
+                    "Connections refused since start (503), by the limit they hit (barred: a client with repeated "
+                    + "protocol errors).")
         }
         self.refused = refused
         timedOut = registry.makeGauge(
@@ -121,6 +123,7 @@ package final class ServerMetrics: Sendable {
         clients.set(Double(counts.clients))
         refused["total"]?.set(Double(counts.refusedTotal))
         refused["per-client"]?.set(Double(counts.refusedPerClient))
+        refused["barred"]?.set(Double(counts.refusedBarred))
         timedOut.set(Double(counts.timedOut))
         malformed.set(Double(counts.malformed))
         idleClosed.set(Double(counts.evictedIdle))

@@ -100,6 +100,12 @@ struct ServeCommand: AsyncParsableCommand {
     var maxStreams: Int?
 
     @Option(
+        help:
+            "Seconds a client's new connections are refused after 5 protocol errors within a minute: unreadable requests, HTTP/2 connections closed for abuse (default: 30; 0: never, as behind a proxy)."
+    )
+    var abusePenalty: Int?
+
+    @Option(
         help: ArgumentHelp(
             "Who may read /metrics: loopback (the default: Prometheus on this host), token (with the admin "
                 + "token as a Bearer token), open, or off."))
@@ -137,7 +143,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (key, value) in [
             ("http.max-connections", maxConnections), ("http.max-connections-per-client", maxConnectionsPerClient),
             ("http.header-timeout", headerTimeout), ("http.idle-timeout", idleTimeout),
-            ("http.max-streams", maxStreams), ("http.backlog", backlog),
+            ("http.max-streams", maxStreams), ("http.backlog", backlog), ("http.abuse-penalty", abusePenalty),
             ("http.registrations-per-minute", registrationsPerMinute),
             ("scoreboard.keep-finished-minutes", keepFinishedMinutes),
         ] {
@@ -459,6 +465,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.idleTimeout = .seconds(Int64(try read("http.idle-timeout", 75, 1...86_400)))
         limits.maxStreams = try read("http.max-streams", limits.maxStreams, 0...1_000_000)
         limits.backlog = try read("http.backlog", limits.backlog, 1...65_535)
+        limits.abusePenalty = .seconds(Int64(try read("http.abuse-penalty", 30, 0...86_400)))
         return limits
     }
 

@@ -25,7 +25,7 @@ struct Settings: Sendable {
         "store.instance-id": "--instance-id", "store.lease-seconds": "--lease-seconds",
         "http.max-connections": "--max-connections", "http.max-connections-per-client": "--max-connections-per-client",
         "http.header-timeout": "--header-timeout", "http.idle-timeout": "--idle-timeout",
-        "http.max-streams": "--max-streams", "http.backlog": "--backlog",
+        "http.max-streams": "--max-streams", "http.backlog": "--backlog", "http.abuse-penalty": "--abuse-penalty",
         "http.registrations-per-minute": "--registrations-per-minute", "http.metrics": "--metrics",
         "scoreboard.keep-finished-minutes": "--keep-finished-minutes",
         "log.level": "--log-level",

@@ -105,8 +105,10 @@ import Testing
 
     /// Sends `bytes` on a new connection to `port` and returns what came back before the server
     /// closed the connection (or `wait` passed).
-    static func exchange(_ bytes: [UInt8], port: Int, wait: Duration = .seconds(10)) async throws -> String {
-        let channel = try await connect(port: port)
+    static func exchange(_ bytes: [UInt8], port: Int, from source: String? = nil, wait: Duration = .seconds(10))
+        async throws -> String
+    {
+        let channel = try await connect(port: port, from: source)
         return try await withThrowingTaskGroup(of: String.self) { group in
             group.addTask {
                 try await channel.executeThenClose { inbound, outbound in
@@ -139,8 +141,12 @@ import Testing
     }
 
     /// A plain TCP connection to the server on `port` (loopback).
-    static func connect(port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    /// A connection to the server, from `source` (a loopback address) when given.
+    static func connect(port: Int, from source: String? = nil) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        return
+            try await bootstrap
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
@@ -219,7 +225,10 @@ import Testing
         let captured = CapturedLines()
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
-        fixture.options.gate = ConnectionGate(limits: ConnectionLimits(), logger: captured.logger)
+        // The client is never barred here (what is measured is the log).
+        var limits = ConnectionLimits()
+        limits.abusePenalty = .zero
+        fixture.options.gate = ConnectionGate(limits: limits, logger: captured.logger)
         let started = ContinuousClock.now
         try await fixture.live(logger: captured.logger) { client in
             let port = try #require(client.port)
@@ -284,10 +293,15 @@ import Testing
             closed.succeed()
         }
 
-        static func open(port: Int, request: String) async throws -> (any Channel, KeepAliveClient) {
+        static func open(port: Int, request: String, from source: String? = nil) async throws -> (
+            any Channel, KeepAliveClient
+        ) {
             let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
             let client = KeepAliveClient(eventLoop: eventLoop)
-            let channel = try await ClientBootstrap(group: eventLoop)
+            var bootstrap = ClientBootstrap(group: eventLoop)
+            if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+            let channel =
+                try await bootstrap
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(client) }
                 }
@@ -345,6 +359,72 @@ import Testing
             #expect(stream.0.isActive)
             #expect(newcomers[1...].allSatisfy { $0.0.isActive })
             for client in newcomers + [stream] { try? await client.0.close() }
+        }
+    }
+
+    /// At the cap, a client holding many connections does not take an idle one from a client
+    /// holding about as many (idlers from many addresses would otherwise evict one another without
+    /// end); a client holding few does.
+    @Test(.timeLimit(.minutes(2))) func clientsHoldingManyConnectionsDoNotEvictEachOther() async throws {
+        try await Self.live({ api in
+            var limits = ConnectionLimits()
+            // Four idlers of one client, four streams of another, and the test client's own.
+            limits.maxConnections = 9
+            limits.maxConnectionsPerClient = 0
+            limits.headerTimeout = .seconds(3600)
+            limits.idleTimeout = .seconds(3600)
+            api.gate = ConnectionGate(limits: limits)
+        }) { port in
+            var held: [(any Channel, KeepAliveClient)] = []
+            for _ in 0..<4 {
+                let idler = try await KeepAliveClient.open(
+                    port: port, request: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", from: "127.0.0.2")
+                _ = try await idler.1.answered.futureResult.get()
+                held.append(idler)
+            }
+            for _ in 0..<4 {
+                held.append(
+                    try await KeepAliveClient.open(
+                        port: port,
+                        request: "GET /api/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n",
+                        from: "127.0.0.3"))
+            }
+            // The streams' client holds four: the idlers' client would be left with three.
+            let many = try await KeepAliveClient.open(
+                port: port, request: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", from: "127.0.0.3")
+            let refused = try await many.1.answered.futureResult.get()
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused.prefix(80))")
+            #expect(held[0...3].allSatisfy { $0.0.isActive })
+            // A client with no connection gets the idlers' oldest.
+            let few = try await KeepAliveClient.open(
+                port: port, request: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", from: "127.0.0.4")
+            let served = try await few.1.answered.futureResult.get()
+            #expect(served.hasPrefix("HTTP/1.1 200"), "\(served.prefix(80))")
+            try await held[0].1.closed.futureResult.get()
+            for client in held + [many, few] { try? await client.0.close() }
+        }
+    }
+
+    /// A client that keeps sending what the server cannot read is refused for a while (each
+    /// such request costs the server a connection and an answer); another client is not.
+    @Test func aClientWithRepeatedProtocolErrorsIsRefusedForAWhileAndNoOneElse() async throws {
+        try await Self.live({ api in
+            var limits = api.gate.limits
+            limits.abuseStrikes = 3
+            limits.abusePenalty = .seconds(600)
+            api.gate = ConnectionGate(limits: limits)
+        }) { port in
+            let malformed = Array("GET / HTTP/1.1 extra\r\nHost: x\r\n\r\n".utf8)
+            for _ in 0..<3 {
+                let answer = try await Self.exchange(malformed, port: port, from: "127.0.0.7")
+                #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(80))")
+            }
+            let healthz = Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+            let refused = try await Self.exchange(healthz, port: port, from: "127.0.0.7")
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused.prefix(80))")
+            #expect(refused.contains("repeated protocol errors"), "\(refused)")
+            let other = try await Self.exchange(healthz, port: port, from: "127.0.0.8")
+            #expect(other.hasPrefix("HTTP/1.1 200"), "\(other.prefix(80))")
         }
     }
 

@@ -170,7 +170,9 @@ package struct AnalyticsAPI: Sendable {
                     let query = try KeenQuery.parse(
                         analysis, parameters: parameters, now: now(),
                         keyFilters: try KeenFilter.parseList(key.queryFilters))
-                    let result = try await queries.run { budget in
+                    // Turns are shared fairly between each project's clients.
+                    let share = "\(id) \(ConnectionGate.clientKey(context.remoteAddress))"
+                    let result = try await queries.run(for: share) { budget in
                         try await store.query(project: id, query, budget: budget)
                     }
                     if case .object(let object) = result, analysis == "funnel" {

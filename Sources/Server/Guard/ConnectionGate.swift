@@ -28,17 +28,37 @@ package final class ConnectionGate: Sendable {
         /// Connections closed to make room: already released, so their own release is not counted.
         var evicted: Set<Int> = []
         var evictedIdle = 0
+        /// Protocol violations per client in the current minute, and when that minute began.
+        var strikes: [String: (count: Int, since: NIODeadline)] = [:]
+        /// Clients whose new connections are refused until then.
+        var barred: [String: NIODeadline] = [:]
+        var refusedBarred = 0
+        var barredClients = 0
 
-        /// Takes the connection that has been idle longest out of the counts (to be closed), if any.
-        mutating func evictOldestIdle() -> IdleConnection? {
-            while idleHead < idleOrder.count {
-                let id = idleOrder[idleHead]
-                idleHead += 1
-                guard let connection = idle.removeValue(forKey: id) else { continue }
-                if idleHead > 1024 && idleHead * 2 > idleOrder.count {
-                    idleOrder.removeFirst(idleHead)
-                    idleHead = 0
+        /// Takes the connection that has been idle longest out of the counts (to be closed) for a
+        /// new connection of `client`, if any: among the 64 idle longest, the first of `client`
+        /// itself or of a client that would still hold more connections than `client` after the
+        /// swap (so that clients holding many connections cannot take turns evicting one another,
+        /// and one holding few always finds room).
+        mutating func evictOldestIdle(for client: String) -> IdleConnection? {
+            let newcomer = byClient[client, default: 0]
+            // Entries no longer idle, at the head, are dropped as they are met.
+            while idleHead < idleOrder.count, idle[idleOrder[idleHead]] == nil { idleHead += 1 }
+            if idleHead > 1024 && idleHead * 2 > idleOrder.count {
+                idleOrder.removeFirst(idleHead)
+                idleHead = 0
+            }
+            var index = idleHead
+            var looked = 0
+            while index < idleOrder.count && looked < 64 && index - idleHead < 4096 {
+                let id = idleOrder[index]
+                index += 1
+                guard let candidate = idle[id] else { continue }
+                looked += 1
+                guard candidate.client == client || byClient[candidate.client, default: 0] >= newcomer + 2 else {
+                    continue
                 }
+                let connection = idle.removeValue(forKey: id)!
                 open -= 1
                 let left = byClient[connection.client, default: 1] - 1
                 byClient[connection.client] = left > 0 ? left : nil
@@ -81,6 +101,13 @@ package final class ConnectionGate: Sendable {
     package func admit(_ address: SocketAddress?) -> Admission {
         let client = Self.clientKey(address)
         let (admission, evicted): (Admission, IdleConnection?) = state.withLock { state in
+            if let until = state.barred[client] {
+                if until > .now() {
+                    state.refusedBarred += 1
+                    return (.refused(reason: "refused after repeated protocol errors; try again later"), nil)
+                }
+                state.barred[client] = nil
+            }
             let perClient = limits.maxConnectionsPerClient
             if perClient > 0 && state.byClient[client, default: 0] >= perClient {
                 state.refusedPerClient += 1
@@ -88,7 +115,7 @@ package final class ConnectionGate: Sendable {
             }
             var evicted: IdleConnection?
             if state.open >= maximum {
-                evicted = state.evictOldestIdle()
+                evicted = state.evictOldestIdle(for: client)
                 if evicted == nil {
                     state.refusedTotal += 1
                     return (.refused(reason: "the server has \(maximum) connections open"), nil)
@@ -152,6 +179,40 @@ package final class ConnectionGate: Sendable {
         }
     }
 
+    /// A client broke the protocol (`reason`): at `abuseStrikes` within a minute its new
+    /// connections are refused for `abusePenalty` (logged once per client per minute).
+    func struck(client: String, reason: String) {
+        guard limits.abusePenalty > .zero, limits.abuseStrikes > 0 else { return }
+        let barred = state.withLock { state -> Bool in
+            let now = NIODeadline.now()
+            var strikes = state.strikes[client] ?? (0, now)
+            if now - strikes.since > .minutes(1) { strikes = (0, now) }
+            strikes.count += 1
+            // Forgotten clients: a minute's strikes are all a decision needs.
+            if state.strikes.count > 100_000 {
+                state.strikes = state.strikes.filter { now - $0.value.since < .minutes(1) }
+            }
+            guard strikes.count >= limits.abuseStrikes else {
+                state.strikes[client] = strikes
+                return false
+            }
+            state.strikes[client] = nil
+            state.barred[client] = now + limits.abusePenalty
+            state.barredClients += 1
+            if state.barred.count > 100_000 { state.barred = state.barred.filter { $0.value > now } }
+            return true
+        }
+        if barred {
+            // Once per bar: at most once per client per penalty.
+            refusals.logger.notice(
+                "client barred after repeated protocol errors",
+                metadata: [
+                    "client": "\(client)", "strikes": "\(limits.abuseStrikes) within a minute", "last": "\(reason)",
+                    "refused_for": "\(limits.abusePenalty.nanoseconds / 1_000_000_000) s",
+                ])
+        }
+    }
+
     /// A connection that sent no complete request head in time, answered 408.
     func timedOut(client: String, reason: String) {
         state.withLock { $0.timedOut += 1 }
@@ -162,6 +223,7 @@ package final class ConnectionGate: Sendable {
     func malformed(client: String, status: String, reason: String) {
         state.withLock { $0.malformed += 1 }
         refusals.refused(client: client, status: status, reason: reason)
+        struck(client: client, reason: reason)
     }
 
     /// Counts for /metrics.
@@ -174,6 +236,10 @@ package final class ConnectionGate: Sendable {
         package var malformed: Int
         /// Idle keep-alive connections closed to make room for new ones.
         package var evictedIdle: Int
+        /// Connections refused because their client was barred for protocol errors, and the
+        /// times a client was barred.
+        package var refusedBarred = 0
+        package var barredClients = 0
     }
 
     package var counts: Counts {
@@ -181,7 +247,7 @@ package final class ConnectionGate: Sendable {
             Counts(
                 open: $0.open, clients: $0.byClient.count, refusedTotal: $0.refusedTotal,
                 refusedPerClient: $0.refusedPerClient, timedOut: $0.timedOut, malformed: $0.malformed,
-                evictedIdle: $0.evictedIdle)
+                evictedIdle: $0.evictedIdle, refusedBarred: $0.refusedBarred, barredClients: $0.barredClients)
         }
     }
 

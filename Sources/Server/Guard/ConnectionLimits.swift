@@ -19,6 +19,12 @@ package struct ConnectionLimits: Sendable {
     package var maxHeaderBytes = 16 * 1024
     /// A request with more header fields than this is answered 431 and the connection closed.
     package var maxHeaderCount = 100
+    /// A client that broke the protocol `abuseStrikes` times within a minute (requests the
+    /// decoder could not read, HTTP/2 connections closed for a protocol error: rapid resets,
+    /// stream floods) has its new connections refused (503) for this long; zero for never (a
+    /// server behind a proxy sees one address for everyone).
+    package var abusePenalty = TimeAmount.seconds(30)
+    package var abuseStrikes = 5
     /// Live-stream clients (SSE and WebSocket together); more are answered 503.
     package var maxStreams = 20_000
     /// Connections the kernel completes before the server accepts them (the listen backlog,

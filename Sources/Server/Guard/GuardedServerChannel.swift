@@ -2,6 +2,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 
 /// A server's child channel with the gate in front: the connection guard first in every
 /// connection's pipeline (on raw bytes), and the parser-error responder right after the HTTP
@@ -39,5 +40,45 @@ extension GuardedServerChannel {
             try operations.addHandler(
                 KeepAliveTracker(gate: gate, connectionGuard: connectionGuard), position: .after(responder))
         }
+    }
+
+    /// What an HTTP/2 connection's pipeline gets once set up: at its end, the watcher that
+    /// counts its protocol errors against its client.
+    static func protocolErrorWatcher(gate: ConnectionGate) -> @Sendable (any Channel) throws -> Void {
+        { channel in
+            let operations = channel.pipeline.syncOperations
+            let client =
+                try operations.handler(type: ConnectionGuardHandler.self).client
+                ?? ConnectionGate.clientKey(channel.remoteAddress)
+            // Right after the HTTP/2 handler: the connection manager behind it closes on an error
+            // and passes none on.
+            let http2 = try operations.handler(type: NIOHTTP2Handler.self)
+            try operations.addHandler(ProtocolErrorWatcher(gate: gate, client: client), position: .after(http2))
+        }
+    }
+}
+
+/// Right after an HTTP/2 connection's HTTP/2 handler: a protocol error it reports (a flood of
+/// resets, too many streams, a malformed frame: the handler answers with GOAWAY and the
+/// connection closes) is a strike against the client at the gate; network errors are not.
+final class ProtocolErrorWatcher: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = Any
+
+    private let gate: ConnectionGate
+    private let client: String
+    private var struck = false
+
+    init(gate: ConnectionGate, client: String) {
+        self.gate = gate
+        self.client = client
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !struck, error is any NIOHTTP2Error {
+            // One strike a connection, however many errors its end raises.
+            struck = true
+            gate.struck(client: client, reason: "HTTP/2: \(error)")
+        }
+        context.fireErrorCaught(error)
     }
 }

@@ -30,14 +30,19 @@ struct HTTP1OrHTTP2Channel<HTTP1: ServerChildChannel>: ServerChildChannel {
     /// What else an HTTP/1.1 connection's pipeline needs once it is set up (the parser-error
     /// responder after its decoder).
     var configureHTTP1: @Sendable (any Channel) throws -> Void = { _ in }
+    /// And an HTTP/2 connection's (the protocol-error watcher at its end).
+    var configureHTTP2: @Sendable (any Channel) throws -> Void = { _ in }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let promise = channel.eventLoop.makePromise(of: Chosen.self)
-            let (http1, http2, configureHTTP1) = (http1, http2, configureHTTP1)
+            let (http1, http2, configureHTTP1, configureHTTP2) = (http1, http2, configureHTTP1, configureHTTP2)
             let sniffer = PrefaceSniffer<Chosen> { isHTTP2 in
                 isHTTP2
-                    ? http2.setup(channel: channel, logger: logger).map(Chosen.http2)
+                    ? http2.setup(channel: channel, logger: logger).flatMapThrowing { value in
+                        try configureHTTP2(channel)
+                        return Chosen.http2(value)
+                    }
                     : http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
                         try configureHTTP1(channel)
                         return Chosen.http1(value)

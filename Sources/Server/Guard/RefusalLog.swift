@@ -11,7 +11,7 @@ package final class RefusalLog: Sendable {
         var unlogged: Int
     }
 
-    private let logger: Logger
+    let logger: Logger
     private let interval: Duration
     private let windows = Mutex<[String: Window]>([:])
     /// Clients remembered at most: past it the windows start again (a line each, at worst).
