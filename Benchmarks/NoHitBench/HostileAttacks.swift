@@ -138,6 +138,15 @@ final class Attacks: Sendable {
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Discard()) }
             }
         }
+        return await connect(bootstrap, from: source, send: ByteBuffer(string: request), onClose: onClose)
+    }
+
+    /// Connects from `source`, keeps the channel (to close at `stop()`) until it closes, then
+    /// calls `onClose`, and sends `bytes`; nil when it could not connect or the attacks stopped.
+    private func connect(
+        _ bootstrap: ClientBootstrap, from source: String, send bytes: ByteBuffer,
+        onClose: @escaping @Sendable () -> Void
+    ) async -> (any Channel)? {
         guard let source = try? SocketAddress(ipAddress: source, port: 0),
             let channel = try? await bootstrap.bind(to: source).connect(to: server).get()
         else { return nil }
@@ -151,11 +160,11 @@ final class Attacks: Sendable {
             state.withLock { _ = $0.channels.removeValue(forKey: id) }
             onClose()
         }
-        if !kept {
+        guard kept else {
             channel.close(promise: nil)
             return nil
         }
-        channel.writeAndFlush(ByteBuffer(string: request), promise: nil)
+        channel.writeAndFlush(bytes, promise: nil)
         return channel
     }
 
@@ -328,7 +337,7 @@ final class Attacks: Sendable {
                     open.add(-1)
                     if !stopped { tally("HTTP/2 streams", "connections closed by the server") }
                 }
-                if !connected {
+                if connected == nil {
                     open.add(-1)
                     tally("HTTP/2 streams", "refused or failed to connect")
                 } else {
@@ -361,12 +370,11 @@ final class Attacks: Sendable {
                 return buffer
             }
             frames.writeImmutableBuffer(pairs())
-            var channel: (any Channel)?
-            let connected = await connectHTTP2(from: "127.0.0.21", frames: frames, keep: { channel = $0 }) { _ in
+            let connected = await connectHTTP2(from: "127.0.0.21", frames: frames) { _ in
             } onClose: {
                 closed.add(1)
             }
-            guard connected, let channel else {
+            guard let channel = connected else {
                 tally("HTTP/2 rapid reset", "refused or failed to connect")
                 try? await Task.sleep(for: .milliseconds(100))
                 continue
@@ -382,36 +390,19 @@ final class Attacks: Sendable {
         }
     }
 
+    /// An h2c connection from `source` that starts with `frames` and answers the server's
+    /// SETTINGS and PINGs.
     private func connectHTTP2(
-        from source: String, frames: ByteBuffer, keep: (any Channel) -> Void = { _ in },
-        answered: @escaping @Sendable (Int) -> Void, onClose: @escaping @Sendable () -> Void
-    ) async -> Bool {
-        guard let address = try? SocketAddress(ipAddress: source, port: 0),
-            let channel = try? await ClientBootstrap(group: group).connectTimeout(.seconds(5))
-                .channelInitializer({ channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(HTTP2FrameReader(answered: answered))
-                    }
-                })
-                .bind(to: address).connect(to: server).get()
-        else { return false }
-        let id = ObjectIdentifier(channel)
-        let kept = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
-            state.channels[id] = channel
-            return true
-        }
-        channel.closeFuture.whenComplete { [self] _ in
-            state.withLock { _ = $0.channels.removeValue(forKey: id) }
-            onClose()
-        }
-        guard kept else {
-            channel.close(promise: nil)
-            return false
-        }
-        keep(channel)
-        channel.writeAndFlush(frames, promise: nil)
-        return true
+        from source: String, frames: ByteBuffer, answered: @escaping @Sendable (Int) -> Void,
+        onClose: @escaping @Sendable () -> Void
+    ) async -> (any Channel)? {
+        let bootstrap = ClientBootstrap(group: group).connectTimeout(.seconds(5))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(HTTP2FrameReader(answered: answered))
+                }
+            }
+        return await connect(bootstrap, from: source, send: frames, onClose: onClose)
     }
 }
 

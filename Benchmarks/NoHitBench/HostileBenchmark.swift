@@ -290,7 +290,8 @@ final class MemorySampler: Sendable {
     }
 }
 
-/// The real clients' answers and latencies, by request.
+/// Real clients' answers and latencies, by request (and their streams' events), for the hostile
+/// and idle benchmarks.
 final class RealResults: Sendable {
     private struct Entry {
         var took: [Duration] = []
@@ -339,10 +340,13 @@ final class RealResults: Sendable {
         }
         all.sort()
         let total = all.count
+        let streams =
+            events.isEmpty
+            ? ""
+            : "; streams: \(events.count) held, events each \(events.min()!)-\(events.max()!), \(closed) closed "
+                + "before the end"
         return "real clients: \(total) requests, \(errors) errors; connect to last byte p50 \(at(all, 0.5)), "
-            + "p99 \(at(all, 0.99)), max \(at(all, 1.0)); streams: \(events.count) held, events each "
-            + "\(events.min() ?? 0)-\(events.max() ?? 0), \(closed) closed before the end\n"
-            + lines.joined(separator: "\n")
+            + "p99 \(at(all, 0.99)), max \(at(all, 1.0))\(streams)\n" + lines.joined(separator: "\n")
     }
 }
 

@@ -68,10 +68,10 @@ struct IdleBenchmark: AsyncParsableCommand {
             server.waitUntilExit()
         }
         let serverAddress = try SocketAddress(ipAddress: "127.0.0.1", port: port)
-        let probe = Probe(group: loops, server: serverAddress)
+        let probe = RawHTTP(group: loops, server: serverAddress)
         // Up when /healthz answers (from a real client's address).
         let startedAt = ContinuousClock.now
-        while (try? await probe.get("/healthz", from: "127.0.0.2").status) != 200 {
+        while (try? await probe.request("GET /healthz", from: "127.0.0.2").status) != 200 {
             guard ContinuousClock.now - startedAt < .seconds(60), server.isRunning else {
                 throw ValidationError("the server did not start")
             }
@@ -100,7 +100,7 @@ struct IdleBenchmark: AsyncParsableCommand {
         let attemptsBefore = attacker.attempts
         let measuredFrom = ContinuousClock.now
         let deadline = measuredFrom + .seconds(seconds)
-        let results = Results()
+        let results = RealResults()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<clients {
                 let source = "127.0.0.\(2 + index)"
@@ -110,8 +110,8 @@ struct IdleBenchmark: AsyncParsableCommand {
                         let path = turn % 2 == 0 ? "/healthz" : "/api/attempts"
                         turn += 1
                         let start = ContinuousClock.now
-                        let answer = try? await probe.get(path, from: source)
-                        results.record(path: path, status: answer?.status, took: ContinuousClock.now - start)
+                        let answer = try? await probe.request("GET " + path, from: source)
+                        results.record(path, status: answer?.status, took: ContinuousClock.now - start)
                         try? await Task.sleep(for: .milliseconds(pause))
                     }
                 }
@@ -122,7 +122,7 @@ struct IdleBenchmark: AsyncParsableCommand {
         let benchCPU = ProcessTimes.cpuSeconds() - benchCPUBefore
         let heldDuring = attacker.open
         let attempts = attacker.attempts - attemptsBefore
-        let metrics = (try? await probe.get("/metrics", from: "127.0.0.2").body) ?? ""
+        let metrics = (try? await probe.request("GET /metrics", from: "127.0.0.2").body) ?? ""
         attacker.stop()
         await attacking.value
         let serverMemory = ProcessMemory.kilobytes("VmHWM", pid: "\(server.processIdentifier)")
@@ -137,9 +137,7 @@ struct IdleBenchmark: AsyncParsableCommand {
         print(
             "attacker: held \(held) connections after \(ms(rampTime)) of ramp, \(heldDuring) at the end; "
                 + "\(attempts) connection attempts while measured (\(Int(Double(attempts) / span))/s)")
-        for path in ["/healthz", "/api/attempts"] {
-            print(results.summary(path: path))
-        }
+        print(results.summary())
         print(
             String(
                 format: "cpu: server %.2f s in %.1f s (%.0f %% of one core); benchmark process %.2f s",
@@ -169,86 +167,6 @@ struct IdleBenchmark: AsyncParsableCommand {
 
     /// User plus system CPU seconds of another process, from /proc.
     static func cpuSeconds(pid: Int32) -> Double { ProcessTimes.cpuSeconds(pid: pid) }
-}
-
-/// Answers and latencies of the real clients, by path.
-private final class Results: Sendable {
-    private struct Entry {
-        var took: [Duration] = []
-        var statuses: [String: Int] = [:]
-    }
-
-    private let entries = Mutex<[String: Entry]>([:])
-
-    func record(path: String, status: Int?, took: Duration) {
-        entries.withLock { entries in
-            entries[path, default: Entry()].took.append(took)
-            entries[path, default: Entry()].statuses[status.map(String.init) ?? "no answer", default: 0] += 1
-        }
-    }
-
-    func summary(path: String) -> String {
-        let entry = entries.withLock { $0[path] } ?? Entry()
-        let sorted = entry.took.sorted()
-        func at(_ p: Double) -> String {
-            guard !sorted.isEmpty else { return "-" }
-            let value = sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
-            return String(format: "%.1f ms", SSEBenchmark.seconds(value) * 1000)
-        }
-        let statuses = entry.statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(
-            separator: ", ")
-        return "\(path): \(sorted.count) requests (\(statuses)); connect to last byte p50 \(at(0.5)), "
-            + "p99 \(at(0.99)), max \(at(1.0))"
-    }
-}
-
-/// One request on a new connection from a chosen loopback address: the status and body.
-private struct Probe: Sendable {
-    let group: any EventLoopGroup
-    let server: SocketAddress
-
-    func get(_ path: String, from source: String) async throws -> (status: Int, body: String) {
-        let done = group.next().makePromise(of: [UInt8].self)
-        let channel = try await ClientBootstrap(group: group)
-            .connectTimeout(.seconds(10))
-            .bind(to: try SocketAddress(ipAddress: source, port: 0))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(WholeResponse(done: done))
-                }
-            }
-            .connect(to: server).get()
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-        channel.writeAndFlush(ByteBuffer(string: request), promise: nil)
-        let timeout = channel.eventLoop.scheduleTask(in: .seconds(10)) { channel.close(promise: nil) }
-        defer { timeout.cancel() }
-        let bytes = try await done.futureResult.get()
-        let text = String(decoding: bytes, as: UTF8.self)
-        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
-        let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-        return (status, body)
-    }
-}
-
-/// Gathers a response until the server closes (`Connection: close`).
-private final class WholeResponse: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    private var bytes: [UInt8] = []
-    private let done: EventLoopPromise<[UInt8]>
-
-    init(done: EventLoopPromise<[UInt8]>) { self.done = done }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        bytes.append(contentsOf: unwrapInboundIn(data).readableBytesView)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        done.succeed(bytes)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
 }
 
 /// Idle connections from 127.0.0.1: opens up to `target`, at most `perRound` every 100 ms, and

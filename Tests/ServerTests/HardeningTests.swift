@@ -313,20 +313,23 @@ import Testing
         }
     }
 
+    /// A gate with `maxConnections` connections in all and no per-client limit, where only the cap
+    /// closes a connection: not the 408 for a connection that sends no request (the test client's
+    /// own) nor the idle timeout, however slow the machine.
+    static func onlyTheCapCloses(at maxConnections: Int) -> ConnectionGate {
+        var limits = ConnectionLimits()
+        limits.maxConnections = maxConnections
+        limits.maxConnectionsPerClient = 0
+        limits.headerTimeout = .seconds(3600)
+        limits.idleTimeout = .seconds(3600)
+        return ConnectionGate(limits: limits)
+    }
+
     /// At the connection cap, the keep-alive connection idle the longest is closed for a new
     /// client, which is served (before: 503 while the idlers held every slot).
     @Test(.timeLimit(.minutes(2))) func idleKeepAliveConnectionsGiveWayAtTheCap() async throws {
-        try await Self.live({ api in
-            var limits = ConnectionLimits()
-            // Eight idlers and the test client's own connection (open, never used).
-            limits.maxConnections = 9
-            limits.maxConnectionsPerClient = 0
-            // Only the cap closes a connection here: not the 408 for a connection that sends no
-            // request (the test client's own) nor the idle timeout, however slow the machine.
-            limits.headerTimeout = .seconds(3600)
-            limits.idleTimeout = .seconds(3600)
-            api.gate = ConnectionGate(limits: limits)
-        }) { port in
+        // Eight idlers and the test client's own connection (open, never used).
+        try await Self.live({ $0.gate = Self.onlyTheCapCloses(at: 9) }) { port in
             var idlers: [(any Channel, KeepAliveClient)] = []
             for _ in 0..<8 {
                 let idler = try await KeepAliveClient.open(
@@ -368,15 +371,8 @@ import Testing
     /// holding about as many (idlers from many addresses would otherwise evict one another without
     /// end); a client holding few does.
     @Test(.timeLimit(.minutes(2))) func clientsHoldingManyConnectionsDoNotEvictEachOther() async throws {
-        try await Self.live({ api in
-            var limits = ConnectionLimits()
-            // Four idlers of one client, four streams of another, and the test client's own.
-            limits.maxConnections = 9
-            limits.maxConnectionsPerClient = 0
-            limits.headerTimeout = .seconds(3600)
-            limits.idleTimeout = .seconds(3600)
-            api.gate = ConnectionGate(limits: limits)
-        }) { port in
+        // Four idlers of one client, four streams of another, and the test client's own.
+        try await Self.live({ $0.gate = Self.onlyTheCapCloses(at: 9) }) { port in
             var held: [(any Channel, KeepAliveClient)] = []
             for _ in 0..<4 {
                 let idler = try await KeepAliveClient.open(
