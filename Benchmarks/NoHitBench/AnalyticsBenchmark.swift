@@ -55,7 +55,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: executable)
         server.arguments = [
-            "serve", "--port", "\(port)", "--replay", "2020-08-25", "--speed", "1", "--data", "Data/retrosheet",
+            "serve", "--port", "\(port)", "--date", "2020-08-25", "--speed", "1", "--data", "Data/retrosheet",
             "--data-dir", work, "--log-level", "error",
             // One client writing a million events as fast as it can: no per-key or per-client rate.
             "--config", try Self.unlimitedRates(in: work),

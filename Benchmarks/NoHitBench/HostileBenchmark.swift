@@ -63,7 +63,7 @@ struct HostileBenchmark: AsyncParsableCommand {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: executable)
         server.arguments = [
-            "serve", "--port", "\(port)", "--replay", "2020-08-25", "--speed", "60", "--data", "Data/retrosheet",
+            "serve", "--port", "\(port)", "--date", "2020-08-25", "--speed", "60", "--data", "Data/retrosheet",
             "--data-dir", work, "--log-level", "error",
         ]
         server.standardOutput = FileHandle(forWritingAtPath: "/dev/null")

@@ -58,7 +58,7 @@ struct IdleBenchmark: AsyncParsableCommand {
         server.executableURL = URL(fileURLWithPath: executable)
         server.arguments =
             [
-                "serve", "--port", "\(port)", "--replay", "2020-08-25", "--speed", "60", "--data", "Data/retrosheet",
+                "serve", "--port", "\(port)", "--date", "2020-08-25", "--speed", "60", "--data", "Data/retrosheet",
                 "--data-dir", work + "/data", "--log-level", "error",
             ] + serveArguments
         server.standardOutput = FileHandle(forWritingAtPath: "/dev/null")

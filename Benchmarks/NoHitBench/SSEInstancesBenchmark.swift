@@ -68,7 +68,7 @@ struct SSEInstancesBenchmark: AsyncParsableCommand {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = [
-                "serve", "--replay", date, "--speed", "\(speed)", "--data", data, "--port", "0", "--database", url,
+                "serve", "--date", date, "--speed", "\(speed)", "--data", data, "--port", "0", "--database", url,
                 "--data-dir", work, "--instance-id", "i\(index + 1)", "--lease-seconds", "\(leaseSeconds)",
                 "--max-connections-per-client", "0", "--log-level", "error",
             ]
@@ -145,7 +145,7 @@ struct SSEInstancesBenchmark: AsyncParsableCommand {
         let expected = moments * clients
 
         print(
-            "workload: \(instances) `nohit serve` processes (`\(executable) serve --replay \(date) --speed \(Int(speed)) "
+            "workload: \(instances) `nohit serve` processes (`\(executable) serve --date \(date) --speed \(Int(speed)) "
                 + "--database <postgres, schema \(schema)> --instance-id iN --lease-seconds \(leaseSeconds)`) on one "
                 + "PostgreSQL database, \(clients) SSE clients (HTTP/1.1) split evenly, each instance's in a client "
                 + "process of its own; \(games.count) games, \(moments) moments, the day over \(Int(span / speed)) s; "

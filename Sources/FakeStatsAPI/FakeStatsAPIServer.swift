@@ -288,6 +288,10 @@ package final class FakeStatsAPIServer: Sendable {
             try inject(fault)
             return Response(status: .accepted)
         }
+        router.delete("faults") { [self] _, _ in
+            faults.withLock { $0.removeAll() }
+            return Response(status: .noContent)
+        }
         router.get("faults") { [self] _, _ in
             Self.json(try Self.encoder.encode(faults.withLock { $0 }))
         }

@@ -52,6 +52,8 @@ package struct APIServer: Sendable {
         package var keepFinished: TimeInterval = 3 * 3600
         /// Where live games come from (`replay` or `statsapi`), for the page's data notice.
         package var source = "replay"
+        /// How the source is doing, for `/readyz` and the metrics (nil: a replay, always current).
+        package var sourceStatus: (@Sendable () -> SourceStatus)?
         /// The deals: today's answers and histories (none: the deal endpoints answer 404).
         package var deals: DealDesk?
         /// Keen's API under `/3.0/projects/...` (the store's analytics).
@@ -105,7 +107,12 @@ package struct APIServer: Sendable {
                 try await options.metrics.scrape(
                     board: board, feed: feed, outboxStore: options.outbox, attemptOuts: options.attemptOuts,
                     gate: options.gate, stalls: options.stalls, pacing: options.pacing,
-                    analytics: options.analytics?.queries)
+                    analytics: options.analytics?.queries, source: options.sourceStatus?())
+            },
+            readiness: { [store] in
+                await Readiness.check(
+                    ping: { try await store.ping() },
+                    source: options.sourceStatus?() ?? SourceStatus(kind: options.source, ready: true))
             },
             metricsAccess: options.metricsAccess, adminToken: options.adminToken,
             configuration: { [seasons, clock] in

@@ -31,6 +31,12 @@ package final class ServerMetrics: Sendable {
     private let stalledClosed: Prometheus.Gauge
     private let pacedWaits: Prometheus.Gauge
     private let queries: [String: Prometheus.Gauge]
+    private let sourceReady: Prometheus.Gauge
+    private let sourceLastSuccess: Prometheus.Gauge
+    private let sourceRequests: [String: Prometheus.Gauge]
+
+    /// The outcomes `nohit_source_requests` counts.
+    package static let sourceOutcomes = ["ok", "http", "timeout", "connection", "unreadable"]
 
     /// The latency buckets of `nohit_alert_latency_seconds`, in seconds.
     package static let latencyBuckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
@@ -103,13 +109,38 @@ package final class ServerMetrics: Sendable {
                 help: "Keen API queries since start stopped at their time limit, or refused a turn (429).")
         }
         self.queries = queries
+        sourceReady = registry.makeGauge(
+            name: "nohit_source_ready",
+            help:
+                "1 when the source of games is current (as /readyz says: the Stats API answered within its expected wait), else 0."
+        )
+        sourceLastSuccess = registry.makeGauge(
+            name: "nohit_source_last_success_timestamp_seconds",
+            help: "When the Stats API last answered a request (Unix time; 0 before the first answer or for a replay).")
+        var sourceRequests: [String: Prometheus.Gauge] = [:]
+        for outcome in Self.sourceOutcomes {
+            sourceRequests[outcome] = registry.makeGauge(
+                name: "nohit_source_requests", labels: [("outcome", outcome)],
+                help:
+                    "Stats API requests since start by outcome: ok, http (another status), timeout, connection, "
+                    + "unreadable (not the JSON expected).")
+        }
+        self.sourceRequests = sourceRequests
+        registry.makeGauge(
+            name: "nohit_build_info", labels: [("version", BuildInfo.version), ("swift", BuildInfo.swift)],
+            help: "Always 1: the release running and the Swift compiler that built it."
+        ).set(1.0)
     }
 
     /// The Prometheus text, with the gauges read now.
     package func scrape(
         board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate,
-        stalls: StreamStallWatch? = nil, pacing: StreamPacing? = nil, analytics: AnalyticsQueries? = nil
+        stalls: StreamStallWatch? = nil, pacing: StreamPacing? = nil, analytics: AnalyticsQueries? = nil,
+        source: SourceStatus? = nil
     ) async throws -> [UInt8] {
+        sourceReady.set((source?.ready ?? true) ? 1.0 : 0.0)
+        sourceLastSuccess.set(source?.lastSuccess?.timeIntervalSince1970 ?? 0)
+        for (outcome, gauge) in sourceRequests { gauge.set(Double(source?.requests[outcome] ?? 0)) }
         if let stalls { stalledClosed.set(Double(stalls.closedCount)) }
         if let pacing { pacedWaits.set(Double(pacing.waitCount)) }
         if let counts = analytics?.counts {

@@ -77,6 +77,8 @@ package struct StatsAPIPoller: Sendable {
     /// each); asked before every request. A game not polled here is asked about again after
     /// `settings.claimInterval`, and its feed is read whole when it is taken up.
     package var shouldPoll: @Sendable (_ gameID: String) async throws -> Bool = { _ in true }
+    /// Where each request's outcome is recorded (`/readyz`, the metrics).
+    package var health: PollerHealth?
 
     package init(transport: any StatsAPITransport, clock: any WallClock, logger: Logger) {
         self.transport = transport
@@ -117,6 +119,7 @@ package struct StatsAPIPoller: Sendable {
                 } catch is CancellationError {
                     return
                 } catch {
+                    health?.failed(error, at: clock.now())
                     log([machine.scheduleFailed(error, now: now, random: random())])
                 }
                 // Outside the request's error handling: a failure downstream ends the poller.
@@ -149,11 +152,16 @@ package struct StatsAPIPoller: Sendable {
                     return answers.sorted { $0.0 < $1.0 }
                 }
                 for (pk, answer) in answers {
+                    switch answer {
+                    case .success: health?.answered(at: clock.now())
+                    case .failure(let error): health?.failed(error, at: clock.now())
+                    }
                     let (game, notes) = machine.answered(pk, answer, now: now, random: random())
                     log(notes)
                     if let game { try await onGame(game) }
                 }
             }
+            health?.roundEnded(at: clock.now(), next: machine.wake())
             do {
                 try await clock.sleep(until: max(machine.wake(), clock.now()))
             } catch {
@@ -170,6 +178,8 @@ package struct StatsAPIPoller: Sendable {
         let data = try await transport.get(
             "v1/schedule",
             query: [("sportId", "1"), ("date", date), ("hydrate", "linescore,flags,broadcasts(all),probablePitcher")])
-        return try JSONDecoder().decode(Schedule.self, from: data).games
+        let games = try JSONDecoder().decode(Schedule.self, from: data).games
+        health?.answered(at: clock.now())
+        return games
     }
 }

@@ -22,6 +22,8 @@ package protocol DeviceStore: Sendable {
     /// Every active device.
     func activeDevices() async throws -> [Device]
     func deviceCount() async throws -> Int
+    /// Answers when the database does (a trivial read): `/readyz`'s check.
+    func ping() async throws
     /// A number that changes whenever a device is added, changed (channel, preferences, status)
     /// or removed, by this process or another one sharing the store.
     func devicesVersion() async throws -> Int

@@ -1,6 +1,21 @@
 import Crypto
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Creates `path` (0600) for writing, failing when it exists.
+private func createExclusively(_ path: String) -> Int32 {
+    #if canImport(Glibc)
+        Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    #else
+        Darwin.open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+    #endif
+}
+
 /// Encrypts the secrets a store keeps for sending — webhook signing secrets, Web Push auth
 /// secrets — with AES-GCM under a key kept apart from the database (a file of its own, 0600, or
 /// given by the operator), so a copy of the database alone (a backup, a leaked file) does not give
@@ -23,19 +38,46 @@ package struct SecretBox: Sendable {
 
     /// The key in the file at `path` (32 bytes, base64), or a new one written there (mode 0600).
     package static func keyFile(at path: String) throws -> SecretBox {
-        let manager = FileManager.default
-        if let data = manager.contents(atPath: path) {
-            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard let bytes = Data(base64Encoded: text), bytes.count == 32 else {
-                throw StoreError.corrupt("the secrets key \(path) is not 32 bytes in base64")
-            }
-            return SecretBox(key: SymmetricKey(data: bytes))
+        if let existing = try existingKeyFile(at: path) { return existing }
+        return try newKeyFile(at: path)
+    }
+
+    /// The key in the file at `path`, or nil when there is no such file.
+    package static func existingKeyFile(at path: String) throws -> SecretBox? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let bytes = Data(base64Encoded: text), bytes.count == 32 else {
+            throw StoreError.corrupt("the secrets key \(path) is not 32 bytes in base64")
         }
+        return SecretBox(key: SymmetricKey(data: bytes))
+    }
+
+    /// A new key written to `path` (mode 0600); never over a file already there (a process
+    /// started beside this one wrote it first: its key is the one used).
+    package static func newKeyFile(at path: String) throws -> SecretBox {
         let key = SymmetricKey(size: .bits256)
         let text = key.withUnsafeBytes { Data($0).base64EncodedString() } + "\n"
-        guard manager.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw StoreError.corrupt("cannot write the secrets key \(path)") }
+        let descriptor = createExclusively(path)
+        guard descriptor >= 0 else {
+            if errno == EEXIST, let existing = try existingKeyFile(at: path) { return existing }
+            throw StoreError.corrupt("cannot write the secrets key \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard write(descriptor, bytes, bytes.count) == bytes.count else {
+            throw StoreError.corrupt("cannot write the secrets key \(path): \(String(cString: strerror(errno)))")
+        }
         return SecretBox(key: key)
+    }
+
+    /// What a store says when its secrets key is missing but it holds secrets sealed with one:
+    /// a new key could not open them, so none is made.
+    package static func missingKey(_ path: String, sealed: Int, database: String) -> StoreError {
+        .configuration(
+            "the secrets key \(path) is missing, but the database \(database) holds \(sealed) secret"
+                + (sealed == 1 ? "" : "s")
+                + " sealed with it (webhook signing and Web Push secrets): restore the key from your backup "
+                + "(or give its place with --secrets-key); nohit makes no new key, which could not open them")
     }
 
     /// The key from its base64 text (an operator's environment variable).

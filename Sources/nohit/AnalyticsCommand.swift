@@ -50,7 +50,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
             @OptionGroup var store: StoreOptions
 
             func run() async throws {
-                let projects = try await store.withStore { opened in
+                let projects = try await store.withStore(existing: true) { opened in
                     guard let analytics = opened.store as? any AnalyticsStore else {
                         return [(id: String, name: String)]()
                     }

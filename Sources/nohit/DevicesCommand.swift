@@ -12,6 +12,34 @@ struct DevicesCommand: AsyncParsableCommand {
         subcommands: [Add.self, Seed.self, List.self]
     )
 
+    /// The demo app's bundle id: the default topic of devices registered here.
+    static let demoTopic = "com.example.nohit"
+
+    /// A refused registration in the command's words: the flag, not the API's field.
+    static func describe(_ error: RegistrationError) -> String {
+        let flags = [
+            "preferences.threshold_innings": "--threshold",
+            "preferences.favourite_threshold_innings":
+                "--favourite-threshold", "preferences.favourite_teams": "--favourite",
+            "preferences.spoiler_delay_seconds": "--spoiler-delay", "preferences.quiet_hours": "--quiet-hours",
+            "preferences.quiet_hours.time_zone": "--quiet-hours", "preferences.deals": "--deal", "token": "the token",
+            "topic": "--topic", "endpoint": "--web-push", "p256dh": "--p256dh", "auth": "--auth", "url": "--webhook",
+            "secret": "--webhook-secret", "label": "--console",
+        ]
+        return "\(flags[error.field] ?? error.field) \(error.reason)"
+    }
+
+    /// An APNs environment named on the command line (default: sandbox).
+    static func environment(_ name: String?) throws -> APNsEnvironment {
+        guard let name else { return .sandbox }
+        guard let environment = APNsEnvironment(rawValue: name) else {
+            throw ValidationError(
+                "--environment must be sandbox (debug builds from Xcode) or production (TestFlight, App Store), "
+                    + "not '\(name)'")
+        }
+        return environment
+    }
+
     /// The preference flags shared by `add` and `seed`.
     struct PreferenceOptions: ParsableArguments {
         @Option(help: "Alert once a bid is hitless through this many complete innings (4-9).")
@@ -79,8 +107,10 @@ struct DevicesCommand: AsyncParsableCommand {
 
         @Option(help: "An APNs device token (hex).") var apns: String?
         @Option(help: "A Live Activity push token (hex).") var liveActivity: String?
-        @Option(help: "The app's bundle id (APNs topic).") var topic = "com.example.nohit"
-        @Option(help: "sandbox or production.") var environment = APNsEnvironment.sandbox.rawValue
+        @Option(help: "The app's bundle id, the APNs topic (default: com.example.nohit, the demo's).")
+        var topic: String?
+        @Option(help: "sandbox (debug builds from Xcode) or production (TestFlight, App Store); default: sandbox.")
+        var environment: String?
         @Option(help: "A Web Push endpoint (with --p256dh and --auth).") var webPush: String?
         @Option(help: "The subscription's p256dh key (base64url).") var p256dh = ""
         @Option(help: "The subscription's auth secret (base64url).") var auth = ""
@@ -91,9 +121,8 @@ struct DevicesCommand: AsyncParsableCommand {
         var allowPrivateNetworks = false
 
         func run() async throws {
-            guard let environment = APNsEnvironment(rawValue: environment) else {
-                throw ValidationError("--environment must be sandbox or production")
-            }
+            let environment = try DevicesCommand.environment(self.environment)
+            let topic = self.topic ?? DevicesCommand.demoTopic
             let channels: [DeviceChannel] = [
                 apns.map { .apns(token: $0, environment: environment, topic: topic) },
                 liveActivity.map { .liveActivity(token: $0, environment: environment, topic: topic) },
@@ -110,12 +139,35 @@ struct DevicesCommand: AsyncParsableCommand {
                     RegistrationRequest(channel: channels[0], preferences: try preferenceOptions.preferences()),
                     at: Date())
             } catch let error as RegistrationError {
-                StandardStreams.writeError("nohit: device refused: \(error)\n")
+                StandardStreams.writeError("nohit: device refused: \(DevicesCommand.describe(error))\n")
                 throw ExitCode(1)
             }
             try await store.withStore { opened in try await opened.store.register(registration.device) }
             print("id: \(registration.device.id.uuidString.lowercased())")
             print("secret: \(registration.secret)")
+            switch registration.device.channel {
+            case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
+                print("topic: \(topic)")
+                print("environment: \(environment.rawValue)")
+                let defaults = [
+                    self.topic == nil ? "--topic (your app's bundle id)" : nil,
+                    self.environment == nil ? "--environment production (TestFlight and App Store builds)" : nil,
+                ].compactMap { $0 }
+                if !defaults.isEmpty {
+                    StandardStreams.writeError(
+                        "nohit: stored the default \(self.topic == nil ? "topic" : "")"
+                            + (defaults.count == 2 ? " and " : "") + (self.environment == nil ? "environment" : "")
+                            + "; for your own app give \(defaults.joined(separator: " and "))\n")
+                }
+            case .webhook(_, let secret) where webhookSecret.isEmpty:
+                // Made here: the receiver needs it to check each delivery's webhook-signature.
+                print("webhook signing secret: \(secret)")
+                StandardStreams.writeError(
+                    "nohit: the webhook signing secret is shown once: give it to the receiver, which checks each "
+                        + "delivery's webhook-signature with it (Standard Webhooks)\n")
+            default:
+                break
+            }
         }
     }
 
@@ -132,7 +184,7 @@ struct DevicesCommand: AsyncParsableCommand {
         @OptionGroup var preferenceOptions: PreferenceOptions
 
         @Option(help: "How many devices.") var count: Int
-        @Option(help: "The app's bundle id (APNs topic).") var topic = "com.example.nohit"
+        @Option(help: "The app's bundle id, the APNs topic.") var topic = DevicesCommand.demoTopic
         @Option(help: "sandbox or production.") var environment = APNsEnvironment.sandbox.rawValue
         @Option(
             help: """
@@ -150,10 +202,10 @@ struct DevicesCommand: AsyncParsableCommand {
         ]
 
         func run() async throws {
-            guard count > 0 && count <= 10_000_000 else { throw ValidationError("--count must be 1 to 10,000,000") }
-            guard let environment = APNsEnvironment(rawValue: environment) else {
-                throw ValidationError("--environment must be sandbox or production")
+            guard count > 0 && count <= 10_000_000 else {
+                throw ValidationError("--count must be 1 to 10,000,000, not \(count)")
             }
+            let environment = try DevicesCommand.environment(environment)
             let base = try preferenceOptions.preferences()
             var random = SplitMix64(seed: seed)
             let registrar = Registrar()
@@ -190,7 +242,7 @@ struct DevicesCommand: AsyncParsableCommand {
                             id: UUID(random: &random), at: now
                         ).device)
                 } catch {
-                    StandardStreams.writeError("nohit: device refused: \(error)\n")
+                    StandardStreams.writeError("nohit: device refused: \(DevicesCommand.describe(error))\n")
                     throw ExitCode(1)
                 }
             }
@@ -211,7 +263,7 @@ struct DevicesCommand: AsyncParsableCommand {
         @OptionGroup var store: StoreOptions
 
         func run() async throws {
-            let (active, total) = try await store.withStore { opened in
+            let (active, total) = try await store.withStore(existing: true) { opened in
                 (try await opened.store.activeDevices(), try await opened.store.deviceCount())
             }
             let byChannel = Dictionary(grouping: active, by: \.channel.kind)

@@ -53,6 +53,23 @@ struct FakeAPNsCommand: AsyncParsableCommand {
     @Option(help: "Attempts of a scripted failure (429, 5xx, GOAWAY, stall) that fail before one succeeds.")
     var failuresBeforeSuccess = 1
 
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
+        guard (0...100).contains(failuresBeforeSuccess) else {
+            throw ValidationError("--failures-before-success must be 0 to 100, not \(failuresBeforeSuccess)")
+        }
+        _ = try ProviderOptions.appleID(keyID, "key id", "--key-id")
+        _ = try ProviderOptions.appleID(teamID, "team id", "--team-id")
+    }
+
+    /// `path` from the root: fake-apns.json is read from wherever the service is started.
+    static func absolute(_ path: String) -> String {
+        let full =
+            path.hasPrefix("/")
+            ? path : (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
+        return (full as NSString).standardizingPath
+    }
+
     func run() async throws {
         let keyPath = key ?? (dir as NSString).appendingPathComponent("AuthKey_\(keyID).p8")
         let caPath = (dir as NSString).appendingPathComponent("ca.pem")
@@ -71,12 +88,13 @@ struct FakeAPNsCommand: AsyncParsableCommand {
         do {
             server = try await FakeProviderServer.start(host: host, port: port, configuration: configuration)
         } catch {
-            StandardStreams.writeError("nohit: cannot listen on \(host):\(port): \(error)\n")
+            StandardStreams.writeError(
+                "nohit: \(SystemErrors.listening(error, host: host, port: port) ?? "cannot listen on \(host):\(port): \(error)")\n"
+            )
             throw ExitCode(2)
         }
         let description = FakeProviderDescription(
-            url: server.baseURL, ca: (caPath as NSString).standardizingPath,
-            key: (keyPath as NSString).standardizingPath, keyID: keyID, teamID: teamID)
+            url: server.baseURL, ca: Self.absolute(caPath), key: Self.absolute(keyPath), keyID: keyID, teamID: teamID)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = try encoder.encode(description)

@@ -7,7 +7,7 @@ import Hummingbird
 import Logging
 import Pipeline
 
-/// `nohit fake-statsapi --replay DATE`: a Retrosheet day served as MLB's Stats API.
+/// `nohit fake-statsapi --date DATE`: a Retrosheet day served as MLB's Stats API.
 struct FakeStatsAPICommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fake-statsapi",
@@ -22,12 +22,15 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
             Faults: POST /faults with {"kind": "server-error" | "timeout" | "truncated" | "stale" | \
             "bad-patch" | "rescore", "game": gamePk, "count": n, "play": atBatIndex, "to": eventType}; the next \
             n matching responses carry it (a re-scored play stays re-scored: by default the game's latest hit \
-            becomes an error). GET /faults lists those pending; GET /requests counts requests by route.
+            becomes an error). GET /faults lists those pending, DELETE /faults drops them; GET /requests counts \
+            requests by route.
             """
     )
 
-    @Option(help: "The day to serve (YYYY-MM-DD).")
-    var replay: String
+    @Option(
+        name: [.customLong("date"), .customLong("replay")], help: "The day to serve (YYYY-MM-DD; --replay is the same)."
+    )
+    var date: String
 
     @Option(help: "Clock speed: 60 plays an hour in a minute; 0 shows every game over.")
     var speed: Double = 60
@@ -45,30 +48,36 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
     var wait = 10
 
     func validate() throws {
-        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more") }
-        guard (1...300).contains(wait) else { throw ValidationError("--wait must be 1 to 300 seconds") }
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more, not \(speed)") }
+        guard (1...300).contains(wait) else { throw ValidationError("--wait must be 1 to 300 seconds, not \(wait)") }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
     }
 
     func run() async throws {
         let games = try ReplaySetup.games(
-            on: replay, places: data.isEmpty ? RetrosheetData.defaultPlaces() : data)
+            on: date, places: data.isEmpty ? RetrosheetData.defaultPlaces() : data)
         let firstPitch = games.map(\.start).min()!
         let clock: any WallClock =
             speed == 0
             ? ManualWallClock(games.map(\.end).max()!.addingTimeInterval(3600))
             : ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
-        let server = FakeStatsAPIServer(date: replay, games: games, clock: clock, wait: wait)
+        let server = FakeStatsAPIServer(date: date, games: games, clock: clock, wait: wait)
         let router = server.router()
         let app = Application(
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "nohit-fake-statsapi"),
             onServerRunning: { channel in
                 StandardStreams.writeError(
-                    "nohit: fake Stats API for \(replay) (\(games.count) games) at speed \(speed) on "
+                    "nohit: fake Stats API for \(date) (\(games.count) games) at speed \(speed) on "
                         + "http://\(host):\(channel.localAddress?.port ?? port)/api/\n")
             },
             logger: Logger(label: "nohit.fake-statsapi"))
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch {
+            guard let message = SystemErrors.listening(error, host: host, port: port) else { throw error }
+            StandardStreams.writeError("nohit: \(message)\n")
+            throw ExitCode(2)
+        }
     }
 }

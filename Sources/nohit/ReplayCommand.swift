@@ -30,10 +30,10 @@ struct ReplayCommand: AsyncParsableCommand {
     )
 
     @Option(help: "The day to replay (YYYY-MM-DD).")
-    var date: String
+    var date: String?
 
-    @Option(help: "Clock speed: 60 plays an hour in a minute; 0 runs as fast as possible.")
-    var speed: Double = 0
+    @Option(help: "Clock speed: 60 plays an hour in a minute; 0 (the default) runs as fast as possible.")
+    var speed: Double?
 
     @Option(help: "Retrosheet data: a directory of season folders, a season folder, or event files.")
     var data: [String] = []
@@ -56,23 +56,30 @@ struct ReplayCommand: AsyncParsableCommand {
         if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
         if !dealFiles.isEmpty { flags["deals.files"] = .stringArray(dealFiles) }
         if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
+        if let date { flags["replay.date"] = .string(date) }
+        if let speed { flags["replay.speed"] = .double(speed) }
         let settings = try await store.settings(flags)
         let concurrency = try settings.int("delivery.concurrency", default: 256)
+        let speed = try settings.double("replay.speed", default: 0)
         try ReplaySetup.validate(speed: speed, concurrency: concurrency)
+        guard let date = try settings.string("replay.date") else {
+            throw ValidationError(
+                "give the day to replay: --date YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file)")
+        }
         let dealRules = try Runtime.dealRules(settings)
         try logging.bootstrap(settings)
         let location = try store.location(settings)
         let day = try ReplaySetup.day(date, settings: settings)
         try await location.withStore { opened in
             try await replay(
-                opened, day: day, location: location, settings: settings, concurrency: concurrency,
-                dealRules: dealRules)
+                opened, day: day, date: date, speed: speed, location: location, settings: settings,
+                concurrency: concurrency, dealRules: dealRules)
         }
     }
 
     func replay(
-        _ opened: OpenedStore, day: (games: [ReplayGame], places: [String]), location: StoreLocation,
-        settings: Settings, concurrency: Int, dealRules: [DealRule]
+        _ opened: OpenedStore, day: (games: [ReplayGame], places: [String]), date: String, speed: Double,
+        location: StoreLocation, settings: Settings, concurrency: Int, dealRules: [DealRule]
     ) async throws {
         let logger = Logger(label: "nohit.replay")
         let setup = try await ReplaySetup.prepare(
@@ -144,6 +151,11 @@ struct ReplayCommand: AsyncParsableCommand {
                 + String(
                     format: "%.2f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 ))
+        if published.deliveries == 0 {
+            lines.append(
+                try await Self.whyNoAlerts(
+                    moments: published.moments, new: published.new, store: database, name: opened.name))
+        }
         lines.append(
             "outbox: \(counts.delivered) delivered, \(counts.pending) pending, \(counts.sending) in doubt, "
                 + "\(counts.failed) failed, \(counts.superseded) superseded")
@@ -153,6 +165,26 @@ struct ReplayCommand: AsyncParsableCommand {
                 "nohit: stopped by signal \(signal.rawValue); the rest is sent on the next run\n")
             throw ExitCode(128 + signal.rawValue)
         }
+    }
+
+    /// Why a replay planned no alert, and what to do about it.
+    static func whyNoAlerts(moments: Int, new: Int, store: any DeviceStore, name: String) async throws -> String {
+        if moments == 0 {
+            return "no alerts: no bid on this day reached an alert (the earliest is a hitless 4th inning, for a "
+                + "device's favourite team)"
+        }
+        if new == 0 {
+            return "no alerts: every moment of this day was stored by an earlier run in \(name), and none is "
+                + "planned twice (not even for devices added since): replay it into a new --data-dir to send it "
+                + "afresh"
+        }
+        let devices = try await store.activeDevices().count
+        if devices == 0 {
+            return "no alerts: no device is registered in \(name): add one first (nohit devices add --console me, "
+                + "or devices seed --count N)"
+        }
+        return "no alerts: \(devices) device\(devices == 1 ? " is" : "s are") registered, but none asked for these "
+            + "moments (thresholds, favourite teams, alert frequency)"
     }
 
     /// Prints each moment as it happens, with the replay clock's time in the ballpark.

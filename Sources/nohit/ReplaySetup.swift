@@ -1,6 +1,7 @@
 import Alerts
 import ArgumentParser
 import Clocks
+import Delivery
 import Foundation
 import Logging
 import Pipeline
@@ -30,8 +31,10 @@ struct ReplaySetup {
 
     /// Checks what both commands take: the clock speed and the requests in flight.
     static func validate(speed: Double, concurrency: Int) throws {
-        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more") }
-        guard (1...10_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 10,000") }
+        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more, not \(speed)") }
+        guard (1...10_000).contains(concurrency) else {
+            throw ValidationError("--concurrency must be 1 to 10,000, not \(concurrency)")
+        }
     }
 
     /// The day's games and where they were read, before anything is opened or written: a day
@@ -105,6 +108,40 @@ struct ReplaySetup {
         return data.isEmpty ? RetrosheetData.defaultPlaces() : data
     }
 
+    /// One line per provider saying it is ready, and with what (or why not): at every start, so
+    /// that an operator sees the APNs key, team and hosts in use before the first alert.
+    static func readiness(_ settings: ProviderSettings, unavailable: [ChannelKind: String]) -> [(String, ready: Bool)] {
+        var lines: [(String, ready: Bool)] = []
+        if let reason = unavailable[.apns] {
+            lines.append(
+                (
+                    "APNs not ready: \(reason) (--apns-key, --apns-key-id, --apns-team-id; or --fake-apns DIR): "
+                        + "APNs and Live Activity alerts wait in the outbox", false
+                ))
+        } else {
+            let hosts =
+                settings.apnsProductionURL == settings.apnsSandboxURL
+                ? "both environments at \(settings.apnsProductionURL)"
+                : "production at \(settings.apnsProductionURL), sandbox at \(settings.apnsSandboxURL)"
+            lines.append(
+                (
+                    "APNs ready: key id \(settings.apnsKeyID), team \(settings.apnsTeamID), \(hosts); each device's "
+                        + "topic (its app's bundle id) and environment as registered", true
+                ))
+        }
+        lines.append(
+            (
+                "Web Push ready: VAPID subject \(settings.vapidSubject), public key "
+                    + VAPID(key: settings.vapidKey, subject: settings.vapidSubject).publicKeyBase64URL, true
+            ))
+        lines.append(
+            (
+                "webhooks ready: signed as Standard Webhooks"
+                    + (settings.endpointGuard.allowPrivateNetworks ? ", private networks allowed" : ""), true
+            ))
+        return lines
+    }
+
     /// The delivery channels, once the database is recovered from an unclean stop: what every
     /// source needs.
     static func prepareDelivery(
@@ -117,10 +154,8 @@ struct ReplaySetup {
             fflush(nil)
         }
         let channels = try ProviderChannels(providerSettings)
-        for (kind, reason) in channels.unavailable.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            logger.warning(
-                "channel unavailable; its alerts stay queued",
-                metadata: ["channel": "\(kind.rawValue)", "reason": "\(reason)"])
+        for (line, ready) in readiness(providerSettings, unavailable: channels.unavailable) {
+            if ready { logger.notice("\(line)") } else { logger.warning("\(line)") }
         }
 
         let recovery: RecoveryReport

@@ -17,14 +17,14 @@ import ServiceLifecycle
 import StatsAPI
 import Storage
 
-/// `nohit serve --replay DATE`: the HTTP API and live stream, fed by a replayed day as if live,
+/// `nohit serve --date DATE`: the HTTP API and live stream, fed by a replayed day as if live,
 /// with alerts going out through the pipeline.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the JSON API and the live stream, watching a replayed day as if live, or MLB's Stats API.",
         discussion: """
-            --replay plays that day's Retrosheet games on a clock running --speed times real time (each game \
+            --date plays that day's Retrosheet games on a clock running --speed times real time (each game \
             from its real first pitch, over its real length); moments become alerts to the registered devices \
             and events on /api/stream. --source statsapi follows MLB's Stats API instead (or a \
             `nohit fake-statsapi`, with --statsapi-url and --statsapi-date). SIGINT or SIGTERM stops gracefully.
@@ -45,7 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (default: 8080; 0 picks a free one).")
     var port: Int?
 
-    @Option(help: "Where live games come from: replay (a Retrosheet day, --replay) or statsapi (MLB's Stats API).")
+    @Option(help: "Where live games come from: replay (a Retrosheet day, --date) or statsapi (MLB's Stats API).")
     var source: String?
 
     @Option(help: "The Stats API's base URL, for --source statsapi (default: https://statsapi.mlb.com/api/).")
@@ -57,8 +57,10 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var statsapiDate: String?
 
-    @Option(help: "The day to replay as live (YYYY-MM-DD).")
-    var replay: String?
+    @Option(
+        name: [.customLong("date"), .customLong("replay")],
+        help: "The day to replay as live (YYYY-MM-DD; --replay is the same).")
+    var date: String?
 
     @Option(help: "Clock speed: 60 plays an hour in a minute (default); 0 runs as fast as possible.")
     var speed: Double?
@@ -129,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
         var flags = providers.flags.merging(logging.flags) { $1 }
         if let host { flags["http.host"] = .string(host) }
         if let port { flags["http.port"] = .int(port) }
-        if let replay { flags["replay.date"] = .string(replay) }
+        if let date { flags["replay.date"] = .string(date) }
         if let source { flags["source"] = .string(source) }
         if let statsapiURL { flags["statsapi.url"] = .string(statsapiURL) }
         if let statsapiDate { flags["statsapi.date"] = .string(statsapiDate) }
@@ -167,7 +169,7 @@ struct ServeCommand: AsyncParsableCommand {
         let replay = try settings.string("replay.date")
         if sourceName == "replay" && replay == nil {
             throw ValidationError(
-                "give the day to replay: --replay YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file), "
+                "give the day to replay: --date YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file), "
                     + "or --source statsapi")
         }
         // Every setting is read before anything that must be shut down (the HTTP clients) exists.
@@ -309,6 +311,19 @@ struct ServeCommand: AsyncParsableCommand {
         serving.keepFinished = TimeInterval(keepFinished * 60)
         serving.deals = runtime.deals
         serving.source = statsAPIURL == nil ? "replay" : "statsapi"
+        // The Stats API poller's requests, for /readyz and the metrics.
+        let health = statsAPIURL == nil ? nil : PollerHealth(now: clock.now(), timeout: 10)
+        if let health {
+            serving.sourceStatus = { [clock] in
+                let snapshot = health.snapshot
+                let (ready, reason) = snapshot.readiness(now: clock.now())
+                var status = SourceStatus(kind: "statsapi", ready: ready, reason: reason)
+                status.lastSuccess = snapshot.lastSuccess
+                status.expectedWait = snapshot.plannedWait
+                status.requests = snapshot.requests
+                return status
+            }
+        }
         // For work on the web app: its files served from the checkout, changed without a rebuild.
         if let webFolder = options.webFolder { serving.publicFolder = webFolder }
         if let analytics = database as? any AnalyticsStore {
@@ -344,6 +359,7 @@ struct ServeCommand: AsyncParsableCommand {
                 transport: HTTPStatsAPITransport(client: client, baseURL: statsAPIURL), clock: clock,
                 logger: Logger(label: "nohit.statsapi"))
             if let statsAPIDate { poller.officialDates = { _ in [statsAPIDate] } }
+            poller.health = health
             if let shared {
                 let games = SharedGames(leases: shared.leases, log: shared.log)
                 source = StatsAPISource(poller: poller, sink: games, claims: games)
@@ -363,8 +379,11 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(address: .hostname(host, port: port), serverName: "nohit", backlog: limits.backlog),
             onServerRunning: { channel in
                 let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
+                let bound = channel.localAddress?.port ?? port
                 StandardStreams.writeError(
-                    "nohit: \(banner) on http://\(host):\(channel.localAddress?.port ?? port) (\(address))\n")
+                    "nohit: \(banner) on http://\(host):\(bound) (\(address))\n"
+                        + "nohit: open \(Self.browserURL(host: host, port: bound)) in a browser; Ctrl-C (or SIGTERM) "
+                        + "stops gracefully\n")
             },
             logger: logger)
         defer { feed.finishAll() }
@@ -387,7 +406,20 @@ struct ServeCommand: AsyncParsableCommand {
         }
         try? await channels.shutdown()
         try? await statsAPIClient?.shutdown()
-        if let failure { throw failure }
+        if let failure {
+            guard let message = SystemErrors.listening(failure, host: host, port: port) else { throw failure }
+            StandardStreams.writeError("nohit: \(message)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Where a browser on this machine opens the service listening on `host`.
+    static func browserURL(host: String, port: Int) -> String {
+        switch host {
+        case "0.0.0.0", "::", "": "http://localhost:\(port)/ (from elsewhere: this machine's address)"
+        case let address where address.contains(":"): "http://[\(address)]:\(port)/"
+        default: "http://\(host):\(port)/"
+        }
     }
 
     static let statsAPIURL = "https://statsapi.mlb.com/api/"

@@ -86,9 +86,12 @@ struct StoreOptions: ParsableArguments {
             secretsKey: try settings.string("store.secrets-key"), instanceID: instance, leaseSeconds: lease)
     }
 
-    /// Opens the database that the flags, environment and file name, for `body`.
-    func withStore<Result: Sendable>(_ body: @Sendable (OpenedStore) async throws -> Result) async throws -> Result {
-        try await location(try await settings()).withStore(body)
+    /// Opens the database that the flags, environment and file name, for `body`. A command that
+    /// only reads (`existing`) refuses a database that is not there instead of creating one.
+    func withStore<Result: Sendable>(
+        existing: Bool = false, _ body: @Sendable (OpenedStore) async throws -> Result
+    ) async throws -> Result {
+        try await location(try await settings()).withStore(existing: existing, body)
     }
 }
 
@@ -114,21 +117,39 @@ struct StoreLocation {
     /// Whether the database is PostgreSQL.
     var isPostgres: Bool { PostgresStore.Location.isURL(databasePath) }
 
+    /// The secrets key's file.
+    var secretsKeyPath: String {
+        if let secretsKey { return secretsKey }
+        guard !isPostgres else { return (dataDir as NSString).appendingPathComponent("secrets.key") }
+        let directory = (databasePath as NSString).deletingLastPathComponent
+        return ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent("secrets.key")
+    }
+
     /// Opens (creating and migrating as needed) the database and runs `body` with it. Its
     /// directory, when nohit makes it, and the data directory are the owner's alone (0700); an
-    /// SQLite file is 0600.
-    func withStore<Result: Sendable>(_ body: @Sendable (OpenedStore) async throws -> Result) async throws -> Result {
+    /// SQLite file is 0600. `existing`: an SQLite file that is not there is refused (a command
+    /// that only reads). What a first start creates is said once, with what to back up.
+    func withStore<Result: Sendable>(
+        existing: Bool = false, _ body: @Sendable (OpenedStore) async throws -> Result
+    ) async throws -> Result {
+        let manager = FileManager.default
+        let before = [dataDir, databasePath, secretsKeyPath].filter { manager.fileExists(atPath: $0) }
         guard isPostgres else {
+            if existing && !manager.fileExists(atPath: databasePath) {
+                StandardStreams.writeError(
+                    "nohit: no database at \(databasePath) (from \(manager.currentDirectoryPath)): give the data "
+                        + "directory the service uses (--data-dir, NOHIT_STORE_DATA_DIR) or its database "
+                        + "(--database); this command only reads and creates none\n")
+                throw ExitCode(2)
+            }
             let store = try open()
+            reportCreated(before: before)
             return try await body(OpenedStore(store: store, coordination: nil, name: databasePath))
         }
         let location: PostgresStore.Location
-        let secrets: SecretBox
         do {
             location = try PostgresStore.Location(url: databasePath)
             try makeDirectory(dataDir)
-            secrets = try SecretBox.keyFile(
-                at: secretsKey ?? (dataDir as NSString).appendingPathComponent("secrets.key"))
         } catch {
             StandardStreams.writeError("nohit: cannot open the database: \(error)\n")
             throw ExitCode(2)
@@ -136,16 +157,38 @@ struct StoreLocation {
         let opened: Result
         do {
             opened = try await PostgresStore.withStore(
-                location, secrets: secrets, instance: instanceID ?? PostgresStore.newInstanceID(),
+                location, secretsKeyFile: secretsKeyPath, instance: instanceID ?? PostgresStore.newInstanceID(),
                 leaseSeconds: Double(leaseSeconds)
             ) { store in
-                try await body(OpenedStore(store: store, coordination: store, name: "\(location)"))
+                reportCreated(before: before)
+                return try await body(OpenedStore(store: store, coordination: store, name: "\(location)"))
             }
         } catch let error as StoreError {
             StandardStreams.writeError("nohit: \(error)\n")
             throw ExitCode(2)
         }
         return opened
+    }
+
+    /// Says what opening the store created (the data directory, the SQLite file, the secrets key)
+    /// and that the key goes with the database in every backup.
+    private func reportCreated(before: [String]) {
+        let manager = FileManager.default
+        var created: [String] = []
+        if !before.contains(dataDir) && manager.fileExists(atPath: dataDir) { created.append("\(dataDir)/") }
+        if !isPostgres && !before.contains(databasePath) && manager.fileExists(atPath: databasePath) {
+            created.append("\(databasePath) (the database)")
+        }
+        let keyCreated = !before.contains(secretsKeyPath) && manager.fileExists(atPath: secretsKeyPath)
+        if keyCreated {
+            created.append("\(secretsKeyPath) (the key sealing stored webhook and Web Push secrets)")
+        }
+        guard !created.isEmpty else { return }
+        StandardStreams.writeError(
+            "nohit: first start: created \(created.joined(separator: ", "))"
+                + (keyCreated
+                    ? "; back up the key along with the database: without it, stored secrets cannot be opened\n"
+                    : "\n"))
     }
 
     /// The data directory (or a database's own), made the owner's alone.
@@ -166,7 +209,10 @@ struct StoreLocation {
         let directory = (databasePath as NSString).deletingLastPathComponent
         do {
             for folder in Set([directory, dataDir]) { try makeDirectory(folder) }
-            return try SQLiteStore(path: databasePath, secrets: try secretsKey.map { try SecretBox.keyFile(at: $0) })
+            return try SQLiteStore(path: databasePath, secretsKeyFile: secretsKeyPath)
+        } catch let error as StoreError {
+            StandardStreams.writeError("nohit: \(error)\n")
+            throw ExitCode(2)
         } catch {
             StandardStreams.writeError("nohit: cannot open the database \(databasePath): \(error)\n")
             throw ExitCode(2)
@@ -258,7 +304,14 @@ struct ProviderOptions: ParsableArguments {
         do {
             let vapidPath =
                 try config.string("vapid.key") ?? (dataDir as NSString).appendingPathComponent("vapid.pem")
-            var settings = ProviderSettings(vapidKey: try KeyFiles.signingKey(at: vapidPath).key)
+            let vapid = try KeyFiles.signingKey(at: vapidPath)
+            if vapid.created {
+                StandardStreams.writeError(
+                    "nohit: first start: created \(vapidPath) (the Web Push VAPID key): back it up and never replace "
+                        + "it; browsers' subscriptions are bound to it, and a new key means every Web Push user "
+                        + "subscribes again\n")
+            }
+            var settings = ProviderSettings(vapidKey: vapid.key)
             settings.vapidSubject = try config.string("vapid.subject", default: "mailto:operator@localhost")
             let timeout = try config.int("delivery.request-timeout", default: 10)
             guard (1...600).contains(timeout) else {
@@ -320,9 +373,17 @@ struct ProviderOptions: ParsableArguments {
                 settings.apnsProductionURL = apnsURL
                 settings.apnsSandboxURL = apnsURL
             }
-            if let apnsKey = try config.string("apns.key") { settings.apnsKey = try KeyFiles.readSigningKey(apnsKey) }
-            if let apnsKeyID = try config.string("apns.key-id") { settings.apnsKeyID = apnsKeyID }
-            if let apnsTeamID = try config.string("apns.team-id") { settings.apnsTeamID = apnsTeamID }
+            let apnsKey = try config.string("apns.key")
+            if let apnsKey { settings.apnsKey = try KeyFiles.readSigningKey(apnsKey) }
+            if let apnsKeyID = try config.string("apns.key-id") {
+                settings.apnsKeyID = try Self.appleID(apnsKeyID, "key id", "--apns-key-id")
+            }
+            if let apnsTeamID = try config.string("apns.team-id") {
+                settings.apnsTeamID = try Self.appleID(apnsTeamID, "team id", "--apns-team-id")
+            }
+            try Self.checkAPNsKey(
+                key: apnsKey ?? (settings.apnsKey == nil ? nil : "of the fake APNs"), keyID: settings.apnsKeyID,
+                teamID: settings.apnsTeamID)
             for path in try config.strings("apns.trust-ca") ?? [] {
                 settings.extraCertificateAuthorities.append(try KeyFiles.readText(path))
             }
@@ -330,6 +391,43 @@ struct ProviderOptions: ParsableArguments {
         } catch {
             StandardStreams.writeError("nohit: \(error)\n")
             throw ExitCode(2)
+        }
+    }
+}
+
+extension ProviderOptions {
+    /// An Apple key id or team id: 10 upper-case letters and digits, as the developer account shows it.
+    static func appleID(_ text: String, _ what: String, _ flag: String) throws -> String {
+        guard text.utf8.count == 10, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) })
+        else {
+            throw ValidationError(
+                "the APNs \(what) (\(flag)) must be 10 upper-case letters and digits, as your Apple Developer "
+                    + "account shows it (e.g. ABCDE12345), not '\(text)' (\(text.count) characters)")
+        }
+        return text
+    }
+
+    /// An APNs provider key goes with its key id and team id: a missing one is named.
+    static func checkAPNsKey(key: String?, keyID: String, teamID: String) throws {
+        let whereToFind =
+            "both are in your Apple Developer account: the key id beside the key (Certificates, Identifiers & "
+            + "Profiles > Keys), the team id under Membership details"
+        switch (key != nil, keyID.isEmpty, teamID.isEmpty) {
+        case (true, true, true):
+            throw ValidationError(
+                "the APNs key \(key!) needs its key id and team id: give --apns-key-id and --apns-team-id "
+                    + "(NOHIT_APNS_KEY_ID, NOHIT_APNS_TEAM_ID); \(whereToFind)")
+        case (true, true, false):
+            throw ValidationError(
+                "the APNs key \(key!) needs its key id: give --apns-key-id (NOHIT_APNS_KEY_ID); \(whereToFind)")
+        case (true, false, true):
+            throw ValidationError(
+                "the APNs key \(key!) needs its team id: give --apns-team-id (NOHIT_APNS_TEAM_ID); \(whereToFind)")
+        case (false, false, _), (false, _, false):
+            throw ValidationError(
+                "an APNs key id or team id without the key: give the .p8 file with --apns-key (NOHIT_APNS_KEY)")
+        default:
+            break
         }
     }
 }

@@ -14,7 +14,7 @@ struct Settings: Sendable {
     /// Every key the service reads, with its flag. A file with any other key is refused.
     static let keys: [String: String] = [
         "http.host": "--host", "http.port": "--port",
-        "replay.date": "--replay", "replay.speed": "--speed",
+        "replay.date": "--date", "replay.speed": "--speed",
         "source": "--source", "statsapi.url": "--statsapi-url", "statsapi.date": "--statsapi-date",
         "retrosheet.data": "--data", "deals.files": "--deals",
         "delivery.concurrency": "--concurrency", "delivery.request-timeout": "--request-timeout",
@@ -89,7 +89,7 @@ struct Settings: Sendable {
         do {
             root = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw ValidationError("the configuration file \(path) is not JSON: \(error.localizedDescription)")
+            throw ValidationError("the configuration file \(path) is not JSON: \(jsonProblem(error, in: data))")
         }
         guard let object = root as? [String: Any] else {
             throw ValidationError("the configuration file \(path) must hold a JSON object")
@@ -108,6 +108,33 @@ struct Settings: Sendable {
             }
         }
         try walk(object, prefix: "")
+    }
+
+    /// Where and what a JSON parser found wrong: "line 3, column 12: ..." (Foundation gives a
+    /// character offset; an editor wants line and column).
+    static func jsonProblem(_ error: any Error, in data: Data) -> String {
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            return "it is empty (a file of no settings holds {})"
+        }
+        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+        let offset: Int
+        if let match = detail.firstMatch(of: /character (\d+)/), let at = Int(match.1) {
+            offset = at
+        } else if detail.lowercased().contains("end of file") {
+            offset = data.count
+        } else {
+            return detail
+        }
+        let before = data.prefix(max(0, min(offset, data.count)))
+        let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+        let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? before.startIndex
+        let column = String(decoding: data[lineStart..<before.endIndex], as: UTF8.self).count + 1
+        var what = detail.replacing(/\s?around character \d+\.?/, with: "")
+        if what.isEmpty { what = "not valid JSON" }
+        if what.hasSuffix(".") { what.removeLast() }
+        let text = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let shown = line <= text.count ? "\n  \(text[line - 1])\n  \(String(repeating: " ", count: column - 1))^" : ""
+        return "line \(line), column \(column): \(what.prefix(1).lowercased() + what.dropFirst())\(shown)"
     }
 
     // MARK: Typed reads

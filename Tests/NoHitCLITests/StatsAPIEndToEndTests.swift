@@ -19,6 +19,99 @@ import Testing
         return try JSONSerialization.jsonObject(with: data)
     }
 
+    /// GET `url`: its status and JSON object.
+    static func status(_ url: String) async throws -> (Int, [String: Any]) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return (
+            (response as? HTTPURLResponse)?.statusCode ?? 0,
+            try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        )
+    }
+
+    static func send(_ method: String, _ url: String, body: String? = nil) async throws -> Int {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    /// `/readyz` follows the Stats API: ready while it answers, degraded (503, the source named
+    /// with its reason) once a round of requests fails, ready again when it answers once more;
+    /// `/healthz` stays ok throughout. The fake's feeds ask for a poll every second.
+    @Test func readinessFollowsTheStatsAPI() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("readyz-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let data = TestData.path("retrosheet")
+        let (fake, fakeAddress) = try Executable.start(
+            "nohit",
+            ["fake-statsapi", "--date", "2020-08-25", "--speed", "60", "--wait", "1", "--port", "0", "--data", data])
+        defer {
+            fake.terminate()
+            fake.waitUntilExit()
+        }
+        let (server, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--source", "statsapi", "--statsapi-url", fakeAddress + "/", "--statsapi-date", "2020-08-25",
+                "--port", "0", "--data-dir", directory.path, "--data", data,
+            ])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        /// Asks `/readyz` until `wanted` (each answer must be 200 ready or 503 degraded).
+        func readiness(until wanted: Int) async throws -> (answer: [String: Any], seconds: Double) {
+            let started = ContinuousClock.now
+            for _ in 0..<600 {
+                let (status, answer) = try await Self.status(address + "/readyz")
+                #expect(
+                    [200, 503].contains(status) && answer["status"] as? String == (status == 200 ? "ready" : "degraded")
+                )
+                if status == wanted {
+                    let elapsed = ContinuousClock.now - started
+                    return (answer, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("/readyz never answered \(wanted)")
+            return ([:], .infinity)
+        }
+        let ready = try await readiness(until: 200)
+        let source = try #require((ready.answer["checks"] as? [String: Any])?["source"] as? [String: Any])
+        #expect(source["kind"] as? String == "statsapi")
+        #expect(((source["requests"] as? [String: Int])?["ok"] ?? 0) > 0)
+        // Every request fails until the faults are dropped.
+        #expect(
+            try await Self.send(
+                "POST", fakeAddress.replacing("/api", with: "") + "/faults",
+                body: #"{"kind": "server-error", "count": 100000}"#)
+                == 202)
+        let degraded = try await readiness(until: 503)
+        print("readyz: degraded \(String(format: "%.1f", degraded.seconds)) s after the fake stopped answering")
+        #expect(degraded.answer["degraded"] as? [String] == ["source"])
+        let reason =
+            ((degraded.answer["checks"] as? [String: Any])?["source"] as? [String: Any])?["reason"] as? String ?? ""
+        #expect(reason.contains("the Stats API did not answer the last round of requests"), "\(reason)")
+        #expect(reason.contains("HTTP 500"), "\(reason)")
+        let (health, _) = try await Self.status(address + "/healthz")
+        #expect(health == 200)
+        #expect(try await Self.send("DELETE", fakeAddress.replacing("/api", with: "") + "/faults") == 204)
+        let again = try await readiness(until: 200)
+        print("readyz: ready again \(String(format: "%.1f", again.seconds)) s after the fake answered again")
+        let metrics = try await Self.text(address + "/metrics")
+        #expect(metrics.contains("nohit_source_ready 1"))
+        #expect(metrics.firstMatch(of: /nohit_source_requests\{outcome="http"\} [1-9]/) != nil)
+    }
+
+    static func text(_ url: String) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: url)!)
+        return String(decoding: data, as: UTF8.self)
+    }
+
     @Test func statsAPISourceGivesTheRetrosheetDaysMoments() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("statsapi-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

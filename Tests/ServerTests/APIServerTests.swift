@@ -150,10 +150,22 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 #expect(response.status == .ok)
                 #expect(try Self.json(response.body) as? [String: String] == ["status": "ok"])
             }
+            // A replayed day is always current; the database answers.
+            try await client.execute(uri: "/readyz", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let answer = try #require(try Self.json(response.body) as? [String: Any])
+                #expect(answer["status"] as? String == "ready")
+                #expect(answer["degraded"] as? [String] == [])
+                let checks = try #require(answer["checks"] as? [String: [String: Any]])
+                #expect(checks["database"]?["ok"] as? Bool == true)
+                #expect(checks["source"]?["kind"] as? String == "replay")
+            }
             try await client.execute(uri: "/metrics", method: .get) { response throws in
                 let text = String(buffer: response.body)
                 #expect(text.contains("nohit_games{status=\"final\"} 16"))
                 #expect(text.contains("nohit_games{status=\"live\"} 0"))
+                #expect(
+                    text.contains("nohit_build_info{version=\"\(BuildInfo.version)\",swift=\"\(BuildInfo.swift)\"} 1"))
                 // 11 moments; a game event per change: each game's schedule, lineups, start and end
                 // (4 × 16), and every update that changed the game (1,465 of 1,568: a placeholder
                 // record before a substitution changes nothing by itself); the score events.
@@ -268,7 +280,8 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             }
             #expect(
                 Set(operations) == [
-                    "GET /healthz", "GET /metrics", "GET /api/config", "GET /api/games", "GET /api/scoreboard",
+                    "GET /healthz", "GET /readyz", "GET /metrics", "GET /api/config", "GET /api/games",
+                    "GET /api/scoreboard",
                     "GET /api/games/{id}", "GET /api/widget", "GET /api/devices/{id}/widget",
                     "GET /api/attempts", "GET /api/moments", "GET /api/hall-of-fame/{season}", "GET /api/stream",
                     "GET /api/ws", "POST /api/devices", "GET /api/devices/{id}/preferences",

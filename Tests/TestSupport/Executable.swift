@@ -24,11 +24,14 @@ package enum Executable {
     }
 
     /// Runs `name arguments...` and waits for it. Output goes through temporary files, so a
-    /// chatty process never blocks on a full pipe.
-    package static func run(_ name: String, _ arguments: [String]) throws -> Output {
-        let directory = FileManager.default.temporaryDirectory
-        let outURL = directory.appendingPathComponent("nohit-out-\(UUID().uuidString)")
-        let errURL = directory.appendingPathComponent("nohit-err-\(UUID().uuidString)")
+    /// chatty process never blocks on a full pipe. `directory`: its working directory;
+    /// `environment`: variables set besides this process's.
+    package static func run(
+        _ name: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]
+    ) throws -> Output {
+        let temporary = FileManager.default.temporaryDirectory
+        let outURL = temporary.appendingPathComponent("nohit-out-\(UUID().uuidString)")
+        let errURL = temporary.appendingPathComponent("nohit-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
@@ -38,6 +41,10 @@ package enum Executable {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(name)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         try process.run()
@@ -62,6 +69,27 @@ package enum Executable {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
         }
+    }
+
+    /// Starts `name arguments...`, reads its standard error until it holds `text` (or the
+    /// process ends), stops it, and returns what it read.
+    package static func startCollecting(_ name: String, _ arguments: [String], until text: String) throws -> String {
+        let process = Process()
+        process.executableURL = productsDirectory.appendingPathComponent(name)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var collected = ""
+        while !collected.contains(text) {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            collected += String(decoding: chunk, as: UTF8.self)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        return collected
     }
 
     /// Starts `name arguments...` in the background and returns it with the address its banner

@@ -187,6 +187,10 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
         try await single("SELECT count(*) FROM devices", as: Int.self) ?? 0
     }
 
+    package func ping() async throws {
+        _ = try await single("SELECT 1", as: Int.self)
+    }
+
     /// The first column of the first row, if any.
     func single<Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: Value.Type) async throws -> Value?
     {

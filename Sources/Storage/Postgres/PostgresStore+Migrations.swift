@@ -334,6 +334,12 @@ extension PostgresStore {
                 ).decode(String.self) {
                     applied.insert(name)
                 }
+                let known = Set(Self.migrations.map(\.name))
+                if let newest = applied.subtracting(known).sorted().last {
+                    throw StoreError.configuration(
+                        "the database \(location) was migrated by a newer nohit (its migration '\(newest)' is unknown "
+                            + "to this one): run that version, or restore a backup made before the upgrade")
+                }
                 for migration in Self.migrations where !applied.contains(migration.name) {
                     _ = try await connection.query("BEGIN", logger: logger).collect()
                     do {

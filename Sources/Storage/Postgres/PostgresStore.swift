@@ -129,6 +129,24 @@ package final class PostgresStore: Sendable {
         self.logger = logger
     }
 
+    /// The same store (connections, instance, caches of nothing yet used) sealing with `secrets`.
+    private func with(secrets: SecretBox) -> PostgresStore {
+        PostgresStore(
+            client: client, location: location, secrets: secrets, instanceID: instanceID, leaseSeconds: leaseSeconds,
+            logger: logger)
+    }
+
+    /// Stored secrets sealed with the secrets key.
+    func sealedSecretCount() async throws -> Int {
+        let rows = try await client.query(
+            """
+            SELECT count(*)::bigint FROM devices
+            WHERE (channel = 'webhook' AND key1 LIKE 'enc1:%') OR (channel = 'web-push' AND key2 LIKE 'enc1:%')
+            """, logger: logger)
+        for try await count in rows.decode(Int64.self) { return Int(count) }
+        return 0
+    }
+
     /// Connects to the database at `location`, brings its schema up to date (under an advisory lock:
     /// instances starting together migrate once) and runs `body` with the store; the connections
     /// close when it returns.
@@ -164,10 +182,36 @@ package final class PostgresStore: Sendable {
             defer { group.cancelAll() }
             do {
                 try await store.migrate()
+            } catch let error as StoreError {
+                throw error
             } catch {
                 throw StoreError.configuration("cannot open the database \(location): \(Self.describe(error))")
             }
             return try await body(store)
+        }
+    }
+
+    /// `withStore` with the secrets key read from `secretsKeyFile`. A missing file is created
+    /// (0600) only when the database holds no secret sealed with a key: a new key could not open
+    /// them.
+    package static func withStore<Result: Sendable>(
+        _ location: Location, secretsKeyFile: String, instance: String = PostgresStore.newInstanceID(),
+        leaseSeconds: Double = 20, logger: Logger = Logger(label: "nohit.postgres"),
+        _ body: @Sendable (PostgresStore) async throws -> Result
+    ) async throws -> Result {
+        let existing = try SecretBox.existingKeyFile(at: secretsKeyFile)
+        // Seals nothing until the check below: opening seals no stored secret.
+        let provisional = existing ?? SecretBox.ephemeral()
+        return try await withStore(
+            location, secrets: provisional, instance: instance, leaseSeconds: leaseSeconds, logger: logger
+        ) { store in
+            guard existing == nil else { return try await body(store) }
+            let sealed = try await store.sealedSecretCount()
+            guard sealed == 0 else {
+                throw SecretBox.missingKey(secretsKeyFile, sealed: sealed, database: "\(location)")
+            }
+            let key = try SecretBox.newKeyFile(at: secretsKeyFile)
+            return try await body(store.with(secrets: key))
         }
     }
 

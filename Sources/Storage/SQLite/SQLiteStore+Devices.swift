@@ -140,6 +140,10 @@ extension SQLiteStore {
         try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM devices") ?? 0 }
     }
 
+    package func ping() async throws {
+        _ = try await database.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
     // MARK: Subscriptions
 
     package func preferences(deviceID: UUID) async throws -> Preferences? {

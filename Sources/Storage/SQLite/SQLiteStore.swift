@@ -43,15 +43,18 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     let analytics = AnalyticsCache()
 
     /// Opens (creating and migrating if needed) the database at `path`, readable by its owner only
-    /// (0600). `secrets` seals the secrets it keeps; by default the key is `secrets.key` beside the
-    /// database (created, 0600, when missing): a file of its own, which an operator may keep
-    /// elsewhere.
-    package init(path: String, secrets: SecretBox? = nil) throws {
+    /// (0600). `secrets` seals the secrets it keeps; without it the key is read from
+    /// `secretsKeyFile` (by default `secrets.key` beside the database), a file of its own which an
+    /// operator may keep elsewhere. A missing key file is created (0600) only when the database
+    /// holds no secret sealed with a key: a new key could not open them.
+    ///
+    /// A database that a newer nohit migrated (a migration this one does not know) is refused.
+    package init(path: String, secrets: SecretBox? = nil, secretsKeyFile: String? = nil) throws {
         let directory = (path as NSString).deletingLastPathComponent
-        self.secrets =
-            try secrets
-            ?? SecretBox.keyFile(
-                at: ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent("secrets.key"))
+        let keyPath =
+            secretsKeyFile
+            ?? ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent("secrets.key")
+        let existingKey = try secrets ?? SecretBox.existingKeyFile(at: keyPath)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -66,7 +69,21 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         let pool = try DatabasePool(path: path, configuration: configuration)
         database = pool
         keepsWAL = true
-        try Self.migrator.migrate(pool)
+        let migrator = Self.migrator
+        let unknown = try pool.read { db in try migrator.appliedIdentifiers(db).subtracting(migrator.migrations) }
+        if let newest = unknown.sorted().last {
+            throw StoreError.configuration(
+                "the database \(path) was migrated by a newer nohit (its migration '\(newest)' is unknown to this "
+                    + "one): run that version, or restore a backup made before the upgrade")
+        }
+        try migrator.migrate(pool)
+        if let existingKey {
+            self.secrets = existingKey
+        } else {
+            let sealed = try pool.read { db in try Int.fetchOne(db, sql: Queries.sealedSecrets) ?? 0 }
+            guard sealed == 0 else { throw SecretBox.missingKey(keyPath, sealed: sealed, database: path) }
+            self.secrets = try SecretBox.newKeyFile(at: keyPath)
+        }
         var readOnly = configuration
         readOnly.readonly = true
         // Two: the API lets one query run per core but one (`AnalyticsQueries`), and a schema or
@@ -108,6 +125,11 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
     /// The dispatchers' outbox queries. A test checks their plans: none of them scans the table
     /// or sorts, so none reads through the finished rows a season piles up.
     enum Queries {
+        /// Stored secrets sealed with the secrets key.
+        static let sealedSecrets = """
+            SELECT count(*) FROM devices
+            WHERE (channel = 'webhook' AND key1 LIKE 'enc1:%') OR (channel = 'web-push' AND key2 LIKE 'enc1:%')
+            """
         /// Due pending rows of a channel, oldest first, marked as being sent.
         static let claim = """
             UPDATE outbox SET state = 1, attempts = attempts + 1, attempt_started_at = ?

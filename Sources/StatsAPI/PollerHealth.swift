@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+
+/// How the poller's requests to the Stats API are going: what `/readyz` and the metrics say of
+/// the source. The poller records each request's outcome and, at the end of each round (the
+/// requests made at one wake-up), when it plans to ask next.
+package final class PollerHealth: Sendable {
+    package struct Snapshot: Sendable {
+        package var startedAt: Date
+        package var lastSuccess: Date?
+        package var lastFailure: Date?
+        /// What the last failed request met.
+        package var lastFailureReason: String?
+        /// Rounds in a row whose requests all failed.
+        package var failingRounds = 0
+        /// Seconds from the last round to the next request the poller planned: how long the
+        /// source may rightly stay quiet.
+        package var plannedWait: TimeInterval = 0
+        package var lastRound: Date?
+        /// Requests since start by outcome: ok, http (an answer other than 200), timeout,
+        /// connection, unreadable (not the JSON expected).
+        package var requests: [String: Int] = [:]
+        /// Each request's deadline.
+        package var timeout: TimeInterval
+
+        /// Ready when the last round had an answer and one came within the planned wait (and a
+        /// request's deadline, and a little slack); otherwise why not.
+        package func readiness(now: Date) -> (ready: Bool, reason: String?) {
+            if failingRounds > 0 {
+                return (
+                    false,
+                    "the Stats API did not answer the last \(failingRounds == 1 ? "round" : "\(failingRounds) rounds") "
+                        + "of requests: \(lastFailureReason ?? "no answer")"
+                )
+            }
+            guard let lastSuccess else {
+                return (false, "no answer from the Stats API yet")
+            }
+            let allowed = plannedWait + timeout + 5
+            let quiet = now.timeIntervalSince(lastSuccess)
+            if quiet > allowed {
+                return (
+                    false,
+                    "no answer from the Stats API for \(Int(quiet)) s (expected within \(Int(allowed.rounded(.up))) s)"
+                )
+            }
+            return (true, nil)
+        }
+    }
+
+    private struct Round {
+        var answered = 0
+        var failed = 0
+    }
+
+    private let state: Mutex<(snapshot: Snapshot, round: Round)>
+
+    package init(now: Date, timeout: TimeInterval) {
+        state = Mutex((Snapshot(startedAt: now, timeout: timeout), Round()))
+    }
+
+    package var snapshot: Snapshot { state.withLock { $0.snapshot } }
+
+    /// A request answered with a 200.
+    package func answered(at now: Date) {
+        state.withLock {
+            $0.snapshot.lastSuccess = now
+            $0.snapshot.requests["ok", default: 0] += 1
+            $0.round.answered += 1
+        }
+    }
+
+    /// A request that failed, and how.
+    package func failed(_ error: any Error, at now: Date) {
+        let kind = Self.kind(of: error)
+        state.withLock {
+            $0.snapshot.lastFailure = now
+            $0.snapshot.lastFailureReason = "\(error)"
+            $0.snapshot.requests[kind, default: 0] += 1
+            $0.round.failed += 1
+        }
+    }
+
+    /// The round over: the next request is planned for `next`.
+    package func roundEnded(at now: Date, next: Date) {
+        state.withLock {
+            if $0.round.answered > 0 {
+                $0.snapshot.failingRounds = 0
+            } else if $0.round.failed > 0 {
+                $0.snapshot.failingRounds += 1
+            }
+            if $0.round.answered + $0.round.failed > 0 { $0.snapshot.lastRound = now }
+            $0.snapshot.plannedWait = max(0, next.timeIntervalSince(now))
+            $0.round = Round()
+        }
+    }
+
+    /// The outcome names of `requests`, each a metric label.
+    package static let kinds = ["ok", "http", "timeout", "connection", "unreadable"]
+
+    static func kind(of error: any Error) -> String {
+        guard let error = error as? TransportError else { return "unreadable" }
+        if error.reason.hasPrefix("HTTP ") { return "http" }
+        let reason = error.reason.lowercased()
+        return reason.contains("timeout") || reason.contains("deadline") ? "timeout" : "connection"
+    }
+}

@@ -1,0 +1,390 @@
+import Crypto
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The command line as an operator meets it (issue 38, "a CLI that never surprises"): each case
+/// runs `nohit` in a scratch directory, on loopback only, and checks the words it prints.
+@Suite(.ownThreads) struct OperatorCLITests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-operator-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    func nohit(_ arguments: [String], environment: [String: String] = [:]) throws -> Executable.Output {
+        try Executable.run("nohit", arguments, in: folder, environment: environment)
+    }
+
+    static let token = String(repeating: "ab", count: 32)
+
+    @Test func versionIsPrinted() throws {
+        let result = try nohit(["--version"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.wholeMatch(of: /nohit \d+\.\d+\.\d+ \(Swift [0-9.+a-z ]+\)\n/) != nil)
+    }
+
+    /// `devices list` only reads: a mistyped data directory is named, and nothing is created.
+    @Test func aReadOnlyCommandRefusesAMissingDatabase() throws {
+        for command in [["devices", "list"], ["analytics", "project", "list"]] {
+            let result = try nohit(command + ["--data-dir", "typo"])
+            #expect(result.status == 2)
+            #expect(result.standardError.contains("nohit: no database at typo/nohit.sqlite (from "))
+            #expect(result.standardError.contains("this command only reads and creates none"))
+            #expect(!FileManager.default.fileExists(atPath: path("typo")))
+        }
+    }
+
+    /// The first command that writes says what it made and that the key is backed up with the
+    /// database; the next says nothing of the kind.
+    @Test func theFirstStartSaysWhatItCreatedAndWhatToBackUp() throws {
+        let first = try nohit(["devices", "add", "--data-dir", "data", "--console", "me"])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(
+            first.standardError.contains(
+                "nohit: first start: created data/, data/nohit.sqlite (the database), data/secrets.key (the key "
+                    + "sealing stored webhook and Web Push secrets); back up the key along with the database"))
+        let second = try nohit(["devices", "add", "--data-dir", "data", "--console", "you"])
+        #expect(second.status == 0)
+        #expect(!second.standardError.contains("first start"))
+    }
+
+    /// With the secrets key moved away, a database holding sealed secrets is refused and no new
+    /// key is written (one would never open them); a database without any gets its key.
+    @Test func noKeyIsMadeForADatabaseHoldingSealedSecrets() throws {
+        let added = try nohit([
+            "devices", "add", "--data-dir", "data", "--webhook", "https://hooks.example.com/nohit",
+        ])
+        #expect(added.status == 0, "\(added.standardError)")
+        try FileManager.default.moveItem(atPath: path("data/secrets.key"), toPath: path("secrets.key.backup"))
+        for command in [["devices", "list"], ["devices", "add", "--console", "me"]] {
+            let refused = try nohit(command + ["--data-dir", "data"])
+            #expect(refused.status == 2)
+            #expect(
+                refused.standardError.contains(
+                    "nohit: the secrets key data/secrets.key is missing, but the database data/nohit.sqlite holds 1 "
+                        + "secret sealed with it"))
+            #expect(refused.standardError.contains("restore the key from your backup"))
+            #expect(!FileManager.default.fileExists(atPath: path("data/secrets.key")))
+        }
+        try FileManager.default.moveItem(atPath: path("secrets.key.backup"), toPath: path("data/secrets.key"))
+        #expect(try nohit(["devices", "list", "--data-dir", "data"]).standardOutput.contains("webhook: 1 active"))
+
+        let plain = try nohit(["devices", "add", "--data-dir", "plain", "--console", "me"])
+        try FileManager.default.removeItem(atPath: path("plain/secrets.key"))
+        let again = try nohit(["devices", "list", "--data-dir", "plain"])
+        #expect(plain.status == 0 && again.status == 0, "\(again.standardError)")
+        #expect(FileManager.default.fileExists(atPath: path("plain/secrets.key")))
+    }
+
+    /// The same on PostgreSQL: the key file is kept in the data directory; a database holding
+    /// secrets sealed with it is refused without it; a migration from a newer nohit is refused.
+    @Test(.postgres) func postgresKeepsItsKeyAndRefusesAFutureMigration() throws {
+        let url = try #require(TestPostgres.url(schema: "operator"))
+        let store = ["--database", url, "--data-dir", "data"]
+        let added = try nohit(["devices", "add", "--webhook", "https://hooks.example.com/nohit"] + store)
+        #expect(added.status == 0, "\(added.standardError)")
+        #expect(added.standardError.contains("first start: created data/, data/secrets.key"))
+        try FileManager.default.removeItem(atPath: path("data/secrets.key"))
+        let refused = try nohit(["devices", "list"] + store)
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("nohit: the secrets key data/secrets.key is missing, but the database"))
+        #expect(refused.standardError.contains("holds 1 secret sealed with it"))
+        #expect(!FileManager.default.fileExists(atPath: path("data/secrets.key")))
+
+        let fresh = try #require(TestPostgres.url(schema: "operatorfuture"))
+        let made = try nohit(["devices", "add", "--console", "me", "--database", fresh, "--data-dir", "other"])
+        #expect(made.status == 0, "\(made.standardError)")
+        let schema = try #require(fresh.firstMatch(of: /schema=(\w+)/)?.1)
+        let server = try #require(TestPostgres.url)
+        // psql comes with the PostgreSQL server the suite runs beside.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "psql", server, "-qc", "INSERT INTO \(schema).schema_migrations (name) VALUES ('99 from the future')",
+        ]
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+        let future = try nohit(["devices", "list", "--database", fresh, "--data-dir", "other"])
+        #expect(future.status == 2)
+        #expect(future.standardError.contains("was migrated by a newer nohit (its migration '99 from the future'"))
+    }
+
+    /// A database a newer nohit migrated is refused with what to do, and left as it was.
+    @Test func aDatabaseFromANewerVersionIsRefused() throws {
+        _ = try nohit(["devices", "add", "--data-dir", "data", "--console", "me"])
+        let database = path("data/nohit.sqlite")
+        try DatabaseQueue(path: database).write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('99 from the future')")
+        }
+        let refused = try nohit(["devices", "list", "--data-dir", "data"])
+        #expect(refused.status == 2)
+        #expect(
+            refused.standardError.contains(
+                "nohit: the database data/nohit.sqlite was migrated by a newer nohit (its migration '99 from the "
+                    + "future' is unknown to this one): run that version, or restore a backup made before the upgrade"))
+    }
+
+    /// A negative number is read as the option's value and named out of range, not "missing".
+    @Test func negativeAndOutOfRangeValuesAreNamed() throws {
+        let cases: [([String], String)] = [
+            (
+                ["devices", "seed", "--data-dir", "d", "--count", "-5"],
+                "nohit: --count must be 1 to 10,000,000, not -5"
+            ),
+            (
+                ["devices", "add", "--data-dir", "d", "--console", "me", "--spoiler-delay", "-5"],
+                "nohit: device refused: --spoiler-delay must be 0 to 180, not -5"
+            ),
+            (
+                ["devices", "add", "--data-dir", "d", "--console", "me", "--threshold", "12"],
+                "nohit: device refused: --threshold must be 4 to 9, not 12"
+            ),
+            (
+                ["replay", "--date", "2020-08-25", "--speed", "-1", "--data-dir", "d"],
+                "--speed must be 0 or more, not -1.0"
+            ),
+            (["fake-apns", "--port", "-1"], "--port must be 0 to 65535, not -1"),
+            (["fake-statsapi", "--date", "2020-08-25", "--wait", "0"], "--wait must be 1 to 300 seconds, not 0"),
+            (
+                ["serve", "--date", "2020-08-25", "--port", "70000", "--data-dir", "d"],
+                "the port must be 0 to 65535, not 70000"
+            ),
+            (["hall-of-fame", "--limit", "-3", "."], "--limit must be 0 (all) or more, not -3"),
+        ]
+        for (arguments, message) in cases {
+            let result = try nohit(arguments)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+            #expect(!result.standardError.contains("Missing value"), "\(arguments)")
+        }
+    }
+
+    /// A setting found wrong while the command runs is one `nohit:` line, status 2, no usage text.
+    @Test func aConfigurationFileThatIsNotJSONIsNamedByLineAndColumn() throws {
+        try Data("{\"http\": {\n  port: 8080}}\n".utf8).write(to: folder.appendingPathComponent("bad.json"))
+        let result = try nohit(["devices", "list", "--config", "bad.json", "--data-dir", "d"])
+        #expect(result.status == 2)
+        #expect(
+            result.standardError.hasPrefix("nohit: the configuration file bad.json is not JSON: line 2, column 3: "))
+        #expect(result.standardError.contains("\n    port: 8080}}\n    ^\n"))
+        #expect(!result.standardError.contains("Usage:"))
+        try Data("  \n".utf8).write(to: folder.appendingPathComponent("empty.json"))
+        let empty = try nohit(["devices", "list", "--config", "empty.json", "--data-dir", "d"])
+        #expect(
+            empty.standardError
+                == "nohit: the configuration file empty.json is not JSON: it is empty (a file of no settings holds {})\n"
+        )
+    }
+
+    /// `devices add --apns` says the topic and environment it stored, and that they are the
+    /// demo's when not given; `--webhook` shows the signing secret it made, once.
+    @Test func devicesAddSaysWhatItStored() throws {
+        let apns = try nohit(["devices", "add", "--data-dir", "d", "--apns", Self.token])
+        #expect(apns.status == 0, "\(apns.standardError)")
+        #expect(apns.standardOutput.contains("\ntopic: com.example.nohit\nenvironment: sandbox\n"))
+        #expect(
+            apns.standardError.contains(
+                "nohit: stored the default topic and environment; for your own app give --topic (your app's bundle "
+                    + "id) and --environment production (TestFlight and App Store builds)"))
+        let own = try nohit([
+            "devices", "add", "--data-dir", "d", "--apns", Self.token, "--topic", "com.acme.nohit", "--environment",
+            "production",
+        ])
+        #expect(own.standardOutput.contains("\ntopic: com.acme.nohit\nenvironment: production\n"))
+        #expect(!own.standardError.contains("default"))
+        let wrong = try nohit(["devices", "add", "--data-dir", "d", "--apns", Self.token, "--environment", "prod"])
+        #expect(
+            wrong.standardError.contains(
+                "--environment must be sandbox (debug builds from Xcode) or production (TestFlight, App Store), not 'prod'"
+            ))
+
+        let webhook = try nohit(["devices", "add", "--data-dir", "d", "--webhook", "https://hooks.example.com/x"])
+        #expect(webhook.status == 0, "\(webhook.standardError)")
+        let secret = try #require(webhook.standardOutput.firstMatch(of: /webhook signing secret: (whsec_\S+)\n/)?.1)
+        #expect(secret.count > 30)
+        #expect(webhook.standardError.contains("the webhook signing secret is shown once"))
+        let given = try nohit([
+            "devices", "add", "--data-dir", "d", "--webhook", "https://hooks.example.com/y", "--webhook-secret",
+            String(secret),
+        ])
+        #expect(given.status == 0 && !given.standardOutput.contains("whsec_"))
+    }
+
+    /// APNs credentials: the key id and team id are Apple's 10 characters, and a key without
+    /// one of them names the one missing and where to find it.
+    @Test func apnsCredentialsAreCheckedAndAMissingOneNamed() throws {
+        let fake = try nohit(["fake-apns", "--port", "0", "--dir", "fa", "--key-id", "ABC"])
+        #expect(fake.standardError.contains("the APNs key id (--key-id) must be 10 upper-case letters and digits"))
+        // A provider key as Apple's .p8 files hold one (PKCS #8, P-256).
+        let key = path("AuthKey_TEST.p8")
+        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(to: URL(fileURLWithPath: key))
+        let day = ["replay", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", "d"]
+        let base = day + ["--apns-key", key]
+        let cases: [([String], String)] = [
+            (
+                [],
+                "nohit: the APNs key \(key) needs its key id and team id: give --apns-key-id and --apns-team-id"
+            ),
+            (["--apns-team-id", "ABCDE12345"], "nohit: the APNs key \(key) needs its key id: give --apns-key-id"),
+            (["--apns-key-id", "ABCDE12345"], "nohit: the APNs key \(key) needs its team id: give --apns-team-id"),
+            (
+                ["--apns-key-id", "ABCDE12345", "--apns-team-id", "ABCD"],
+                "nohit: the APNs team id (--apns-team-id) must be 10 upper-case letters and digits, as your Apple "
+                    + "Developer account shows it (e.g. ABCDE12345), not 'ABCD' (4 characters)"
+            ),
+        ]
+        for (more, message) in cases {
+            let result = try nohit(base + more)
+            #expect(result.status == 2, "\(more)")
+            #expect(result.standardError.contains(message), "\(more): \(result.standardError)")
+        }
+        let noKey = try nohit(day + ["--apns-key-id", "ABCDE12345"])
+        #expect(
+            noKey.standardError.contains("an APNs key id or team id without the key: give the .p8 file with --apns-key")
+        )
+    }
+
+    /// A replay that plans no alert says why, each time with what to do; one that does says which
+    /// providers are ready.
+    @Test func aReplayThatPlansNoAlertSaysWhy() throws {
+        let replay = [
+            "replay", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", "d", "--quiet",
+        ]
+        let empty = try nohit(replay)
+        #expect(empty.status == 0, "\(empty.standardError)")
+        #expect(
+            empty.standardError.contains(
+                "nohit: no alerts: no device is registered in d/nohit.sqlite: add one first (nohit devices add "
+                    + "--console me, or devices seed --count N)"))
+        #expect(empty.standardError.contains("APNs not ready: no APNs provider key"))
+        #expect(empty.standardError.contains("Web Push ready: VAPID subject mailto:operator@localhost, public key B"))
+        #expect(empty.standardError.contains("first start: created d/vapid.pem (the Web Push VAPID key)"))
+        _ = try nohit(["devices", "add", "--data-dir", "d", "--console", "me"])
+        let again = try nohit(replay)
+        #expect(
+            again.standardError.contains(
+                "nohit: no alerts: every moment of this day was stored by an earlier run in d/nohit.sqlite, and none "
+                    + "is planned twice (not even for devices added since): replay it into a new --data-dir"))
+        // Settings reach `replay` too: the day from the environment.
+        let fresh = try nohit(
+            ["replay", "--data", TestData.path("retrosheet"), "--data-dir", "fresh", "--quiet"],
+            environment: ["NOHIT_REPLAY_DATE": "2020-08-25"])
+        #expect(fresh.status == 0, "\(fresh.standardError)")
+        #expect(fresh.standardError.contains("nohit: 2020-08-25: 16 games"))
+    }
+
+    /// `fake-apns.json` names its files from the root, so a service started elsewhere reads them.
+    @Test func fakeAPNsWritesAbsolutePaths() async throws {
+        let process = Process()
+        process.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
+        process.arguments = ["fake-apns", "--port", "0", "--dir", "fa"]
+        process.currentDirectoryURL = folder
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        // The description is printed once listening, after the file is written.
+        let line = try await Executable.onThread { output.fileHandleForReading.availableData }
+        let printed = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
+        let written = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("fa/fake-apns.json")))
+                as? [String: Any])
+        for description in [printed, written] {
+            let ca = try #require(description["ca"] as? String)
+            let key = try #require(description["key"] as? String)
+            #expect(ca == folder.appendingPathComponent("fa/ca.pem").standardizedFileURL.path)
+            #expect(key == folder.appendingPathComponent("fa/AuthKey_FAKEKEY001.p8").standardizedFileURL.path)
+        }
+    }
+
+    /// A port in use is said in the operator's words, by every command that listens.
+    @Test func aPortInUseIsNamedWithWhatToDo() async throws {
+        let (listener, port) = try Self.occupyPort()
+        defer { close(listener) }
+        let cases: [[String]] = [
+            [
+                "serve", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", "d", "--port",
+                "\(port)",
+            ],
+            ["fake-statsapi", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--port", "\(port)"],
+            ["fake-apns", "--dir", "fa", "--port", "\(port)"],
+        ]
+        for arguments in cases {
+            let result = try await Executable.onThread { try nohit(arguments) }
+            #expect(result.status == 2, "\(arguments)")
+            #expect(
+                result.standardError.contains(
+                    "nohit: port \(port) on 127.0.0.1 is in use: choose another with --port (0 picks a free one)"),
+                "\(arguments): \(result.standardError)")
+            #expect(!result.standardError.contains("errno"))
+        }
+    }
+
+    /// `serve` and `fake-statsapi` take the day as `--date`, as `replay` does (`--replay` stays),
+    /// and `serve` says where to open it and how to stop it.
+    @Test func everyCommandTakesTheDayAsDate() async throws {
+        for flag in ["--date", "--replay"] {
+            let (process, address) = try Executable.start(
+                "nohit",
+                [
+                    "serve", flag, "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", path("d\(flag)"),
+                    "--port", "0", "--speed", "0",
+                ])
+            defer {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            #expect(address.hasPrefix("http://127.0.0.1:"))
+        }
+        let banner = try Executable.startCollecting(
+            "nohit",
+            [
+                "serve", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", path("b"),
+                "--port", "0",
+            ],
+            until: "stops gracefully")
+        #expect(banner.contains("nohit: serving 2020-08-25 (16 games) at speed 60.0 on http://127.0.0.1:"))
+        #expect(banner.contains("/ in a browser; Ctrl-C (or SIGTERM) stops gracefully\n"))
+        for flag in ["--date", "--replay"] {
+            let (process, address) = try Executable.start(
+                "nohit", ["fake-statsapi", flag, "2020-08-25", "--data", TestData.path("retrosheet"), "--port", "0"])
+            defer {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            #expect(address.hasSuffix("/api"), "\(address)")
+        }
+    }
+
+    /// A socket bound to a free loopback port and listening, and that port.
+    static func occupyPort() throws -> (Int32, Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        try #require(bound == 0 && listen(descriptor, 1) == 0)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+}
