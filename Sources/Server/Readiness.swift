@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Synchronization
 
 /// What `/readyz` says of the source of games, read at each request: ready, or degraded and why.
 /// The source fills it in (`nohit serve` from its Stats API poller; a replayed day is always
@@ -52,28 +54,20 @@ struct Readiness: Encodable {
     ) async -> Readiness {
         let started = ContinuousClock.now
         var database = Check(ok: true)
-        do {
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await ping()
-                    return true
-                }
-                group.addTask {
-                    try await Task.sleep(for: deadline)
-                    return false
-                }
-                let answered = try await group.next() ?? false
-                group.cancelAll()
-                if !answered {
-                    database = Check(ok: false, reason: "the database did not answer within \(deadline)")
-                }
-            }
-        } catch {
-            database = Check(ok: false, reason: "the database cannot be read: \(error)")
+        switch await answer(ping, within: deadline) {
+        case .none:
+            database = Check(ok: false, reason: "the database did not answer within \(deadline)")
+        case .some(.failure(let error)):
+            // The error's text (paths, hosts) stays in the server's log.
+            Logger(label: "nohit.readyz").error("the database cannot be read", metadata: ["error": "\(error)"])
+            database = Check(ok: false, reason: "the database cannot be read (the log says why)")
+        case .some(.success):
+            break
         }
         let elapsed = ContinuousClock.now - started
+        // Milliseconds, to the microsecond.
         database.latencyMS =
-            (Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15 * 1000)
+            (Double(elapsed.components.seconds) * 1_000_000 + Double(elapsed.components.attoseconds) / 1e12)
             .rounded() / 1000
         var checks = ["database": database]
         if let source {
@@ -85,5 +79,42 @@ struct Readiness: Encodable {
         }
         let degraded = checks.filter { !$0.value.ok }.map(\.key).sorted()
         return Readiness(status: degraded.isEmpty ? "ready" : "degraded", degraded: degraded, checks: checks)
+    }
+
+    /// What `body` gave, or nil when it did not end within `deadline`: the answer does not wait
+    /// for a body that ignores cancellation (it is left to finish on its own).
+    static func answer(
+        _ body: @escaping @Sendable () async throws -> Void, within deadline: Duration
+    ) async -> Result<Void, any Error>? {
+        let race = Race()
+        return await withCheckedContinuation { continuation in
+            race.waiting.withLock { $0 = continuation }
+            let work = Task {
+                let result: Result<Void, any Error>
+                do {
+                    try await body()
+                    result = .success(())
+                } catch {
+                    result = .failure(error)
+                }
+                race.waiting.withLock { $0.take() }?.resume(returning: result)
+                race.timer.withLock { $0?.cancel() }
+            }
+            race.timer.withLock {
+                $0 = Task {
+                    try? await Task.sleep(for: deadline)
+                    if let waiting = race.waiting.withLock({ $0.take() }) {
+                        work.cancel()
+                        waiting.resume(returning: nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Who answers first: the work or its deadline.
+    private final class Race: Sendable {
+        let waiting = Mutex<CheckedContinuation<Result<Void, any Error>?, Never>?>(nil)
+        let timer = Mutex<Task<Void, Never>?>(nil)
     }
 }

@@ -16,6 +16,9 @@ package final class PollerHealth: Sendable {
         /// Seconds from the last round to the next request the poller planned: how long the
         /// source may rightly stay quiet.
         package var plannedWait: TimeInterval = 0
+        /// When silence stops being expected: the next planned request, its deadline and 5 s,
+        /// from the last round that asked (a round that asked nothing only moves it later).
+        package var answerDue: Date?
         package var lastRound: Date?
         /// Requests since start by outcome: ok, http (an answer other than 200), timeout,
         /// connection, unreadable (not the JSON expected).
@@ -36,12 +39,11 @@ package final class PollerHealth: Sendable {
             guard let lastSuccess else {
                 return (false, "no answer from the Stats API yet")
             }
-            let allowed = plannedWait + timeout + 5
-            let quiet = now.timeIntervalSince(lastSuccess)
-            if quiet > allowed {
+            if let answerDue, now > answerDue, lastSuccess < answerDue {
                 return (
                     false,
-                    "no answer from the Stats API for \(Int(quiet)) s (expected within \(Int(allowed.rounded(.up))) s)"
+                    "no answer from the Stats API for \(Int(now.timeIntervalSince(lastSuccess))) s (one was due "
+                        + "\(Int(now.timeIntervalSince(answerDue))) s ago)"
                 )
             }
             return (true, nil)
@@ -75,7 +77,7 @@ package final class PollerHealth: Sendable {
         let kind = Self.kind(of: error)
         state.withLock {
             $0.snapshot.lastFailure = now
-            $0.snapshot.lastFailureReason = "\(error)"
+            $0.snapshot.lastFailureReason = Self.reason(error)
             $0.snapshot.requests[kind, default: 0] += 1
             $0.round.failed += 1
         }
@@ -89,14 +91,37 @@ package final class PollerHealth: Sendable {
             } else if $0.round.failed > 0 {
                 $0.snapshot.failingRounds += 1
             }
-            if $0.round.answered + $0.round.failed > 0 { $0.snapshot.lastRound = now }
+            let due = next.addingTimeInterval($0.snapshot.timeout + 5)
+            if $0.round.answered + $0.round.failed > 0 {
+                $0.snapshot.lastRound = now
+                $0.snapshot.answerDue = due
+            } else {
+                $0.snapshot.answerDue = max($0.snapshot.answerDue ?? due, due)
+            }
             $0.snapshot.plannedWait = max(0, next.timeIntervalSince(now))
             $0.round = Round()
         }
     }
 
+    /// An answer that came but could not be read.
+    package struct Unreadable: Error {
+        package init() {}
+    }
+
     /// The outcome names of `requests`, each a metric label.
     package static let kinds = ["ok", "http", "timeout", "connection", "unreadable"]
+
+    /// What `/readyz` says of a failure: the status and route of a refused request, the kind of
+    /// any other (not the error's own text, which may name hosts and addresses).
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? TransportError else { return "an answer that was not the JSON expected" }
+        let route = error.path.split(separator: "?").first.map(String.init) ?? error.path
+        switch kind(of: error) {
+        case "http": return "\(error.reason) on \(route)"
+        case "timeout": return "no answer within the deadline on \(route)"
+        default: return "no connection for \(route)"
+        }
+    }
 
     static func kind(of error: any Error) -> String {
         guard let error = error as? TransportError else { return "unreadable" }

@@ -45,6 +45,8 @@ package struct HTTPStatsAPITransport: StatsAPITransport {
         do {
             response = try await client.execute(request, timeout: timeout)
         } catch {
+            // A graceful stop cancels the request: that is no failure of the API's.
+            if error is CancellationError || Task.isCancelled { throw CancellationError() }
             throw TransportError(path: path, reason: "\(error)")
         }
         let body = try await response.body.collect(upTo: maximumBody)
@@ -151,12 +153,20 @@ package struct StatsAPIPoller: Sendable {
                     for await answer in group { answers.append(answer) }
                     return answers.sorted { $0.0 < $1.0 }
                 }
+                // Stopping: the requests were cut short, not refused.
+                if Task.isCancelled { return }
                 for (pk, answer) in answers {
-                    switch answer {
-                    case .success: health?.answered(at: clock.now())
-                    case .failure(let error): health?.failed(error, at: clock.now())
-                    }
+                    let failures = machine.tracks[pk]?.failures ?? 0
                     let (game, notes) = machine.answered(pk, answer, now: now, random: random())
+                    switch answer {
+                    case .failure(let error):
+                        health?.failed(error, at: clock.now())
+                    case .success where (machine.tracks[pk]?.failures ?? 0) > failures:
+                        // Answered, but not with a feed that could be read.
+                        health?.failed(PollerHealth.Unreadable(), at: clock.now())
+                    case .success:
+                        health?.answered(at: clock.now())
+                    }
                     log(notes)
                     if let game { try await onGame(game) }
                 }

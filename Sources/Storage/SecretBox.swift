@@ -16,6 +16,15 @@ private func createExclusively(_ path: String) -> Int32 {
     #endif
 }
 
+/// Opens a directory to sync it.
+private func openDirectory(_ path: String) -> Int32 {
+    #if canImport(Glibc)
+        Glibc.open(path, O_RDONLY | O_DIRECTORY)
+    #else
+        Darwin.open(path, O_RDONLY | O_DIRECTORY)
+    #endif
+}
+
 /// Encrypts the secrets a store keeps for sending — webhook signing secrets, Web Push auth
 /// secrets — with AES-GCM under a key kept apart from the database (a file of its own, 0600, or
 /// given by the operator), so a copy of the database alone (a backup, a leaked file) does not give
@@ -53,19 +62,33 @@ package struct SecretBox: Sendable {
     }
 
     /// A new key written to `path` (mode 0600); never over a file already there (a process
-    /// started beside this one wrote it first: its key is the one used).
+    /// started beside this one wrote it first: its key is the one used). The key is written to a
+    /// file of its own and synced, then linked into place, so `path` never holds half a key and is
+    /// on disk before any secret is sealed with it.
     package static func newKeyFile(at path: String) throws -> SecretBox {
         let key = SymmetricKey(size: .bits256)
-        let text = key.withUnsafeBytes { Data($0).base64EncodedString() } + "\n"
-        let descriptor = createExclusively(path)
-        guard descriptor >= 0 else {
-            if errno == EEXIST, let existing = try existingKeyFile(at: path) { return existing }
-            throw StoreError.corrupt("cannot write the secrets key \(path): \(String(cString: strerror(errno)))")
+        let bytes = Array((key.withUnsafeBytes { Data($0).base64EncodedString() } + "\n").utf8)
+        let temporary = "\(path).\(UUID().uuidString.prefix(8)).tmp"
+        func failure(_ what: String) -> StoreError {
+            .corrupt("cannot write the secrets key \(path): \(what): \(String(cString: strerror(errno)))")
         }
-        defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count else {
-            throw StoreError.corrupt("cannot write the secrets key \(path): \(String(cString: strerror(errno)))")
+        let descriptor = createExclusively(temporary)
+        guard descriptor >= 0 else { throw failure("creating \(temporary)") }
+        defer { unlink(temporary) }
+        let written = write(descriptor, bytes, bytes.count)
+        let synced = fsync(descriptor)
+        close(descriptor)
+        guard written == bytes.count, synced == 0 else { throw failure("writing \(temporary)") }
+        guard link(temporary, path) == 0 else {
+            if errno == EEXIST, let existing = try existingKeyFile(at: path) { return existing }
+            throw failure("linking it into place")
+        }
+        // The new name on disk too.
+        let folder = (path as NSString).deletingLastPathComponent
+        let directory = openDirectory(folder.isEmpty ? "." : folder)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
         }
         return SecretBox(key: key)
     }

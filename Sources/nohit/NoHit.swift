@@ -25,7 +25,7 @@ struct NoHit: AsyncParsableCommand {
         subcommands: [
             EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, DealsCommand.self, ReplayCommand.self,
             DevicesCommand.self, AnalyticsCommand.self, FakeAPNsCommand.self, FakeStatsAPICommand.self,
-            ServeCommand.self,
+            ServeCommand.self, SettingsCommand.self,
         ]
     )
 
@@ -35,7 +35,7 @@ struct NoHit: AsyncParsableCommand {
     static func joiningNegativeNumbers(_ arguments: [String]) -> [String] {
         var joined: [String] = []
         for argument in arguments {
-            if let last = joined.last, last.hasPrefix("--"), !last.contains("="),
+            if let last = joined.last, last.hasPrefix("--"), last != "--", !last.contains("="),
                 argument.wholeMatch(of: /-(\d+(\.\d*)?|\.\d+|inf|infinity|nan)/.ignoresCase()) != nil
             {
                 joined[joined.count - 1] = "\(last)=\(argument)"

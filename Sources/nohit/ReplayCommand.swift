@@ -29,19 +29,19 @@ struct ReplayCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The day to replay (YYYY-MM-DD).")
+    @Option(help: Settings.help("replay.date"))
     var date: String?
 
-    @Option(help: "Clock speed: 60 plays an hour in a minute; 0 (the default) runs as fast as possible.")
+    @Option(help: Settings.help("replay.speed"))
     var speed: Double?
 
-    @Option(help: "Retrosheet data: a directory of season folders, a season folder, or event files.")
+    @Option(help: Settings.help("retrosheet.data"))
     var data: [String] = []
 
-    @Option(name: .customLong("deals"), help: "A deal rule file to add to the shipped rules (repeatable).")
+    @Option(name: .customLong("deals"), help: Settings.help("deals.files"))
     var dealFiles: [String] = []
 
-    @Option(help: "Requests in flight per channel (default: 256).")
+    @Option(help: Settings.help("delivery.concurrency"))
     var concurrency: Int?
 
     @Flag(help: "Print only the summary, not each moment.")
@@ -174,7 +174,8 @@ struct ReplayCommand: AsyncParsableCommand {
                 + "device's favourite team)"
         }
         if new == 0 {
-            return "no alerts: every moment of this day was stored by an earlier run in \(name), and none is "
+            return "no alerts: every moment of this day was already stored in \(name) (by an earlier run, or "
+                + "another instance sharing it), and none is "
                 + "planned twice (not even for devices added since): replay it into a new --data-dir to send it "
                 + "afresh"
         }

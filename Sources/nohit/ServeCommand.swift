@@ -31,95 +31,79 @@ struct ServeCommand: AsyncParsableCommand {
 
             Every setting can also come from a NOHIT_* environment variable or a JSON file (--config or \
             $NOHIT_CONFIG); a flag wins over the variable, the variable over the file. The names: --port is \
-            http.port, NOHIT_HTTP_PORT, {"http": {"port": 8080}}; see README for the whole list.
+            http.port, NOHIT_HTTP_PORT, {"http": {"port": 8080}}; `nohit settings` (docs/configuration.md) \
+            lists them all.
 
-            Endpoints: GET /healthz, /metrics, /api/games, /api/games/{id}, /api/attempts, /api/moments, \
+            Endpoints: GET /healthz, /readyz, /metrics, /api/games, /api/games/{id}, /api/attempts, /api/moments, \
             /api/hall-of-fame/{season}, /api/stream (Server-Sent Events; Last-Event-ID resumes), /api/ws (WebSocket; ?after= resumes); \
             POST /api/devices; GET and PUT /api/devices/{id}/preferences (Authorization: Bearer <secret>).
             """
     )
 
-    @Option(help: "Address to listen on (default: 127.0.0.1).")
+    @Option(help: Settings.help("http.host"))
     var host: String?
 
-    @Option(help: "Port to listen on (default: 8080; 0 picks a free one).")
+    @Option(help: Settings.help("http.port"))
     var port: Int?
 
-    @Option(help: "Where live games come from: replay (a Retrosheet day, --date) or statsapi (MLB's Stats API).")
+    @Option(help: Settings.help("source"))
     var source: String?
 
-    @Option(help: "The Stats API's base URL, for --source statsapi (default: https://statsapi.mlb.com/api/).")
+    @Option(help: Settings.help("statsapi.url"))
     var statsapiURL: String?
 
-    @Option(
-        help:
-            "With --source statsapi: follow this official date (YYYY-MM-DD) instead of today's (a fake Stats API's day)."
-    )
+    @Option(help: Settings.help("statsapi.date"))
     var statsapiDate: String?
 
-    @Option(
-        name: [.customLong("date"), .customLong("replay")],
-        help: "The day to replay as live (YYYY-MM-DD; --replay is the same).")
+    @Option(name: [.customLong("date"), .customLong("replay")], help: Settings.help("replay.date"))
     var date: String?
 
-    @Option(help: "Clock speed: 60 plays an hour in a minute (default); 0 runs as fast as possible.")
+    @Option(help: Settings.help("replay.speed"))
     var speed: Double?
 
-    @Option(help: "Retrosheet data: a directory of season folders (the hall of fame reads <dir>/<season>).")
+    @Option(help: Settings.help("retrosheet.data"))
     var data: [String] = []
 
-    @Option(name: .customLong("deals"), help: "A deal rule file to add to the shipped rules (repeatable).")
+    @Option(name: .customLong("deals"), help: Settings.help("deals.files"))
     var dealFiles: [String] = []
 
-    @Option(help: "Requests in flight per channel (default: 256).")
+    @Option(help: Settings.help("delivery.concurrency"))
     var concurrency: Int?
 
-    @Option(
-        help:
-            "The operator's token for /api/admin/... (none closes them). Visible to other users in the process list: prefer --admin-token-file or NOHIT_ADMIN_TOKEN."
-    )
+    @Option(help: Settings.help("admin.token"))
     var adminToken: String?
 
-    @Option(help: "A file holding the operator's token (its first line); keep it readable by its owner only.")
+    @Option(help: Settings.help("admin.token-file"))
     var adminTokenFile: String?
 
-    @Option(help: "Open connections in all (default: 10000, lowered to fit the open-file limit).")
+    @Option(help: Settings.help("http.max-connections"))
     var maxConnections: Int?
 
-    @Option(help: "Open connections from one client, an IPv4 address or IPv6 /64 (default: 256; 0: no limit).")
+    @Option(help: Settings.help("http.max-connections-per-client"))
     var maxConnectionsPerClient: Int?
 
-    @Option(help: "Seconds a new connection has to send its first request head (default: 10).")
+    @Option(help: Settings.help("http.header-timeout"))
     var headerTimeout: Int?
 
-    @Option(help: "Seconds a connection may stay open with no request in progress (default: 75).")
+    @Option(help: Settings.help("http.idle-timeout"))
     var idleTimeout: Int?
 
-    @Option(help: "Connections waiting to be accepted, the listen backlog (default: 4096; the kernel caps it).")
+    @Option(help: Settings.help("http.backlog"))
     var backlog: Int?
 
-    @Option(help: "Live-stream clients, SSE and WebSocket together (default: 20000).")
+    @Option(help: Settings.help("http.max-streams"))
     var maxStreams: Int?
 
-    @Option(
-        help:
-            "Seconds a client's new connections are refused after 5 protocol errors within a minute: unreadable requests, HTTP/2 connections closed for abuse (default: 30; 0: never, as behind a proxy)."
-    )
+    @Option(help: Settings.help("http.abuse-penalty"))
     var abusePenalty: Int?
 
-    @Option(
-        help: ArgumentHelp(
-            "Who may read /metrics: loopback (the default: Prometheus on this host), token (with the admin "
-                + "token as a Bearer token), open, or off."))
+    @Option(help: Settings.help("http.metrics"))
     var metrics: String?
 
-    @Option(help: "Device registrations per client per minute, bursts of twice that (default: 10; 0: no limit).")
+    @Option(help: Settings.help("http.registrations-per-minute"))
     var registrationsPerMinute: Int?
 
-    @Option(
-        help: ArgumentHelp(
-            "Minutes a finished game of the day before stays on the default scoreboard (default: 180; its "
-                + "games still under way stay until they end)."))
+    @Option(help: Settings.help("scoreboard.keep-finished-minutes"))
     var keepFinishedMinutes: Int?
 
     @OptionGroup var store: StoreOptions

@@ -18,33 +18,19 @@ import Storage
 /// Where the service keeps its state (the data directory, and the database: an SQLite file in it
 /// by default, or PostgreSQL for several instances) and where it reads its configuration.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "Directory for the database and the service's keys (default: nohit-data).")
+    @Option(help: Settings.help("store.data-dir"))
     var dataDir: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "The database: an SQLite file (default: <data-dir>/nohit.sqlite), or postgres://user@host/db for "
-                + "several instances sharing one PostgreSQL database.",
-            valueName: "file-or-url"))
+    @Option(help: Settings.help("store.database"))
     var database: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "The key that seals stored secrets (webhook and Web Push), 32 bytes base64 in a file kept apart from the "
-                + "database (default: secrets.key beside it; created when missing). Instances sharing a PostgreSQL "
-                + "database must all be given the same key.",
-            valueName: "file"))
+    @Option(help: Settings.help("store.secrets-key"))
     var secretsKey: String?
 
-    @Option(help: "This instance's name among those sharing a PostgreSQL database (default: host, process id, random).")
+    @Option(help: Settings.help("store.instance-id"))
     var instanceID: String?
 
-    @Option(
-        help: """
-            PostgreSQL: how long a game followed or a delivery being sent stays an instance's without a renewal \
-            (default: 20 s; renewed every quarter of it). A stopped instance's games are taken over, and its \
-            deliveries in doubt sent again, this long after its last renewal.
-            """)
+    @Option(help: Settings.help("store.lease-seconds"))
     var leaseSeconds: Int?
 
     @Option(
@@ -158,7 +144,7 @@ struct StoreLocation {
         do {
             opened = try await PostgresStore.withStore(
                 location, secretsKeyFile: secretsKeyPath, instance: instanceID ?? PostgresStore.newInstanceID(),
-                leaseSeconds: Double(leaseSeconds)
+                leaseSeconds: Double(leaseSeconds), existing: existing
             ) { store in
                 reportCreated(before: before)
                 return try await body(OpenedStore(store: store, coordination: store, name: "\(location)"))
@@ -222,63 +208,46 @@ struct StoreLocation {
 
 /// How to reach the push providers.
 struct ProviderOptions: ParsableArguments {
-    @Option(
-        help: ArgumentHelp(
-            "A directory written by `nohit fake-apns`: use that fake APNs (its URL, CA and key).",
-            valueName: "dir"))
+    @Option(help: Settings.help("apns.fake"))
     var fakeApns: String?
 
-    @Option(help: "APNs base URL for both environments (default: Apple's production and sandbox URLs).")
+    @Option(help: Settings.help("apns.url"))
     var apnsURL: String?
 
-    @Option(help: ArgumentHelp("The APNs provider key (.p8).", valueName: "file"))
+    @Option(help: Settings.help("apns.key"))
     var apnsKey: String?
 
-    @Option(help: "The APNs key id (10 characters, from the developer account).")
+    @Option(help: Settings.help("apns.key-id"))
     var apnsKeyID: String?
 
-    @Option(help: "The APNs team id.")
+    @Option(help: Settings.help("apns.team-id"))
     var apnsTeamID: String?
 
-    @Option(help: "How APNs requests travel: http2 (the lean client, default) or async-http-client.")
+    @Option(help: Settings.help("apns.transport"))
     var apnsTransport: String?
 
-    @Option(help: "HTTP/2 connections per APNs host, http2 transport (default: 8).")
+    @Option(help: Settings.help("apns.connections"))
     var apnsConnections: Int?
 
-    @Option(help: ArgumentHelp("Also trust this certificate authority (PEM).", valueName: "file"))
+    @Option(help: Settings.help("apns.trust-ca"))
     var trustCA: [String] = []
 
-    @Option(help: ArgumentHelp("The Web Push VAPID key (PEM; created when missing).", valueName: "file"))
+    @Option(help: Settings.help("vapid.key"))
     var vapidKey: String?
 
-    @Option(help: "The VAPID subject: a mailto: or https: contact (default: mailto:operator@localhost).")
+    @Option(help: Settings.help("vapid.subject"))
     var vapidSubject: String?
 
-    @Option(
-        help: """
-            How Web Push requests travel: http2 (the lean client, per push service; default) or http1. A \
-            push service without HTTP/2 is reached over HTTP/1.1 either way.
-            """)
+    @Option(help: Settings.help("webpush.transport"))
     var webPushTransport: String?
 
-    @Flag(
-        inversion: .prefixedNo,
-        help: """
-            Allow webhook and Web Push URLs into loopback and private networks (default: no): at \
-            registration, and when connecting (the addresses a name resolves to are checked).
-            """)
+    @Flag(inversion: .prefixedNo, help: Settings.help("delivery.allow-private-networks"))
     var allowPrivateNetworks: Bool?
 
-    @Option(help: "Deadline of each provider request, in seconds (default: 10).")
+    @Option(help: Settings.help("delivery.request-timeout"))
     var requestTimeout: Int?
 
-    @Option(
-        help: """
-            Minutes after its moment that an alert is still worth sending, by the service's clock \
-            (a replay's runs at its speed): its apns-expiration and Web Push TTL, and no retry after \
-            it (default: 30).
-            """)
+    @Option(help: Settings.help("delivery.stale-after-minutes"))
     var staleAfterMinutes: Int?
 
     var flags: [String: ConfigContent] {
@@ -434,7 +403,7 @@ extension ProviderOptions {
 
 /// Log level for the service's diagnostics (on standard error).
 struct LoggingOptions: ParsableArguments {
-    @Option(help: "Log level: trace, debug, info, notice (default), warning, error or critical.")
+    @Option(help: Settings.help("log.level"))
     var logLevel: String?
 
     var flags: [String: ConfigContent] { logLevel.map { ["log.level": .string($0)] } ?? [:] }

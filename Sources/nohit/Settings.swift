@@ -11,34 +11,10 @@ import SystemPackage
 /// A value that is there but wrong — `NOHIT_HTTP_PORT=eighty`, an unknown key in the file — is an
 /// error naming the key and where it came from, never a silent fallback to the default.
 struct Settings: Sendable {
-    /// Every key the service reads, with its flag. A file with any other key is refused.
-    static let keys: [String: String] = [
-        "http.host": "--host", "http.port": "--port",
-        "replay.date": "--date", "replay.speed": "--speed",
-        "source": "--source", "statsapi.url": "--statsapi-url", "statsapi.date": "--statsapi-date",
-        "retrosheet.data": "--data", "deals.files": "--deals",
-        "delivery.concurrency": "--concurrency", "delivery.request-timeout": "--request-timeout",
-        "delivery.stale-after-minutes": "--stale-after-minutes",
-        "delivery.allow-private-networks": "--allow-private-networks",
-        "admin.token": "--admin-token", "admin.token-file": "--admin-token-file",
-        "store.data-dir": "--data-dir", "store.database": "--database", "store.secrets-key": "--secrets-key",
-        "store.instance-id": "--instance-id", "store.lease-seconds": "--lease-seconds",
-        "http.max-connections": "--max-connections", "http.max-connections-per-client": "--max-connections-per-client",
-        "http.header-timeout": "--header-timeout", "http.idle-timeout": "--idle-timeout",
-        "http.max-streams": "--max-streams", "http.backlog": "--backlog", "http.abuse-penalty": "--abuse-penalty",
-        "http.registrations-per-minute": "--registrations-per-minute", "http.metrics": "--metrics",
-        "scoreboard.keep-finished-minutes": "--keep-finished-minutes",
-        "log.level": "--log-level",
-        "apns.fake": "--fake-apns", "apns.url": "--apns-url", "apns.key": "--apns-key", "apns.key-id": "--apns-key-id",
-        "apns.team-id": "--apns-team-id", "apns.transport": "--apns-transport",
-        "apns.connections": "--apns-connections", "apns.trust-ca": "--trust-ca",
-        "vapid.key": "--vapid-key", "vapid.subject": "--vapid-subject", "webpush.transport": "--web-push-transport",
-        // The Keen API's limits: in the file or the environment only (no flag).
-        "analytics.events-per-minute-per-key": "", "analytics.events-per-minute-per-client": "",
-        "analytics.queries-per-minute-per-key": "", "analytics.queries-per-minute-per-client": "",
-        "analytics.query-seconds": "", "analytics.query-memory-mb": "", "analytics.concurrent-queries": "",
-        "analytics.body-mb-in-flight": "",
-    ]
+    /// Every key the service reads, with its flag ("" for none). A file with any other key is
+    /// refused.
+    static let keys: [String: String] = Dictionary(
+        uniqueKeysWithValues: reference.map { ($0.key, $0.flag.map { "--\($0)" } ?? "") })
 
     /// Keys whose values never appear in logs or errors.
     static let secrets: Set<String> = ["admin.token", "store.database"]

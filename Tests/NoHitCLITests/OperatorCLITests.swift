@@ -10,12 +10,16 @@ import Testing
 
 /// The command line as an operator meets it (issue 38, "a CLI that never surprises"): each case
 /// runs `nohit` in a scratch directory, on loopback only, and checks the words it prints.
-@Suite(.ownThreads) struct OperatorCLITests {
+@Suite(.ownThreads) final class OperatorCLITests: Sendable {
     let folder: URL
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-operator-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
     }
 
     func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
@@ -116,6 +120,10 @@ import Testing
         try #require(process.terminationStatus == 0)
         let future = try nohit(["devices", "list", "--database", fresh, "--data-dir", "other"])
         #expect(future.status == 2)
+        let missing = try #require(TestPostgres.url(schema: "operatormissing"))
+        let mistyped = try nohit(["devices", "list", "--database", missing, "--data-dir", "other"])
+        #expect(mistyped.status == 2)
+        #expect(mistyped.standardError.contains("holds none): give the database the service uses"))
         #expect(future.standardError.contains("was migrated by a newer nohit (its migration '99 from the future'"))
     }
 
@@ -126,7 +134,15 @@ import Testing
         try DatabaseQueue(path: database).write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('99 from the future')")
         }
+        func contents() throws -> [String] {
+            try DatabaseQueue(path: database).read { db in
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+                    + String.fetchAll(db, sql: "SELECT id FROM devices ORDER BY id")
+            }
+        }
+        let before = try contents()
         let refused = try nohit(["devices", "list", "--data-dir", "data"])
+        #expect(try contents() == before, "the database was changed")
         #expect(refused.status == 2)
         #expect(
             refused.standardError.contains(
@@ -273,8 +289,9 @@ import Testing
         let again = try nohit(replay)
         #expect(
             again.standardError.contains(
-                "nohit: no alerts: every moment of this day was stored by an earlier run in d/nohit.sqlite, and none "
-                    + "is planned twice (not even for devices added since): replay it into a new --data-dir"))
+                "nohit: no alerts: every moment of this day was already stored in d/nohit.sqlite (by an earlier run, "
+                    + "or another instance sharing it), and none is planned twice (not even for devices added since): "
+                    + "replay it into a new --data-dir"))
         // Settings reach `replay` too: the day from the environment.
         let fresh = try nohit(
             ["replay", "--data", TestData.path("retrosheet"), "--data-dir", "fresh", "--quiet"],
@@ -324,7 +341,7 @@ import Testing
             ["fake-apns", "--dir", "fa", "--port", "\(port)"],
         ]
         for arguments in cases {
-            let result = try await Executable.onThread { try nohit(arguments) }
+            let result = try await Executable.onThread { try self.nohit(arguments) }
             #expect(result.status == 2, "\(arguments)")
             #expect(
                 result.standardError.contains(
@@ -368,6 +385,34 @@ import Testing
             }
             #expect(address.hasSuffix("/api"), "\(address)")
         }
+    }
+
+    /// docs/configuration.md is what `nohit settings --markdown` prints, and every flag it names is
+    /// one the commands it lists take.
+    @Test func theConfigurationReferenceIsTheCodesOwnList() throws {
+        let generated = try nohit(["settings", "--markdown"])
+        #expect(generated.status == 0)
+        let page = try String(
+            contentsOf: TestData.packageRoot.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        #expect(
+            generated.standardOutput == page,
+            "docs/configuration.md is out of date: swift run nohit settings --markdown > docs/configuration.md")
+        var helps: [String: String] = [:]
+        let commands = [
+            "serve": ["serve"], "replay": ["replay"], "devices": ["devices", "add"],
+            "analytics": ["analytics", "project", "create"],
+        ]
+        var rows = 0
+        for line in page.split(separator: "\n") where line.hasPrefix("| `") {
+            rows += 1
+            guard let match = line.firstMatch(of: /\| `--([a-z-]+)` \(([a-z, ]+)\) \|/) else { continue }
+            for command in match.2.split(separator: ", ").map(String.init) {
+                let arguments = try #require(commands[command], "\(command)")
+                if helps[command] == nil { helps[command] = try nohit(arguments + ["--help"]).standardOutput }
+                #expect(helps[command]?.contains("--\(match.1)") == true, "\(command) has no --\(match.1)")
+            }
+        }
+        #expect(rows > 40)
     }
 
     /// A socket bound to a free loopback port and listening, and that port.

@@ -63,10 +63,11 @@ import Testing
             server.terminate()
             server.waitUntilExit()
         }
-        /// Asks `/readyz` until `wanted` (each answer must be 200 ready or 503 degraded).
+        /// Asks `/readyz` until `wanted` (each answer must be 200 ready or 503 degraded), for up to
+        /// two minutes (the poller's backoff after failures starts at 10 s, with jitter).
         func readiness(until wanted: Int) async throws -> (answer: [String: Any], seconds: Double) {
             let started = ContinuousClock.now
-            for _ in 0..<600 {
+            while ContinuousClock.now - started < .seconds(120) {
                 let (status, answer) = try await Self.status(address + "/readyz")
                 #expect(
                     [200, 503].contains(status) && answer["status"] as? String == (status == 200 ? "ready" : "degraded")
@@ -95,8 +96,8 @@ import Testing
         #expect(degraded.answer["degraded"] as? [String] == ["source"])
         let reason =
             ((degraded.answer["checks"] as? [String: Any])?["source"] as? [String: Any])?["reason"] as? String ?? ""
-        #expect(reason.contains("the Stats API did not answer the last round of requests"), "\(reason)")
-        #expect(reason.contains("HTTP 500"), "\(reason)")
+        #expect(reason.contains("the Stats API did not answer the last"), "\(reason)")
+        #expect(reason.contains("HTTP 500 on v1"), "\(reason)")
         let (health, _) = try await Self.status(address + "/healthz")
         #expect(health == 200)
         #expect(try await Self.send("DELETE", fakeAddress.replacing("/api", with: "") + "/faults") == 204)

@@ -71,9 +71,11 @@ package enum Executable {
         }
     }
 
-    /// Starts `name arguments...`, reads its standard error until it holds `text` (or the
-    /// process ends), stops it, and returns what it read.
-    package static func startCollecting(_ name: String, _ arguments: [String], until text: String) throws -> String {
+    /// Starts `name arguments...`, reads its standard error until it holds `text`, the process
+    /// ends, or `timeout` passes (then it is stopped); stops it, and returns what it read.
+    package static func startCollecting(
+        _ name: String, _ arguments: [String], until text: String, timeout: TimeInterval = 120
+    ) throws -> String {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(name)
         process.arguments = arguments
@@ -81,12 +83,16 @@ package enum Executable {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        // A process that never says `text` is stopped, which ends the reading below.
+        let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
         var collected = ""
         while !collected.contains(text) {
             let chunk = errors.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             collected += String(decoding: chunk, as: UTF8.self)
         }
+        deadline.cancel()
         process.terminate()
         process.waitUntilExit()
         return collected

@@ -306,7 +306,7 @@ extension PostgresStore {
     }
 
     /// Applies the migrations not applied yet, each in a transaction, holding the migration lock.
-    func migrate() async throws {
+    func migrate(existing: Bool = false) async throws {
         let logger = logger
         let schema = location.schema
         try await client.withConnection { connection in
@@ -317,6 +317,16 @@ extension PostgresStore {
                 "SELECT pg_advisory_lock(\(Self.migrationLock), hashtext(\(schema)))", logger: logger
             ).collect()
             do {
+                if existing {
+                    let found = try await connection.query(
+                        "SELECT to_regclass(\(schema + ".schema_migrations")) IS NOT NULL", logger: logger
+                    ).decode(Bool.self).first { _ in true }
+                    guard found == true else {
+                        throw StoreError.configuration(
+                            "no nohit database at \(location) (schema \(schema) holds none): give the database the "
+                                + "service uses; this command only reads and creates none")
+                    }
+                }
                 if schema != "public" {
                     _ = try await connection.query(
                         "CREATE SCHEMA IF NOT EXISTS \(unescaped: schema)", logger: logger

@@ -150,9 +150,11 @@ package final class PostgresStore: Sendable {
     /// Connects to the database at `location`, brings its schema up to date (under an advisory lock:
     /// instances starting together migrate once) and runs `body` with the store; the connections
     /// close when it returns.
+    /// `existing`: a schema nohit has not made is refused (a command that only reads), not
+    /// created.
     package static func withStore<Result: Sendable>(
         _ location: Location, secrets: SecretBox, instance: String = PostgresStore.newInstanceID(),
-        leaseSeconds: Double = 20, logger: Logger = Logger(label: "nohit.postgres"),
+        leaseSeconds: Double = 20, existing: Bool = false, logger: Logger = Logger(label: "nohit.postgres"),
         _ body: @Sendable (PostgresStore) async throws -> Result
     ) async throws -> Result {
         var configuration = PostgresClient.Configuration(
@@ -181,7 +183,7 @@ package final class PostgresStore: Sendable {
             await Task.yield()
             defer { group.cancelAll() }
             do {
-                try await store.migrate()
+                try await store.migrate(existing: existing)
             } catch let error as StoreError {
                 throw error
             } catch {
@@ -196,16 +198,17 @@ package final class PostgresStore: Sendable {
     /// them.
     package static func withStore<Result: Sendable>(
         _ location: Location, secretsKeyFile: String, instance: String = PostgresStore.newInstanceID(),
-        leaseSeconds: Double = 20, logger: Logger = Logger(label: "nohit.postgres"),
+        leaseSeconds: Double = 20, existing: Bool = false, logger: Logger = Logger(label: "nohit.postgres"),
         _ body: @Sendable (PostgresStore) async throws -> Result
     ) async throws -> Result {
-        let existing = try SecretBox.existingKeyFile(at: secretsKeyFile)
+        let key = try SecretBox.existingKeyFile(at: secretsKeyFile)
         // Seals nothing until the check below: opening seals no stored secret.
-        let provisional = existing ?? SecretBox.ephemeral()
+        let provisional = key ?? SecretBox.ephemeral()
         return try await withStore(
-            location, secrets: provisional, instance: instance, leaseSeconds: leaseSeconds, logger: logger
+            location, secrets: provisional, instance: instance, leaseSeconds: leaseSeconds, existing: existing,
+            logger: logger
         ) { store in
-            guard existing == nil else { return try await body(store) }
+            guard key == nil else { return try await body(store) }
             let sealed = try await store.sealedSecretCount()
             guard sealed == 0 else {
                 throw SecretBox.missingKey(secretsKeyFile, sealed: sealed, database: "\(location)")
