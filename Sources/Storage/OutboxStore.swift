@@ -37,6 +37,9 @@ package protocol OutboxStore: Sendable {
     /// at start covers it.
     func maintainLeases(now: Date) async throws -> RecoveryReport
     func outboxCounts() async throws -> OutboxCounts
+    /// The deliveries that failed, most recent first (`limit` of them), and how many failed by
+    /// channel and reason (the 50 largest): what an operator looks at when alerts go missing.
+    func failedDeliveries(limit: Int) async throws -> FailedDeliveries
     /// Whether any delivery of these channels is being sent, or pending (and due by `dueBy`, when
     /// given). Cheap whatever the outbox holds: callers poll it.
     func hasUnfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Bool
@@ -158,6 +161,57 @@ package struct RecoveryReport: Sendable, Hashable {
         self.requeued = requeued
         self.superseded = superseded
         self.takenFrom = takenFrom
+    }
+}
+
+/// Deliveries that failed: the most recent, and counts by channel and reason.
+package struct FailedDeliveries: Sendable, Hashable {
+    package struct Delivery: Sendable, Hashable {
+        package var deliveryID: UUID
+        package var deviceID: UUID
+        package var channel: String
+        /// The provider's reason (`Unregistered`, `400 BadDeviceToken`, `gave up after 8 attempts: ...`).
+        package var reason: String
+        package var failedAt: Date
+        package var momentID: String
+        package var attempts: Int
+        /// Whether the device is still sent to (a device the provider said was gone is pruned:
+        /// disabled, with the reason); nil when it was removed.
+        package var deviceActive: Bool?
+
+        package init(
+            deliveryID: UUID, deviceID: UUID, channel: String, reason: String, failedAt: Date, momentID: String,
+            attempts: Int, deviceActive: Bool?
+        ) {
+            self.deliveryID = deliveryID
+            self.deviceID = deviceID
+            self.channel = channel
+            self.reason = reason
+            self.failedAt = failedAt
+            self.momentID = momentID
+            self.attempts = attempts
+            self.deviceActive = deviceActive
+        }
+    }
+
+    package struct Count: Sendable, Hashable {
+        package var channel: String
+        package var reason: String
+        package var count: Int
+
+        package init(channel: String, reason: String, count: Int) {
+            self.channel = channel
+            self.reason = reason
+            self.count = count
+        }
+    }
+
+    package var recent: [Delivery]
+    package var counts: [Count]
+
+    package init(recent: [Delivery], counts: [Count]) {
+        self.recent = recent
+        self.counts = counts
     }
 }
 

@@ -7,6 +7,9 @@ import Testing
 #if canImport(Glibc)
     import Glibc
 #endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The command line as an operator meets it (issue 38, "a CLI that never surprises"): each case
 /// runs `nohit` in a scratch directory, on loopback only, and checks the words it prints.
@@ -413,6 +416,72 @@ import Testing
             }
         }
         #expect(rows > 40)
+    }
+
+    /// A fake APNs refusing some tokens (400 BadDeviceToken, 410 Unregistered, 413 PayloadTooLarge):
+    /// the devices it says are gone are pruned, and the operator's failed-deliveries list shows
+    /// each refusal with its device, channel and reason, and the counts by reason.
+    @Test func theOperatorSeesFailedDeliveriesWithTheirReasons() async throws {
+        let fake = Process()
+        fake.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
+        fake.arguments = ["fake-apns", "--port", "0", "--dir", path("fa")]
+        let output = Pipe()
+        fake.standardOutput = output
+        fake.standardError = FileHandle.nullDevice
+        try fake.run()
+        defer {
+            fake.terminate()
+            fake.waitUntilExit()
+        }
+        _ = try await Executable.onThread { output.fileHandleForReading.availableData }
+        for (index, (prefix, count)) in [("400", 2), ("410", 2), ("413", 1), ("a", 1)].enumerated() {
+            let seeded = try nohit([
+                "devices", "seed", "--data-dir", "d", "--count", "\(count)", "--token-prefix", prefix, "--threshold",
+                "4", "--seed", "\(index + 1)",
+            ])
+            #expect(seeded.status == 0, "\(seeded.standardError)")
+        }
+        let replay = try await Executable.onThread {
+            try self.nohit([
+                "replay", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", "d",
+                "--fake-apns", self.path("fa"), "--quiet",
+            ])
+        }
+        #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(replay.standardError.contains("4 devices pruned"), "\(replay.standardError)")
+        #expect(replay.standardError.contains("APNs ready: key id FAKEKEY001, team FAKETEAM01"))
+
+        try Data("operator-token\n".utf8).write(to: folder.appendingPathComponent("admin-token"))
+        let (server, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", path("d"),
+                "--port", "0", "--admin-token-file", path("admin-token"),
+            ])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        var request = URLRequest(url: URL(string: address + "/api/admin/deliveries/failed?limit=200")!)
+        request.setValue("Bearer operator-token", forHTTPHeaderField: "Authorization")
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let recent = try #require(answer["recent"] as? [[String: Any]])
+        let counts = try #require(answer["counts"] as? [[String: Any]])
+        let reasons = Dictionary(grouping: recent) { $0["reason"] as? String ?? "" }
+        #expect(Set(reasons.keys) == ["BadDeviceToken", "Unregistered", "413 PayloadTooLarge"], "\(reasons.keys)")
+        // The devices said to be gone are disabled; the one whose alert was too large is not.
+        #expect(reasons["BadDeviceToken"]?.allSatisfy { $0["device"] as? String == "disabled" } == true)
+        #expect(reasons["Unregistered"]?.allSatisfy { $0["device"] as? String == "disabled" } == true)
+        #expect(reasons["413 PayloadTooLarge"]?.allSatisfy { $0["device"] as? String == "active" } == true)
+        #expect(Set(reasons["BadDeviceToken"]?.compactMap { $0["device_id"] as? String } ?? []).count == 2)
+        #expect(
+            recent.allSatisfy { $0["channel"] as? String == "apns" && ($0["failed_at"] as? String)?.isEmpty == false })
+        #expect(answer["failed"] as? Int == recent.count)
+        #expect(
+            counts.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == recent.count
+                && counts.contains { $0["reason"] as? String == "Unregistered" && $0["count"] as? Int == 2 })
     }
 
     /// A socket bound to a free loopback port and listening, and that port.

@@ -451,6 +451,14 @@ enum Fixtures {
             let counts = try await store.outboxCounts()
             #expect(counts.failed == 2)
             #expect(counts.pending == 0)
+            // The operator's list: both rows, the device disabled, the provider's reason first.
+            let failed = try await store.failedDeliveries(limit: 10)
+            #expect(failed.recent.count == 2)
+            #expect(failed.recent.allSatisfy { $0.deviceID == phone.id && $0.deviceActive == false })
+            #expect(failed.recent.contains { $0.deliveryID == claimed[0].id && $0.reason == "410 Unregistered" })
+            #expect(failed.counts.map(\.count).reduce(0, +) == 2)
+            #expect(failed.counts.contains { $0.channel == "apns" && $0.reason == "410 Unregistered" })
+            #expect(try await store.failedDeliveries(limit: 1).recent.count == 1)
         }
     }
 

@@ -45,6 +45,45 @@ package struct AdminDeviceCounts: Sendable, Codable {
     package var activeByChannel: [String: Int]
 }
 
+/// `GET /api/admin/deliveries/failed`: the deliveries that failed, newest first, and how many by
+/// channel and reason.
+package struct AdminFailedDeliveries: Sendable, Codable {
+    package struct Delivery: Sendable, Codable {
+        package var deliveryId: String
+        package var deviceId: String
+        package var channel: String
+        package var reason: String
+        package var failedAt: Date
+        package var momentId: String
+        package var attempts: Int
+        /// `active`, `disabled` (a device the provider said was gone is pruned: disabled with the
+        /// reason) or `removed`.
+        package var device: String
+    }
+
+    package struct Count: Sendable, Codable {
+        package var channel: String
+        package var reason: String
+        package var count: Int
+    }
+
+    package var failed: Int
+    package var counts: [Count]
+    package var recent: [Delivery]
+
+    init(_ failed: FailedDeliveries, total: Int) {
+        self.failed = total
+        counts = failed.counts.map { Count(channel: $0.channel, reason: $0.reason, count: $0.count) }
+        recent = failed.recent.map {
+            Delivery(
+                deliveryId: $0.deliveryID.uuidString.lowercased(), deviceId: $0.deviceID.uuidString.lowercased(),
+                channel: $0.channel, reason: $0.reason, failedAt: $0.failedAt, momentId: $0.momentID,
+                attempts: $0.attempts,
+                device: $0.deviceActive.map { $0 ? "active" : "disabled" } ?? "removed")
+        }
+    }
+}
+
 /// A day's games, as `GET /api/scoreboard` gives them.
 package struct Scoreboard: Sendable, Codable {
     package var date: String

@@ -6,7 +6,7 @@ import Hummingbird
 import Storage
 
 /// The operator's endpoints, behind `Authorization: Bearer <admin token>`: the outbox's counts,
-/// the devices' counts, the web app's usage, and disabling a device.
+/// the deliveries that failed, the devices' counts, the web app's usage, and disabling a device.
 struct AdminRoutes: Sendable {
     /// Without one, these endpoints are closed (403).
     let adminToken: String?
@@ -27,6 +27,13 @@ struct AdminRoutes: Sendable {
                 "pending": counts.pending, "sending": counts.sending, "delivered": counts.delivered,
                 "failed": counts.failed, "superseded": counts.superseded,
             ])
+        }
+        api.get("admin/deliveries/failed") { request, _ in
+            try admin(request)
+            guard let outbox else { throw API.error(.notFound, "this server has no outbox") }
+            let limit = try API.limit(request, default: 50)
+            let failed = try await outbox.failedDeliveries(limit: limit)
+            return try API.json(AdminFailedDeliveries(failed, total: try await outbox.outboxCounts().failed))
         }
         api.get("admin/devices") { request, _ in
             try admin(request)

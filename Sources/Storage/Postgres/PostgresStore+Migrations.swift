@@ -269,6 +269,13 @@ extension PostgresStore {
             ALTER TABLE outbox ADD COLUMN taken_from text;
             """
         ),
+        (
+            "5 failed deliveries index",
+            """
+            -- The operator's list of failed deliveries, newest first, without reading the others.
+            CREATE INDEX outbox_failed ON outbox(finished_at) WHERE state = 3;
+            """
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

@@ -408,6 +408,34 @@ extension PostgresStore: OutboxStore {
         }
     }
 
+    package func failedDeliveries(limit: Int) async throws -> FailedDeliveries {
+        var recent: [FailedDeliveries.Delivery] = []
+        for try await (delivery, device, channel, reason, failedAt, moment, attempts, active) in try await client.query(
+            """
+            SELECT o.delivery_id, o.device_id, o.channel, coalesce(o.last_error, ''), coalesce(o.finished_at, 0),
+                o.moment_id, o.attempts, d.active
+            FROM outbox o LEFT JOIN devices d ON d.id = o.device_id
+            WHERE o.state = 3 ORDER BY o.finished_at DESC LIMIT \(limit)
+            """, logger: logger
+        ).decode((UUID, UUID, String, String, Double, String, Int, Bool?).self) {
+            recent.append(
+                FailedDeliveries.Delivery(
+                    deliveryID: delivery, deviceID: device, channel: channel, reason: reason,
+                    failedAt: Date(timeIntervalSince1970: failedAt), momentID: moment, attempts: attempts,
+                    deviceActive: active))
+        }
+        var counts: [FailedDeliveries.Count] = []
+        for try await (channel, reason, count) in try await client.query(
+            """
+            SELECT channel, coalesce(last_error, ''), count(*) FROM outbox
+            WHERE state = 3 GROUP BY channel, last_error ORDER BY 3 DESC, 1, 2 LIMIT 50
+            """, logger: logger
+        ).decode((String, String, Int).self) {
+            counts.append(FailedDeliveries.Count(channel: channel, reason: reason, count: count))
+        }
+        return FailedDeliveries(recent: recent, counts: counts)
+    }
+
     package func outboxCounts() async throws -> OutboxCounts {
         var counts = OutboxCounts()
         for try await (state, count) in try await client.query(

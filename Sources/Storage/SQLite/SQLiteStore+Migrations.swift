@@ -224,6 +224,10 @@ extension SQLiteStore {
         migrator.registerMigration("10 analytics events clustered by collection and time") { db in
             try analyticsClusteredEvents(db)
         }
+        migrator.registerMigration("11 failed deliveries index") { db in
+            // The operator's list of failed deliveries, newest first, without reading the others.
+            try db.execute(sql: "CREATE INDEX outbox_failed ON outbox(finished_at) WHERE state = 3")
+        }
         return migrator
     }
 }

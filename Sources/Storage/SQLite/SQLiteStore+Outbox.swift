@@ -263,6 +263,34 @@ extension SQLiteStore {
         }
     }
 
+    package func failedDeliveries(limit: Int) async throws -> FailedDeliveries {
+        try await database.read { db in
+            let recent = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT o.delivery_id, o.device_id, o.channel, o.last_error, o.finished_at, o.moment_id,
+                        o.attempts, d.active
+                    FROM outbox o INDEXED BY outbox_failed LEFT JOIN devices d ON d.id = o.device_id
+                    WHERE o.state = 3 ORDER BY o.finished_at DESC LIMIT ?
+                    """, arguments: [limit]
+            ).compactMap { row -> FailedDeliveries.Delivery? in
+                guard let delivery = UUID(uuidString: row[0]), let device = UUID(uuidString: row[1]) else { return nil }
+                return FailedDeliveries.Delivery(
+                    deliveryID: delivery, deviceID: device, channel: row[2], reason: row[3] ?? "",
+                    failedAt: Date(timeIntervalSince1970: row[4] ?? 0), momentID: row[5], attempts: row[6],
+                    deviceActive: (row[7] as Int?).map { $0 != 0 })
+            }
+            let counts = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT channel, coalesce(last_error, ''), count(*) FROM outbox INDEXED BY outbox_failed
+                    WHERE state = 3 GROUP BY channel, last_error ORDER BY 3 DESC, 1, 2 LIMIT 50
+                    """
+            ).map { FailedDeliveries.Count(channel: $0[0], reason: $0[1], count: $0[2]) }
+            return FailedDeliveries(recent: recent, counts: counts)
+        }
+    }
+
     package func outboxCounts() async throws -> OutboxCounts {
         try await database.read { db in
             var counts = OutboxCounts()
