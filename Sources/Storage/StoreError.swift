@@ -21,4 +21,4 @@ package enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Every store protocol the service runs on.
-package typealias ServiceStore = DeviceStore & SubscriptionStore & MomentStore & OutboxStore & DealStore
+package typealias ServiceStore = DeviceStore & SubscriptionStore & MomentStore & OutboxStore & DealStore & FeedbackStore

@@ -93,7 +93,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let runtime = Runtime(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
             staleAfter: setup.settings.staleAfter, statistics: statistics, dealRules: dealRules,
-            consumers: quiet ? [] : [MomentPrinter(clock: clock)], logger: logger)
+            consumers: quiet ? [] : [MomentPrinter(clock: clock)], feedback: setup.feedback, logger: logger)
         let services: [ServiceGroupConfiguration.ServiceConfiguration]
         let progress: ReplaySource.Progress
         if let coordination = opened.coordination, let run = setup.run {

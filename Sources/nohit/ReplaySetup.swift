@@ -23,6 +23,8 @@ struct ReplaySetup {
     var database: any ServiceStore
     var settings: ProviderSettings
     var channels: ProviderChannels
+    /// The operator's feedback hook, when `feedback.url` is set.
+    var feedback: FeedbackHook?
     var clock: any WallClock
     /// The clock when the day runs as fast as possible (speed 0).
     var manual: ManualWallClock?
@@ -80,7 +82,7 @@ struct ReplaySetup {
             settings: settings, store: store, location: location, providers: providers, clock: clock, logger: logger)
         return ReplaySetup(
             games: games, places: places, database: store.store, settings: delivery.settings,
-            channels: delivery.channels, clock: clock, manual: manual, run: run)
+            channels: delivery.channels, feedback: delivery.feedback, clock: clock, manual: manual, run: run)
     }
 
     /// The Retrosheet games of a day, or exit status 2 with the reason.
@@ -106,6 +108,33 @@ struct ReplaySetup {
     static func retrosheetPlaces(_ settings: Settings) throws -> [String] {
         let data = try settings.strings("retrosheet.data") ?? []
         return data.isEmpty ? RetrosheetData.defaultPlaces() : data
+    }
+
+    /// The operator's feedback hook from `feedback.url` and `feedback.secret`, or nil when none is
+    /// set. Its URL is the operator's: reached on loopback too, with the providers' extra CAs.
+    static func feedbackHook(
+        settings: Settings, providers: ProviderSettings, store: any FeedbackStore, logger: Logger
+    ) throws -> FeedbackHook? {
+        guard let url = try settings.string("feedback.url") else { return nil }
+        guard let target = HTTP1Client.Target(url: url) else {
+            throw ValidationError("feedback.url (--feedback-url) must be an https URL, not '\(url)'")
+        }
+        guard let secret = try settings.string("feedback.secret") else {
+            throw ValidationError(
+                "feedback.url needs its signing secret: NOHIT_FEEDBACK_SECRET (whsec_...), or feedback.secret in the "
+                    + "configuration file")
+        }
+        var configuration = HTTP1Client.Configuration()
+        configuration.extraCertificateAuthorities = providers.extraCertificateAuthorities
+        configuration.endpointGuard = providers.endpointGuard
+        configuration.endpointGuard.trusted.insert(EndpointGuard.Endpoint(host: target.host, port: target.port))
+        do {
+            return try FeedbackHook(
+                store: store, url: url, secret: secret, client: try HTTP1Client(configuration: configuration),
+                clock: SystemWallClock(), logger: logger)
+        } catch let error as StandardWebhooks.SecretError {
+            throw ValidationError("feedback.secret: \(error)")
+        }
     }
 
     /// One line per provider saying it is ready, and with what (or why not): at every start, so
@@ -147,12 +176,15 @@ struct ReplaySetup {
     static func prepareDelivery(
         settings: Settings, store: OpenedStore, location: StoreLocation, providers: ProviderOptions,
         clock: any WallClock, logger: Logger
-    ) async throws -> (settings: ProviderSettings, channels: ProviderChannels) {
+    ) async throws -> (settings: ProviderSettings, channels: ProviderChannels, feedback: FeedbackHook?) {
         let providerSettings = try providers.settings(settings, dataDir: location.dataDir) { line in
             // Flushed at once: the demo's alerts show up even when standard output is a file.
             print("console: \(line)")
             fflush(nil)
         }
+        // Before the channels: nothing to shut down when the hook's settings are wrong.
+        let feedback = try feedbackHook(
+            settings: settings, providers: providerSettings, store: store.store, logger: logger)
         let channels = try ProviderChannels(providerSettings)
         for (line, ready) in readiness(providerSettings, unavailable: channels.unavailable) {
             if ready { logger.notice("\(line)") } else { logger.warning("\(line)") }
@@ -171,6 +203,7 @@ struct ReplaySetup {
                 "nohit: recovered after an unclean stop: \(recovery.requeued.count) in-doubt alerts queued again, "
                     + "\(recovery.superseded.count) superseded by later alerts\n")
         }
-        return (providerSettings, channels)
+        if let feedback { logger.notice("feedback hook ready: every pruned device is told to \(feedback.url)") }
+        return (providerSettings, channels, feedback)
     }
 }

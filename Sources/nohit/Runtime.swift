@@ -22,6 +22,8 @@ struct Runtime {
     /// The deals: each final game evaluated, its triggers stored and announced.
     let deals: DealDesk
     let hub: GameHub
+    /// The operator's feedback hook, when one is set (`feedback.url`).
+    let feedback: FeedbackHook?
 
     /// `consumers` get every game change after the alert publisher has stored its moments and the
     /// deal desk has evaluated a game that ended.
@@ -29,8 +31,9 @@ struct Runtime {
         store: any DeviceStore & OutboxStore & DealStore, channels: [any DeliveryChannel], clock: any WallClock,
         concurrency: Int, staleAfter: TimeInterval, statistics: DeliveryStatistics, dealRules: [DealRule],
         seasonFiles: @escaping @Sendable (Int) -> [String] = { _ in [] }, consumers: [any GameChangeConsumer],
-        logger: Logger
+        feedback: FeedbackHook? = nil, logger: Logger
     ) {
+        self.feedback = feedback
         pipeline = AlertPipeline(
             store: store, channels: channels, clock: clock, concurrency: concurrency, staleAfter: staleAfter,
             statistics: statistics,
@@ -54,9 +57,12 @@ struct Runtime {
     /// a signal stops them; returns the signal, if one did.
     func run(_ services: [ServiceGroupConfiguration.ServiceConfiguration], logger: Logger) async throws -> UnixSignal? {
         let dispatchers = pipeline.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        // The feedback hook first: stopped after the dispatchers, it sends their last prunes.
+        let feedback = feedback.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []
         let group = ServiceGroup(
             configuration: .init(
-                services: dispatchers + services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: feedback + dispatchers + services, gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         // Which signal it was, for the exit status (the group's own handler does the stopping).
         let received = try await withThrowingTaskGroup(of: UnixSignal?.self) { tasks in
             tasks.addTask {

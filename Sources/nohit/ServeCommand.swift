@@ -240,6 +240,7 @@ struct ServeCommand: AsyncParsableCommand {
         var run: SharedRun?
         let providerSettings: ProviderSettings
         let channels: ProviderChannels
+        let feedback: FeedbackHook?
         let clock: any WallClock
         var games: [ReplayGame] = []
         var statsAPIURL: String?
@@ -248,15 +249,15 @@ struct ServeCommand: AsyncParsableCommand {
             let setup = try await ReplaySetup.prepare(
                 day: day, speed: speed, settings: settings, store: opened, location: location,
                 providers: providers, logger: logger)
-            (games, places, providerSettings, channels, clock, run) = (
-                setup.games, setup.places, setup.settings, setup.channels, setup.clock, setup.run
+            (games, places, providerSettings, channels, feedback, clock, run) = (
+                setup.games, setup.places, setup.settings, setup.channels, setup.feedback, setup.clock, setup.run
             )
             banner = "serving \(replay) (\(games.count) games) at speed \(speed)"
         } else {
             clock = SystemWallClock()
             places = try ReplaySetup.retrosheetPlaces(settings)
             statsAPIURL = try settings.string("statsapi.url", default: Self.statsAPIURL)
-            (providerSettings, channels) = try await ReplaySetup.prepareDelivery(
+            (providerSettings, channels, feedback) = try await ReplaySetup.prepareDelivery(
                 settings: settings, store: opened, location: location, providers: providers, clock: clock,
                 logger: logger)
             if let coordination = opened.coordination {
@@ -281,7 +282,7 @@ struct ServeCommand: AsyncParsableCommand {
                 places.map { ($0 as NSString).appendingPathComponent("\(season)") }
                     .first { FileManager.default.fileExists(atPath: $0) }
                     .flatMap { try? EventFiles.expand([$0]) } ?? []
-            }, consumers: [LiveConsumer(board: board, feed: feed)], logger: logger)
+            }, consumers: [LiveConsumer(board: board, feed: feed)], feedback: feedback, logger: logger)
         var serving = APIServer.Options()
         serving.registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
         serving.vapidPublicKey =

@@ -244,6 +244,9 @@ struct ProviderOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: Settings.help("delivery.allow-private-networks"))
     var allowPrivateNetworks: Bool?
 
+    @Option(help: Settings.help("feedback.url"))
+    var feedbackURL: String?
+
     @Option(help: Settings.help("delivery.request-timeout"))
     var requestTimeout: Int?
 
@@ -255,7 +258,7 @@ struct ProviderOptions: ParsableArguments {
         for (key, value) in [
             ("apns.fake", fakeApns), ("apns.url", apnsURL), ("apns.key", apnsKey), ("apns.key-id", apnsKeyID),
             ("apns.team-id", apnsTeamID), ("apns.transport", apnsTransport), ("vapid.key", vapidKey),
-            ("vapid.subject", vapidSubject), ("webpush.transport", webPushTransport),
+            ("vapid.subject", vapidSubject), ("webpush.transport", webPushTransport), ("feedback.url", feedbackURL),
         ] {
             if let value { flags[key] = .string(value) }
         }

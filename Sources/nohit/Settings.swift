@@ -17,7 +17,7 @@ struct Settings: Sendable {
         uniqueKeysWithValues: reference.map { ($0.key, $0.flag.map { "--\($0)" } ?? "") })
 
     /// Keys whose values never appear in logs or errors.
-    static let secrets: Set<String> = ["admin.token", "store.database"]
+    static let secrets: Set<String> = ["admin.token", "store.database", "feedback.secret"]
 
     private let reader: ConfigReader
     /// The file the settings came from, if any (for messages).
@@ -43,7 +43,7 @@ struct Settings: Sendable {
                     })),
             EnvironmentVariablesProvider(
                 environmentVariables: environment,
-                secretsSpecifier: .specific(["NOHIT_ADMIN_TOKEN", "NOHIT_STORE_DATABASE"])
+                secretsSpecifier: .specific(["NOHIT_ADMIN_TOKEN", "NOHIT_STORE_DATABASE", "NOHIT_FEEDBACK_SECRET"])
             ).prefixKeys(with: "nohit"),
         ]
         if let path {

@@ -175,6 +175,16 @@ extension Settings {
             "How Web Push requests travel: http2 (the lean client, a pool per push service; a service without "
                 + "HTTP/2 is reached over HTTP/1.1 for an hour, then asked again; default) or http1."),
         Setting(
+            "feedback.url", "feedback-url", pipeline,
+            "The operator's feedback hook (as gorush's): an https URL told once of every device a provider said is "
+                + "gone (pruned), signed as Standard Webhooks with feedback.secret: {\"type\": \"device.pruned\", "
+                + "\"data\": {device_id, channel, address, reason, pruned_at}}; sent until it answers 2xx, under one "
+                + "webhook-id."),
+        Setting(
+            "feedback.secret", nil, pipeline,
+            "The feedback hook's signing secret (whsec_ and the base64 of 24 to 64 bytes); in the environment or "
+                + "the file only."),
+        Setting(
             "log.level", "log-level", pipeline,
             "Log level: trace, debug, info, notice (default), warning, error or critical."),
         // The Keen API's limits: in the file or the environment only.

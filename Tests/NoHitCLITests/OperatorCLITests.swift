@@ -1,4 +1,5 @@
 import Crypto
+import FakeProviders
 import Foundation
 import GRDB
 import TestSupport
@@ -419,21 +420,25 @@ import Testing
     }
 
     /// A fake APNs refusing some tokens (400 BadDeviceToken, 410 Unregistered, 413 PayloadTooLarge):
-    /// the devices it says are gone are pruned, and the operator's failed-deliveries list shows
-    /// each refusal with its device, channel and reason, and the counts by reason.
-    @Test func theOperatorSeesFailedDeliveriesWithTheirReasons() async throws {
-        let fake = Process()
-        fake.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
-        fake.arguments = ["fake-apns", "--port", "0", "--dir", path("fa")]
-        let output = Pipe()
-        fake.standardOutput = output
-        fake.standardError = FileHandle.nullDevice
-        try fake.run()
-        defer {
-            fake.terminate()
-            fake.waitUntilExit()
-        }
-        _ = try await Executable.onThread { output.fileHandleForReading.availableData }
+    /// the devices it says are gone are pruned; the operator's failed-deliveries list shows each
+    /// refusal with its device, channel and reason, and the counts by reason; the operator's
+    /// feedback hook (the fake's Standard Webhooks receiver, which checks the signature) is told
+    /// of each pruned device once, even when the day is replayed again.
+    @Test func theOperatorSeesFailedDeliveriesAndIsToldOfPrunedDevicesOnce() async throws {
+        let key = P256.Signing.PrivateKey()
+        let server = try await FakeProviderServer.start(
+            configuration: FakeProviderConfiguration(
+                verificationKey: key.publicKey, keyID: "FAKEKEY001", teamID: "FAKETEAM01"))
+        defer { Task { try? await server.shutdown() } }
+        try FileManager.default.createDirectory(atPath: path("fa"), withIntermediateDirectories: true)
+        try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: path("fa/key.p8")))
+        try Data(server.authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: path("fa/ca.pem")))
+        try JSONSerialization.data(withJSONObject: [
+            "url": server.baseURL, "ca": path("fa/ca.pem"), "key": path("fa/key.p8"), "key_id": "FAKEKEY001",
+            "team_id": "FAKETEAM01",
+        ]).write(to: URL(fileURLWithPath: path("fa/fake-apns.json")))
+        let hook = server.state.webhookEndpoint(id: "operator-feedback", baseURL: server.baseURL)
+
         for (index, (prefix, count)) in [("400", 2), ("410", 2), ("413", 1), ("a", 1)].enumerated() {
             let seeded = try nohit([
                 "devices", "seed", "--data-dir", "d", "--count", "\(count)", "--token-prefix", prefix, "--threshold",
@@ -441,32 +446,55 @@ import Testing
             ])
             #expect(seeded.status == 0, "\(seeded.standardError)")
         }
-        let replay = try await Executable.onThread {
-            try self.nohit([
-                "replay", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", "d",
-                "--fake-apns", self.path("fa"), "--quiet",
-            ])
+        let replay = [
+            "replay", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", "d", "--fake-apns",
+            path("fa"), "--quiet", "--feedback-url", hook.url,
+        ]
+        let first = try await Executable.onThread {
+            try self.nohit(replay, environment: ["NOHIT_FEEDBACK_SECRET": hook.secret])
         }
-        #expect(replay.status == 0, "\(replay.standardError)")
-        #expect(replay.standardError.contains("4 devices pruned"), "\(replay.standardError)")
-        #expect(replay.standardError.contains("APNs ready: key id FAKEKEY001, team FAKETEAM01"))
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardError.contains("4 devices pruned"), "\(first.standardError)")
+        #expect(first.standardError.contains("APNs ready: key id FAKEKEY001, team FAKETEAM01"))
+        #expect(first.standardError.contains("feedback hook ready: every pruned device is told to \(hook.url)"))
+        // Once more: nothing new is pruned, nothing is told twice.
+        let again = try await Executable.onThread {
+            try self.nohit(replay, environment: ["NOHIT_FEEDBACK_SECRET": hook.secret])
+        }
+        #expect(again.status == 0, "\(again.standardError)")
+        let told = try #require(server.state.webhookMessages(id: "operator-feedback"))
+        #expect(told.count == 4, "\(told.map(\.id))")
+        #expect(Set(told.map(\.id)).count == 4)
+        let events = try told.map { try #require(try JSONSerialization.jsonObject(with: $0.body) as? [String: Any]) }
+        #expect(events.allSatisfy { $0["type"] as? String == "device.pruned" })
+        let data = events.compactMap { $0["data"] as? [String: Any] }
+        #expect(
+            data.compactMap { $0["reason"] as? String }.sorted() == [
+                "BadDeviceToken", "BadDeviceToken", "Unregistered", "Unregistered",
+            ])
+        #expect(data.allSatisfy { $0["channel"] as? String == "apns" && ($0["address"] as? String)?.count == 64 })
+        #expect(data.allSatisfy { ($0["address"] as? String)?.hasPrefix("4") == true })
+        // Without its secret the hook is refused before anything starts.
+        let unsigned = try nohit(replay)
+        #expect(unsigned.status == 2)
+        #expect(unsigned.standardError.contains("feedback.url needs its signing secret: NOHIT_FEEDBACK_SECRET"))
 
         try Data("operator-token\n".utf8).write(to: folder.appendingPathComponent("admin-token"))
-        let (server, address) = try Executable.start(
+        let (serve, address) = try Executable.start(
             "nohit",
             [
                 "serve", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", path("d"),
                 "--port", "0", "--admin-token-file", path("admin-token"),
             ])
         defer {
-            server.terminate()
-            server.waitUntilExit()
+            serve.terminate()
+            serve.waitUntilExit()
         }
         var request = URLRequest(url: URL(string: address + "/api/admin/deliveries/failed?limit=200")!)
         request.setValue("Bearer operator-token", forHTTPHeaderField: "Authorization")
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (body, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        let answer = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let answer = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         let recent = try #require(answer["recent"] as? [[String: Any]])
         let counts = try #require(answer["counts"] as? [[String: Any]])
         let reasons = Dictionary(grouping: recent) { $0["reason"] as? String ?? "" }

@@ -49,7 +49,7 @@ enum StoreFactory: String, CaseIterable, CustomTestStringConvertible {
 }
 
 /// What the contract suites use of a store: every store protocol, and its outbox rows.
-protocol ContractStore: DeviceStore, SubscriptionStore, MomentStore, OutboxStore, DealStore {
+protocol ContractStore: DeviceStore, SubscriptionStore, MomentStore, OutboxStore, DealStore, FeedbackStore {
     func rows() async throws -> [(id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?)]
 }
 
@@ -432,6 +432,27 @@ enum Fixtures {
         }
     }
 
+    /// Two alerts in flight to one device, both answered "gone": one event for the feedback hook.
+    @Test(arguments: StoreFactory.available)
+    func aDevicePrunedTwiceIsToldOnce(factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let phone = Fixtures.device(Fixtures.apns)
+            try await store.register(phone)
+            let first = Fixtures.moment(outs: 18)
+            let second = Fixtures.moment(outs: 21)
+            for moment in [first, second] {
+                try await store.record(
+                    moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: [phone]))
+            }
+            let claimed = try await store.claim(channel: .apns, now: second.occurredAt, limit: 2)
+            #expect(claimed.count == 2)
+            try await store.complete(
+                claimed.map { .pruned(id: $0.id, deviceID: phone.id, reason: "Unregistered", at: second.occurredAt) })
+            let events = try await store.takeFeedback(now: second.occurredAt, lease: 60, limit: 10)
+            #expect(events.map(\.deviceID) == [phone.id])
+        }
+    }
+
     @Test(arguments: StoreFactory.available)
     func pruningDisablesTheDeviceAndDropsItsQueue(factory: StoreFactory) async throws {
         try await factory.withStore { (store: any ContractStore) async throws in
@@ -459,6 +480,24 @@ enum Fixtures {
             #expect(failed.counts.map(\.count).reduce(0, +) == 2)
             #expect(failed.counts.contains { $0.channel == "apns" && $0.reason == "410 Unregistered" })
             #expect(try await store.failedDeliveries(limit: 1).recent.count == 1)
+            // The operator's feedback hook is told once: taken for its lease, sent again after a
+            // failure under the same event id, never after it was taken.
+            let now = first.occurredAt
+            let taken = try await store.takeFeedback(now: now, lease: 60, limit: 10)
+            #expect(taken.count == 1)
+            let event = try #require(taken.first)
+            #expect(event.deviceID == phone.id && event.channel == "apns" && event.reason == "410 Unregistered")
+            guard case .apns(let token, _, _) = phone.channel else { throw StoreError.invalid("not an APNs device") }
+            #expect(event.address == token && event.attempts == 0)
+            #expect(try await store.takeFeedback(now: now, lease: 60, limit: 10).isEmpty, "taken twice in its lease")
+            let afterLease = try await store.takeFeedback(now: now.addingTimeInterval(61), lease: 60, limit: 10)
+            #expect(afterLease.map(\.eventID) == [event.eventID] && afterLease.first?.attempts == 1)
+            try await store.feedbackFailed(event.eventID, retryAt: now.addingTimeInterval(200), reason: "HTTP 503")
+            #expect(try await store.takeFeedback(now: now.addingTimeInterval(150), lease: 60, limit: 10).isEmpty)
+            let retried = try await store.takeFeedback(now: now.addingTimeInterval(200), lease: 60, limit: 10)
+            #expect(retried.map(\.eventID) == [event.eventID])
+            try await store.feedbackSent(event.eventID, at: now.addingTimeInterval(201))
+            #expect(try await store.takeFeedback(now: now.addingTimeInterval(10_000), lease: 60, limit: 10).isEmpty)
         }
     }
 

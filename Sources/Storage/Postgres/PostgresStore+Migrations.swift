@@ -276,6 +276,25 @@ extension PostgresStore {
             CREATE INDEX outbox_failed ON outbox(finished_at) WHERE state = 3;
             """
         ),
+        (
+            "6 feedback: pruned devices for the operator's hook",
+            """
+            CREATE TABLE feedback (
+                id bigserial PRIMARY KEY,
+                event_id uuid NOT NULL UNIQUE,
+                device_id uuid NOT NULL,
+                channel text NOT NULL,
+                address text NOT NULL,
+                reason text NOT NULL,
+                occurred_at double precision NOT NULL,
+                due_at double precision NOT NULL,
+                attempts int NOT NULL DEFAULT 0,
+                sent_at double precision,
+                last_error text
+            );
+            CREATE INDEX feedback_due ON feedback (due_at) WHERE sent_at IS NULL;
+            """
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

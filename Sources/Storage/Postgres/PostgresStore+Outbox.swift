@@ -289,12 +289,18 @@ extension PostgresStore: OutboxStore {
                 ).collect()
             }
             if !pruned.devices.isEmpty {
+                // Once per device (only one still active is disabled), for the operator's feedback hook.
                 _ = try await connection.query(
                     """
-                    UPDATE devices d SET active = false, status_reason = v.reason, status_at = v.at
-                    FROM unnest(\(pruned.devices)::uuid[], \(pruned.reasons)::text[], \(pruned.times)::float8[])
-                        AS v(id, reason, at)
-                    WHERE d.id = v.id
+                    WITH gone AS (
+                        UPDATE devices d SET active = false, status_reason = v.reason, status_at = v.at
+                        FROM unnest(\(pruned.devices)::uuid[], \(pruned.reasons)::text[], \(pruned.times)::float8[])
+                            AS v(id, reason, at)
+                        WHERE d.id = v.id AND d.active
+                        RETURNING d.id, d.channel, d.address, v.reason, v.at
+                    )
+                    INSERT INTO feedback (event_id, device_id, channel, address, reason, occurred_at, due_at)
+                    SELECT gen_random_uuid(), id, channel, address, reason, at, at FROM gone
                     """, logger: logger
                 ).collect()
                 // Nothing more goes to a pruned device.

@@ -228,6 +228,25 @@ extension SQLiteStore {
             // The operator's list of failed deliveries, newest first, without reading the others.
             try db.execute(sql: "CREATE INDEX outbox_failed ON outbox(finished_at) WHERE state = 3")
         }
+        migrator.registerMigration("12 feedback: pruned devices for the operator's hook") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE feedback (
+                        id INTEGER PRIMARY KEY,
+                        event_id TEXT NOT NULL UNIQUE,
+                        device_id TEXT NOT NULL,
+                        channel TEXT NOT NULL,
+                        address TEXT NOT NULL,
+                        reason TEXT NOT NULL,
+                        occurred_at REAL NOT NULL,
+                        due_at REAL NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        sent_at REAL,
+                        last_error TEXT
+                    );
+                    CREATE INDEX feedback_due ON feedback(due_at) WHERE sent_at IS NULL;
+                    """)
+        }
         return migrator
     }
 }

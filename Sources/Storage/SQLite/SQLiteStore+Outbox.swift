@@ -224,8 +224,21 @@ extension SQLiteStore {
                 case .pruned(let id, let device, let reason, let at):
                     try finish(id, row: rowID, as: .failed, at: at, reason: reason)
                     try db.execute(
-                        sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
+                        sql:
+                            "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ? AND active = 1",
                         arguments: [reason, at.timeIntervalSince1970, device.text(uppercase: true)])
+                    if db.changesCount > 0 {
+                        // Once per device, for the operator's feedback hook.
+                        try db.execute(
+                            sql: """
+                                INSERT INTO feedback (event_id, device_id, channel, address, reason, occurred_at, due_at)
+                                SELECT ?, id, channel, address, ?, ?, ? FROM devices WHERE id = ?
+                                """,
+                            arguments: [
+                                UUID().text(uppercase: false), reason, at.timeIntervalSince1970,
+                                at.timeIntervalSince1970, device.text(uppercase: true),
+                            ])
+                    }
                     // Nothing more goes to a pruned device.
                     try db.execute(
                         sql: Queries.dropPendingOfDevice,
