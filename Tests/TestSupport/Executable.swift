@@ -76,12 +76,26 @@ package enum Executable {
     package static func startCollecting(
         _ name: String, _ arguments: [String], until text: String, timeout: TimeInterval = 120
     ) throws -> String {
+        try startCollecting(name, arguments, until: text, timeout: timeout, keepRunning: false).output
+    }
+
+    /// `startCollecting`, leaving the process running (`keepRunning`: it is returned, and its
+    /// output keeps being drained) in `directory` with `environment` added to this process's.
+    package static func startCollecting(
+        _ name: String, _ arguments: [String], until text: String, timeout: TimeInterval = 120, keepRunning: Bool,
+        in directory: URL? = nil, environment: [String: String] = [:]
+    ) throws -> (output: String, process: Process?) {
         let process = Process()
         process.executableURL = productsDirectory.appendingPathComponent(name)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let errors = Pipe()
+        // Both streams together: a fake's banner is on standard error, its description on output.
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = errors
         try process.run()
         // A process that never says `text` is stopped, which ends the reading below.
         let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
@@ -93,9 +107,13 @@ package enum Executable {
             collected += String(decoding: chunk, as: UTF8.self)
         }
         deadline.cancel()
+        if keepRunning && process.isRunning && collected.contains(text) {
+            errors.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+            return (collected, process)
+        }
         process.terminate()
         process.waitUntilExit()
-        return collected
+        return (collected, nil)
     }
 
     /// Starts `name arguments...` in the background and returns it with the address its banner

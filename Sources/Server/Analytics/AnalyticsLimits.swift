@@ -4,7 +4,7 @@ import Foundation
 /// of 900 KB, a bulk payload of 10,000,000 bytes, 200 ad-hoc queries a minute, a query's time. The
 /// web app's write key is public (`/api/config` gives it to anyone), so every write is bounded by
 /// bytes and events, per key and per client, and the bodies being read at once by bytes in all.
-/// Every value is a setting (`analytics.*`, see README); a rate of 0 lets everything through.
+/// Every value is a setting (`analytics.*`, see docs/configuration.md); a rate of 0 lets everything through.
 package struct AnalyticsLimits: Sendable {
     /// An events request's body (Keen: 10,000,000 bytes for a bulk payload).
     package var maximumBatchBytes = 10_000_000

@@ -2,7 +2,7 @@ import NIOCore
 
 /// What one server accepts from its clients, so that hostile ones (idle sockets by the thousand,
 /// headers trickled a byte at a time, oversized or malformed requests) cannot take it from the
-/// others. Every value is a setting (`http.*`, see README).
+/// others. Every value is a setting (`http.*`, see docs/configuration.md).
 package struct ConnectionLimits: Sendable {
     /// Open connections in all; more are answered 503 and closed at once (not left in the
     /// kernel's backlog, where they would hold up everyone's connections).
