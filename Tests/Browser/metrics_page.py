@@ -3,7 +3,8 @@
 learns its analytics project from /api/config, records its views (one per tab shown), taps and an
 alert opened from a Web Push notification (?via=push, as the service worker opens it), and sends
 them as Keen batches; then the operator's Metrics page (#metrics, the admin token typed in) charts
-devices active today, alerts opened per channel and views per tab from those very events. No
+devices active today, alerts opened per channel and views per tab from those very events, and
+says no delivery has failed. No
 Content-Security-Policy violation and no uncaught exception. Exit status 0 when all holds, 1 with
 the reason.
 
@@ -68,6 +69,12 @@ try:
         fail(f"today does not show one active device: {charts['active']}")
     if "scores" not in charts["touches"]:
         fail(f"the taps on the tabs are not counted: {charts['touches']}")
+    # The deliveries that failed: none on this server (its only channels cannot fail here).
+    failed = wait("(() => { const t = document.querySelector('#metrics-failed-status').textContent; return t ? t : null; })()",
+                  "the failed deliveries")
+    print("failed deliveries:", failed)
+    if failed != "No delivery has failed." or not chromium.evaluate("document.querySelector('#metrics-failed-recent').hidden"):
+        fail(f"the failed deliveries do not say none: {failed}")
     print("screenshot:", chromium.screenshot("metrics-page.png"))
 
     # A project the server does not have: 404, saying which.
