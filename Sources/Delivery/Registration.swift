@@ -45,6 +45,9 @@ package struct Registrar: Sendable {
     /// demos and tests). Off by default: a public service must not be made to call its own
     /// network.
     package var allowPrivateNetworks = false
+    /// The topics (apps' bundle ids) the operator declared; a device's must be one of them. Nil:
+    /// any well-formed bundle id.
+    package var topics: Set<String>?
 
     package init(allowPrivateNetworks: Bool = false) {
         self.allowPrivateNetworks = allowPrivateNetworks
@@ -67,14 +70,28 @@ package struct Registrar: Sendable {
         return Registration(device: device, secret: secret)
     }
 
+    /// A topic this server sends to: well-formed, and one of the declared apps' when there are.
+    func declared(topic: String) throws(RegistrationError) -> String {
+        let topic = try Self.topic(topic)
+        if let topics, !topics.contains(topic) {
+            throw RegistrationError(
+                field: "topic",
+                reason: "'\(topic)' is not an app of this server (\(topics.sorted().joined(separator: ", ")))")
+        }
+        return topic
+    }
+
+    /// An app's bundle id, checked as a device's topic is.
+    package static func validated(topic: String) throws(RegistrationError) -> String { try Self.topic(topic) }
+
     /// The channel as it will be stored (tokens lower-cased), or why it is refused.
     package func validated(_ channel: DeviceChannel) throws(RegistrationError) -> DeviceChannel {
         switch channel {
         case .apns(let token, let environment, let topic):
-            return .apns(token: try Self.apnsToken(token), environment: environment, topic: try Self.topic(topic))
+            return .apns(token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic))
         case .liveActivity(let token, let environment, let topic):
             return .liveActivity(
-                token: try Self.apnsToken(token), environment: environment, topic: try Self.topic(topic))
+                token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic))
         case .webPush(let endpoint, let p256dh, let auth):
             try checkURL(endpoint, field: "endpoint")
             guard let key = Base64URL.decode(p256dh) else {

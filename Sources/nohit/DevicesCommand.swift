@@ -109,6 +109,8 @@ struct DevicesCommand: AsyncParsableCommand {
         @Option(help: "A Live Activity push token (hex).") var liveActivity: String?
         @Option(help: "The app's bundle id, the APNs topic (default: com.example.nohit, the demo's).")
         var topic: String?
+        @Option(help: "One of the apps of --apps FILE (apps.file): its bundle id and default environment.")
+        var app: String?
         @Option(help: "sandbox (debug builds from Xcode) or production (TestFlight, App Store); default: sandbox.")
         var environment: String?
         @Option(help: "A Web Push endpoint (with --p256dh and --auth).") var webPush: String?
@@ -121,8 +123,20 @@ struct DevicesCommand: AsyncParsableCommand {
         var allowPrivateNetworks = false
 
         func run() async throws {
-            let environment = try DevicesCommand.environment(self.environment)
-            let topic = self.topic ?? DevicesCommand.demoTopic
+            let declared = try await store.settings().string("apps.file").map(AppsFile.load) ?? []
+            var environment = try DevicesCommand.environment(self.environment)
+            var topic = self.topic ?? DevicesCommand.demoTopic
+            if let app {
+                guard self.topic == nil else { throw ValidationError("give --app or --topic, not both") }
+                guard let found = declared.first(where: { $0.id == app }) else {
+                    throw ValidationError(
+                        declared.isEmpty
+                            ? "--app \(app): no apps are declared (--apps FILE, apps.file)"
+                            : "--app \(app) is not one of \(declared.map(\.id).joined(separator: ", "))")
+                }
+                topic = found.topic
+                if self.environment == nil { environment = found.environment }
+            }
             let channels: [DeviceChannel] = [
                 apns.map { .apns(token: $0, environment: environment, topic: topic) },
                 liveActivity.map { .liveActivity(token: $0, environment: environment, topic: topic) },
@@ -135,7 +149,9 @@ struct DevicesCommand: AsyncParsableCommand {
             }
             let registration: Registration
             do {
-                registration = try Registrar(allowPrivateNetworks: allowPrivateNetworks).register(
+                var registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
+                if !declared.isEmpty { registrar.topics = Set(declared.map(\.topic)) }
+                registration = try registrar.register(
                     RegistrationRequest(channel: channels[0], preferences: try preferenceOptions.preferences()),
                     at: Date())
             } catch let error as RegistrationError {
@@ -149,10 +165,13 @@ struct DevicesCommand: AsyncParsableCommand {
             case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
                 print("topic: \(topic)")
                 print("environment: \(environment.rawValue)")
-                let defaults = [
-                    self.topic == nil ? "--topic (your app's bundle id)" : nil,
-                    self.environment == nil ? "--environment production (TestFlight and App Store builds)" : nil,
-                ].compactMap { $0 }
+                let defaults =
+                    app != nil
+                    ? []
+                    : [
+                        self.topic == nil ? "--topic (your app's bundle id)" : nil,
+                        self.environment == nil ? "--environment production (TestFlight and App Store builds)" : nil,
+                    ].compactMap { $0 }
                 if !defaults.isEmpty {
                     StandardStreams.writeError(
                         "nohit: stored the default \(self.topic == nil ? "topic" : "")"

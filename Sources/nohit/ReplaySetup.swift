@@ -158,6 +158,18 @@ struct ReplaySetup {
                         + "topic (its app's bundle id) and environment as registered", true
                 ))
         }
+        for app in settings.apps {
+            let signer =
+                app.key != nil
+                ? "its own key id \(app.keyID), team \(app.teamID)"
+                : (unavailable[.apns] == nil || !settings.apnsKeyID.isEmpty
+                    ? "the server's key" : "no key: declare one for it, or a server-wide one")
+            lines.append(
+                (
+                    "APNs app \(app.id) (\(app.topic)): \(signer); devices default to \(app.environment.rawValue)",
+                    app.key != nil || settings.apnsKey != nil
+                ))
+        }
         lines.append(
             (
                 "Web Push ready: VAPID subject \(settings.vapidSubject), public key "

@@ -285,6 +285,7 @@ struct ServeCommand: AsyncParsableCommand {
             }, consumers: [LiveConsumer(board: board, feed: feed)], feedback: feedback, logger: logger)
         var serving = APIServer.Options()
         serving.registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
+        if !providerSettings.apps.isEmpty { serving.registrar.topics = Set(providerSettings.apps.map(\.topic)) }
         serving.vapidPublicKey =
             VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
         serving.metrics = metrics

@@ -39,8 +39,12 @@ struct StoreOptions: ParsableArguments {
             valueName: "file"))
     var config: String?
 
+    @Option(help: Settings.help("apps.file"))
+    var apps: String?
+
     var flags: [String: ConfigContent] {
         var flags: [String: ConfigContent] = [:]
+        if let apps { flags["apps.file"] = .string(apps) }
         if let dataDir { flags["store.data-dir"] = .string(dataDir) }
         if let database { flags["store.database"] = .string(database) }
         if let secretsKey { flags["store.secrets-key"] = .string(secretsKey) }
@@ -356,6 +360,7 @@ struct ProviderOptions: ParsableArguments {
             try Self.checkAPNsKey(
                 key: apnsKey ?? (settings.apnsKey == nil ? nil : "of the fake APNs"), keyID: settings.apnsKeyID,
                 teamID: settings.apnsTeamID)
+            if let apps = try config.string("apps.file") { settings.apps = try AppsFile.load(apps) }
             for path in try config.strings("apns.trust-ca") ?? [] {
                 settings.extraCertificateAuthorities.append(try KeyFiles.readText(path))
             }

@@ -155,6 +155,12 @@ extension Settings {
             "apns.team-id", "apns-team-id", pipeline,
             "The APNs team id: 10 letters and digits, under Membership details in the developer account."),
         Setting(
+            "apps.file", "apps", withStore,
+            "The apps this server sends to (several on one server): a JSON file {\"apps\": [{\"id\", \"topic\" "
+                + "(the bundle id), \"environment\" (a device's default), \"apns\": {\"key\", \"key-id\", \"team-id\"} "
+                + "(another team's key)}]}. With apps declared, a device registers for one of them "
+                + "(`devices add --app ID`; the API's topic must be one of theirs).", valueName: "file"),
+        Setting(
             "apns.transport", "apns-transport", pipeline,
             "How APNs requests travel: http2 (the lean client, default) or async-http-client."),
         Setting(

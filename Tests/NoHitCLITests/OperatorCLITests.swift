@@ -512,6 +512,97 @@ import Testing
                 && counts.contains { $0["reason"] as? String == "Unregistered" && $0["count"] as? Int == 2 })
     }
 
+    /// Several apps on one server: each app's bundle id and default environment from the apps
+    /// file, a device registered for one of them, and each app's pushes signed with its own key
+    /// when it has one (here the fake APNs knows only the server's key, so the other team's app is
+    /// refused InvalidProviderToken — its key was the one used).
+    @Test func severalAppsOnOneServerEachWithItsKey() async throws {
+        let key = P256.Signing.PrivateKey()
+        let server = try await FakeProviderServer.start(
+            configuration: FakeProviderConfiguration(
+                verificationKey: key.publicKey, keyID: "FAKEKEY001", teamID: "FAKETEAM01"))
+        defer { Task { try? await server.shutdown() } }
+        try FileManager.default.createDirectory(atPath: path("fa"), withIntermediateDirectories: true)
+        try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: path("fa/key.p8")))
+        try Data(server.authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: path("fa/ca.pem")))
+        try JSONSerialization.data(withJSONObject: [
+            "url": server.baseURL, "ca": path("fa/ca.pem"), "key": path("fa/key.p8"), "key_id": "FAKEKEY001",
+            "team_id": "FAKETEAM01",
+        ]).write(to: URL(fileURLWithPath: path("fa/fake-apns.json")))
+        try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(
+            to: URL(fileURLWithPath: path("AuthKey_OTHERKEY01.p8")))
+        try Data(
+            """
+            {"apps": [
+              {"id": "alerts", "topic": "com.example.nohit", "environment": "production"},
+              {"id": "scored", "topic": "com.example.scored", "environment": "sandbox",
+               "apns": {"key": "AuthKey_OTHERKEY01.p8", "key-id": "OTHERKEY01", "team-id": "OTHERTEAM1"}}
+            ]}
+            """.utf8
+        ).write(to: folder.appendingPathComponent("apps.json"))
+
+        let alerts = try nohit([
+            "devices", "add", "--data-dir", "d", "--apps", "apps.json", "--app", "alerts", "--apns",
+            String(repeating: "a1", count: 32), "--threshold", "4",
+        ])
+        #expect(alerts.status == 0, "\(alerts.standardError)")
+        #expect(alerts.standardOutput.contains("\ntopic: com.example.nohit\nenvironment: production\n"))
+        #expect(!alerts.standardError.contains("default"))
+        let scored = try nohit([
+            "devices", "add", "--data-dir", "d", "--apps", "apps.json", "--app", "scored", "--apns",
+            String(repeating: "a2", count: 32), "--threshold", "4",
+        ])
+        #expect(scored.standardOutput.contains("\ntopic: com.example.scored\nenvironment: sandbox\n"))
+        let unknown = try nohit([
+            "devices", "add", "--data-dir", "d", "--apps", "apps.json", "--app", "widgets", "--apns",
+            String(repeating: "a3", count: 32),
+        ])
+        #expect(unknown.standardError.contains("nohit: --app widgets is not one of alerts, scored"))
+        let other = try nohit([
+            "devices", "add", "--data-dir", "d", "--apps", "apps.json", "--topic", "com.example.other", "--apns",
+            String(repeating: "a3", count: 32),
+        ])
+        #expect(
+            other.standardError.contains(
+                "device refused: --topic 'com.example.other' is not an app of this server (com.example.nohit, "
+                    + "com.example.scored)"))
+
+        let replay = try await Executable.onThread {
+            try self.nohit([
+                "replay", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", "d",
+                "--fake-apns", self.path("fa"), "--apps", "apps.json", "--quiet",
+            ])
+        }
+        #expect(replay.status == 0, "\(replay.standardError)")
+        #expect(
+            replay.standardError.contains(
+                "APNs app alerts (com.example.nohit): the server's key; devices default to production"))
+        #expect(
+            replay.standardError.contains(
+                "APNs app scored (com.example.scored): its own key id OTHERKEY01, team OTHERTEAM1; devices default to "
+                    + "sandbox"))
+        let accepted = server.state.accepted
+        #expect(!accepted.isEmpty)
+        #expect(
+            accepted.allSatisfy { server.state.notification(apnsID: $0.apnsID)?.topic == "com.example.nohit" })
+        #expect(replay.standardError.contains("this run: \(accepted.count) delivered"), "\(replay.standardError)")
+        // The other team's app: its own key signed its pushes, which this fake refuses.
+        #expect(replay.standardError.contains("\(accepted.count) failed"), "\(replay.standardError)")
+
+        let bad = folder.appendingPathComponent("bad-apps.json")
+        try Data(
+            #"{"apps": [{"id": "a", "topic": "com.x.y", "apns": {"key": "missing.p8", "key-id": "ABC", "team-id": "T"}}]}"#
+                .utf8
+        )
+        .write(to: bad)
+        let refused = try nohit([
+            "replay", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", "d", "--apps",
+            "bad-apps.json",
+        ])
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("the apps file bad-apps.json, app 'a'"), "\(refused.standardError)")
+    }
+
     /// A socket bound to a free loopback port and listening, and that port.
     static func occupyPort() throws -> (Int32, Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

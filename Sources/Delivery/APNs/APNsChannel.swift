@@ -5,17 +5,26 @@ import NIOCore
 import NIOHTTP1
 
 /// APNs over HTTP/2: alerts and Live Activity updates, authenticated with the shared provider
-/// token, `apns-id` the delivery id, a collapse id per bid.
+/// token — or, for an app the operator declared with a key of its own (another team), that app's,
+/// chosen by the device's topic —, `apns-id` the delivery id, a collapse id per bid.
 package struct APNsChannel: DeliveryChannel {
     package let kind: ChannelKind
     let transport: any APNsTransport
-    let token: APNsProviderToken
+    /// The server-wide provider token, for every topic without one of its own; nil when only the
+    /// declared apps have keys.
+    let token: APNsProviderToken?
+    /// Provider tokens by topic (an app's bundle id), for apps with keys of their own.
+    let tokensByTopic: [String: APNsProviderToken]
 
     /// `kind` is `.apns` for alerts or `.liveActivity` for Live Activity updates.
-    package init(kind: ChannelKind = .apns, transport: any APNsTransport, token: APNsProviderToken) {
+    package init(
+        kind: ChannelKind = .apns, transport: any APNsTransport, token: APNsProviderToken?,
+        tokensByTopic: [String: APNsProviderToken] = [:]
+    ) {
         self.kind = kind
         self.transport = transport
         self.token = token
+        self.tokensByTopic = tokensByTopic
     }
 
     /// Over AsyncHTTPClient.
@@ -28,18 +37,31 @@ package struct APNsChannel: DeliveryChannel {
     }
 
     package func refreshCredentials() async -> Bool {
-        (try? token.refreshRejected()) ?? false
+        var refreshed = false
+        for token in ([token].compactMap { $0 } + tokensByTopic.values) {
+            if (try? token.refreshRejected()) ?? false { refreshed = true }
+        }
+        return refreshed
     }
 
-    /// Notes which provider token an ExpiredProviderToken answer refused, so that the refresh
-    /// replaces that token once, not once per refused request.
-    private func noting(_ outcome: ProviderOutcome, sentWith bearer: String) -> ProviderOutcome {
-        if outcome == .expiredProviderToken { token.reject(bearer) }
-        return outcome
+    /// The provider token for a delivery's topic.
+    private func providerToken(for delivery: OutboundDelivery) -> APNsProviderToken? {
+        guard !tokensByTopic.isEmpty else { return token }
+        switch delivery.channel {
+        case .apns(_, _, let topic), .liveActivity(_, _, let topic): return tokensByTopic[topic] ?? token
+        default: return token
+        }
     }
 
     /// The provider token to send with, or what every delivery meets when it cannot be signed.
-    private func bearer() -> Result<String, Refusal> {
+    private func bearer(_ token: APNsProviderToken?, topic: @autoclosure () -> String) -> Result<String, Refusal> {
+        guard let token else {
+            return .failure(
+                Refusal(
+                    outcome: .rejected(
+                        status: 0, reason: "no APNs key for the app \(topic()) (declare its key, or a server-wide one)")
+                ))
+        }
         do {
             return .success(try token.current())
         } catch {
@@ -48,9 +70,17 @@ package struct APNsChannel: DeliveryChannel {
         }
     }
 
+    private static func topic(of delivery: OutboundDelivery) -> String {
+        switch delivery.channel {
+        case .apns(_, _, let topic), .liveActivity(_, _, let topic): topic
+        default: "?"
+        }
+    }
+
     package func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome {
+        let token = providerToken(for: delivery)
         let bearer: String
-        switch self.bearer() {
+        switch self.bearer(token, topic: Self.topic(of: delivery)) {
         case .failure(let refusal): return refusal.outcome
         case .success(let signed): bearer = signed
         }
@@ -58,34 +88,50 @@ package struct APNsChannel: DeliveryChannel {
         case .failure(let refusal):
             return refusal.outcome
         case .success(let request):
-            return noting(await transport.send(request), sentWith: bearer)
+            let outcome = await transport.send(request)
+            // Which token an ExpiredProviderToken refused: the refresh replaces it once.
+            if outcome == .expiredProviderToken { token?.reject(bearer) }
+            return outcome
         }
     }
 
-    /// One provider token for the whole batch, then every request to the transport at once.
+    /// One provider token per key for the whole batch (one for all, unless apps have keys of
+    /// their own), then every request to the transport at once.
     package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
-        let bearer: String
-        switch self.bearer() {
-        case .failure(let refusal):
-            for index in deliveries.indices { report(index, refusal.outcome) }
-            return
-        case .success(let signed): bearer = signed
-        }
+        var bearers: [ObjectIdentifier: String] = [:]
         var requests: [APNsRequest] = []
         var indices: [Int] = []
+        var signers: [(token: APNsProviderToken, bearer: String)?] = []
         requests.reserveCapacity(deliveries.count)
         indices.reserveCapacity(deliveries.count)
+        signers.reserveCapacity(deliveries.count)
         for (index, delivery) in deliveries.enumerated() {
+            let token = providerToken(for: delivery)
+            let bearer: String
+            if let token, let signed = bearers[ObjectIdentifier(token)] {
+                bearer = signed
+            } else {
+                switch self.bearer(token, topic: Self.topic(of: delivery)) {
+                case .failure(let refusal):
+                    report(index, refusal.outcome)
+                    continue
+                case .success(let signed):
+                    bearer = signed
+                    if let token { bearers[ObjectIdentifier(token)] = signed }
+                }
+            }
             switch request(for: delivery, bearer: bearer) {
             case .failure(let refusal): report(index, refusal.outcome)
             case .success(let request):
                 requests.append(request)
                 indices.append(index)
+                signers.append(token.map { ($0, bearer) })
             }
         }
-        let positions = indices
+        let (positions, used) = (indices, signers)
         await transport.send(requests) { index, outcome in
-            report(positions[index], noting(outcome, sentWith: bearer))
+            if outcome == .expiredProviderToken, let signer = used[index] { signer.token.reject(signer.bearer) }
+            report(positions[index], outcome)
         }
     }
 

@@ -17,6 +17,9 @@ package struct ProviderSettings: Sendable {
     package var apnsKey: P256.Signing.PrivateKey?
     package var apnsKeyID = ""
     package var apnsTeamID = ""
+    /// The apps the operator declared (`--apps FILE`): several apps on one server, each its
+    /// bundle id (the topic), its default environment, and its own key when it is another team's.
+    package var apps: [APNsApp] = []
     package var vapidKey: P256.Signing.PrivateKey
     package var vapidSubject = "mailto:operator@localhost"
     /// Certificate authorities (PEM) trusted besides the system's.
@@ -41,6 +44,30 @@ package struct ProviderSettings: Sendable {
 
     package init(vapidKey: P256.Signing.PrivateKey) {
         self.vapidKey = vapidKey
+    }
+}
+
+/// An app the server sends to: its id (what a device registers for), bundle id (the APNs topic),
+/// the environment a device gets when it does not say, and a provider key of its own when the app
+/// is another team's (else the server-wide key signs its pushes).
+package struct APNsApp: Sendable {
+    package var id: String
+    package var topic: String
+    package var environment: APNsEnvironment
+    package var key: P256.Signing.PrivateKey?
+    package var keyID: String
+    package var teamID: String
+
+    package init(
+        id: String, topic: String, environment: APNsEnvironment, key: P256.Signing.PrivateKey? = nil,
+        keyID: String = "", teamID: String = ""
+    ) {
+        self.id = id
+        self.topic = topic
+        self.environment = environment
+        self.key = key
+        self.keyID = keyID
+        self.teamID = teamID
     }
 }
 
@@ -100,13 +127,26 @@ package struct ProviderChannels: Sendable {
         let webPushOrigins: WebPushOrigins?
         var channels: [any DeliveryChannel] = []
         var unavailable: [ChannelKind: String] = [:]
-        if let key = settings.apnsKey, !settings.apnsKeyID.isEmpty, !settings.apnsTeamID.isEmpty {
+        let serverKey = settings.apnsKey.flatMap { key in
+            !settings.apnsKeyID.isEmpty && !settings.apnsTeamID.isEmpty ? key : nil
+        }
+        let appKeys = settings.apps.filter { $0.key != nil }
+        if serverKey != nil || !appKeys.isEmpty {
             let apns = APNsConfiguration(
                 productionURL: settings.apnsProductionURL, sandboxURL: settings.apnsSandboxURL,
                 timeout: settings.requestTimeout)
-            // One provider token for both channels: refreshed once per key, not per channel.
-            let token = APNsProviderToken(
-                key: key, keyID: settings.apnsKeyID, teamID: settings.apnsTeamID, clock: SystemWallClock())
+            // One provider token per key for both channels: refreshed once per key, not per channel.
+            let token = serverKey.map {
+                APNsProviderToken(
+                    key: $0, keyID: settings.apnsKeyID, teamID: settings.apnsTeamID, clock: SystemWallClock())
+            }
+            var tokensByTopic: [String: APNsProviderToken] = [:]
+            for app in appKeys {
+                if let key = app.key {
+                    tokensByTopic[app.topic] = APNsProviderToken(
+                        key: key, keyID: app.keyID, teamID: app.teamID, clock: SystemWallClock())
+                }
+            }
             let transport: any APNsTransport
             switch settings.apnsTransport {
             case .http2:
@@ -118,8 +158,9 @@ package struct ProviderChannels: Sendable {
                 transport = AsyncHTTPClientAPNsTransport(client: client, configuration: apns)
             }
             apnsTransport = transport
-            channels.append(APNsChannel(kind: .apns, transport: transport, token: token))
-            channels.append(APNsChannel(kind: .liveActivity, transport: transport, token: token))
+            channels.append(APNsChannel(kind: .apns, transport: transport, token: token, tokensByTopic: tokensByTopic))
+            channels.append(
+                APNsChannel(kind: .liveActivity, transport: transport, token: token, tokensByTopic: tokensByTopic))
         } else {
             apnsTransport = nil
             let reason = "no APNs provider key (with key id and team id) configured"
