@@ -48,6 +48,11 @@ package struct Registrar: Sendable {
     /// The topics (apps' bundle ids) the operator declared; a device's must be one of them. Nil:
     /// any well-formed bundle id.
     package var topics: Set<String>?
+    /// The apps the operator declared, by id: the bundle id and the environment a device of the
+    /// app gets when it does not say (a registration may name its app instead of its topic).
+    package var apps: [String: (topic: String, environment: APNsEnvironment)] = [:] {
+        didSet { topics = apps.isEmpty ? nil : Set(apps.values.map(\.topic)) }
+    }
 
     package init(allowPrivateNetworks: Bool = false) {
         self.allowPrivateNetworks = allowPrivateNetworks

@@ -101,8 +101,9 @@ package struct APIServer: Sendable {
         }
         let options = options
         SiteRoutes(
-            document: options.deals.map { OpenAPIDocument.served(ruleIDs: $0.rules.map(\.id)) }
-                ?? OpenAPIDocument.served,
+            document: OpenAPIDocument.served(
+                ruleIDs: options.deals.map { $0.rules.map(\.id) },
+                apps: options.registrar.apps.mapValues(\.topic)),
             scrape: { [board, feed] in
                 try await options.metrics.scrape(
                     board: board, feed: feed, outboxStore: options.outbox, attemptOuts: options.attemptOuts,

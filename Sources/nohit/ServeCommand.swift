@@ -285,7 +285,8 @@ struct ServeCommand: AsyncParsableCommand {
             }, consumers: [LiveConsumer(board: board, feed: feed)], feedback: feedback, logger: logger)
         var serving = APIServer.Options()
         serving.registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
-        if !providerSettings.apps.isEmpty { serving.registrar.topics = Set(providerSettings.apps.map(\.topic)) }
+        serving.registrar.apps = Dictionary(
+            uniqueKeysWithValues: providerSettings.apps.map { ($0.id, (topic: $0.topic, environment: $0.environment)) })
         serving.vapidPublicKey =
             VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
         serving.metrics = metrics

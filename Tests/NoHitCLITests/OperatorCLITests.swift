@@ -589,6 +589,52 @@ import Testing
         // The other team's app: its own key signed its pushes, which this fake refuses.
         #expect(replay.standardError.contains("\(accepted.count) failed"), "\(replay.standardError)")
 
+        // The API: a device names its app (or a declared app's topic), and is told what was stored.
+        let (api, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", path("d"),
+                "--port", "0", "--apps", path("apps.json"),
+            ])
+        defer {
+            api.terminate()
+            api.waitUntilExit()
+        }
+        func register(_ body: String) async throws -> (Int, [String: Any]) {
+            var request = URLRequest(url: URL(string: address + "/api/devices")!)
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(body.utf8)
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return (
+                (response as? HTTPURLResponse)?.statusCode ?? 0,
+                try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+            )
+        }
+        let token = String(repeating: "a4", count: 32)
+        let (created, stored) = try await register(#"{"channel": "apns", "token": "\#(token)", "app": "scored"}"#)
+        #expect(created == 201)
+        #expect(stored["topic"] as? String == "com.example.scored" && stored["environment"] as? String == "sandbox")
+        #expect(stored["app"] as? String == "scored")
+        let (unknownApp, why) = try await register(#"{"channel": "apns", "token": "\#(token)", "app": "widgets"}"#)
+        #expect(unknownApp == 400)
+        #expect(
+            ((why["error"] as? [String: Any])?["message"] as? String)?.contains(
+                "'widgets' is not an app of this server")
+                == true)
+        let (elsewhere, _) = try await register(
+            #"{"channel": "apns", "token": "\#(token)", "topic": "com.example.other"}"#)
+        #expect(elsewhere == 400)
+        let (document, _) = try await URLSession.shared.data(from: URL(string: address + "/openapi.json")!)
+        let schemas = try #require(
+            ((try JSONSerialization.jsonObject(with: document) as? [String: Any])?["components"] as? [String: Any])?[
+                "schemas"] as? [String: Any])
+        let variants = try #require((schemas["DeviceRegistration"] as? [String: Any])?["oneOf"] as? [[String: Any]])
+        let apnsVariant = try #require(variants.first { $0["title"] as? String == "apns" })
+        let properties = try #require(apnsVariant["properties"] as? [String: [String: Any]])
+        #expect(properties["app"]?["enum"] as? [String] == ["alerts", "scored"])
+        #expect(properties["topic"]?["enum"] as? [String] == ["com.example.nohit", "com.example.scored"])
+
         let bad = folder.appendingPathComponent("bad-apps.json")
         try Data(
             #"{"apps": [{"id": "a", "topic": "com.x.y", "apns": {"key": "missing.p8", "key-id": "ABC", "team-id": "T"}}]}"#

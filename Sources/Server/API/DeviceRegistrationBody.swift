@@ -12,6 +12,8 @@ package struct DeviceRegistrationBody: Sendable, Codable {
     package var token: String?
     package var environment: APNsEnvironment?
     package var topic: String?
+    /// One of the declared apps, instead of `topic`.
+    package var app: String?
     package var endpoint: String?
     package var p256dh: String?
     package var auth: String?
@@ -28,14 +30,18 @@ package struct DeviceRegistrationBody: Sendable, Codable {
 
     /// The fields each channel takes (besides `channel` and `preferences`).
     static let fields: [String: [String]] = [
-        "apns": ["token", "environment", "topic"], "live-activity": ["token", "environment", "topic"],
+        "apns": ["token", "environment", "topic", "app"], "live-activity": ["token", "environment", "topic", "app"],
         "web-push": ["endpoint", "p256dh", "auth"], "webhook": ["url", "secret"],
     ]
 
-    package func request() throws -> RegistrationRequest {
+    /// The registration, with `apps` the server's declared apps (an `app` names one of them).
+    package func request(
+        apps: [String: (topic: String, environment: APNsEnvironment)] = [:]
+    ) throws -> RegistrationRequest {
         if let taken = Self.fields[channel] {
             let given: [(String, Bool)] = [
                 ("token", token != nil), ("environment", environment != nil), ("topic", topic != nil),
+                ("app", app != nil),
                 ("endpoint", endpoint != nil), ("p256dh", p256dh != nil), ("auth", auth != nil), ("url", url != nil),
                 ("secret", secret != nil),
             ]
@@ -49,8 +55,24 @@ package struct DeviceRegistrationBody: Sendable, Codable {
         switch channel {
         case "apns", "live-activity":
             let token = try required(token, "token")
-            let topic = try required(topic, "topic")
-            let environment = environment ?? .production
+            let topic: String
+            var environment = environment ?? .production
+            if let app {
+                guard self.topic == nil else {
+                    throw RegistrationError(field: "app", reason: "give app or topic, not both")
+                }
+                guard let declared = apps[app] else {
+                    throw RegistrationError(
+                        field: "app",
+                        reason: apps.isEmpty
+                            ? "this server declares no apps: give topic (the app's bundle id)"
+                            : "'\(app)' is not an app of this server (\(apps.keys.sorted().joined(separator: ", ")))")
+                }
+                topic = declared.topic
+                if self.environment == nil { environment = declared.environment }
+            } else {
+                topic = try required(self.topic, "topic")
+            }
             device =
                 channel == "apns"
                 ? .apns(token: token, environment: environment, topic: topic)

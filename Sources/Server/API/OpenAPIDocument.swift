@@ -23,10 +23,28 @@ package enum OpenAPIDocument {
     /// The document served, as bytes (keys sorted).
     package static let served: [UInt8] = serialize(filled())
 
-    /// The document served by a server with these deal rules: a device's `deals` and the
-    /// history's `{rule}` take their ids.
-    package static func served(ruleIDs: [String]) -> [UInt8] {
+    /// The document served by a server with these deal rules (a device's `deals` and the
+    /// history's `{rule}` take their ids) and these declared apps (an APNs device's `app` takes
+    /// their ids, its `topic` their bundle ids; without apps it takes `topic` only).
+    package static func served(ruleIDs: [String]?, apps: [String: String] = [:]) -> [UInt8] {
         var document = filled()
+        fill(&document, ["components", "schemas", "DeviceRegistration"]) { registration in
+            guard var variants = registration["oneOf"] as? [[String: Any]] else { return }
+            for index in variants.indices where ["apns", "live-activity"].contains(variants[index]["title"] as? String)
+            {
+                if apps.isEmpty {
+                    fill(&variants[index], ["properties"]) { $0["app"] = nil }
+                    variants[index]["anyOf"] = nil
+                    variants[index]["not"] = nil
+                    variants[index]["required"] = ["channel", "token", "topic"]
+                } else {
+                    fill(&variants[index], ["properties", "app"]) { $0["enum"] = apps.keys.sorted() }
+                    fill(&variants[index], ["properties", "topic"]) { $0["enum"] = Set(apps.values).sorted() }
+                }
+            }
+            registration["oneOf"] = variants
+        }
+        guard let ruleIDs else { return serialize(document) }
         let ids = Array(Set(ruleIDs)).sorted()
         fill(&document, ["components", "schemas", "Preferences", "properties", "deals", "items"]) { $0["enum"] = ids }
         fill(&document, ["paths", "/api/deals/{rule}/history", "get"]) { operation in

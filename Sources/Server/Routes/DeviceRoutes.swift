@@ -36,14 +36,24 @@ struct DeviceRoutes: Sendable {
             }
             let done: Registration
             do {
-                done = try registrar.register(try registration.request(), at: clock.now())
+                done = try registrar.register(try registration.request(apps: registrar.apps), at: clock.now())
             } catch let error as RegistrationError where error.refusedByPolicy {
                 throw API.error(.forbidden, "\(error)")
             } catch {
                 throw API.error(.badRequest, "\(error)")
             }
             try await store.register(done.device)
-            return try API.json(["id": done.device.id.uuidString, "secret": done.secret], status: .created)
+            var answer = ["id": done.device.id.uuidString, "secret": done.secret]
+            // What was stored for an APNs device: the topic and environment (given, or its app's).
+            switch done.device.channel {
+            case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
+                answer["topic"] = topic
+                answer["environment"] = environment.rawValue
+                if let app = registration.app { answer["app"] = app }
+            default:
+                break
+            }
+            return try API.json(answer, status: .created)
         }
         api.get("devices/:id/preferences") { request, context in
             let device = try await authorized(request, context: context)
