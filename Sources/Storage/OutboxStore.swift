@@ -170,7 +170,7 @@ package struct FailedDeliveries: Sendable, Hashable {
         package var deliveryID: UUID
         package var deviceID: UUID
         package var channel: String
-        /// The provider's reason (`Unregistered`, `400 BadDeviceToken`, `gave up after 8 attempts: ...`).
+        /// The provider's reason (`Unregistered`, `BadDeviceToken`, `413 PayloadTooLarge`, `gave up after 8 attempts: ...`).
         package var reason: String
         package var failedAt: Date
         package var momentID: String

@@ -126,6 +126,10 @@ struct DevicesCommand: AsyncParsableCommand {
             let declared = try await store.settings().string("apps.file").map(AppsFile.load) ?? []
             var environment = try DevicesCommand.environment(self.environment)
             var topic = self.topic ?? DevicesCommand.demoTopic
+            if app == nil, self.topic == nil, !declared.isEmpty, apns != nil || liveActivity != nil {
+                throw ValidationError(
+                    "this server declares apps (\(declared.map(\.id).joined(separator: ", "))): give --app ID")
+            }
             if let app {
                 guard self.topic == nil else { throw ValidationError("give --app or --topic, not both") }
                 guard let found = declared.first(where: { $0.id == app }) else {

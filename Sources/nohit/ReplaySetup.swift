@@ -93,7 +93,8 @@ struct ReplaySetup {
                 "nohit: no Retrosheet data at \(missing.joined(separator: ", ")) (from "
                     + "\(FileManager.default.currentDirectoryPath)); the 2020 season that comes with nohit is "
                     + "Data/retrosheet in its source directory: run nohit from there, or pass --data DIR "
-                    + "(a directory of season folders)\n")
+                    + "(a directory of season folders; NOHIT_RETROSHEET_DATA), or set NOHIT_RETROSHEET to that "
+                    + "directory\n")
             throw ExitCode(2)
         }
         do {
@@ -141,6 +142,7 @@ struct ReplaySetup {
     /// that an operator sees the APNs key, team and hosts in use before the first alert.
     static func readiness(_ settings: ProviderSettings, unavailable: [ChannelKind: String]) -> [(String, ready: Bool)] {
         var lines: [(String, ready: Bool)] = []
+        let hasServerKey = settings.apnsKey != nil && !settings.apnsKeyID.isEmpty && !settings.apnsTeamID.isEmpty
         if let reason = unavailable[.apns] {
             lines.append(
                 (
@@ -152,23 +154,27 @@ struct ReplaySetup {
                 settings.apnsProductionURL == settings.apnsSandboxURL
                 ? "both environments at \(settings.apnsProductionURL)"
                 : "production at \(settings.apnsProductionURL), sandbox at \(settings.apnsSandboxURL)"
+            let signer =
+                hasServerKey
+                ? "key id \(settings.apnsKeyID), team \(settings.apnsTeamID)"
+                : "for the apps with keys of their own only (no server-wide key)"
             lines.append(
                 (
-                    "APNs ready: key id \(settings.apnsKeyID), team \(settings.apnsTeamID), \(hosts); each device's "
-                        + "topic (its app's bundle id) and environment as registered", true
+                    "APNs ready: \(signer), \(hosts); each device's topic (its app's bundle id) and environment as "
+                        + "registered", true
                 ))
         }
         for app in settings.apps {
+            let signed = app.key != nil || hasServerKey
             let signer =
                 app.key != nil
                 ? "its own key id \(app.keyID), team \(app.teamID)"
-                : (unavailable[.apns] == nil || !settings.apnsKeyID.isEmpty
-                    ? "the server's key" : "no key: declare one for it, or a server-wide one")
+                : hasServerKey
+                    ? "the server's key"
+                    : "no key, so its alerts cannot be signed: declare one for it, or a server-wide one"
             lines.append(
-                (
-                    "APNs app \(app.id) (\(app.topic)): \(signer); devices default to \(app.environment.rawValue)",
-                    app.key != nil || settings.apnsKey != nil
-                ))
+                ("APNs app \(app.id) (\(app.topic)): \(signer); devices default to \(app.environment.rawValue)", signed)
+            )
         }
         lines.append(
             (

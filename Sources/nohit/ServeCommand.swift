@@ -365,10 +365,9 @@ struct ServeCommand: AsyncParsableCommand {
             api,
             configuration: .init(address: .hostname(host, port: port), serverName: "nohit", backlog: limits.backlog),
             onServerRunning: { channel in
-                let address = channel.localAddress.map { "\($0)" } ?? "\(host):\(port)"
                 let bound = channel.localAddress?.port ?? port
                 StandardStreams.writeError(
-                    "nohit: \(banner) on http://\(host):\(bound) (\(address))\n"
+                    "nohit: \(banner) on http://\(host.contains(":") ? "[\(host)]" : host):\(bound)\n"
                         + "nohit: open \(Self.browserURL(host: host, port: bound)) in a browser; Ctrl-C (or SIGTERM) "
                         + "stops gracefully\n")
             },

@@ -558,6 +558,11 @@ import Testing
             String(repeating: "a3", count: 32),
         ])
         #expect(unknown.standardError.contains("nohit: --app widgets is not one of alerts, scored"))
+        let unnamed = try nohit([
+            "devices", "add", "--data-dir", "d", "--apps", "apps.json", "--apns", String(repeating: "a3", count: 32),
+        ])
+        #expect(unnamed.status == 2)
+        #expect(unnamed.standardError.contains("nohit: this server declares apps (alerts, scored): give --app ID"))
         let other = try nohit([
             "devices", "add", "--data-dir", "d", "--apps", "apps.json", "--topic", "com.example.other", "--apns",
             String(repeating: "a3", count: 32),

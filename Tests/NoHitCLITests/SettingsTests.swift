@@ -1,5 +1,6 @@
 import ArgumentParser
 import Clocks
+import Crypto
 import Delivery
 import Foundation
 import Pipeline
@@ -219,8 +220,34 @@ import Testing
             "nohit", ["replay", "--date", "2020-08-25", "--data-dir", folder.path, "--data", "/nonexistent/retrosheet"])
         #expect(result.status == 2)
         #expect(result.standardError.hasPrefix("nohit: no Retrosheet data at /nonexistent/retrosheet (from /"))
-        #expect(result.standardError.contains("pass --data DIR (a directory of season folders)"))
+        #expect(result.standardError.contains("pass --data DIR (a directory of season folders; NOHIT_RETROSHEET_DATA)"))
+        #expect(result.standardError.contains("or set NOHIT_RETROSHEET to that directory"))
         #expect((try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty ?? true)
+    }
+
+    /// Declared apps without a server-wide key: the start says which apps' alerts cannot be
+    /// signed, instead of an APNs line with an empty key id.
+    @Test func appsWithoutAServerKeyAreSaidToBeUnsigned() {
+        var settings = ProviderSettings(vapidKey: P256.Signing.PrivateKey())
+        settings.apps = [
+            APNsApp(id: "alerts", topic: "com.example.nohit", environment: .production),
+            APNsApp(
+                id: "scored", topic: "com.example.scored", environment: .sandbox, key: P256.Signing.PrivateKey(),
+                keyID: "OTHERKEY01", teamID: "OTHERTEAM1"),
+        ]
+        let lines = ReplaySetup.readiness(settings, unavailable: [:])
+        #expect(
+            lines.first?.0.hasPrefix("APNs ready: for the apps with keys of their own only (no server-wide key)")
+                == true)
+        #expect(
+            lines.contains {
+                $0.0 == "APNs app alerts (com.example.nohit): no key, so its alerts cannot be signed: declare one for "
+                    + "it, or a server-wide one; devices default to production" && !$0.ready
+            })
+        #expect(
+            lines.contains {
+                $0.0.hasPrefix("APNs app scored (com.example.scored): its own key id OTHERKEY01") && $0.ready
+            })
     }
 
     @Test func everyKeyHasAnEnvironmentName() {
