@@ -132,6 +132,6 @@ import Testing
             }
         }
         print("documented commands: \(ran) run" + (skipped.isEmpty ? "" : "; skipped: \(skipped)"))
-        #expect(ran >= 8)
+        #expect(ran >= 6 && ran + skipped.count >= 9, "fewer documented commands than the pages show")
     }
 }
