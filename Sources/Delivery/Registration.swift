@@ -47,7 +47,7 @@ package struct Registrar: Sendable {
     package var allowPrivateNetworks = false
     /// The topics (apps' bundle ids) the operator declared; a device's must be one of them. Nil:
     /// any well-formed bundle id.
-    package var topics: Set<String>?
+    package private(set) var topics: Set<String>?
     /// The apps the operator declared, by id: the bundle id and the environment a device of the
     /// app gets when it does not say (a registration may name its app instead of its topic).
     package var apps: [String: (topic: String, environment: APNsEnvironment)] = [:] {

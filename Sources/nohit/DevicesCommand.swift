@@ -154,7 +154,8 @@ struct DevicesCommand: AsyncParsableCommand {
             let registration: Registration
             do {
                 var registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
-                if !declared.isEmpty { registrar.topics = Set(declared.map(\.topic)) }
+                registrar.apps = Dictionary(
+                    uniqueKeysWithValues: declared.map { ($0.id, (topic: $0.topic, environment: $0.environment)) })
                 registration = try registrar.register(
                     RegistrationRequest(channel: channels[0], preferences: try preferenceOptions.preferences()),
                     at: Date())

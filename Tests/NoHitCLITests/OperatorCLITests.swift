@@ -425,18 +425,8 @@ import Testing
     /// feedback hook (the fake's Standard Webhooks receiver, which checks the signature) is told
     /// of each pruned device once, even when the day is replayed again.
     @Test func theOperatorSeesFailedDeliveriesAndIsToldOfPrunedDevicesOnce() async throws {
-        let key = P256.Signing.PrivateKey()
-        let server = try await FakeProviderServer.start(
-            configuration: FakeProviderConfiguration(
-                verificationKey: key.publicKey, keyID: "FAKEKEY001", teamID: "FAKETEAM01"))
+        let server = try await startFakeAPNs()
         defer { Task { try? await server.shutdown() } }
-        try FileManager.default.createDirectory(atPath: path("fa"), withIntermediateDirectories: true)
-        try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: path("fa/key.p8")))
-        try Data(server.authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: path("fa/ca.pem")))
-        try JSONSerialization.data(withJSONObject: [
-            "url": server.baseURL, "ca": path("fa/ca.pem"), "key": path("fa/key.p8"), "key_id": "FAKEKEY001",
-            "team_id": "FAKETEAM01",
-        ]).write(to: URL(fileURLWithPath: path("fa/fake-apns.json")))
         let hook = server.state.webhookEndpoint(id: "operator-feedback", baseURL: server.baseURL)
 
         for (index, (prefix, count)) in [("400", 2), ("410", 2), ("413", 1), ("a", 1)].enumerated() {
@@ -517,18 +507,8 @@ import Testing
     /// when it has one (here the fake APNs knows only the server's key, so the other team's app is
     /// refused InvalidProviderToken — its key was the one used).
     @Test func severalAppsOnOneServerEachWithItsKey() async throws {
-        let key = P256.Signing.PrivateKey()
-        let server = try await FakeProviderServer.start(
-            configuration: FakeProviderConfiguration(
-                verificationKey: key.publicKey, keyID: "FAKEKEY001", teamID: "FAKETEAM01"))
+        let server = try await startFakeAPNs()
         defer { Task { try? await server.shutdown() } }
-        try FileManager.default.createDirectory(atPath: path("fa"), withIntermediateDirectories: true)
-        try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: path("fa/key.p8")))
-        try Data(server.authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: path("fa/ca.pem")))
-        try JSONSerialization.data(withJSONObject: [
-            "url": server.baseURL, "ca": path("fa/ca.pem"), "key": path("fa/key.p8"), "key_id": "FAKEKEY001",
-            "team_id": "FAKETEAM01",
-        ]).write(to: URL(fileURLWithPath: path("fa/fake-apns.json")))
         try Data(P256.Signing.PrivateKey().pemRepresentation.utf8).write(
             to: URL(fileURLWithPath: path("AuthKey_OTHERKEY01.p8")))
         try Data(
@@ -652,6 +632,23 @@ import Testing
         ])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("the apps file bad-apps.json, app 'a'"), "\(refused.standardError)")
+    }
+
+    /// A fake APNs in this process (so a test reads what it received), described in `fa/` as
+    /// `nohit fake-apns` describes itself, for `--fake-apns fa`.
+    func startFakeAPNs() async throws -> FakeProviderServer {
+        let key = P256.Signing.PrivateKey()
+        let server = try await FakeProviderServer.start(
+            configuration: FakeProviderConfiguration(
+                verificationKey: key.publicKey, keyID: "FAKEKEY001", teamID: "FAKETEAM01"))
+        try FileManager.default.createDirectory(atPath: path("fa"), withIntermediateDirectories: true)
+        try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: path("fa/key.p8")))
+        try Data(server.authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: path("fa/ca.pem")))
+        try JSONSerialization.data(withJSONObject: [
+            "url": server.baseURL, "ca": path("fa/ca.pem"), "key": path("fa/key.p8"), "key_id": "FAKEKEY001",
+            "team_id": "FAKETEAM01",
+        ]).write(to: URL(fileURLWithPath: path("fa/fake-apns.json")))
+        return server
     }
 
     /// A socket bound to a free loopback port and listening, and that port.
