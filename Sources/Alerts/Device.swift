@@ -51,7 +51,8 @@ package struct Device: Sendable, Hashable, Codable, Identifiable {
 
     package enum Status: Sendable, Hashable, Codable {
         case active
-        /// The provider said the token or endpoint is gone, or the operator turned it off.
+        /// The provider said the token or endpoint is gone, the operator turned it off, or the
+        /// same token or subscription was registered again as another device.
         case disabled(reason: String, at: Date)
     }
 

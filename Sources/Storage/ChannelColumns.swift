@@ -40,6 +40,27 @@ struct ChannelColumns: Sendable, Hashable {
         }
     }
 
+    /// Whether the address is one person's (a push token or subscription), so two active devices
+    /// must not share it; webhooks and consoles may.
+    var isPersonalAddress: Bool {
+        switch ChannelKind(rawValue: kind) {
+        case .apns, .liveActivity, .webPush: true
+        case .webhook, .console, nil: false
+        }
+    }
+
+    /// Why a device holding the same personal address is disabled when `newID` registers it.
+    func replacedReason(by newID: UUID) -> String {
+        let what =
+            switch ChannelKind(rawValue: kind) {
+            case .apns: "APNs token"
+            case .liveActivity: "Live Activity token"
+            case .webPush: "Web Push subscription"
+            default: "address"
+            }
+        return "replaced by device \(newID.uuidString): the same \(what) registered again"
+    }
+
     /// The channel these columns keep, its secrets opened; nil when they do not make one.
     func channel(opening secrets: SecretBox) throws -> DeviceChannel? {
         switch ChannelKind(rawValue: kind) {

@@ -163,8 +163,13 @@ struct DevicesCommand: AsyncParsableCommand {
                 StandardStreams.writeError("nohit: device refused: \(DevicesCommand.describe(error))\n")
                 throw ExitCode(1)
             }
-            try await store.withStore { opened in try await opened.store.register(registration.device) }
+            let replaced = try await store.withStore { opened in try await opened.store.register(registration.device) }
             print("id: \(registration.device.id.uuidString.lowercased())")
+            for id in replaced {
+                StandardStreams.writeError(
+                    "nohit: replaced device \(id.uuidString.lowercased()), which had the same address (now disabled): "
+                        + "one phone or browser gets each alert once\n")
+            }
             print("secret: \(registration.secret)")
             switch registration.device.channel {
             case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):

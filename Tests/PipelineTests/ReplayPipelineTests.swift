@@ -301,8 +301,9 @@ final class Printed: @unchecked Sendable {
     @Test func followsRegistrationsPreferencesAndPruningAfterItsFirstRead() async throws {
         let store = try SQLiteStore(inMemory: ())
         let directory = DeviceDirectory(store: store)
-        let token = String(repeating: "ab", count: 32)
-        func device() -> Device {
+        func device(token: String = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined())
+            -> Device
+        {
             Device(
                 id: UUID(), channel: .apns(token: token, environment: .sandbox, topic: "com.example.nohit"),
                 registeredAt: Date(), secretHash: "")
@@ -330,9 +331,15 @@ final class Printed: @unchecked Sendable {
         #expect(try await store.delete(id: second.id))
         #expect(try await directory.active().map(\.id) == [first.id])
         #expect(await directory.reads.full == 2)
+        // The first phone's app reinstalled registers its token again: one device for it, not two.
+        guard case .apns(let token, _, _) = first.channel else { return }
+        let again = device(token: token)
+        #expect(try await store.register(again) == [first.id])
+        #expect(try await directory.active().map(\.id) == [again.id])
+        #expect(await directory.reads.full == 2)
         // Nothing changed: nothing read.
         _ = try await directory.active()
         let reads = await directory.reads
-        #expect(reads.full == 2 && reads.incremental == 4)
+        #expect(reads.full == 2 && reads.incremental == 5)
     }
 }

@@ -509,6 +509,23 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 #expect(device.preferences.favouriteTeams == ["CHA"])
                 #expect(Registrar.verify(secret: answer["secret"] ?? "", of: device))
             }
+            // The app reinstalled registers its token again: the new device replaces the old one,
+            // so the phone gets each alert once.
+            let first = try #require(try await fixture.store.activeDevices().first)
+            try await client.execute(uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(good))
+            { response throws in
+                #expect(response.status == .created)
+                let answer = try #require(try Self.json(response.body) as? [String: String])
+                let id = try #require(answer["id"].flatMap(UUID.init(uuidString:)))
+                #expect(try await fixture.store.activeDevices().map(\.id) == [id])
+                let replaced = try #require(try await fixture.store.device(id: first.id))
+                guard case .disabled(let reason, _) = replaced.status else {
+                    Issue.record("the first device is still active")
+                    return
+                }
+                #expect(reason == "replaced by device \(id.uuidString): the same APNs token registered again")
+            }
+            _ = try await fixture.store.delete(id: first.id)
             let bad: [(String, HTTPResponse.Status, String)] = [
                 (#"{"channel":"apns","token":"xyz","topic":"com.example.nohit"}"#, .badRequest, "token"),
                 (#"{"channel":"carrier-pigeon"}"#, .badRequest, "must be apns, live-activity, web-push or webhook"),

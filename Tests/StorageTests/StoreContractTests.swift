@@ -74,8 +74,16 @@ enum Fixtures {
         return Device(id: UUID(), channel: channel, preferences: preferences, registeredAt: date, secretHash: "hash")
     }
 
-    static let apns = DeviceChannel.apns(
-        token: String(repeating: "ab", count: 32), environment: .sandbox, topic: "com.example.nohit")
+    /// An APNs channel with a token of its own (one token is one phone: registering it again
+    /// replaces the device holding it).
+    static var apns: DeviceChannel {
+        .apns(token: token(), environment: .sandbox, topic: "com.example.nohit")
+    }
+
+    /// A new 64-hex-digit APNs token.
+    static func token() -> String {
+        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
 
     static func moment(_ kind: Moment.Kind = .hitlessInnings, outs: Int = 18, game: String = "CHA202008250")
         -> StoredMoment
@@ -151,7 +159,101 @@ enum Fixtures {
             var other = device
             other.channel = .console(label: "x")
             await #expect(throws: StoreError.duplicate("device \(device.id)")) { try await store.register(other) }
-            #expect(try await store.device(id: device.id)?.channel == Fixtures.apns)
+            #expect(try await store.device(id: device.id)?.channel == device.channel)
+        }
+    }
+
+    @Test(arguments: StoreFactory.available)
+    func theSamePushAddressRegisteredAgainReplacesTheDeviceHoldingIt(factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let first = Fixtures.device(Fixtures.apns)
+            try await store.register(first)
+            let later = Fixtures.start.addingTimeInterval(60)
+            // The app reinstalled: the same token, a new device.
+            let again = Fixtures.device(first.channel, at: later)
+            #expect(try await store.register(again) == [first.id])
+            #expect(try await store.activeDevices().map(\.id) == [again.id])
+            #expect(
+                try await store.device(id: first.id)?.status
+                    == .disabled(
+                        reason: "replaced by device \(again.id.uuidString): the same APNs token registered again",
+                        at: later))
+            // The replaced device is not replaced twice, and a disabled one is left as it is.
+            let third = Fixtures.device(first.channel, at: later)
+            #expect(try await store.register(third) == [again.id])
+            #expect(try await store.device(id: first.id)?.isActive == false)
+            #expect(try await store.activeDevices().map(\.id) == [third.id])
+
+            // Web Push: one subscription endpoint is one browser.
+            let browser = Fixtures.device(
+                .webPush(endpoint: "https://push.example.net/sub/1", p256dh: "BKey", auth: "a"))
+            try await store.register(browser)
+            let renewed = Fixtures.device(
+                .webPush(endpoint: "https://push.example.net/sub/1", p256dh: "BKey2", auth: "b"))
+            #expect(try await store.register(renewed) == [browser.id])
+            // Live Activity tokens likewise, and never across channels or topics.
+            guard case .apns(let token, _, _) = first.channel else { return }
+            let activity = Fixtures.device(
+                .liveActivity(token: token, environment: .sandbox, topic: "com.example.nohit"))
+            #expect(try await store.register(activity) == [])
+            let otherApp = Fixtures.device(.apns(token: token, environment: .sandbox, topic: "com.example.other"))
+            #expect(try await store.register(otherApp) == [])
+            // Webhooks and consoles may share an address: one endpoint, several preference sets.
+            let hooks = (0..<2).map { _ in
+                Fixtures.device(.webhook(url: "https://hooks.example.org/n", secret: "whsec_\(UUID())"))
+            }
+            for hook in hooks { #expect(try await store.register(hook) == []) }
+            let consoles = (0..<2).map { _ in Fixtures.device(.console(label: "demo")) }
+            #expect(try await store.register(contentsOf: consoles) == [])
+            #expect(
+                Set(try await store.activeDevices().map(\.id))
+                    == Set([third.id, renewed.id, activity.id, otherApp.id] + hooks.map(\.id) + consoles.map(\.id)))
+        }
+    }
+
+    @Test(arguments: StoreFactory.available)
+    func aBatchWithOneTokenTwiceIsRefusedWhole(factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let one = Fixtures.device(Fixtures.apns)
+            let batch = [Fixtures.device(Fixtures.apns), one, Fixtures.device(one.channel)]
+            await #expect(throws: StoreError.self) { try await store.register(contentsOf: batch) }
+            #expect(try await store.deviceCount() == 0)
+            // In a batch, the device it replaces is returned as for one.
+            try await store.register(one)
+            let next = [Fixtures.device(Fixtures.apns), Fixtures.device(one.channel)]
+            #expect(try await store.register(contentsOf: next) == [one.id])
+            #expect(try await store.activeDevices().count == 2)
+        }
+    }
+
+    @Test(arguments: StoreFactory.available)
+    func aTokenRotatedOntoAnotherDevicesTokenReplacesIt(factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let old = Fixtures.device(Fixtures.apns)
+            let current = Fixtures.device(Fixtures.apns)
+            try await store.register(contentsOf: [old, current])
+            let later = Fixtures.start.addingTimeInterval(60)
+            #expect(try await store.updateChannel(id: current.id, to: old.channel, at: later))
+            #expect(try await store.activeDevices().map(\.id) == [current.id])
+            #expect(try await store.device(id: old.id)?.isActive == false)
+            // Rotating to its own token again replaces nothing.
+            #expect(try await store.updateChannel(id: current.id, to: old.channel, at: later))
+            #expect(try await store.activeDevices().map(\.id) == [current.id])
+            #expect(try await store.updateChannel(id: UUID(), to: Fixtures.apns, at: later) == false)
+        }
+    }
+
+    @Test(arguments: StoreFactory.available)
+    func registrationsOfOneTokenAtOnceLeaveOneActive(factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any ContractStore) async throws in
+            let channel = Fixtures.apns
+            let devices = (0..<8).map { _ in Fixtures.device(channel) }
+            try await withThrowingTaskGroup { group in
+                for device in devices { group.addTask { _ = try await store.register(device) } }
+                try await group.waitForAll()
+            }
+            #expect(try await store.activeDevices().count == 1)
+            #expect(try await store.deviceCount() == 8)
         }
     }
 
@@ -333,7 +435,7 @@ enum Fixtures {
             let claimed = try await store.claim(channel: .apns, now: due, limit: 10)
             #expect(claimed.map(\.deviceID) == [phone.id])
             #expect(claimed.first?.attempts == 1)
-            #expect(claimed.first?.channel == Fixtures.apns)
+            #expect(claimed.first?.channel == phone.channel)
             #expect(claimed.first?.payload == Data("apns".utf8))
             #expect(claimed.first?.id == .delivery(momentID: moment.moment.id, deviceID: phone.id))
             #expect(try await store.claim(channel: .apns, now: due, limit: 10).isEmpty)

@@ -42,6 +42,8 @@ struct DeviceRoutes: Sendable {
             } catch {
                 throw API.error(.badRequest, "\(error)")
             }
+            // The same token or subscription registered again (the app reinstalled, its id lost)
+            // replaces the device holding it, so the phone gets each alert once.
             try await store.register(done.device)
             var answer = ["id": done.device.id.uuidString, "secret": done.secret]
             // What was stored for an APNs device: the topic and environment (given, or its app's).

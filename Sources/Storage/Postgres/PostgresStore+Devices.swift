@@ -14,12 +14,14 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
         UUID, String, String, String?, String?, String?, String?, String, String, Double, Bool, String?, Double?
     )
 
-    package func register(_ device: Device) async throws {
+    @discardableResult
+    package func register(_ device: Device) async throws -> [UUID] {
         try await register(contentsOf: [device])
     }
 
-    package func register(contentsOf devices: [Device]) async throws {
-        guard !devices.isEmpty else { return }
+    @discardableResult
+    package func register(contentsOf devices: [Device]) async throws -> [UUID] {
+        guard !devices.isEmpty else { return [] }
         var seen = Set<UUID>()
         for device in devices where !seen.insert(device.id).inserted {
             throw StoreError.duplicate("device \(device.id)")
@@ -41,8 +43,14 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
         var statusTimes: [Double] = []
         var favouriteDevices: [UUID] = []
         var favouriteTeams: [String] = []
-        for device in devices {
-            let columns = try ChannelColumns(device.channel, sealing: secrets)
+        // The active push addresses registered again: the devices holding them are replaced.
+        var claimants: [Replacement] = []
+        let allColumns = try devices.map { try ChannelColumns($0.channel, sealing: secrets) }
+        try SQLiteStore.refuseSharedAddresses(allColumns)
+        for (device, columns) in zip(devices, allColumns) {
+            if device.isActive && columns.isPersonalAddress {
+                claimants.append(Replacement(device.id, columns, at: device.registeredAt))
+            }
             ids.append(device.id)
             kinds.append(columns.kind)
             addresses.append(columns.address)
@@ -68,13 +76,14 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
             }
         }
         let count = devices.count
-        try await transaction { connection in
+        return try await transaction { connection in
             let logger = self.logger
             for try await existing in try await connection.query(
                 "SELECT id FROM devices WHERE id = ANY(\(ids)) LIMIT 1", logger: logger
             ).decode(UUID.self) {
                 throw StoreError.duplicate("device \(existing)")
             }
+            let replaced = try await Self.replaceHolders(of: claimants, on: connection, logger: logger)
             var top = 0
             for try await version in try await connection.query(
                 "UPDATE device_changes SET version = version + \(count) WHERE id = 1 RETURNING version", logger: logger
@@ -106,7 +115,57 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
                     """, logger: logger
                 ).collect()
             }
+            return replaced
         }
+    }
+
+    /// The transaction advisory lock registrations claiming push addresses take ("devs" in ASCII).
+    static let addressLock: Int32 = 0x6465_7673
+
+    /// A device claiming a push address, and why the devices holding it are disabled.
+    struct Replacement {
+        var id: UUID
+        var kind: String
+        var address: String
+        var topic: String
+        var reason: String
+        var at: Double
+
+        init(_ id: UUID, _ columns: ChannelColumns, at date: Date) {
+            self.id = id
+            kind = columns.kind
+            address = columns.address
+            topic = columns.topic ?? ""
+            reason = columns.replacedReason(by: id)
+            at = date.timeIntervalSince1970
+        }
+    }
+
+    /// Disables the other active devices holding the claimed push addresses: their ids.
+    static func replaceHolders(of claimants: [Replacement], on connection: PostgresConnection, logger: Logger)
+        async throws -> [UUID]
+    {
+        guard !claimants.isEmpty else { return [] }
+        // Registrations claiming push addresses take turns (one lock, not one per address: a
+        // seeded batch holds thousands), so two registering one token at once leave one active.
+        _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.addressLock), 0)", logger: logger)
+            .collect()
+        var replaced: [UUID] = []
+        for try await id in try await connection.query(
+            """
+            UPDATE devices d SET active = false, status_reason = n.reason, status_at = n.at
+            FROM unnest(\(claimants.map(\.id))::uuid[], \(claimants.map(\.kind))::text[],
+                \(claimants.map(\.address))::text[], \(claimants.map(\.topic))::text[],
+                \(claimants.map(\.reason))::text[], \(claimants.map(\.at))::float8[])
+                AS n(id, channel, address, topic, reason, at)
+            WHERE d.address = n.address AND d.active AND d.channel = n.channel AND coalesce(d.topic, '') = n.topic
+                AND d.id <> n.id
+            RETURNING d.id
+            """, logger: logger
+        ).decode(UUID.self) {
+            replaced.append(id)
+        }
+        return replaced
     }
 
     package func device(id: UUID) async throws -> Device? {
@@ -124,14 +183,29 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
 
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
         let columns = try ChannelColumns(channel, sealing: secrets)
-        return try await changed(
-            """
-            UPDATE devices SET channel = \(columns.kind), address = \(columns.address),
-                environment = \(columns.environment), topic = \(columns.topic), key1 = \(columns.key1),
-                key2 = \(columns.key2), registered_at = \(date.timeIntervalSince1970), active = true,
-                status_reason = NULL, status_at = NULL
-            WHERE id = \(id) RETURNING id
-            """)
+        return try await transaction { connection in
+            var found = false
+            for try await _ in try await connection.query(
+                "SELECT 1 FROM devices WHERE id = \(id) FOR UPDATE", logger: self.logger
+            ).decode(Int.self) {
+                found = true
+            }
+            guard found else { return false }
+            if columns.isPersonalAddress {
+                _ = try await Self.replaceHolders(
+                    of: [Replacement(id, columns, at: date)], on: connection, logger: self.logger)
+            }
+            _ = try await connection.query(
+                """
+                UPDATE devices SET channel = \(columns.kind), address = \(columns.address),
+                    environment = \(columns.environment), topic = \(columns.topic), key1 = \(columns.key1),
+                    key2 = \(columns.key2), registered_at = \(date.timeIntervalSince1970), active = true,
+                    status_reason = NULL, status_at = NULL
+                WHERE id = \(id)
+                """, logger: self.logger
+            ).collect()
+            return true
+        }
     }
 
     package func disable(id: UUID, reason: String, at date: Date) async throws -> Bool {

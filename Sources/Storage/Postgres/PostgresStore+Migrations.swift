@@ -295,6 +295,13 @@ extension PostgresStore {
             CREATE INDEX feedback_due ON feedback (due_at) WHERE sent_at IS NULL;
             """
         ),
+        (
+            "7 active devices by push address",
+            """
+            -- Registration finds the active device already holding a token or subscription.
+            CREATE INDEX devices_active_address ON devices (address) WHERE active;
+            """
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

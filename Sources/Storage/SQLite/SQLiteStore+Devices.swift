@@ -5,13 +5,17 @@ import GRDB
 
 /// Devices and what each subscribes to (`DeviceStore`, `SubscriptionStore`).
 extension SQLiteStore {
-    package func register(_ device: Device) async throws {
+    @discardableResult
+    package func register(_ device: Device) async throws -> [UUID] {
         try await register(contentsOf: [device])
     }
 
-    package func register(contentsOf devices: [Device]) async throws {
-        guard !devices.isEmpty else { return }
-        try await database.write { db in
+    @discardableResult
+    package func register(contentsOf devices: [Device]) async throws -> [UUID] {
+        guard !devices.isEmpty else { return [] }
+        let columns = try devices.map { try ChannelColumns($0.channel, sealing: secrets) }
+        try Self.refuseSharedAddresses(columns)
+        return try await database.write { db in
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM devices WHERE id = ?")
             let insert = try db.cachedStatement(
                 sql: """
@@ -19,15 +23,17 @@ extension SQLiteStore {
                         registered_at, active, status_reason, status_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
-            for device in devices {
+            var replaced: [UUID] = []
+            for (device, address) in zip(devices, columns) {
                 if try Bool.fetchOne(exists, arguments: [device.id.text(uppercase: true)]) == true {
                     throw StoreError.duplicate("device \(device.id)")
                 }
                 let preferences = try Self.encode(device.preferences)
-                let address = try ChannelColumns(device.channel, sealing: secrets)
                 var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)
                 if case .disabled(let why, let when) = device.status {
                     (active, reason, at) = (false, why, when.timeIntervalSince1970)
+                } else {
+                    replaced += try Self.replaceHolders(db, of: address, by: device.id, at: device.registeredAt)
                 }
                 try insert.execute(arguments: [
                     device.id.text(uppercase: true), address.kind, address.address, address.environment,
@@ -36,7 +42,39 @@ extension SQLiteStore {
                 ])
                 try Self.replaceFavourites(db, deviceID: device.id, teams: device.preferences.favouriteTeams)
             }
+            return replaced
         }
+    }
+
+    /// Refuses a batch in which two devices share a push address (which one would be meant?).
+    static func refuseSharedAddresses(_ columns: [ChannelColumns]) throws {
+        var seen = Set<[String]>()
+        for column in columns where column.isPersonalAddress {
+            guard seen.insert([column.kind, column.address, column.topic ?? ""]).inserted else {
+                throw StoreError.duplicate("two devices in one batch with the same \(column.kind) address")
+            }
+        }
+    }
+
+    /// Disables the other active devices holding `columns`' push address (the same app registering
+    /// again): their ids.
+    @discardableResult
+    static func replaceHolders(_ db: Database, of columns: ChannelColumns, by id: UUID, at date: Date) throws -> [UUID]
+    {
+        guard columns.isPersonalAddress else { return [] }
+        let holding = try db.cachedStatement(
+            sql: """
+                SELECT id FROM devices
+                WHERE address = ? AND active = 1 AND channel = ? AND coalesce(topic, '') = ? AND id <> ?
+                """)
+        let holders = try String.fetchAll(
+            holding, arguments: [columns.address, columns.kind, columns.topic ?? "", id.text(uppercase: true)])
+        for holder in holders {
+            try db.execute(
+                sql: "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ?",
+                arguments: [columns.replacedReason(by: id), date.timeIntervalSince1970, holder])
+        }
+        return holders.compactMap(UUID.init(uuidString:))
     }
 
     package func device(id: UUID) async throws -> Device? {
@@ -57,6 +95,11 @@ extension SQLiteStore {
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
         let address = try ChannelColumns(channel, sealing: secrets)
         return try await database.write { db in
+            guard
+                try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [id.text(uppercase: true)])
+                    == true
+            else { return false }
+            try Self.replaceHolders(db, of: address, by: id, at: date)
             try db.execute(
                 sql: """
                     UPDATE devices SET channel = ?, address = ?, environment = ?, topic = ?, key1 = ?, key2 = ?,

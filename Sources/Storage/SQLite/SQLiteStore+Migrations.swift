@@ -247,6 +247,10 @@ extension SQLiteStore {
                     CREATE INDEX feedback_due ON feedback(due_at) WHERE sent_at IS NULL;
                     """)
         }
+        migrator.registerMigration("13 active devices by push address") { db in
+            // Registration finds the active device already holding a token or subscription.
+            try db.execute(sql: "CREATE INDEX devices_active_address ON devices(address) WHERE active = 1")
+        }
         return migrator
     }
 }
