@@ -16,6 +16,31 @@ package struct SourceStatus: Sendable {
     package var expectedWait: TimeInterval?
     /// Requests since start by outcome (`ok`, `http`, `timeout`, `connection`, `unreadable`).
     package var requests: [String: Int] = [:]
+    /// Each game followed (by `gamePk`): its feed requests and how late changes are read.
+    package var games: [Int: Game] = [:]
+
+    /// One game's feed requests.
+    package struct Game: Sendable {
+        package var gameID: String?
+        package var lastSuccess: Date?
+        package var answered: Int
+        package var failed: Int
+        /// The feed's own time of its latest change, as last read.
+        package var feedTime: Date?
+        /// Seconds from that change to this server reading it.
+        package var feedLag: TimeInterval?
+
+        package init(
+            gameID: String?, lastSuccess: Date?, answered: Int, failed: Int, feedTime: Date?, feedLag: TimeInterval?
+        ) {
+            self.gameID = gameID
+            self.lastSuccess = lastSuccess
+            self.answered = answered
+            self.failed = failed
+            self.feedTime = feedTime
+            self.feedLag = feedLag
+        }
+    }
 
     package init(kind: String, ready: Bool, reason: String? = nil) {
         self.kind = kind

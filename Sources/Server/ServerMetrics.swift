@@ -175,6 +175,58 @@ package final class ServerMetrics: Sendable {
             outbox["failed"]?.set(Double(counts.failed))
             outbox["superseded"]?.set(Double(counts.superseded))
         }
-        return registry.emitToBuffer()
+        return registry.emitToBuffer() + Self.gameLines(source?.games ?? [:])
+    }
+
+    /// Each followed game's feed requests, as Prometheus text: series that come and go with the
+    /// games (a game is dropped an hour after its last request), so written here rather than
+    /// kept in the registry.
+    /// Each family is named (HELP, TYPE) even with no game followed (a replay, a quiet night).
+    static func gameLines(_ games: [Int: SourceStatus.Game]) -> [UInt8] {
+        let sorted = games.sorted { $0.key < $1.key }
+        func labels(_ pk: Int, _ game: SourceStatus.Game) -> String {
+            // Game ids are letters and digits; anything else is left out rather than escaped.
+            let id = (game.gameID ?? "").filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+            return "game_pk=\"\(pk)\",game=\"\(id)\""
+        }
+        func number(_ value: Double) -> String {
+            value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        }
+        var text = ""
+        let families: [(String, String, String, (SourceStatus.Game) -> Double?)] = [
+            (
+                "nohit_source_game_requests", "gauge",
+                "Feed requests for each game followed since start that were answered with its feed.",
+                { Double($0.answered) }
+            ),
+            (
+                "nohit_source_game_failures", "gauge",
+                "Feed requests for each game followed since start that failed or were not answered with its feed.",
+                { Double($0.failed) }
+            ),
+            (
+                "nohit_source_game_last_success_timestamp_seconds", "gauge",
+                "When each game's feed was last read (Unix time).",
+                { $0.lastSuccess?.timeIntervalSince1970 }
+            ),
+            (
+                "nohit_source_game_feed_timestamp_seconds", "gauge",
+                "Each game's feed: the feed's own time of its latest change (metaData.timeStamp, Unix time); "
+                    + "time() minus it is how far behind the game the server is.",
+                { $0.feedTime?.timeIntervalSince1970 }
+            ),
+            (
+                "nohit_source_game_feed_lag_seconds", "gauge",
+                "Each game's feed: seconds from its latest change (by the feed's own clock) to this server reading it.",
+                { $0.feedLag }
+            ),
+        ]
+        for (name, type, help, value) in families {
+            let series = sorted.compactMap { pk, game in
+                value(game).map { "\(name){\(labels(pk, game))} \(number($0))\n" }
+            }
+            text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n" + series.joined()
+        }
+        return Array(text.utf8)
     }
 }

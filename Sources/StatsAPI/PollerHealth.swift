@@ -25,6 +25,9 @@ package final class PollerHealth: Sendable {
         package var requests: [String: Int] = [:]
         /// Each request's deadline.
         package var timeout: TimeInterval
+        /// The games followed, by `gamePk`: each one's requests (the schedule's are the source's
+        /// only). A game is kept until an hour after its last request.
+        package var games: [Int: Game] = [:]
 
         /// Ready when the last round had an answer and one came within the planned wait (and a
         /// request's deadline, and a little slack); otherwise why not.
@@ -49,6 +52,28 @@ package final class PollerHealth: Sendable {
             return (true, nil)
         }
     }
+
+    /// One game's feed requests.
+    package struct Game: Sendable, Equatable {
+        /// The game's id (Retrosheet's form), once a feed was read.
+        package var gameID: String?
+        package var lastRequest: Date
+        package var lastSuccess: Date?
+        package var answered = 0
+        /// Requests that failed, or were answered with something that was not its feed.
+        package var failed = 0
+        /// The feed's own time of its latest change (`metaData.timeStamp`, UTC) as last read: how
+        /// far the game had got at MLB when this server last heard of it.
+        package var feedTime: Date?
+        /// Seconds from the feed's time of its latest change to this server reading it: how late
+        /// the server learns of a change (up to a poll's wait, when the game changed just after
+        /// the previous poll). Nil until a change is read, and when the feed's clock is not this
+        /// server's (more than an hour apart: a replayed day).
+        package var feedLag: TimeInterval?
+    }
+
+    /// How long a game is kept after its last request.
+    package static let keepGame: TimeInterval = 3600
 
     private struct Round {
         var answered = 0
@@ -81,6 +106,60 @@ package final class PollerHealth: Sendable {
             $0.snapshot.requests[kind, default: 0] += 1
             $0.round.failed += 1
         }
+    }
+
+    /// A game's feed request answered and read (`game` nil when the answer was not its feed).
+    /// `feedTimeStamp` is the feed's `metaData.timeStamp`; the lag is taken only when it moved.
+    package func answered(pk: Int, gameID: String?, feedTimeStamp: String?, readable: Bool, at now: Date) {
+        state.withLock {
+            var game = $0.snapshot.games[pk] ?? Game(lastRequest: now)
+            game.lastRequest = now
+            if readable {
+                game.answered += 1
+                game.lastSuccess = now
+                if let gameID { game.gameID = gameID }
+                if let stamp = feedTimeStamp.flatMap(Self.date(timeStamp:)), stamp != game.feedTime {
+                    game.feedTime = stamp
+                    // Only where the feed keeps this server's time: a fake replaying an old day
+                    // stamps its feeds with that day's.
+                    let lag = now.timeIntervalSince(stamp)
+                    game.feedLag = (-60...Self.keepGame).contains(lag) ? max(0, lag) : nil
+                }
+            } else {
+                game.failed += 1
+            }
+            $0.snapshot.games[pk] = game
+            $0.snapshot.games = $0.snapshot.games.filter { now.timeIntervalSince($0.value.lastRequest) < Self.keepGame }
+        }
+    }
+
+    /// A game's feed request that failed.
+    package func failed(pk: Int, at now: Date) {
+        answered(pk: pk, gameID: nil, feedTimeStamp: nil, readable: false, at: now)
+    }
+
+    /// `yyyyMMdd_HHmmss` (UTC) as a date.
+    package static func date(timeStamp: String) -> Date? {
+        let digits = Array(timeStamp.utf8)
+        guard digits.count == 15, digits[8] == UInt8(ascii: "_") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(digits[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
+            let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15)
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let components = DateComponents(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        guard components.isValidDate(in: calendar) else { return nil }
+        return calendar.date(from: components)
     }
 
     /// The round over: the next request is planned for `next`.

@@ -158,14 +158,20 @@ package struct StatsAPIPoller: Sendable {
                 for (pk, answer) in answers {
                     let failures = machine.tracks[pk]?.failures ?? 0
                     let (game, notes) = machine.answered(pk, answer, now: now, random: random())
+                    let at = clock.now()
                     switch answer {
                     case .failure(let error):
-                        health?.failed(error, at: clock.now())
+                        health?.failed(error, at: at)
+                        health?.failed(pk: pk, at: at)
                     case .success where (machine.tracks[pk]?.failures ?? 0) > failures:
                         // Answered, but not with a feed that could be read.
-                        health?.failed(PollerHealth.Unreadable(), at: clock.now())
+                        health?.failed(PollerHealth.Unreadable(), at: at)
+                        health?.failed(pk: pk, at: at)
                     case .success:
-                        health?.answered(at: clock.now())
+                        health?.answered(at: at)
+                        health?.answered(
+                            pk: pk, gameID: game?.gameID ?? machine.tracks[pk]?.gameID,
+                            feedTimeStamp: machine.tracks[pk]?.timeStamp, readable: true, at: at)
                     }
                     log(notes)
                     if let game { try await onGame(game) }

@@ -106,6 +106,14 @@ import Testing
         let metrics = try await Self.text(address + "/metrics")
         #expect(metrics.contains("nohit_source_ready 1"))
         #expect(metrics.firstMatch(of: /nohit_source_requests\{outcome="http"\} [1-9]/) != nil)
+        // Each game's requests: the day's games were followed, and those asked while the fake
+        // failed counted failures.
+        let games = metrics.matches(of: /nohit_source_game_requests\{game_pk="\d+",game="([A-Z]{3}\d{9})"\} [1-9]/)
+        #expect(games.count >= 1, "\(metrics.split(separator: "\n").filter { $0.contains("source_game") })")
+        #expect(metrics.firstMatch(of: /nohit_source_game_failures\{game_pk="\d+",game="[A-Z0-9]*"\} [1-9]/) != nil)
+        #expect(
+            metrics.firstMatch(
+                of: /nohit_source_game_feed_timestamp_seconds\{game_pk="\d+",game="[A-Z0-9]+"\} 159\d{7}/) != nil)
     }
 
     static func text(_ url: String) async throws -> String {

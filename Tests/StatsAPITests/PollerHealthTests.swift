@@ -36,6 +36,33 @@ struct PollerHealthTests {
         #expect(health.snapshot.readiness(now: at(32)).ready)
     }
 
+    /// Each game's requests, and how late its changes are read by the feed's own clock.
+    @Test func eachGamesRequestsAndFeedLag() throws {
+        let health = PollerHealth(now: start, timeout: 10)
+        #expect(PollerHealth.date(timeStamp: "20200913_122640") == start)
+        for bad in ["2020091_3122640", "20201313_122640", "2020-09-13T12", "20200913_12264x", ""] {
+            #expect(PollerHealth.date(timeStamp: bad) == nil, "\(bad)")
+        }
+        // Read 4 s after the change the feed stamps.
+        health.answered(
+            pk: 631_377, gameID: "CHA202008250", feedTimeStamp: "20200913_122640", readable: true, at: at(4))
+        health.failed(pk: 631_377, at: at(14))
+        // The same feed again: no new change, the lag is the first one's.
+        health.answered(pk: 631_377, gameID: nil, feedTimeStamp: "20200913_122640", readable: true, at: at(24))
+        health.answered(pk: 631_377, gameID: nil, feedTimeStamp: "20200913_122702", readable: true, at: at(31))
+        var game = try #require(health.snapshot.games[631_377])
+        #expect(game.gameID == "CHA202008250" && game.answered == 3 && game.failed == 1)
+        #expect(game.lastSuccess == at(31) && game.feedTime == at(22) && game.feedLag == 9)
+        // A replayed day's feed keeps its own day's time: no lag is claimed for it.
+        health.answered(pk: 1, gameID: "NYA202008250", feedTimeStamp: "20200825_230000", readable: true, at: at(40))
+        #expect(health.snapshot.games[1]?.feedLag == nil && health.snapshot.games[1]?.feedTime != nil)
+        // A game not asked about for an hour is dropped.
+        health.answered(pk: 2, gameID: nil, feedTimeStamp: nil, readable: true, at: at(40 + 3600))
+        #expect(health.snapshot.games.keys.sorted() == [2])
+        game = try #require(health.snapshot.games[2])
+        #expect(game.feedTime == nil && game.feedLag == nil)
+    }
+
     /// Rounds that ask nothing (games another instance polls, asked about every 5 s) never make
     /// the source look stale while the next request it planned is still to come.
     @Test func roundsThatAskNothingDoNotShortenTheWait() {
