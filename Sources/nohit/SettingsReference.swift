@@ -1,4 +1,5 @@
 import ArgumentParser
+import Server
 
 /// One setting: its key (the file's nested objects, the `NOHIT_*` variable), the flag that sets
 /// it and the commands that take that flag, and what it does. The one list the flags' help, the
@@ -278,6 +279,22 @@ struct SettingsCommand: ParsableCommand {
             let flag = setting.flag.map { "--\($0) (\(setting.commands.joined(separator: ", ")))" } ?? "(no flag)"
             print("\(setting.key)  \(flag)  \(Settings.environmentName(setting.key))")
             print("    \(setting.help)")
+        }
+    }
+}
+
+struct OpenAPICommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "openapi",
+        abstract: "Print the API's OpenAPI 3.1 document, as GET /openapi.json serves it (or docs/api.md).")
+
+    @Flag(help: "Print docs/api.md: every endpoint and schema in Markdown.") var markdown = false
+
+    func run() throws {
+        if markdown {
+            print(OpenAPIReference.markdown(), terminator: "")
+        } else {
+            print(String(decoding: OpenAPIDocument.served, as: UTF8.self))
         }
     }
 }

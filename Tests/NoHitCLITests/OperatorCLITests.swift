@@ -391,6 +391,47 @@ import Testing
         }
     }
 
+    /// docs/api.md is what `nohit openapi --markdown` prints from the OpenAPI document, which
+    /// names every operation the router has (`openAPIDocumentMatchesTheRoutes`); and `nohit
+    /// openapi` prints the document as served.
+    @Test func theAPIReferenceIsTheOpenAPIDocument() throws {
+        let generated = try nohit(["openapi", "--markdown"])
+        #expect(generated.status == 0)
+        let page = try String(contentsOf: TestData.packageRoot.appendingPathComponent("docs/api.md"), encoding: .utf8)
+        #expect(
+            generated.standardOutput == page,
+            "docs/api.md is out of date: swift run nohit openapi --markdown > docs/api.md")
+        let document = try nohit(["openapi"])
+        let parsed = try #require(
+            try JSONSerialization.jsonObject(with: Data(document.standardOutput.utf8)) as? [String: Any])
+        let paths = try #require(parsed["paths"] as? [String: Any])
+        var operations = 0
+        for (path, item) in paths {
+            for method in (item as? [String: Any] ?? [:]).keys where ["get", "put", "post", "delete"].contains(method) {
+                operations += 1
+                #expect(
+                    page.contains("### \(method.uppercased()) \(path)\n"), "\(method) \(path) is not in docs/api.md")
+            }
+        }
+        #expect(operations >= 25)
+        let schemas = try #require((parsed["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        for name in schemas.keys { #expect(page.contains("### \(name)\n"), "schema \(name) is not in docs/api.md") }
+        // Every link within the page lands on one of its headings.
+        let anchors = Set(
+            page.split(separator: "\n").filter { $0.hasPrefix("#") }.map { heading in
+                String(
+                    heading.drop { $0 == "#" }.dropFirst().lowercased().compactMap { character -> Character? in
+                        character == " "
+                            ? "-"
+                            : (character.isLetter || character.isNumber || "-_".contains(character))
+                                ? character : nil
+                    })
+            })
+        for link in page.matches(of: /\]\(#([a-z0-9_-]+)\)/) {
+            #expect(anchors.contains(String(link.1)), "a link to #\(link.1), which is no heading")
+        }
+    }
+
     /// docs/configuration.md is what `nohit settings --markdown` prints, and every flag it names is
     /// one the commands it lists take.
     @Test func theConfigurationReferenceIsTheCodesOwnList() throws {

@@ -20,6 +20,17 @@ package enum OpenAPIDocument {
         return document
     }
 
+    /// The paths in the order the checked-in file lists them (the parsed document keeps none):
+    /// the reference's order, public first.
+    package static func checkedInPathOrder() -> [String] {
+        guard let url = Bundle.module.url(forResource: "OpenAPI/openapi", withExtension: "json"),
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            line.firstMatch(of: /^  "(\/[^"]*)": \{/).map { String($0.output.1) }
+        }
+    }
+
     /// The document served, as bytes (keys sorted).
     package static let served: [UInt8] = serialize(filled())
 
