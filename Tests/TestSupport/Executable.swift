@@ -17,6 +17,11 @@ package enum Executable {
         return Bundle.main.bundleURL.deletingLastPathComponent()
     }()
 
+    /// A product's path; an absolute path (an installed copy) as it is.
+    static func url(_ name: String) -> URL {
+        name.hasPrefix("/") ? URL(fileURLWithPath: name) : productsDirectory.appendingPathComponent(name)
+    }
+
     package struct Output: Sendable {
         package var status: Int32
         package var standardOutput: String
@@ -39,7 +44,7 @@ package enum Executable {
             try? FileManager.default.removeItem(at: errURL)
         }
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent(name)
+        process.executableURL = url(name)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty {
@@ -86,7 +91,7 @@ package enum Executable {
         in directory: URL? = nil, environment: [String: String] = [:]
     ) throws -> (output: String, process: Process?) {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent(name)
+        process.executableURL = url(name)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty {
@@ -121,7 +126,7 @@ package enum Executable {
     /// keeps being drained so it never blocks on a full pipe.
     package static func start(_ name: String, _ arguments: [String]) throws -> (process: Process, address: String) {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent(name)
+        process.executableURL = url(name)
         process.arguments = arguments
         let errors = Pipe()
         process.standardError = errors
