@@ -1,6 +1,7 @@
 import Alerts
 import ArgumentParser
 import Clocks
+import Configuration
 import FakeStatsAPI
 import Foundation
 import Hummingbird
@@ -28,15 +29,27 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
     )
 
     @Option(
-        name: [.customLong("date"), .customLong("replay")], help: "The day to serve (YYYY-MM-DD; --replay is the same)."
-    )
-    var date: String
+        name: [.customLong("date"), .customLong("replay")],
+        help: "The day to serve (YYYY-MM-DD; --replay is the same) [replay.date, NOHIT_REPLAY_DATE].")
+    var date: String?
 
-    @Option(help: "Clock speed: 60 plays an hour in a minute; 0 shows every game over.")
-    var speed: Double = 60
+    @Option(
+        help: ArgumentHelp(
+            "Clock speed: 60 plays an hour in a minute; 0 shows every game over (default: 60) [replay.speed, "
+                + "NOHIT_REPLAY_SPEED]."))
+    var speed: Double?
 
-    @Option(help: "Retrosheet data: a directory of season folders, a season folder, or event files.")
+    @Option(
+        help: ArgumentHelp(
+            "Retrosheet data: a directory of season folders, a season folder, or event files [retrosheet.data, "
+                + "NOHIT_RETROSHEET_DATA]."))
     var data: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "A JSON configuration file (default: $NOHIT_CONFIG) for the day, speed and data, as serve's.",
+            valueName: "file"))
+    var config: String?
 
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
@@ -48,14 +61,29 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
     var wait = 10
 
     func validate() throws {
-        guard speed >= 0 && speed.isFinite else { throw ValidationError("--speed must be 0 or more, not \(speed)") }
+        if let speed, !(speed >= 0 && speed.isFinite) {
+            throw ValidationError("--speed must be 0 or more, not \(speed)")
+        }
         guard (1...300).contains(wait) else { throw ValidationError("--wait must be 1 to 300 seconds, not \(wait)") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
     }
 
     func run() async throws {
+        // The day, speed and data as serve and replay read them: flags, NOHIT_* variables, the file.
+        var flags: [String: ConfigContent] = [:]
+        if let date { flags["replay.date"] = .string(date) }
+        if let speed { flags["replay.speed"] = .double(speed) }
+        if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
+        let settings = try await Settings.load(flags: flags, file: config)
+        let speed = try settings.double("replay.speed", default: 60)
+        guard speed >= 0 && speed.isFinite else { throw ValidationError("the speed must be 0 or more, not \(speed)") }
+        guard let date = try settings.string("replay.date"), !date.isEmpty else {
+            throw ValidationError(
+                "give the day to serve: --date YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file)")
+        }
+        let places = try settings.strings("retrosheet.data") ?? []
         let games = try ReplaySetup.games(
-            on: date, places: data.isEmpty ? RetrosheetData.defaultPlaces() : data)
+            on: date, places: places.isEmpty ? RetrosheetData.defaultPlaces() : places)
         let firstPitch = games.map(\.start).min()!
         let clock: any WallClock =
             speed == 0

@@ -88,13 +88,15 @@ extension Settings {
             "statsapi.date", "statsapi-date", ["serve"],
             "With source statsapi: follow this official date (YYYY-MM-DD) instead of today's (a fake Stats API's "
                 + "day)."),
-        Setting("replay.date", "date", pipeline, "The day to replay as live (YYYY-MM-DD; serve also takes --replay)."),
         Setting(
-            "replay.speed", "speed", pipeline,
+            "replay.date", "date", pipeline + ["fake-statsapi"],
+            "The day to replay as live (YYYY-MM-DD; serve also takes --replay)."),
+        Setting(
+            "replay.speed", "speed", pipeline + ["fake-statsapi"],
             "Clock speed: 60 plays an hour in a minute; 0 runs as fast as possible (default: 60 for serve, 0 for "
                 + "replay)."),
         Setting(
-            "retrosheet.data", "data", pipeline,
+            "retrosheet.data", "data", pipeline + ["fake-statsapi"],
             "Retrosheet data: a directory of season folders (the hall of fame reads <dir>/<season>), a season "
                 + "folder, or event files; a list (default: Data/retrosheet, the bundled 2020 season)."),
         Setting(

@@ -389,6 +389,19 @@ import Testing
             }
             #expect(address.hasSuffix("/api"), "\(address)")
         }
+        // The fake Stats API reads the day, speed and data as serve does: from NOHIT_* variables too.
+        let fake = try Executable.startCollecting(
+            "nohit", ["fake-statsapi", "--port", "0"], until: "/api/",
+            keepRunning: false, in: folder,
+            environment: [
+                "NOHIT_REPLAY_DATE": "2020-08-25", "NOHIT_REPLAY_SPEED": "30",
+                "NOHIT_RETROSHEET_DATA": TestData.path("retrosheet"),
+            ])
+        #expect(
+            fake.output.contains("nohit: fake Stats API for 2020-08-25 (16 games) at speed 30.0 on"), "\(fake.output)")
+        let missing = try nohit(["fake-statsapi"], environment: ["NOHIT_REPLAY_DATE": ""])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("give the day to serve: --date YYYY-MM-DD"), "\(missing.standardError)")
     }
 
     /// docs/api.md is what `nohit openapi --markdown` prints from the OpenAPI document, which
@@ -445,7 +458,7 @@ import Testing
         var helps: [String: String] = [:]
         let commands = [
             "serve": ["serve"], "replay": ["replay"], "devices": ["devices", "add"],
-            "analytics": ["analytics", "project", "create"],
+            "analytics": ["analytics", "project", "create"], "fake-statsapi": ["fake-statsapi"],
         ]
         var rows = 0
         for line in page.split(separator: "\n") where line.hasPrefix("| `") {
