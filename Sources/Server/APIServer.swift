@@ -24,6 +24,9 @@ package struct APIServer: Sendable {
     /// for tests of the API alone).
     package struct Options: Sendable {
         package var registrar = Registrar()
+        /// Origins of the declared apps' web pages served elsewhere: they may call the device
+        /// endpoints and `/api/config` across origins (CORS); no other origin may.
+        package var webOrigins: Set<String> = []
         /// Outs a side must be hitless through to count as a current attempt (12: four innings).
         package var attemptOuts = 12
         /// The VAPID public key browsers subscribe with (base64url), when Web Push is configured.
@@ -96,6 +99,7 @@ package struct APIServer: Sendable {
         // Requests by endpoint, method and status, and their durations (through the process's
         // metrics system, which `nohit serve` bootstraps with the metrics' factory).
         router.add(middleware: MetricsMiddleware())
+        if !options.webOrigins.isEmpty { router.add(middleware: WebOriginsMiddleware(origins: options.webOrigins)) }
         if let publicFolder = options.publicFolder {
             router.add(middleware: FileMiddleware(publicFolder, searchForIndexHtml: true))
         }

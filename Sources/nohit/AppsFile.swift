@@ -10,12 +10,15 @@ import Pipeline
 ///     {"apps": [
 ///       {"id": "nohit", "topic": "com.example.nohit", "environment": "production"},
 ///       {"id": "scored", "topic": "com.example.scored", "environment": "sandbox",
-///        "apns": {"key": "AuthKey_ABCDE12345.p8", "key-id": "ABCDE12345", "team-id": "FGHIJ67890"}}
+///        "apns": {"key": "AuthKey_ABCDE12345.p8", "key-id": "ABCDE12345", "team-id": "FGHIJ67890"},
+///        "web-origin": "https://scored.example.com"}
 ///     ]}
 ///
 /// Each app's `topic` is its bundle id; `environment` is what a device of it gets when it does not
 /// say; `apns` is a key of its own (another team's; a relative path is read beside the file), else
-/// the server-wide key signs its pushes. With apps declared, a device registers for one of them.
+/// the server-wide key signs its pushes; `web-origin` is where the app's web page is served, when
+/// not from this server: that page may register its Web Push subscriptions here (CORS). With apps
+/// declared, a device registers for one of them.
 enum AppsFile {
     private struct File: Decodable {
         var apps: [App]
@@ -26,6 +29,12 @@ enum AppsFile {
         var topic: String
         var environment: String?
         var apns: Key?
+        var webOrigin: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, topic, environment, apns
+            case webOrigin = "web-origin"
+        }
 
         struct Key: Decodable {
             var key: String
@@ -53,7 +62,8 @@ enum AppsFile {
             file = try JSONDecoder().decode(File.self, from: data)
         } catch {
             throw ValidationError(
-                "the apps file \(path) is not {\"apps\": [{\"id\", \"topic\", \"environment\", \"apns\"}]}: "
+                "the apps file \(path) is not {\"apps\": [{\"id\", \"topic\", \"environment\", \"apns\", "
+                    + "\"web-origin\"}]}: "
                     + Settings.jsonProblem(error, in: data))
         }
         guard !file.apps.isEmpty else { throw ValidationError("the apps file \(path) declares no app") }
@@ -91,8 +101,34 @@ enum AppsFile {
                 declared.keyID = try ProviderOptions.appleID(key.keyID, "key id", "apns.key-id of \(app.id)")
                 declared.teamID = try ProviderOptions.appleID(key.teamID, "team id", "apns.team-id of \(app.id)")
             }
+            if let origin = app.webOrigin {
+                guard let normalized = webOrigin(origin) else {
+                    throw ValidationError(
+                        "\(name): web-origin must be an origin, https://host[:port] (http only for localhost), "
+                            + "with no path, not '\(origin)'")
+                }
+                declared.webOrigin = normalized
+            }
             apps.append(declared)
         }
         return apps
+    }
+
+    /// `https://Host:443/` as `https://host`: an origin as a browser sends it in `Origin`; nil
+    /// when it is not one (a path, a query, a user, another scheme; http for a host other than
+    /// localhost or a loopback address).
+    static func webOrigin(_ text: String) -> String? {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            let host = components.host?.lowercased(), !host.isEmpty,
+            components.user == nil, components.password == nil, components.query == nil,
+            components.fragment == nil, ["", "/"].contains(components.path)
+        else { return nil }
+        let local = host == "localhost" || host == "127.0.0.1" || host == "[::1]" || host == "::1"
+        guard scheme == "https" || (scheme == "http" && local) else { return nil }
+        let port = components.port.flatMap {
+            ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : $0
+        }
+        let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(shownHost)" + (port.map { ":\($0)" } ?? "")
     }
 }

@@ -287,6 +287,7 @@ struct ServeCommand: AsyncParsableCommand {
         serving.registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
         serving.registrar.apps = Dictionary(
             uniqueKeysWithValues: providerSettings.apps.map { ($0.id, (topic: $0.topic, environment: $0.environment)) })
+        serving.webOrigins = Set(providerSettings.apps.compactMap(\.webOrigin))
         serving.vapidPublicKey =
             VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
         serving.metrics = metrics

@@ -570,6 +570,69 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         }
     }
 
+    /// A declared app's web page on another origin may register its Web Push subscription and
+    /// read the configuration (CORS); another origin's page gets no CORS headers.
+    @Test func aDeclaredWebOriginMayRegisterAcrossOrigins() async throws {
+        var fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        fixture.options.webOrigins = ["https://scored.example.com"]
+        try await fixture.test { client in
+            try await client.execute(
+                uri: "/api/devices", method: .options,
+                headers: [
+                    .origin: "https://scored.example.com", .accessControlRequestMethod: "POST",
+                    .accessControlRequestHeaders: "content-type",
+                ]
+            ) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.accessControlAllowOrigin] == "https://scored.example.com")
+                #expect(response.headers[.accessControlAllowMethods]?.contains("POST") == true)
+                #expect(response.headers[.accessControlAllowHeaders]?.contains("Content-Type") == true)
+                #expect(response.headers[.vary] == "Origin")
+            }
+            var headers = Self.jsonType
+            headers[.origin] = "https://scored.example.com"
+            let subscription =
+                #"{"channel":"webhook","url":"https://hooks.example.com/h","secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}"#
+            try await client.execute(
+                uri: "/api/devices", method: .post, headers: headers, body: Self.body(subscription)
+            ) { response in
+                #expect(response.status == .created)
+                #expect(response.headers[.accessControlAllowOrigin] == "https://scored.example.com")
+            }
+            // A refusal is readable by the page too.
+            try await client.execute(
+                uri: "/api/devices", method: .post, headers: headers, body: Self.body(#"{"channel":"pigeon"}"#)
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.accessControlAllowOrigin] == "https://scored.example.com")
+            }
+            try await client.execute(uri: "/api/config", method: .get, headers: [.origin: "https://scored.example.com"])
+            { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.accessControlAllowOrigin] == "https://scored.example.com")
+            }
+            // Another origin, or a route that is not the devices': no CORS.
+            try await client.execute(
+                uri: "/api/devices", method: .options,
+                headers: [.origin: "https://evil.example.net", .accessControlRequestMethod: "POST"]
+            ) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+                #expect(response.status == .methodNotAllowed)
+            }
+            headers[.origin] = "https://evil.example.net"
+            try await client.execute(
+                uri: "/api/devices", method: .post, headers: headers, body: Self.body(subscription)
+            ) { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+            try await client.execute(uri: "/api/games", method: .get, headers: [.origin: "https://scored.example.com"])
+            { response in
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+        }
+    }
+
     @Test func operatorEndpointsNeedTheAdminToken() async throws {
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }

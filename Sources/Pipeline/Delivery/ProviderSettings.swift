@@ -57,10 +57,14 @@ package struct APNsApp: Sendable {
     package var key: P256.Signing.PrivateKey?
     package var keyID: String
     package var teamID: String
+    /// The origin of the app's web page (`https://scored.example.com`), when it has one on another
+    /// origin than this server: its page may register Web Push subscriptions and read
+    /// `/api/config` across origins (CORS), which others' pages may not.
+    package var webOrigin: String?
 
     package init(
         id: String, topic: String, environment: APNsEnvironment, key: P256.Signing.PrivateKey? = nil,
-        keyID: String = "", teamID: String = ""
+        keyID: String = "", teamID: String = "", webOrigin: String? = nil
     ) {
         self.id = id
         self.topic = topic
@@ -68,6 +72,7 @@ package struct APNsApp: Sendable {
         self.key = key
         self.keyID = keyID
         self.teamID = teamID
+        self.webOrigin = webOrigin
     }
 }
 
@@ -215,13 +220,30 @@ package enum KeyFiles {
     /// An ES256 private key from a PEM file (an APNs `.p8`, PKCS#8, or SEC1).
     package static func readSigningKey(_ path: String) throws(Failure) -> P256.Signing.PrivateKey {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure(path: path, reason: "cannot be read")
+            throw Failure(path: path, reason: whyUnreadable(path))
         }
         do {
             return try P256.Signing.PrivateKey(pemRepresentation: String(decoding: data, as: UTF8.self))
         } catch {
             throw Failure(path: path, reason: "is not a PEM P-256 private key (an APNs .p8 key is one)")
         }
+    }
+
+    /// Why a file cannot be read: not there, a folder, or not readable by this user (and who may).
+    static func whyUnreadable(_ path: String) -> String {
+        var isDirectory: ObjCBool = false
+        let files = FileManager.default
+        guard files.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            return "does not exist (from \(files.currentDirectoryPath))"
+        }
+        if isDirectory.boolValue { return "is a folder, not a file" }
+        if !files.isReadableFile(atPath: path) {
+            let attributes = try? files.attributesOfItem(atPath: path)
+            let owner = attributes?[.ownerAccountName] as? String ?? "another user"
+            let mode = (attributes?[.posixPermissions] as? Int).map { String($0, radix: 8) } ?? "?"
+            return "cannot be read by this user (it belongs to \(owner), mode \(mode))"
+        }
+        return "cannot be read"
     }
 
     /// The key in `path`, or a new one written there (mode 0600) when the file does not exist.
@@ -249,7 +271,7 @@ package enum KeyFiles {
     /// A text file, or a clear error.
     package static func readText(_ path: String) throws(Failure) -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw Failure(path: path, reason: "cannot be read")
+            throw Failure(path: path, reason: whyUnreadable(path))
         }
         return String(decoding: data, as: UTF8.self)
     }
