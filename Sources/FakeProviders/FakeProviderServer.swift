@@ -239,7 +239,14 @@ enum FakeRouter {
             state.reset()
             return .json(200, ["reset": true])
         default:
-            return .json(404, ["reason": "no route for \(method) \(path)"])
+            return .json(
+                404,
+                [
+                    "reason": "no route for \(method) \(path): this fake serves POST /3/device/{token} (APNs), "
+                        + "POST /webpush/subscriptions, POST /webpush/{id}, GET /webpush/{id}/messages, "
+                        + "POST /webhooks/endpoints, POST /webhooks/{id}, GET /accepted, GET /accepted/count, "
+                        + "GET /notifications/{apns-id}, GET /stats, POST /reset"
+                ])
         }
     }
 }

@@ -227,6 +227,7 @@ package final class FakeStatsAPIServer: Sendable {
 
     package func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: UnknownRouteMiddleware())
         router.get("api/v1/schedule") { [self] request, _ in
             let asked = request.uri.queryParameters.get("date") ?? date
             let now = clock.now()
@@ -299,5 +300,28 @@ package final class FakeStatsAPIServer: Sendable {
             Self.json(try Self.encoder.encode(requestCounts))
         }
         return router
+    }
+}
+
+/// A request for a route this fake does not have is answered 404 with the routes it has (a route
+/// that exists answers its own 404s, such as "no game 123").
+struct UnknownRouteMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var routes: String {
+        "GET /api/v1/schedule?date=, /api/v1.1/game/{pk}/feed/live[?timecode=], "
+            + "/api/v1.1/game/{pk}/feed/live/diffPatch?startTimecode=, /api/v1.1/game/{pk}/feed/live/timestamps, "
+            + "GET|POST|DELETE /faults, GET /requests"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound && error.body == nil {
+            throw HTTPError(
+                .notFound,
+                message: "no route for \(request.method.rawValue) \(request.uri.path): this fake Stats API serves "
+                    + Self.routes)
+        }
     }
 }

@@ -151,6 +151,23 @@ struct DevicesCommand: AsyncParsableCommand {
             guard channels.count == 1 else {
                 throw ValidationError("give exactly one of --apns, --live-activity, --web-push, --webhook, --console")
             }
+            // An option of another channel would be stored nowhere: said, not ignored.
+            let given = [
+                ("--topic", self.topic != nil, apns != nil || liveActivity != nil),
+                ("--app", app != nil, apns != nil || liveActivity != nil),
+                ("--environment", self.environment != nil, apns != nil || liveActivity != nil),
+                ("--p256dh", !p256dh.isEmpty, webPush != nil), ("--auth", !auth.isEmpty, webPush != nil),
+                ("--webhook-secret", !webhookSecret.isEmpty, webhook != nil),
+            ]
+            if let (option, _, _) = given.first(where: { $0.1 && !$0.2 }) {
+                let owner =
+                    switch option {
+                    case "--p256dh", "--auth": "--web-push"
+                    case "--webhook-secret": "--webhook"
+                    default: "--apns and --live-activity"
+                    }
+                throw ValidationError("\(option) is for \(owner) devices only")
+            }
             let registration: Registration
             do {
                 var registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)

@@ -360,6 +360,9 @@ struct ProviderOptions: ParsableArguments {
             try Self.checkAPNsKey(
                 key: apnsKey ?? (settings.apnsKey == nil ? nil : "of the fake APNs"), keyID: settings.apnsKeyID,
                 teamID: settings.apnsTeamID)
+            if let apnsKey, let warning = Self.keyFileMismatch(apnsKey, keyID: settings.apnsKeyID) {
+                StandardStreams.writeError("nohit: \(warning)\n")
+            }
             if let apps = try config.string("apps.file") { settings.apps = try AppsFile.load(apps) }
             for path in try config.strings("apns.trust-ca") ?? [] {
                 settings.extraCertificateAuthorities.append(try KeyFiles.readText(path))
@@ -382,6 +385,18 @@ extension ProviderOptions {
                     + "account shows it (e.g. ABCDE12345), not '\(text)' (\(text.count) characters)")
         }
         return text
+    }
+
+    /// Apple names each key file after its key id (`AuthKey_ABCDE12345.p8`): a file named for
+    /// another id than the one given is most likely the wrong pair, which Apple refuses with
+    /// InvalidProviderToken on the first push. Said at start (a renamed file is not refused).
+    static func keyFileMismatch(_ path: String, keyID: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        guard !keyID.isEmpty, let named = name.wholeMatch(of: /AuthKey_([A-Z0-9]{10})\.p8/)?.1, named != keyID
+        else { return nil }
+        return "warning: the APNs key file \(name) is named for key id \(named), but the key id given is \(keyID): "
+            + "Apple names each key file after its key id, and refuses a token signed with one key under "
+            + "another's id (InvalidProviderToken); check that they belong together"
     }
 
     /// An APNs provider key goes with its key id and team id: a missing one is named.

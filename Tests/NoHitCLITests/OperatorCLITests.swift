@@ -238,6 +238,33 @@ import Testing
             String(secret),
         ])
         #expect(given.status == 0 && !given.standardOutput.contains("whsec_"))
+
+        // An option of another channel is named, not ignored; nothing is stored then.
+        for (options, message) in [
+            (
+                ["--console", "me", "--topic", "com.acme.nohit"],
+                "--topic is for --apns and --live-activity devices only"
+            ),
+            (
+                ["--webhook", "https://hooks.example.com/z", "--environment", "production"],
+                "--environment is for --apns"
+            ),
+            (["--apns", Self.token, "--auth", "abc"], "--auth is for --web-push devices only"),
+            (["--console", "me", "--webhook-secret", "whsec_x"], "--webhook-secret is for --webhook devices only"),
+        ] {
+            let refused = try nohit(["devices", "add", "--data-dir", "d"] + options)
+            #expect(refused.status == 2, "\(options)")
+            #expect(refused.standardError.contains(message), "\(refused.standardError)")
+        }
+        // The same token again (the app reinstalled): the device holding it is replaced, and said.
+        let first = try #require(apns.standardOutput.firstMatch(of: /id: (\S+)\n/)?.1)
+        let again = try nohit(["devices", "add", "--data-dir", "d", "--apns", Self.token])
+        #expect(again.status == 0)
+        #expect(
+            again.standardError.contains("nohit: replaced device \(first), which had the same address (now disabled)"),
+            "\(again.standardError)")
+        let list = try nohit(["devices", "list", "--data-dir", "d"])
+        #expect(list.status == 0)
     }
 
     /// APNs credentials: the key id and team id are Apple's 10 characters, and a key without
@@ -272,6 +299,18 @@ import Testing
         #expect(
             noKey.standardError.contains("an APNs key id or team id without the key: give the .p8 file with --apns-key")
         )
+        // A key file named for another key id than the one given: warned of, not refused.
+        let named = path("AuthKey_ABCDE12345.p8")
+        try FileManager.default.copyItem(atPath: key, toPath: named)
+        let mismatch = try nohit(
+            day + ["--apns-key", named, "--apns-key-id", "FGHIJ67890", "--apns-team-id", "TEAM123456", "--quiet"])
+        #expect(
+            mismatch.standardError.contains(
+                "nohit: warning: the APNs key file AuthKey_ABCDE12345.p8 is named for key id ABCDE12345, but the key "
+                    + "id given is FGHIJ67890"), "\(mismatch.standardError)")
+        let matched = try nohit(
+            day + ["--apns-key", named, "--apns-key-id", "ABCDE12345", "--apns-team-id", "TEAM123456", "--quiet"])
+        #expect(!matched.standardError.contains("warning: the APNs key file"), "\(matched.standardError)")
     }
 
     /// A replay that plans no alert says why, each time with what to do; one that does says which
@@ -388,6 +427,16 @@ import Testing
                 process.waitUntilExit()
             }
             #expect(address.hasSuffix("/api"), "\(address)")
+            // A route it does not have is named, with the ones it has.
+            let (body, response) = try await URLSession.shared.data(from: URL(string: address + "/v1/scheduled")!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 404)
+            let message =
+                ((try JSONSerialization.jsonObject(with: body) as? [String: Any])?["error"] as? [String: Any])?[
+                    "message"] as? String ?? ""
+            #expect(
+                message.contains(
+                    "no route for GET /api/v1/scheduled: this fake Stats API serves GET /api/v1/schedule?date="),
+                "\(message)")
         }
         // The fake Stats API reads the day, speed and data as serve does: from NOHIT_* variables too.
         let fake = try Executable.startCollecting(
@@ -570,7 +619,8 @@ import Testing
             {"apps": [
               {"id": "alerts", "topic": "com.example.nohit", "environment": "production"},
               {"id": "scored", "topic": "com.example.scored", "environment": "sandbox",
-               "apns": {"key": "AuthKey_OTHERKEY01.p8", "key-id": "OTHERKEY01", "team-id": "OTHERTEAM1"}}
+               "apns": {"key": "AuthKey_OTHERKEY01.p8", "key-id": "OTHERKEY01", "team-id": "OTHERTEAM1"},
+               "web-origin": "https://Scored.Example.com:443/"}
             ]}
             """.utf8
         ).write(to: folder.appendingPathComponent("apps.json"))
@@ -673,6 +723,16 @@ import Testing
         let properties = try #require(apnsVariant["properties"] as? [String: [String: Any]])
         #expect(properties["app"]?["enum"] as? [String] == ["alerts", "scored"])
         #expect(properties["topic"]?["enum"] as? [String] == ["com.example.nohit", "com.example.scored"])
+        // The scored app's web page, served from its own origin, may register here (CORS preflight).
+        var preflight = URLRequest(url: URL(string: address + "/api/devices")!)
+        preflight.httpMethod = "OPTIONS"
+        preflight.setValue("https://scored.example.com", forHTTPHeaderField: "Origin")
+        preflight.setValue("POST", forHTTPHeaderField: "Access-Control-Request-Method")
+        let (_, allowed) = try await URLSession.shared.data(for: preflight)
+        #expect((allowed as? HTTPURLResponse)?.statusCode == 204)
+        #expect(
+            (allowed as? HTTPURLResponse)?.value(forHTTPHeaderField: "Access-Control-Allow-Origin")
+                == "https://scored.example.com")
 
         let bad = folder.appendingPathComponent("bad-apps.json")
         try Data(
@@ -686,6 +746,17 @@ import Testing
         ])
         #expect(refused.status == 2)
         #expect(refused.standardError.contains("the apps file bad-apps.json, app 'a'"), "\(refused.standardError)")
+        for origin in ["http://scored.example.com", "https://scored.example.com/app", "scored.example.com"] {
+            try Data(#"{"apps": [{"id": "a", "topic": "com.x.y", "web-origin": "\#(origin)"}]}"#.utf8).write(to: bad)
+            let refused = try nohit([
+                "devices", "add", "--data-dir", "d", "--apps", "bad-apps.json", "--app", "a", "--console", "x",
+            ])
+            #expect(refused.status == 2, "\(origin)")
+            #expect(
+                refused.standardError.contains(
+                    "app 'a': web-origin must be an origin, https://host[:port] (http only for localhost), with no "
+                        + "path, not '\(origin)'"), "\(refused.standardError)")
+        }
     }
 
     /// A fake APNs in this process (so a test reads what it received), described in `fa/` as
