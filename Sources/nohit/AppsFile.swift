@@ -66,6 +66,9 @@ enum AppsFile {
                     + "\"web-origin\"}]}: "
                     + Settings.jsonProblem(error, in: data))
         }
+        if let problem = Settings.trailingComma(in: data) {
+            throw ValidationError("the apps file \(path) is not JSON: \(problem)")
+        }
         guard !file.apps.isEmpty else { throw ValidationError("the apps file \(path) declares no app") }
         let folder = (path as NSString).deletingLastPathComponent
         var apps: [APNsApp] = []

@@ -70,6 +70,9 @@ struct Settings: Sendable {
         guard let object = root as? [String: Any] else {
             throw ValidationError("the configuration file \(path) must hold a JSON object")
         }
+        if let problem = trailingComma(in: data) {
+            throw ValidationError("the configuration file \(path) is not JSON: \(problem)")
+        }
         func walk(_ object: [String: Any], prefix: String) throws {
             for (name, value) in object.sorted(by: { $0.key < $1.key }) {
                 let key = prefix.isEmpty ? name : "\(prefix).\(name)"
@@ -88,6 +91,47 @@ struct Settings: Sendable {
 
     /// Where and what a JSON parser found wrong: "line 3, column 12: ..." (Foundation gives a
     /// character offset; an editor wants line and column).
+    /// Where `data` strays from JSON where Foundation's reader is lenient: a comma before a closing
+    /// `}` or `]` (JSON has none; a file another tool reads would be refused there). Nil when none.
+    static func trailingComma(in data: Data) -> String? {
+        var inString = false
+        var escaped = false
+        var lastComma: Int?
+        for (index, byte) in data.enumerated() {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+                lastComma = nil
+            case UInt8(ascii: ","):
+                lastComma = index
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if let comma = lastComma {
+                    let before = data.prefix(comma)
+                    let line = before.reduce(1) { $1 == 0x0A ? $0 + 1 : $0 }
+                    let lineStart = before.lastIndex(of: 0x0A).map { $0 + 1 } ?? before.startIndex
+                    let column = String(decoding: data[lineStart..<comma], as: UTF8.self).count + 1
+                    return "line \(line), column \(column): a comma before '\(Character(UnicodeScalar(byte)))', "
+                        + "which JSON does not allow"
+                }
+            case 0x20, 0x09, 0x0A, 0x0D:
+                break
+            default:
+                lastComma = nil
+            }
+        }
+        return nil
+    }
+
     static func jsonProblem(_ error: any Error, in data: Data) -> String {
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             return "it is empty (a file of no settings holds {})"

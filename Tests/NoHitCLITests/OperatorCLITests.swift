@@ -204,6 +204,23 @@ import Testing
             empty.standardError
                 == "nohit: the configuration file empty.json is not JSON: it is empty (a file of no settings holds {})\n"
         )
+        // A trailing comma, which Foundation's reader lets pass and JSON does not: named where it is.
+        try Data("{\"http\": {\"port\": 8080,\n  \"host\": \"a,}\"},\n}\n".utf8).write(
+            to: folder.appendingPathComponent("comma.json"))
+        let comma = try nohit(["devices", "list", "--config", "comma.json", "--data-dir", "d"])
+        #expect(comma.status == 2)
+        #expect(
+            comma.standardError
+                == "nohit: the configuration file comma.json is not JSON: line 2, column 17: a comma before '}', "
+                + "which JSON does not allow\n", "\(comma.standardError)")
+        try Data(#"{"apps": [{"id": "a", "topic": "com.x.y"},]}"#.utf8).write(
+            to: folder.appendingPathComponent("apps.json"))
+        let apps = try nohit([
+            "devices", "add", "--apps", "apps.json", "--app", "a", "--apns", Self.token, "--data-dir", "d",
+        ])
+        #expect(
+            apps.standardError.contains("the apps file apps.json is not JSON: line 1, column 42: a comma before ']'"),
+            "\(apps.standardError)")
     }
 
     /// `devices add --apns` says the topic and environment it stored, and that they are the
