@@ -43,7 +43,9 @@ let package = Package(
         // Wall-clock time, injected wherever code waits or reads the time (replays, tests).
         .target(name: "Clocks"),
         // Retrosheet event, team and roster files → plays and games; a past day's schedule.
-        .target(name: "Retrosheet", dependencies: ["Baseball"]),
+        .target(name: "Retrosheet", dependencies: ["Baseball", "CZlib"]),
+        // zlib, which Retrosheet's zip files need (inflate); the system's (zlib1g-dev).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // One C call for the fan-out benchmark: freed memory back to the system (glibc's
         // malloc_trim is not in the Swift overlay).
         .target(name: "CAllocator"),

@@ -98,7 +98,7 @@ package struct EventFileReader: Sendable {
                 case nil: break
                 case .fatal(let reason):
                     failed = error(buffer, line, lineNumber, reason, gameID: builder!.game.id)
-                case .harmless(let reason):
+                case .harmless(let reason), .readAnyway(let reason):
                     builder!.game.warnings.append(error(buffer, line, lineNumber, reason, gameID: builder!.game.id))
                 }
             }
@@ -136,6 +136,8 @@ struct GameBuilder {
         case fatal(String)
         /// The record is skipped; the game is read without it.
         case harmless(String)
+        /// The record is read anyway, as `cwevent` reads it (the reason says how).
+        case readAnyway(String)
     }
 
     /// The `info` keys a game is made of: damage to one of them is fatal.
@@ -164,6 +166,8 @@ struct GameBuilder {
             guard fields.count == 2 else {
                 return .harmless("a version record needs exactly one field; the record is skipped")
             }
+        case .play:
+            return addPlay(fields, buffer, line)
         default:
             break
         }
@@ -177,7 +181,7 @@ struct GameBuilder {
         if fields.hasUnterminatedQuote { return "a quoted field has no closing quote" }
         switch kind {
         case .play:
-            return addPlay(fields, buffer, line)
+            return nil  // `add` reads plays (they may be read anyway, with a warning)
         case .sub, .start:
             let isStart = kind == .start
             guard fields.count == 6 else {
@@ -282,8 +286,19 @@ struct GameBuilder {
     }
 
     private mutating func addPlay(_ fields: RecordFields, _ buffer: UnsafeBufferPointer<UInt8>, _ line: Int)
-        -> String?
+        -> Damage?
     {
+        if fields.hasUnterminatedQuote { return .fatal("a quoted field has no closing quote") }
+        var tolerated: [String] = []
+        switch readPlay(fields, buffer, line, tolerated: &tolerated) {
+        case .some(let reason): return .fatal(reason)
+        case nil: return tolerated.isEmpty ? nil : .readAnyway(tolerated.joined(separator: "; "))
+        }
+    }
+
+    private mutating func readPlay(
+        _ fields: RecordFields, _ buffer: UnsafeBufferPointer<UInt8>, _ line: Int, tolerated: inout [String]
+    ) -> String? {
         guard fields.count == 7 else {
             return
                 "a play record needs 6 fields (inning, team, batter, count, pitches, event), found \(fields.count - 1)"
@@ -298,22 +313,34 @@ struct GameBuilder {
         guard let batter = PlayerID(ascii: buffer.slice(fields[3])) else {
             return "'\(buffer.string(fields[3]))' is not a player id"
         }
+        // The count: two characters, balls then strikes, `??` when unknown. As `cwevent` reads
+        // it, a longer field counts by its first two characters, and one with a `?` in them, or
+        // shorter than two, is unknown (0-0 in its rows); other damage is read the same way and
+        // said: `22.` is 2-2, `100` is 1-0, `??00` unknown, `.00` unknown (cwevent writes its '.').
         let countField = fields[4]
         var count: PitchCount?
-        if countField.count == 2 {
+        if countField.count >= 2 {
             let balls = buffer[Int(countField.start)]
             let strikes = buffer[Int(countField.start) + 1]
+            let question = balls == UInt8(ascii: "?") || strikes == UInt8(ascii: "?")
             if balls.isDigit && strikes.isDigit {
                 // Real files hold the odd impossible count ("42"); it is kept as written.
                 count = PitchCount(balls: balls &- 0x30, strikes: strikes &- 0x30)
-            } else if balls != UInt8(ascii: "?") && strikes != UInt8(ascii: "?") {
-                return "count must be two digits or ??, not '\(buffer.string(countField))'"
             }
-        } else if !countField.isEmpty && !buffer.equals(countField, "?") {
-            return "count must be two digits or ??, not '\(buffer.string(countField))'"
+            if countField.count > 2 || (!question && count == nil) {
+                let shown = count.map { "\($0.balls)-\($0.strikes)" } ?? "an unknown count"
+                tolerated.append(
+                    "count '\(buffer.string(countField))' is not two digits or ??; read as \(shown) "
+                        + "(from its first two characters, as cwevent reads it)")
+            }
         }
         let text = fields[6]
         guard !text.isEmpty else { return "a play record needs an event" }
+        if let flag = EventTextParser.unknownCreditFlag(buffer.slice(text)) {
+            tolerated.append(
+                "'/\(flag)' is not a modifier a fielding credit takes; the credit is read without it (cwevent "
+                    + "stops reading the event there)")
+        }
 
         var record = EventRecord(
             line: Int32(line), inning: Int32(inning), battingSide: team == 0 ? .away : .home, batter: batter,

@@ -3,12 +3,19 @@ import Foundation
 /// Finding and processing Retrosheet event files.
 package enum EventFiles {
     /// `paths` with each directory replaced by the event files in it (`.EVA`, `.EVN`, `.EVE`,
-    /// `.EVF`, `.EVR`), sorted by name. A path that does not exist is an error.
+    /// `.EVF`, `.EVR`) and each zip file (Retrosheet's `1950eve.zip`, or one in a directory given)
+    /// by the event files it holds, as paths inside it (`…/1950eve.zip/1950BOS.EVA`), sorted by
+    /// name. A path that does not exist is an error.
     package static func expand(_ paths: [String]) throws(RetrosheetError) -> [String] {
         var files: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                if ZipArchive.split(path) != nil {
+                    // An entry of a zip file, named as a path inside it.
+                    files.append(path)
+                    continue
+                }
                 throw RetrosheetError(file: path, line: 0, text: "", reason: "no such file or directory")
             }
             if isDirectory.boolValue {
@@ -19,11 +26,31 @@ package enum EventFiles {
                     throw RetrosheetError(file: path, line: 0, text: "", reason: "cannot list: \(error)")
                 }
                 files += names.filter(isEventFileName).sorted().map { (path as NSString).appendingPathComponent($0) }
+                for name in names.filter(ZipArchive.isArchive).sorted() {
+                    files += try archiveFiles((path as NSString).appendingPathComponent(name))
+                }
+            } else if ZipArchive.isArchive(path) {
+                files += try archiveFiles(path)
             } else {
                 files.append(path)
             }
         }
         return files
+    }
+
+    /// The event files in the zip file `path`, as paths inside it.
+    static func archiveFiles(_ path: String) throws(RetrosheetError) -> [String] {
+        try ZipArchive.open(path).names.filter(isEventFileName).map { "\(path)/\($0)" }
+    }
+
+    /// A season in `place`: its folder (`<place>/2020`) or Retrosheet's zip of it
+    /// (`<place>/2020eve.zip`), whichever is there; nil when neither is.
+    package static func season(_ year: Int, in place: String) -> String? {
+        for candidate in ["\(year)", "\(year)eve.zip"] {
+            let path = (place as NSString).appendingPathComponent(candidate)
+            if FileManager.default.fileExists(atPath: path) { return path }
+        }
+        return nil
     }
 
     /// Whether `name` looks like a Retrosheet event file.

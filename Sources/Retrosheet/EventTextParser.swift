@@ -64,6 +64,39 @@ package enum EventTextParser {
         return try result.get()
     }
 
+    /// The modifiers a fielding credit on a runner advance takes (`2XH(92/TH)`), as cwevent's.
+    static let creditFlags: Set<String> = [
+        "TH", "TH1", "TH2", "TH3", "THH", "INT", "BINT", "OBS", "G", "U", "AP", "BR", "FO",
+    ]
+
+    /// The first modifier of a fielding credit on a runner advance that is not one of
+    /// `creditFlags` (`63/RINT` in `.BX1(63/RINT)`), or nil: what the reader warns of.
+    package static func unknownCreditFlag(_ text: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let dot = text.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        var index = dot + 1
+        while index < text.count {
+            defer { index += 1 }
+            guard text[index] == UInt8(ascii: "("), index + 1 < text.count else { continue }
+            let first = text[index + 1] & 0xDF  // upper case for letters
+            guard (0x31...0x39).contains(text[index + 1]) || first == UInt8(ascii: "E") else { continue }
+            var cursor = index + 1
+            while cursor < text.count, text[cursor] != UInt8(ascii: "/"), text[cursor] != UInt8(ascii: ")") {
+                cursor += 1
+            }
+            guard cursor < text.count, text[cursor] == UInt8(ascii: "/") else { continue }
+            var token = ""
+            cursor += 1
+            while cursor < text.count {
+                let byte = text[cursor]
+                if "/.()#!+-".utf8.contains(byte) { break }
+                token.append(Character(UnicodeScalar(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte)))
+                cursor += 1
+            }
+            if !creditFlags.contains(token) { return token }
+        }
+        return nil
+    }
+
     /// Parses an event given as a String (tests, tools).
     package static func parse(_ text: String) throws(EventTextError) -> Play {
         var bytes = Array(text.utf8)
@@ -772,7 +805,10 @@ private struct EventTextScanner {
                 switch token {
                 case .th, .th1, .th2, .th3, .thh: if isError { play.modifiers.insert(.throwingError) }
                 case .int, .bint, .obs, .g, .u, .ap, .br, .fo: break
-                default: throw invalid("modifier not allowed on a fielding credit")
+                // Another (`/RINT` in MIA201809210): the credit is read without it; the reader
+                // warns (`unknownCreditFlag`). cwevent stops reading the event there, which keeps
+                // the same credit.
+                default: break
                 }
             }
             if symbol == UInt8(ascii: "(") {

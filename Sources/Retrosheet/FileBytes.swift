@@ -6,7 +6,17 @@
 
 /// Reads whole files into memory with plain POSIX calls.
 package enum FileBytes {
+    /// The bytes of `path`: a file, or an entry of a zip file named as a path inside it
+    /// (`…/1950eve.zip/1950BOS.EVA`, `ZipArchive`).
     package static func read(_ path: String) throws(RetrosheetError) -> [UInt8] {
+        if path.utf8.count > 5, let (archive, entry) = ZipArchive.split(path) {
+            return try ZipArchive.open(archive).contents(of: entry)
+        }
+        return try readPlain(path)
+    }
+
+    /// The bytes of the file `path`.
+    static func readPlain(_ path: String) throws(RetrosheetError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw RetrosheetError(

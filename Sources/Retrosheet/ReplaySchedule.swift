@@ -41,11 +41,11 @@ package enum ReplaySchedule {
         let retrosheetDate = String(format: "%04d/%02d/%02d", year, month, day)
         var places: [String] = []
         for path in data {
-            let season = (path as NSString).appendingPathComponent(String(year))
+            // A directory of seasons: the year's folder or zip in it.
             var isDirectory: ObjCBool = false
-            places.append(
-                FileManager.default.fileExists(atPath: season, isDirectory: &isDirectory) && isDirectory.boolValue
-                    ? season : path)
+            let isFolder =
+                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            places.append((isFolder ? EventFiles.season(year, in: path) : nil) ?? path)
         }
         let files: [String]
         do {

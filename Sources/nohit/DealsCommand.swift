@@ -26,7 +26,7 @@ struct DealsCommand: AsyncParsableCommand {
     @Option(name: .customLong("deals"), help: "A rule file to add to the shipped rules (repeatable).")
     var dealFiles: [String] = []
 
-    @Argument(help: "Event files (.EVA, .EVN) or directories of them.")
+    @Argument(help: "Event files (.EVA, .EVN), directories of them, or Retrosheet's season zips (1950eve.zip).")
     var paths: [String]
 
     func run() async throws {

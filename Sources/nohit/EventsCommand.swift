@@ -15,7 +15,7 @@ struct EventsCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Event files (.EVA, .EVN) or directories of them.")
+    @Argument(help: "Event files (.EVA, .EVN), directories of them, or Retrosheet's season zips (1950eve.zip).")
     var paths: [String]
 
     func run() async throws {

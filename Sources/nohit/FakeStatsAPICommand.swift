@@ -41,7 +41,7 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Retrosheet data: a directory of season folders, a season folder, or event files [retrosheet.data, "
+            "Retrosheet data: a directory of season folders or zips, a season folder or zip, or event files [retrosheet.data, "
                 + "NOHIT_RETROSHEET_DATA]."))
     var data: [String] = []
 

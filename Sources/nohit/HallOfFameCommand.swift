@@ -21,7 +21,7 @@ struct HallOfFameCommand: AsyncParsableCommand {
     @Option(help: "How many to show; 0 for all.")
     var limit = 25
 
-    @Argument(help: "Event files (.EVA, .EVN) or directories of them.")
+    @Argument(help: "Event files (.EVA, .EVN), directories of them, or Retrosheet's season zips (1950eve.zip).")
     var paths: [String]
 
     func validate() throws {

@@ -19,7 +19,7 @@ struct NoHittersCommand: AsyncParsableCommand {
     @Flag(help: "Print a JSON array instead of text.")
     var json = false
 
-    @Argument(help: "Event files (.EVA, .EVN) or directories of them.")
+    @Argument(help: "Event files (.EVA, .EVN), directories of them, or Retrosheet's season zips (1950eve.zip).")
     var paths: [String]
 
     /// One entry of the JSON output.

@@ -279,8 +279,7 @@ struct ServeCommand: AsyncParsableCommand {
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
             staleAfter: providerSettings.staleAfter, statistics: statistics, dealRules: dealRules,
             seasonFiles: { [places] season in
-                places.map { ($0 as NSString).appendingPathComponent("\(season)") }
-                    .first { FileManager.default.fileExists(atPath: $0) }
+                places.lazy.compactMap { EventFiles.season(season, in: $0) }.first
                     .flatMap { try? EventFiles.expand([$0]) } ?? []
             }, consumers: [LiveConsumer(board: board, feed: feed)], feedback: feedback, logger: logger)
         var serving = APIServer.Options()

@@ -97,8 +97,9 @@ extension Settings {
                 + "replay)."),
         Setting(
             "retrosheet.data", "data", pipeline + ["fake-statsapi"],
-            "Retrosheet data: a directory of season folders (the hall of fame reads <dir>/<season>), a season "
-                + "folder, or event files; a list (default: Data/retrosheet, the bundled 2020 season)."),
+            "Retrosheet data: a directory of season folders or of Retrosheet's season zips (the hall of fame "
+                + "reads <dir>/<season> or <dir>/<season>eve.zip), a season folder or zip, or event files; a list "
+                + "(default: Data/retrosheet, the bundled 2020 season)."),
         Setting(
             "deals.files", "deals", pipeline,
             "Deal rule files added to the shipped rules (Data/deals/rules.json); a list. A malformed one stops "

@@ -70,14 +70,6 @@ import Testing
                 return (index, String(lines[index].prefix(while: { $0 != "," })) + ",keplm001,\"Max Kepler")
             }, reason: "a quoted field has no closing quote"),
         Damage(
-            name: "count that is not a count",
-            apply: { lines in
-                let index = firstLine(lines, where: isRealPlay)
-                var fields = lines[index].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-                fields[4] = "1x"
-                return (index, fields.joined(separator: ","))
-            }, reason: "count must be two digits or ??"),
-        Damage(
             name: "inning that is not a number",
             apply: { lines in
                 let index = firstLine(lines, where: isRealPlay)

@@ -121,6 +121,7 @@ package enum ExtendedSuites {
         "RetrosheetTests.CWEventOracleTests.Extended",
         "RetrosheetTests.NoHitGroundTruthTests.Extended",
         "RetrosheetTests.ScoringChangeTests.Extended",
+        "RetrosheetTests.SeasonArchiveTests",
         "RetrosheetTests.TeamFileTests.Extended",
         "RetrosheetTests.UnofficialNoHitterTests.Extended",
         "ServerTests.ScoreboardFeedTests",
