@@ -16,14 +16,23 @@ if [ "${1:-}" = "--from" ]; then
     shift 2
 fi
 prefix=${1:?usage: deploy/install.sh [--from BUILD_DIR] PREFIX}
-root=$(cd "$(dirname "$0")/.." && pwd)
-case $from in /*) ;; *) from=$root/$from ;; esac
+root=$(CDPATH= cd -- "$(dirname -- "$0")/.." && pwd)
+# The default build folder is the repository's; one given is read from where this is run.
+if [ "$from" = .build/release ]; then from=$root/.build/release; fi
 if [ ! -x "$from/nohit" ]; then
     echo "install.sh: no nohit in $from: build it first (swift build -c release --product nohit)" >&2
     exit 1
 fi
-mkdir -p "$prefix"
-cp "$from/nohit" "$prefix/nohit"
+mkdir -p -- "$prefix"
+prefix=$(CDPATH= cd -- "$prefix" && pwd)
+from=$(CDPATH= cd -- "$from" && pwd)
+if [ "$prefix" = "$root" ] || [ "$prefix" = "$from" ]; then
+    echo "install.sh: $prefix is the repository or the build folder: install somewhere else" >&2
+    exit 1
+fi
+# Beside a running copy: the new binary is put in place by a rename, not written over it.
+cp "$from/nohit" "$prefix/.nohit.new"
+mv -f "$prefix/.nohit.new" "$prefix/nohit"
 count=0
 for bundle in "$from"/*.resources; do
     [ -d "$bundle" ] || continue
@@ -37,4 +46,4 @@ if [ "$count" -eq 0 ]; then
 fi
 rm -rf "$prefix/Data"
 cp -R "$root/Data" "$prefix/Data"
-echo "installed nohit, $count resource bundles and Data/ in $prefix (run it there: cd $prefix && ./nohit serve)"
+echo "installed nohit, $count resource bundles and Data/ in $prefix (run it there: cd $prefix && ./nohit serve --date 2020-08-25, the demo)"

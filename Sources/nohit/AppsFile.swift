@@ -102,6 +102,9 @@ enum AppsFile {
                     throw ValidationError("\(name): \(error)")
                 }
                 declared.keyID = try ProviderOptions.appleID(key.keyID, "key id", "apns.key-id of \(app.id)")
+                if let warning = ProviderOptions.keyFileMismatch(file, keyID: declared.keyID) {
+                    StandardStreams.writeError("nohit: \(name): \(warning)\n")
+                }
                 declared.teamID = try ProviderOptions.appleID(key.teamID, "team id", "apns.team-id of \(app.id)")
             }
             if let origin = app.webOrigin {

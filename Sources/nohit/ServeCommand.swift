@@ -308,7 +308,11 @@ struct ServeCommand: AsyncParsableCommand {
                 status.lastSuccess = snapshot.lastSuccess
                 status.expectedWait = snapshot.plannedWait
                 status.requests = snapshot.requests
-                status.games = snapshot.games.mapValues {
+                // A game is dropped an hour after its last request, even when no request follows.
+                let now = clock.now()
+                status.games = snapshot.games.filter {
+                    now.timeIntervalSince($0.value.lastRequest) < PollerHealth.keepGame
+                }.mapValues {
                     SourceStatus.Game(
                         gameID: $0.gameID, lastSuccess: $0.lastSuccess, answered: $0.answered, failed: $0.failed,
                         feedTime: $0.feedTime, feedLag: $0.feedLag)

@@ -89,8 +89,6 @@ struct Settings: Sendable {
         try walk(object, prefix: "")
     }
 
-    /// Where and what a JSON parser found wrong: "line 3, column 12: ..." (Foundation gives a
-    /// character offset; an editor wants line and column).
     /// Where `data` strays from JSON where Foundation's reader is lenient: a comma before a closing
     /// `}` or `]` (JSON has none; a file another tool reads would be refused there). Nil when none.
     static func trailingComma(in data: Data) -> String? {
@@ -132,6 +130,8 @@ struct Settings: Sendable {
         return nil
     }
 
+    /// Where and what a JSON parser found wrong: "line 3, column 12: ..." (Foundation gives a
+    /// character offset; an editor wants line and column).
     static func jsonProblem(_ error: any Error, in data: Data) -> String {
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             return "it is empty (a file of no settings holds {})"

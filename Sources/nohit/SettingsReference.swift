@@ -162,7 +162,8 @@ extension Settings {
             "apps.file", "apps", withStore,
             "The apps this server sends to (several on one server): a JSON file {\"apps\": [{\"id\", \"topic\" "
                 + "(the bundle id), \"environment\" (a device's default), \"apns\": {\"key\", \"key-id\", \"team-id\"} "
-                + "(another team's key)}]}. With apps declared, a device registers for one of them "
+                + "(another team's key), \"web-origin\" (its web page's origin, allowed across origins)}]}. With "
+                + "apps declared, a device registers for one of them "
                 + "(`devices add --app ID`; the API's topic must be one of theirs).", valueName: "file"),
         Setting(
             "apns.transport", "apns-transport", pipeline,

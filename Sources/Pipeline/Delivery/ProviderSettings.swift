@@ -234,7 +234,7 @@ package enum KeyFiles {
         var isDirectory: ObjCBool = false
         let files = FileManager.default
         guard files.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            return "does not exist (from \(files.currentDirectoryPath))"
+            return path.hasPrefix("/") ? "does not exist" : "does not exist (from \(files.currentDirectoryPath))"
         }
         if isDirectory.boolValue { return "is a folder, not a file" }
         if !files.isReadableFile(atPath: path) {

@@ -20,10 +20,9 @@ package struct WebOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
     package func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let origin = request.headers[.origin], Self.isShared(request.uri.path) else {
-            return try await next(request, context)
-        }
-        guard origins.contains(origin) else {
+        guard Self.isShared(request.uri.path) else { return try await next(request, context) }
+        // The answer depends on the Origin: a cache must not give one origin's to another.
+        guard let origin = request.headers[.origin], origins.contains(origin) else {
             var response = try await next(request, context)
             response.headers[.vary] = "Origin"
             return response
@@ -40,6 +39,9 @@ package struct WebOriginsMiddleware<Context: RequestContext>: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound && error.body == nil {
+            // No such route: the hardening layer answers it (405 with Allow where the path exists).
+            throw error
         } catch let error as any HTTPResponseError {
             // An error the page should read (a refused registration names its field).
             response = try error.response(from: request, context: context)

@@ -78,6 +78,11 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
         let count = devices.count
         return try await transaction { connection in
             let logger = self.logger
+            if !claimants.isEmpty {
+                // First, so that every read below comes after the registrations before it.
+                _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.addressLock), 0)", logger: logger)
+                    .collect()
+            }
             for try await existing in try await connection.query(
                 "SELECT id FROM devices WHERE id = ANY(\(ids)) LIMIT 1", logger: logger
             ).decode(UUID.self) {
@@ -184,6 +189,12 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
         let columns = try ChannelColumns(channel, sealing: secrets)
         return try await transaction { connection in
+            // The registrations' lock before the row's, as `register` takes them (no deadlock).
+            if columns.isPersonalAddress {
+                _ = try await connection.query(
+                    "SELECT pg_advisory_xact_lock(\(Self.addressLock), 0)", logger: self.logger
+                ).collect()
+            }
             var found = false
             for try await _ in try await connection.query(
                 "SELECT 1 FROM devices WHERE id = \(id) FOR UPDATE", logger: self.logger

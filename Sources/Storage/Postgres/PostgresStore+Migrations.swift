@@ -300,6 +300,17 @@ extension PostgresStore {
             """
             -- Registration finds the active device already holding a token or subscription.
             CREATE INDEX devices_active_address ON devices (address) WHERE active;
+            -- Before this, a token registered again made a second active device (the phone got each
+            -- alert twice): of the active devices holding one push address, the newest stays.
+            UPDATE devices d SET active = false, status_at = extract(epoch FROM now()),
+                status_reason = 'replaced: the same token or subscription was registered again as a newer '
+                    || 'device (found when upgrading)'
+            WHERE d.active AND d.channel IN ('apns', 'live-activity', 'web-push') AND EXISTS (
+                SELECT 1 FROM devices newer
+                WHERE newer.active AND newer.address = d.address AND newer.channel = d.channel
+                    AND coalesce(newer.topic, '') = coalesce(d.topic, '')
+                    AND (newer.registered_at > d.registered_at
+                        OR (newer.registered_at = d.registered_at AND newer.id > d.id)));
             """
         ),
     ]

@@ -250,6 +250,20 @@ extension SQLiteStore {
         migrator.registerMigration("13 active devices by push address") { db in
             // Registration finds the active device already holding a token or subscription.
             try db.execute(sql: "CREATE INDEX devices_active_address ON devices(address) WHERE active = 1")
+            // Before this, a token registered again made a second active device (the phone got
+            // each alert twice): of the active devices holding one push address, the newest stays.
+            try db.execute(
+                sql: """
+                    UPDATE devices SET active = 0, status_at = CAST(strftime('%s', 'now') AS REAL),
+                        status_reason = 'replaced: the same token or subscription was registered again as a newer '
+                            || 'device (found when upgrading)'
+                    WHERE active = 1 AND channel IN ('apns', 'live-activity', 'web-push') AND EXISTS (
+                        SELECT 1 FROM devices newer
+                        WHERE newer.active = 1 AND newer.address = devices.address AND newer.channel = devices.channel
+                            AND coalesce(newer.topic, '') = coalesce(devices.topic, '')
+                            AND (newer.registered_at > devices.registered_at
+                                OR (newer.registered_at = devices.registered_at AND newer.id > devices.id)))
+                    """)
         }
         return migrator
     }
