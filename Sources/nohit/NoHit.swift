@@ -25,7 +25,7 @@ struct NoHit: AsyncParsableCommand {
         subcommands: [
             EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, DealsCommand.self, ReplayCommand.self,
             DevicesCommand.self, AnalyticsCommand.self, FakeAPNsCommand.self, FakeStatsAPICommand.self,
-            ServeCommand.self, SettingsCommand.self, OpenAPICommand.self,
+            ServeCommand.self, SettingsCommand.self, OpenAPICommand.self, OddsCommand.self,
         ]
     )
 

@@ -117,6 +117,7 @@ package enum ExtendedSuites {
         "DealsTests.DealEdgeCaseTests.Extended",
         "NoHitCLITests.DealsCommandTests.Extended",
         "NoHitCLITests.NoHitterCommandsTests.Extended",
+        "RetrosheetTests.BidOddsTests.Extended",
         "RetrosheetTests.BidPropertyTests.Extended",
         "RetrosheetTests.CWEventOracleTests.Extended",
         "RetrosheetTests.NoHitGroundTruthTests.Extended",

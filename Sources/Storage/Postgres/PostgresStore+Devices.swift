@@ -76,56 +76,69 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
             }
         }
         let count = devices.count
-        return try await transaction { connection in
-            let logger = self.logger
-            if !claimants.isEmpty {
-                // First, so that every read below comes after the registrations before it.
-                _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.addressLock), 0)", logger: logger)
-                    .collect()
-            }
-            for try await existing in try await connection.query(
-                "SELECT id FROM devices WHERE id = ANY(\(ids)) LIMIT 1", logger: logger
-            ).decode(UUID.self) {
-                throw StoreError.duplicate("device \(existing)")
-            }
-            let replaced = try await Self.replaceHolders(of: claimants, on: connection, logger: logger)
-            var top = 0
-            for try await version in try await connection.query(
-                "UPDATE device_changes SET version = version + \(count) WHERE id = 1 RETURNING version", logger: logger
-            ).decode(Int.self) {
-                top = version
-            }
-            let versions = (0..<count).map { top - count + 1 + $0 }
-            _ = try await connection.query(
-                """
-                INSERT INTO devices (id, channel, address, environment, topic, key1, key2, preferences, secret_hash,
-                    registered_at, active, status_reason, status_at, version)
-                SELECT id, channel, address, NULLIF(environment, ''), NULLIF(topic, ''), NULLIF(key1, ''),
-                    NULLIF(key2, ''), preferences, secret_hash, registered_at, active, NULLIF(reason, ''),
-                    NULLIF(status_at, 'NaN'::float8), version
-                FROM unnest(\(ids)::uuid[], \(kinds)::text[], \(addresses)::text[], \(environments)::text[],
-                    \(topics)::text[], \(keys1)::text[], \(keys2)::text[], \(preferences)::text[], \(hashes)::text[],
-                    \(registered)::float8[], \(active)::bool[], \(reasons)::text[], \(statusTimes)::float8[],
-                    \(versions)::int8[])
-                    AS d(id, channel, address, environment, topic, key1, key2, preferences, secret_hash,
-                        registered_at, active, reason, status_at, version)
-                """, logger: logger
-            ).collect()
-            if !favouriteDevices.isEmpty {
+        return try await Self.againOnSharedAddress {
+            try await self.transaction { connection in
+                let logger = self.logger
+                for try await existing in try await connection.query(
+                    "SELECT id FROM devices WHERE id = ANY(\(ids)) LIMIT 1", logger: logger
+                ).decode(UUID.self) {
+                    throw StoreError.duplicate("device \(existing)")
+                }
+                let replaced = try await Self.replaceHolders(of: claimants, on: connection, logger: logger)
+                var top = 0
+                for try await version in try await connection.query(
+                    "UPDATE device_changes SET version = version + \(count) WHERE id = 1 RETURNING version",
+                    logger: logger
+                ).decode(Int.self) {
+                    top = version
+                }
+                let versions = (0..<count).map { top - count + 1 + $0 }
                 _ = try await connection.query(
                     """
-                    INSERT INTO favourite_teams (device_id, team)
-                    SELECT * FROM unnest(\(favouriteDevices)::uuid[], \(favouriteTeams)::text[])
-                    ON CONFLICT DO NOTHING
+                    INSERT INTO devices (id, channel, address, environment, topic, key1, key2, preferences, secret_hash,
+                        registered_at, active, status_reason, status_at, version)
+                    SELECT id, channel, address, NULLIF(environment, ''), NULLIF(topic, ''), NULLIF(key1, ''),
+                        NULLIF(key2, ''), preferences, secret_hash, registered_at, active, NULLIF(reason, ''),
+                        NULLIF(status_at, 'NaN'::float8), version
+                    FROM unnest(\(ids)::uuid[], \(kinds)::text[], \(addresses)::text[], \(environments)::text[],
+                        \(topics)::text[], \(keys1)::text[], \(keys2)::text[], \(preferences)::text[], \(hashes)::text[],
+                        \(registered)::float8[], \(active)::bool[], \(reasons)::text[], \(statusTimes)::float8[],
+                        \(versions)::int8[])
+                        AS d(id, channel, address, environment, topic, key1, key2, preferences, secret_hash,
+                            registered_at, active, reason, status_at, version)
                     """, logger: logger
                 ).collect()
+                if !favouriteDevices.isEmpty {
+                    _ = try await connection.query(
+                        """
+                        INSERT INTO favourite_teams (device_id, team)
+                        SELECT * FROM unnest(\(favouriteDevices)::uuid[], \(favouriteTeams)::text[])
+                        ON CONFLICT DO NOTHING
+                        """, logger: logger
+                    ).collect()
+                }
+                return replaced
             }
-            return replaced
         }
     }
 
-    /// The transaction advisory lock registrations claiming push addresses take ("devs" in ASCII).
-    static let addressLock: Int32 = 0x6465_7673
+    /// Runs `body` again (up to ten times in all) when it met the one-active-device-per-address
+    /// index: another registration of the same token committed first, and the next run replaces it
+    /// (each run that meets it lost to one that committed, so ten registrations of one token at
+    /// once all land).
+    static func againOnSharedAddress<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
+            } catch
+                where attempt < 10 && isUniqueViolation(error)
+                && describe(error).contains("devices_one_active_per_address")
+            {
+                attempt += 1
+            }
+        }
+    }
 
     /// A device claiming a push address, and why the devices holding it are disabled.
     struct Replacement {
@@ -151,10 +164,6 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
         async throws -> [UUID]
     {
         guard !claimants.isEmpty else { return [] }
-        // Registrations claiming push addresses take turns (one lock, not one per address: a
-        // seeded batch holds thousands), so two registering one token at once leave one active.
-        _ = try await connection.query("SELECT pg_advisory_xact_lock(\(Self.addressLock), 0)", logger: logger)
-            .collect()
         var replaced: [UUID] = []
         for try await id in try await connection.query(
             """
@@ -188,34 +197,30 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
 
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
         let columns = try ChannelColumns(channel, sealing: secrets)
-        return try await transaction { connection in
-            // The registrations' lock before the row's, as `register` takes them (no deadlock).
-            if columns.isPersonalAddress {
+        return try await Self.againOnSharedAddress {
+            try await self.transaction { connection in
+                var found = false
+                for try await _ in try await connection.query(
+                    "SELECT 1 FROM devices WHERE id = \(id) FOR UPDATE", logger: self.logger
+                ).decode(Int.self) {
+                    found = true
+                }
+                guard found else { return false }
+                if columns.isPersonalAddress {
+                    _ = try await Self.replaceHolders(
+                        of: [Replacement(id, columns, at: date)], on: connection, logger: self.logger)
+                }
                 _ = try await connection.query(
-                    "SELECT pg_advisory_xact_lock(\(Self.addressLock), 0)", logger: self.logger
+                    """
+                    UPDATE devices SET channel = \(columns.kind), address = \(columns.address),
+                        environment = \(columns.environment), topic = \(columns.topic), key1 = \(columns.key1),
+                        key2 = \(columns.key2), registered_at = \(date.timeIntervalSince1970), active = true,
+                        status_reason = NULL, status_at = NULL
+                    WHERE id = \(id)
+                    """, logger: self.logger
                 ).collect()
+                return true
             }
-            var found = false
-            for try await _ in try await connection.query(
-                "SELECT 1 FROM devices WHERE id = \(id) FOR UPDATE", logger: self.logger
-            ).decode(Int.self) {
-                found = true
-            }
-            guard found else { return false }
-            if columns.isPersonalAddress {
-                _ = try await Self.replaceHolders(
-                    of: [Replacement(id, columns, at: date)], on: connection, logger: self.logger)
-            }
-            _ = try await connection.query(
-                """
-                UPDATE devices SET channel = \(columns.kind), address = \(columns.address),
-                    environment = \(columns.environment), topic = \(columns.topic), key1 = \(columns.key1),
-                    key2 = \(columns.key2), registered_at = \(date.timeIntervalSince1970), active = true,
-                    status_reason = NULL, status_at = NULL
-                WHERE id = \(id)
-                """, logger: self.logger
-            ).collect()
-            return true
         }
     }
 

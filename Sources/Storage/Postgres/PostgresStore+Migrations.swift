@@ -311,6 +311,10 @@ extension PostgresStore {
                     AND coalesce(newer.topic, '') = coalesce(d.topic, '')
                     AND (newer.registered_at > d.registered_at
                         OR (newer.registered_at = d.registered_at AND newer.id > d.id)));
+            -- And never again: one active device per push address (and topic). Two registrations of
+            -- one token at once: the second to commit meets this and runs again, replacing the first.
+            CREATE UNIQUE INDEX devices_one_active_per_address ON devices (channel, address, coalesce(topic, ''))
+                WHERE active AND channel IN ('apns', 'live-activity', 'web-push');
             """
         ),
     ]

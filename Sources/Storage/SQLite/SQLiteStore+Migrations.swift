@@ -264,6 +264,12 @@ extension SQLiteStore {
                             AND (newer.registered_at > devices.registered_at
                                 OR (newer.registered_at = devices.registered_at AND newer.id > devices.id)))
                     """)
+            // And never again: one active device per push address (and topic).
+            try db.execute(
+                sql: """
+                    CREATE UNIQUE INDEX devices_one_active_per_address ON devices(channel, address, coalesce(topic, ''))
+                    WHERE active = 1 AND channel IN ('apns', 'live-activity', 'web-push')
+                    """)
         }
         return migrator
     }

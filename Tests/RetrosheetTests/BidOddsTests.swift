@@ -1,0 +1,95 @@
+import Foundation
+import Retrosheet
+import TestSupport
+import Testing
+
+/// The odds of a bid finishing: the engine's counts equal counts made without it.
+struct BidOddsTests {
+    @Test func theSentenceSaysTheShareAndWhatItRestsOn() {
+        let odds = BidOdds(
+            seasons: [1950, 2020], sides: 1000,
+            rows: [
+                .init(outs: 21, bids: 412, noHitters: 103), .init(outs: 24, bids: 3, noHitters: 2),
+                .init(outs: 25, bids: 0, noHitters: 0), .init(outs: 26, bids: 5, noHitters: 0),
+                .init(outs: 27, bids: 2, noHitters: 2),
+            ], eras: [])
+        #expect(odds.sentence(outs: 21) == "1 in 4 such bids since 1950 ended as no-hitters (412 bids)")
+        #expect(odds.sentence(outs: 24) == "67% of the 3 bids like it since 1950 ended as no-hitters")
+        #expect(odds.sentence(outs: 25) == nil)
+        #expect(odds.sentence(outs: 26) == "none of the 5 bids like it since 1950 ended as a no-hitter")
+        #expect(odds.sentence(outs: 30) == "every one of the 2 bids like it since 1950 ended as a no-hitter")
+        #expect(odds.row(outs: 21)?.share == 0.25)
+    }
+}
+
+extension BidOddsTests {
+    @Suite(.extended) struct Extended {
+        static let outs = [12, 18, 21, 24, 27]
+
+        static func engine(_ year: Int) async throws -> BidOdds {
+            let files = try EventFiles.expand([TestData.path("retrosheet/\(year)")])
+            let (sides, problems) = await SeasonBids.summaries(of: files)
+            #expect(problems.isEmpty)
+            return BidOdds.table(sides)
+        }
+
+        /// Each k's bids and no-hitters from a list of (outs before the first hit, official).
+        static func counts(_ sides: [(outs: Int, official: Bool)]) -> [[Int]] {
+            outs.map { k in
+                let bids = sides.filter { $0.outs >= k }
+                return [k, bids.count, bids.filter(\.official).count]
+            }
+        }
+
+        static func counts(_ odds: BidOdds) -> [[Int]] {
+            outs.map { k in
+                let row = odds.row(outs: k)
+                return [k, row?.bids ?? 0, row?.noHitters ?? 0]
+            }
+        }
+
+        /// The ground-truth sides tables (made from the event files, checked against Retrosheet's
+        /// list of no-hitters).
+        @Test(arguments: [2012, 2015, 2019, 2020])
+        func equalsTheGroundTruthSides(year: Int) async throws {
+            let lines = try TestData.lines("groundtruth/sides_\(year).csv")
+            let header = lines[0].split(separator: ",").map(String.init)
+            let outs = try #require(header.firstIndex(of: "outs_before_first_hit"))
+            let official = try #require(header.firstIndex(of: "official_no_hitter"))
+            let sides = lines.dropFirst().map { line in
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                return (outs: Int(fields[outs]) ?? -1, official: fields[official] == "1")
+            }
+            let odds = try await Self.engine(year)
+            #expect(odds.sides == sides.count)
+            #expect(Self.counts(odds) == Self.counts(sides))
+            if year == 2012 { print("odds 2012 (k, bids, no-hitters): \(Self.counts(odds))") }
+        }
+
+        /// From `cwevent`'s rows: each batting side's outs before its first hit (the outs of the
+        /// plays before it) and whether it had none all game with 27 or more outs.
+        @Test(arguments: [(2012, "oracle/cwevent-2012.csv.gz"), (2020, "oracle/cwevent-2020.csv")])
+        func equalsACountFromCWEventsRows(year: Int, oracle: String) async throws {
+            var sides: [String: (outs: Int, hit: Bool)] = [:]
+            var order: [String] = []
+            for line in try TestData.lines(oracle).dropFirst() {
+                let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+                let key = "\(fields[0])-\(fields[3])"
+                if sides[key] == nil {
+                    sides[key] = (0, false)
+                    order.append(key)
+                }
+                guard sides[key]?.hit == false else { continue }
+                if (Int(fields[19]) ?? 0) > 0 {
+                    sides[key]?.hit = true
+                } else {
+                    sides[key]?.outs += Int(fields[20]) ?? 0
+                }
+            }
+            let counted = order.compactMap { sides[$0] }.map { (outs: $0.outs, official: !$0.hit && $0.outs >= 27) }
+            let odds = try await Self.engine(year)
+            #expect(odds.sides == counted.count)
+            #expect(Self.counts(odds) == Self.counts(counted))
+        }
+    }
+}
