@@ -23,7 +23,7 @@ struct BidOddsTests {
 }
 
 extension BidOddsTests {
-    @Suite(.extended) struct Extended {
+    @Suite(.extended, .heavy) struct Extended {
         static let outs = [12, 18, 21, 24, 27]
 
         static func engine(_ year: Int) async throws -> BidOdds {

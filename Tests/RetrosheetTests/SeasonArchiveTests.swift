@@ -6,7 +6,7 @@ import Testing
 /// Retrosheet's seasons as it publishes them (`../shared/data/retrosheet/zips`, 1950–2020): read
 /// straight from the zip files, every game of every season, the damaged fields read as `cwevent`
 /// reads them and said with file and line.
-@Suite(.extended) struct SeasonArchiveTests {
+@Suite(.extended, .heavy) struct SeasonArchiveTests {
     static let zips = TestData.path("retrosheet/zips")
 
     /// A season from its zip reads exactly as from its folder: the same files, the same rows.
