@@ -40,10 +40,10 @@ struct OddsCommand: AsyncParsableCommand {
         var text =
             "No-hit odds: \(odds.seasons.count) season\(odds.seasons.count == 1 ? "" : "s") (\(span)), "
             + "\(odds.sides.formatted()) pitching sides\n"
-        text += "hitless through      bids  no-hitters   share\n"
+        text += "hitless through        bids  no-hitters   share\n"
         for row in odds.rows {
             let innings = "\(row.outs / 3)" + (row.outs % 3 == 0 ? "" : " \(row.outs % 3)/3")
-            let through = "\(row.outs) outs (\(innings) inn)".padding(toLength: 19, withPad: " ", startingAt: 0)
+            let through = "\(row.outs) outs (\(innings) inn)".padding(toLength: 21, withPad: " ", startingAt: 0)
             let share = row.share.map { String(format: "%6.2f%%", $0 * 100) } ?? "      -"
             text +=
                 through + String(row.bids).leftPadded(6) + String(row.noHitters).leftPadded(12) + "  " + share + "\n"
