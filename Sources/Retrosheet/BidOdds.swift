@@ -103,11 +103,22 @@ package struct BidOdds: Sendable, Hashable, Codable {
         rows.first { $0.outs == min(outs, 27) }
     }
 
+    /// 9191 as "9,191".
+    static func grouped(_ number: Int) -> String {
+        let digits = Array(String(number))
+        var text = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { text.append(",") }
+            text.append(digit)
+        }
+        return text
+    }
+
     /// "1 in 4 such bids since 1950 ended as no-hitters (412 bids)".
     package func sentence(outs: Int) -> String? {
         guard let row = row(outs: outs), row.bids > 0, let first = seasons.first else { return nil }
         let since = seasons.count == 1 ? "in \(first)" : "since \(first)"
-        let bids = "\(row.bids) \(row.bids == 1 ? "bid" : "bids")"
+        let bids = "\(Self.grouped(row.bids)) \(row.bids == 1 ? "bid" : "bids")"
         if row.noHitters == 0 { return "none of the \(bids) like it \(since) ended as a no-hitter" }
         if row.noHitters == row.bids { return "every one of the \(bids) like it \(since) ended as a no-hitter" }
         if let share = row.share, share >= 0.5 {

@@ -12,6 +12,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import Pipeline
+import Retrosheet
 import Scores
 import Storage
 
@@ -27,6 +28,9 @@ package struct APIServer: Sendable {
         /// Origins of the declared apps' web pages served elsewhere: they may call the device
         /// endpoints and `/api/config` across origins (CORS); no other origin may.
         package var webOrigins: Set<String> = []
+        /// How often bids finished in the seasons known (`Data/odds/bid-odds.json`): the attempt
+        /// cards' odds.
+        package var odds: BidOdds?
         /// Outs a side must be hitless through to count as a current attempt (12: four innings).
         package var attemptOuts = 12
         /// The VAPID public key browsers subscribe with (base64url), when Web Push is configured.
@@ -126,6 +130,12 @@ package struct APIServer: Sendable {
                     attemptOuts: options.attemptOuts)
                 configuration.source = options.source
                 configuration.analytics = options.webAnalytics
+                configuration.odds = options.odds.map { odds in
+                    Dictionary(
+                        uniqueKeysWithValues: BidOdds.outs.compactMap { outs in
+                            odds.sentence(outs: outs).map { ("\(outs)", $0) }
+                        })
+                }
                 configuration.teams = TeamDirectory.clubs(on: API.day(clock.now())).map {
                     ClientConfiguration.Club(abbreviation: $0.abbreviation, code: $0.franchise, name: $0.name)
                 }

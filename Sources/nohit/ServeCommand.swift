@@ -287,6 +287,7 @@ struct ServeCommand: AsyncParsableCommand {
         serving.registrar.apps = Dictionary(
             uniqueKeysWithValues: providerSettings.apps.map { ($0.id, (topic: $0.topic, environment: $0.environment)) })
         serving.webOrigins = Set(providerSettings.apps.compactMap(\.webOrigin))
+        serving.odds = Self.shippedOdds()
         serving.vapidPublicKey =
             VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
         serving.metrics = metrics
@@ -505,5 +506,25 @@ struct ServeCommand: AsyncParsableCommand {
                 "NOHIT_WEB_FOLDER: no index.html in '\(folder)' (Sources/Server/Public is the web app)")
         }
         return folder
+    }
+}
+
+extension ServeCommand {
+    /// The shipped table of how often bids finished, 1950–2020 (`Data/odds/bid-odds.json`, beside
+    /// the working directory, else in the source tree); nil, said, when it cannot be read.
+    static func shippedOdds() -> BidOdds? {
+        let local = "Data/odds/bid-odds.json"
+        let path =
+            FileManager.default.fileExists(atPath: local)
+            ? local
+            : URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(local).path
+        do {
+            return try JSONDecoder().decode(BidOdds.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            StandardStreams.writeError(
+                "nohit: no odds on the attempt cards: \(path) cannot be read (\(error.localizedDescription))\n")
+            return nil
+        }
     }
 }

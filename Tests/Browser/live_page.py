@@ -33,10 +33,13 @@ try:
     # see the card appear and next see it already complete (a celebration card has no bar), so
     # the bar is checked on the alive states the poll did see.
     alive_bar = None
+    # The card's text while alive, which says how often such bids finished (a celebration card does not).
+    alive_text = None
     while time.time() < deadline:
         state = chromium.evaluate(probe)
         if state and state["card"] and state["bar"]:
             alive_bar = state["bar"]
+            alive_text = state["text"]
         if state and state["card"]:
             outs = [int(x) for x in state["card"].split(",") if x]
             if first is None:
@@ -53,6 +56,9 @@ try:
                     sys.exit(1)
                 if not alive_bar:
                     print("the progress bar had no width while the bid was alive (set through the CSSOM, as the CSP requires)")
+                    sys.exit(1)
+                if "History: " not in alive_text or "ended as no-hitters" not in alive_text:
+                    print(f"the alive card does not say how often such bids finished: {alive_text!r}")
                     sys.exit(1)
                 # Recent moments: each with its time and a link to its game; Giolito's 4th is there.
                 moments = chromium.evaluate("""[...document.querySelectorAll('#moments li')].map(li => ({

@@ -11,8 +11,9 @@ struct BidOddsTests {
             rows: [
                 .init(outs: 21, bids: 412, noHitters: 103), .init(outs: 24, bids: 3, noHitters: 2),
                 .init(outs: 25, bids: 0, noHitters: 0), .init(outs: 26, bids: 5, noHitters: 0),
-                .init(outs: 27, bids: 2, noHitters: 2),
+                .init(outs: 27, bids: 2, noHitters: 2), .init(outs: 12, bids: 9191, noHitters: 182),
             ], eras: [])
+        #expect(odds.sentence(outs: 12) == "1 in 51 such bids since 1950 ended as no-hitters (9,191 bids)")
         #expect(odds.sentence(outs: 21) == "1 in 4 such bids since 1950 ended as no-hitters (412 bids)")
         #expect(odds.sentence(outs: 24) == "67% of the 3 bids like it since 1950 ended as no-hitters")
         #expect(odds.sentence(outs: 25) == nil)

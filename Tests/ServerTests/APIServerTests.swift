@@ -570,6 +570,23 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         }
     }
 
+    /// The configuration carries the odds of a bid finishing, in words, by outs: what the attempt
+    /// cards say.
+    @Test func theConfigurationSaysHowOftenBidsFinished() async throws {
+        var fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        fixture.options.odds = BidOdds(
+            seasons: [1950, 2020], sides: 1000,
+            rows: [.init(outs: 21, bids: 798, noHitters: 182), .init(outs: 22, bids: 0, noHitters: 0)], eras: [])
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/config", method: .get) { response in
+                let config = try #require(try Self.json(response.body) as? [String: Any])
+                let odds = try #require(config["odds"] as? [String: String])
+                #expect(odds == ["21": "1 in 4 such bids since 1950 ended as no-hitters (798 bids)"])
+            }
+        }
+    }
+
     /// A declared app's web page on another origin may register its Web Push subscription and
     /// read the configuration (CORS); another origin's page gets no CORS headers.
     @Test func aDeclaredWebOriginMayRegisterAcrossOrigins() async throws {

@@ -37,6 +37,9 @@ package struct ClientConfiguration: Sendable, Codable {
     }
     /// The clubs of the board's day (the service's clock), by name: what the team pickers offer.
     package var teams: [Club] = []
+    /// How often a bid like one hitless through k outs finished, in words, by k ("21": "1 in 4
+    /// such bids since 1950 ended as no-hitters (798 bids)"); absent without a table.
+    package var odds: [String: String]?
 }
 
 package struct AdminDeviceCounts: Sendable, Codable {

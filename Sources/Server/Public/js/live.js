@@ -66,7 +66,10 @@ function attemptCard({ game, bid }) {
       <p class="how">${esc(bid.broken_up_by?.text || 'A hit ended the bid')}.</p>${where}`;
   } else {
     const bar = `<div class="bar" role="progressbar" aria-label="Outs recorded without a hit" aria-valuemin="0" aria-valuemax="${scheduledOuts}" aria-valuenow="${bid.outs}" aria-valuetext="${bid.outs} of ${scheduledOuts} outs"><span></span></div>`;
+    // How often bids like this one finished, in the server's words (by outs, 27 and more as 27).
+    const odds = state.config?.odds?.[String(Math.min(bid.outs, 27))];
     status = `<div class="progress">Hitless through ${esc(bid.hitless_text)}</div>${bar}
+      ${odds ? `<div class="odds muted">History: ${esc(odds)}.</div>` : ''}
       <div class="togo"><strong>${count(toGo, 'out')} to go</strong>${fielding && game.status === 'live' && game.outs < 3 ? ` ${outsDots(game.outs)}` : ''}</div>${where}`;
   }
   const key = keyOf(game, bid);
