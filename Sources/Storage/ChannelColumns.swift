@@ -49,6 +49,17 @@ struct ChannelColumns: Sendable, Hashable {
         }
     }
 
+    /// Refuses a batch in which two devices share a push address (which one would be meant?):
+    /// both stores' rule.
+    static func refuseSharedAddresses(_ columns: [ChannelColumns]) throws {
+        var seen = Set<[String]>()
+        for column in columns where column.isPersonalAddress {
+            guard seen.insert([column.kind, column.address, column.topic ?? ""]).inserted else {
+                throw StoreError.duplicate("two devices in one batch with the same \(column.kind) address")
+            }
+        }
+    }
+
     /// Why a device holding the same personal address is disabled when `newID` registers it.
     func replacedReason(by newID: UUID) -> String {
         let what =

@@ -46,7 +46,7 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
         // The active push addresses registered again: the devices holding them are replaced.
         var claimants: [Replacement] = []
         let allColumns = try devices.map { try ChannelColumns($0.channel, sealing: secrets) }
-        try SQLiteStore.refuseSharedAddresses(allColumns)
+        try ChannelColumns.refuseSharedAddresses(allColumns)
         for (device, columns) in zip(devices, allColumns) {
             if device.isActive && columns.isPersonalAddress {
                 claimants.append(Replacement(device.id, columns, at: device.registeredAt))

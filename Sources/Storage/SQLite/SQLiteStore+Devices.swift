@@ -14,7 +14,7 @@ extension SQLiteStore {
     package func register(contentsOf devices: [Device]) async throws -> [UUID] {
         guard !devices.isEmpty else { return [] }
         let columns = try devices.map { try ChannelColumns($0.channel, sealing: secrets) }
-        try Self.refuseSharedAddresses(columns)
+        try ChannelColumns.refuseSharedAddresses(columns)
         return try await database.write { db in
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM devices WHERE id = ?")
             let insert = try db.cachedStatement(
@@ -43,16 +43,6 @@ extension SQLiteStore {
                 try Self.replaceFavourites(db, deviceID: device.id, teams: device.preferences.favouriteTeams)
             }
             return replaced
-        }
-    }
-
-    /// Refuses a batch in which two devices share a push address (which one would be meant?).
-    static func refuseSharedAddresses(_ columns: [ChannelColumns]) throws {
-        var seen = Set<[String]>()
-        for column in columns where column.isPersonalAddress {
-            guard seen.insert([column.kind, column.address, column.topic ?? ""]).inserted else {
-                throw StoreError.duplicate("two devices in one batch with the same \(column.kind) address")
-            }
         }
     }
 
