@@ -92,5 +92,37 @@ extension BidOddsTests {
             #expect(odds.sides == counted.count)
             #expect(Self.counts(odds) == Self.counts(counted))
         }
+
+        /// Over all seventy-one seasons (1950–2020, Retrosheet's zips): the engine's table equals
+        /// that of a second, deliberately simple reader of hits and half-innings in Python
+        /// (Tests/Independent/simple-odds.py) that shares no code with it, and the shipped table
+        /// (Data/odds) is the engine's. Run alone by .ci/run (NOHIT_ALL_SEASONS=1): a minute of both
+        /// cores.
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["NOHIT_ALL_SEASONS"] != nil, "run alone by .ci/run"))
+        func overSeventyOneSeasonsEqualsASimpleReader() async throws {
+            let zips = TestData.path("retrosheet/zips")
+            let script = TestData.packageRoot.appendingPathComponent("Tests/Independent/simple-odds.py").path
+            async let simple = Executable.onThread { try Executable.run("/usr/bin/env", ["python3", script, zips]) }
+            let files = try EventFiles.expand([zips])
+            let (sides, problems) = await SeasonBids.summaries(of: files)
+            #expect(problems.isEmpty)
+            let odds = BidOdds.table(sides)
+            let output = try await simple
+            #expect(output.status == 0, "\(output.standardError)")
+            struct Simple: Decodable {
+                var seasons: Int
+                var sides: Int
+                var rows: [[Int]]
+            }
+            let counted = try JSONDecoder().decode(Simple.self, from: Data(output.standardOutput.utf8))
+            #expect(odds.seasons.count == 71 && counted.seasons == 71)
+            #expect(odds.sides == counted.sides)
+            #expect(Self.counts(odds) == counted.rows)
+            print("odds 1950-2020 (k, bids, no-hitters): \(Self.counts(odds)), \(odds.sides) sides")
+            let shipped = try JSONDecoder().decode(
+                BidOdds.self,
+                from: Data(contentsOf: TestData.packageRoot.appendingPathComponent("Data/odds/bid-odds.json")))
+            #expect(shipped == odds)
+        }
     }
 }
