@@ -19,6 +19,11 @@ package struct MessageStrings: Sendable {
     package var titleNinthOut: String
     /// "One out", "Two outs".
     package var ninthOuts: [Int: String]
+    /// Another out while hitless (an odds alert, `hitless-out`).
+    package var titleOut: String
+    package var bodyOut: String
+    /// The odds of history after a live bid's alert: "History: 1 in 4 such bids since 1950 ...".
+    package var history: String
     package var titlePerfectLost: String
     package var bodyPerfectLost: String
     package var titlePitchingChange: String
@@ -64,6 +69,10 @@ package struct MessageStrings: Sendable {
             "The {pitchingTeam} have held the {battingTeam} hitless through {innings} innings. {score}, {situation}.",
         titleNinthOut: "{ninthOuts} in the 9th: {pitcher}'s {kind}",
         ninthOuts: [1: "One out", 2: "Two outs"],
+        titleOut: "{pitcher}: {kind} through {outsSoFar} outs",
+        bodyOut:
+            "The {pitchingTeam} have held the {battingTeam} hitless through {outsSoFar} outs. {score}, {situation}.",
+        history: "History: {sentence}.",
         titlePerfectLost: "Perfect game over, {kind} alive",
         bodyPerfectLost: "{batter} reached ({event}), {situation}. Still no hits for the {battingTeam}. {score}.",
         titlePitchingChange: "{newPitcher} takes over the {kind}",
@@ -168,6 +177,7 @@ package enum MessageText {
         switch moment.kind {
         case .hitlessInnings: (titleTemplate, bodyTemplate) = (strings.titleProgress, strings.bodyProgress)
         case .ninthInningOut: (titleTemplate, bodyTemplate) = (strings.titleNinthOut, strings.bodyProgress)
+        case .hitlessOut: (titleTemplate, bodyTemplate) = (strings.titleOut, strings.bodyOut)
         case .perfectGameLost: (titleTemplate, bodyTemplate) = (strings.titlePerfectLost, strings.bodyPerfectLost)
         case .pitchingChange: (titleTemplate, bodyTemplate) = (strings.titlePitchingChange, strings.bodyPitchingChange)
         case .brokenUp: (titleTemplate, bodyTemplate) = (strings.titleBrokenUp, strings.bodyBrokenUp)
@@ -181,6 +191,9 @@ package enum MessageText {
         var title = fill(titleTemplate, values)
         title = title.prefix(1).uppercased() + title.dropFirst()
         var body = fill(bodyTemplate, values)
+        if moment.kind.bidStillAlive, let odds = moment.odds {
+            body += " " + fill(strings.history, ["sentence": odds.sentence])
+        }
         if moment.kind.bidStillAlive, let listing = listing(game.broadcasts, strings: strings) {
             body += " " + listing
         }

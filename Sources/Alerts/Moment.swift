@@ -12,6 +12,11 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
         case hitlessInnings = "hitless-innings"
         /// The 25th or 26th out, short of nine complete innings.
         case ninthInningOut = "ninth-inning-out"
+        /// Any other out while hitless (from the 13th): derived only where the odds of history are
+        /// known (`Moment.odds`), for devices that choose to hear of a bid when its odds pass a
+        /// share (`Preferences.minOdds`) rather than at an inning. Not chosen among `kinds`: it
+        /// goes with `hitless-innings`.
+        case hitlessOut = "hitless-out"
         /// The first batter reached base while the bid was hitless.
         case perfectGameLost = "perfect-game-lost"
         /// A new pitcher took over while the bid was hitless.
@@ -67,6 +72,9 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
     package var reason: UnofficialReason?
     /// The promotion a `.deal` moment announces.
     package var deal: DealNotice?
+    /// How often bids hitless through these outs ended as no-hitters, in the seasons known: on
+    /// the moments of a bid still alive, where the service has the table.
+    package var odds: BidChance?
 
     package init(
         id: String, gameID: String, pitchingSide: Side, kind: Kind, outs: Int, inning: Int, battingSide: Side,
@@ -106,7 +114,7 @@ extension Moment.Kind {
     /// Whether the bid was alive after a moment of this kind.
     package var bidStillAlive: Bool {
         switch self {
-        case .hitlessInnings, .ninthInningOut, .perfectGameLost, .pitchingChange, .revived: true
+        case .hitlessInnings, .ninthInningOut, .hitlessOut, .perfectGameLost, .pitchingChange, .revived: true
         case .brokenUp, .completed, .endedNotOfficial, .gameStart, .leadChange, .finalScore, .deal: false
         }
     }
@@ -117,8 +125,9 @@ extension Moment.Kind {
     /// A no-hit bid's moment (not a score alert, not a deal).
     package var isBid: Bool { !isScore && self != .deal }
 
-    /// The kinds of a no-hit bid's moments: what `Preferences.kinds` chooses among.
-    package static let bidKinds: [Moment.Kind] = allCases.filter(\.isBid)
+    /// The kinds of a no-hit bid's moments: what `Preferences.kinds` chooses among (an out's
+    /// odds moment goes with `hitless-innings`).
+    package static let bidKinds: [Moment.Kind] = allCases.filter { $0.isBid && $0 != .hitlessOut }
 }
 
 extension Moment {

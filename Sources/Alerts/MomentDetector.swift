@@ -7,20 +7,26 @@ package struct MomentContext: Sendable, Hashable {
     package var battingSide: Side
     package var outsInInning: Int
     package var score: PerSide<Int>
+    /// Whether every out of a notable bid is a moment (`hitless-out` for those that are neither a
+    /// complete inning nor the 25th or 26th): where the odds of history are known.
+    package var everyOut: Bool
 
-    package init(gameID: String, inning: Int, battingSide: Side, outsInInning: Int, score: PerSide<Int>) {
+    package init(
+        gameID: String, inning: Int, battingSide: Side, outsInInning: Int, score: PerSide<Int>, everyOut: Bool = false
+    ) {
         self.gameID = gameID
         self.inning = inning
         self.battingSide = battingSide
         self.outsInInning = outsInInning
         self.score = score
+        self.everyOut = everyOut
     }
 
     /// The context right after a play, from the game state after it.
-    package init(gameID: String, after state: GameState) {
+    package init(gameID: String, after state: GameState, everyOut: Bool = false) {
         self.init(
             gameID: gameID, inning: state.inning, battingSide: state.battingSide, outsInInning: state.outs,
-            score: state.score)
+            score: state.score, everyOut: everyOut)
     }
 }
 
@@ -62,6 +68,8 @@ package enum MomentDetector {
                         add(.hitlessInnings, outs: outs)
                     } else if outs == 25 || outs == 26 {
                         add(.ninthInningOut, outs: outs)
+                    } else if context.everyOut {
+                        add(.hitlessOut, outs: outs)
                     }
                 }
             }

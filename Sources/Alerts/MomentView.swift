@@ -32,6 +32,8 @@ package struct MomentView: Sendable, Hashable, Codable {
     package var pitchers: [String]
     package var batter: String?
     package var reason: String?
+    /// How often bids like it ended as no-hitters (a bid still alive, where the odds are known).
+    package var odds: BidChance?
     package var occurredAt: Date?
 
     /// `moment` of `game`, with the alert's words when `message` is given.
@@ -54,6 +56,7 @@ package struct MomentView: Sendable, Hashable, Codable {
         pitchers = moment.pitchers.map { game.name(of: $0) }
         batter = moment.batter.map { game.name(of: $0) }
         reason = moment.reason?.rawValue
+        odds = moment.odds
         self.occurredAt = occurredAt
     }
 
@@ -70,6 +73,12 @@ package struct MomentView: Sendable, Hashable, Codable {
         if let body { object["body"] = body }
         if let batter { object["batter"] = batter }
         if let reason { object["reason"] = reason }
+        if let odds {
+            object["odds"] = [
+                "outs": odds.outs, "bids": odds.bids, "no_hitters": odds.noHitters, "share": odds.share,
+                "since": odds.since, "sentence": odds.sentence,
+            ]
+        }
         return object
     }
 }

@@ -39,33 +39,44 @@ package enum Planner {
         if moment.kind.isScore { return decideScore(moment, teams: teams, at: momentTime, device: device) }
         if moment.kind == .deal { return decideDeal(moment, at: momentTime, device: device) }
         let preferences = device.preferences
-        let threshold = preferences.thresholdOuts(teams: teams)
+        let past = preferences.isPastThreshold(moment, teams: teams)
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
 
         // A Live Activity shows the state of every bid past the threshold: no frequency, no
         // quiet hours (it updates silently).
+        // An out's odds moment starts a bid for a device that chose odds, at the first out past its
+        // share; the inning moments carry it on from there.
+        let oddsStart = moment.kind == .hitlessOut && preferences.minOdds != nil && moment.odds != nil
         if device.channel.kind == .liveActivity {
-            return moment.outs >= threshold || history.progressSent
-                ? .send(notBefore: notBefore) : .skip(.belowThreshold)
+            if moment.kind == .hitlessOut {
+                return oddsStart && past && !history.progressSent ? .send(notBefore: notBefore) : .skip(.frequency)
+            }
+            return past || history.progressSent ? .send(notBefore: notBefore) : .skip(.belowThreshold)
         }
 
-        guard preferences.kinds.contains(moment.kind) else { return .skip(.kindNotWanted) }
+        let kind = moment.kind == .hitlessOut ? .hitlessInnings : moment.kind
+        guard preferences.kinds.contains(kind) else { return .skip(.kindNotWanted) }
         switch moment.kind {
         case .hitlessInnings:
-            guard moment.outs >= threshold else { return .skip(.belowThreshold) }
+            guard past else { return .skip(.belowThreshold) }
             if preferences.frequency == .oncePerBid && history.progressSent { return .skip(.frequency) }
+        case .hitlessOut:
+            guard oddsStart, !history.progressSent else { return .skip(.frequency) }
+            guard past else { return .skip(.belowThreshold) }
         case .ninthInningOut:
-            guard moment.outs >= threshold else { return .skip(.belowThreshold) }
+            guard past else { return .skip(.belowThreshold) }
             guard preferences.frequency == .everyOutInNinth else { return .skip(.frequency) }
         case .revived:
-            guard history.progressSent || moment.outs >= threshold else { return .skip(.belowThreshold) }
+            guard history.progressSent || past else { return .skip(.belowThreshold) }
         case .perfectGameLost, .pitchingChange:
             guard history.progressSent else { return .skip(.notFollowingBid) }
             if preferences.frequency == .oncePerBid { return .skip(.frequency) }
         case .brokenUp, .endedNotOfficial:
             guard history.progressSent else { return .skip(.notFollowingBid) }
         case .completed:
-            guard history.progressSent || moment.outs >= threshold else { return .skip(.notFollowingBid) }
+            guard history.progressSent || moment.outs >= preferences.thresholdOuts(teams: teams) else {
+                return .skip(.notFollowingBid)
+            }
         case .gameStart, .leadChange, .finalScore:
             return decideScore(moment, teams: teams, at: momentTime, device: device)
         case .deal:
@@ -115,5 +126,7 @@ extension Planner {
 
 extension Moment.Kind {
     /// Kinds that tell a device a bid is on (they make later follow-ups relevant).
-    package var isProgress: Bool { self == .hitlessInnings || self == .ninthInningOut || self == .revived }
+    package var isProgress: Bool {
+        self == .hitlessInnings || self == .ninthInningOut || self == .hitlessOut || self == .revived
+    }
 }

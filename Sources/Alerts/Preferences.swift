@@ -24,6 +24,10 @@ package struct Preferences: Sendable, Hashable, Codable {
     package var teamNames: [String: String] = [:]
     /// The deals (rule ids) this device wants an alert for when they trigger.
     package var deals: [String] = []
+    /// Hear of a bid when the odds of history pass this share (0.25: once a quarter of bids like
+    /// it ended as no-hitters), at the first out they do, instead of at an inning; nil: by
+    /// innings. Where the service has no odds, the innings thresholds apply.
+    package var minOdds: Double?
 
     package init() {}
 
@@ -65,6 +69,15 @@ package struct Preferences: Sendable, Hashable, Codable {
         scoreAlerts = try container.decodeIfPresent(ScoreAlerts.self, forKey: .scoreAlerts) ?? defaults.scoreAlerts
         teamNames = try container.decodeIfPresent([String: String].self, forKey: .teamNames) ?? defaults.teamNames
         deals = try container.decodeIfPresent([String].self, forKey: .deals) ?? defaults.deals
+        minOdds = try container.decodeIfPresent(Double.self, forKey: .minOdds)
+    }
+
+    /// Whether a bid at `moment` is past this device's threshold: its odds past `minOdds` when
+    /// the device chose odds and the moment carries them, else its outs past the innings
+    /// threshold for a game between `teams`.
+    package func isPastThreshold(_ moment: Moment, teams: [String]) -> Bool {
+        if let minOdds, let odds = moment.odds { return odds.share >= minOdds }
+        return moment.outs >= thresholdOuts(teams: teams)
     }
 
     /// Whether a game between `teams` has one of the favourite teams in it.
@@ -164,6 +177,10 @@ package struct Preferences: Sendable, Hashable, Codable {
         }
         if kinds.contains(.deal) {
             throw PreferencesError(field: "kinds", reason: "'deal' is not a bid's moment: deals chooses the deals")
+        }
+        if let minOdds, !(minOdds > 0 && minOdds <= 1) {
+            throw PreferencesError(
+                field: "min_odds", reason: "must be a share above 0 and at most 1 (0.25 for 25 %), not \(minOdds)")
         }
         guard deals.count <= 50 else {
             throw PreferencesError(field: "deals", reason: "at most 50 deals, not \(deals.count)")

@@ -22,7 +22,9 @@ struct DevicesCommand: AsyncParsableCommand {
             "preferences.favourite_threshold_innings":
                 "--favourite-threshold", "preferences.favourite_teams": "--favourite",
             "preferences.spoiler_delay_seconds": "--spoiler-delay", "preferences.quiet_hours": "--quiet-hours",
-            "preferences.quiet_hours.time_zone": "--quiet-hours", "preferences.deals": "--deal", "token": "the token",
+            "preferences.quiet_hours.time_zone": "--quiet-hours", "preferences.deals": "--deal",
+            "preferences.min_odds": "--min-odds",
+            "token": "the token",
             "topic": "--topic", "endpoint": "--web-push", "p256dh": "--p256dh", "auth": "--auth", "url": "--webhook",
             "secret": "--webhook-secret", "label": "--console",
         ]
@@ -66,6 +68,13 @@ struct DevicesCommand: AsyncParsableCommand {
         @Option(help: "A deal rule id to get an alert for when it triggers; repeat for more.")
         var deal: [String] = []
 
+        @Option(
+            help: ArgumentHelp(
+                "Alert when the odds of history pass this share (0.25: a quarter of such bids since 1950 "
+                    + "ended as no-hitters), at the first out they do, instead of at --threshold.",
+                valueName: "share"))
+        var minOdds: Double?
+
         func preferences() throws -> Preferences {
             var preferences = Preferences()
             preferences.thresholdInnings = threshold
@@ -79,6 +88,7 @@ struct DevicesCommand: AsyncParsableCommand {
             preferences.jinxSafe = jinxSafe
             if let quietHours { preferences.quietHours = try Self.quietHours(quietHours) }
             preferences.deals = deal
+            preferences.minOdds = minOdds
             return preferences
         }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Baseball
 import Foundation
 import Retrosheet
 

@@ -93,7 +93,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let runtime = Runtime(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
             staleAfter: setup.settings.staleAfter, statistics: statistics, dealRules: dealRules,
-            consumers: quiet ? [] : [MomentPrinter(clock: clock)], feedback: setup.feedback, logger: logger)
+            consumers: quiet ? [] : [MomentPrinter(clock: clock)], feedback: setup.feedback,
+            odds: ServeCommand.shippedOdds(), logger: logger)
         let services: [ServiceGroupConfiguration.ServiceConfiguration]
         let progress: ReplaySource.Progress
         if let coordination = opened.coordination, let run = setup.run {
@@ -194,7 +195,8 @@ struct ReplayCommand: AsyncParsableCommand {
 
         func consume(_ change: GameChange) async throws {
             // The no-hit bids' moments (the replay is about them; score alerts go to the devices).
-            for moment in change.moments where moment.kind.isBid {
+            // (An out's odds moment is for the devices that chose odds alerts: not printed.)
+            for moment in change.moments where moment.kind.isBid && moment.kind != .hitlessOut {
                 let text = MessageText.render(moment, game: change.game.info, jinxSafe: false)
                 print(
                     "\(ReplayCommand.timestamp(clock.now(), game: change.game.info))  \(moment.id)  "

@@ -1,6 +1,7 @@
 import Alerts
 import ArgumentParser
 import AsyncHTTPClient
+import Baseball
 import Clocks
 import Configuration
 import Deals
@@ -275,19 +276,21 @@ struct ServeCommand: AsyncParsableCommand {
         // Hummingbird's request metrics go through the process's metrics system.
         MetricsSystem.bootstrap(metrics.factory)
         let statistics = DeliveryStatistics(metrics: metrics.factory)
+        let seasons = SeasonLibrary(places: places)
+        let odds = await Self.odds(seasons, logger: logger)
         let runtime = Runtime(
             store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
             staleAfter: providerSettings.staleAfter, statistics: statistics, dealRules: dealRules,
             seasonFiles: { [places] season in
                 places.lazy.compactMap { EventFiles.season(season, in: $0) }.first
                     .flatMap { try? EventFiles.expand([$0]) } ?? []
-            }, consumers: [LiveConsumer(board: board, feed: feed)], feedback: feedback, logger: logger)
+            }, consumers: [LiveConsumer(board: board, feed: feed)], feedback: feedback, odds: odds, logger: logger)
         var serving = APIServer.Options()
         serving.registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
         serving.registrar.apps = Dictionary(
             uniqueKeysWithValues: providerSettings.apps.map { ($0.id, (topic: $0.topic, environment: $0.environment)) })
         serving.webOrigins = Set(providerSettings.apps.compactMap(\.webOrigin))
-        serving.odds = Self.shippedOdds()
+        serving.odds = odds
         serving.vapidPublicKey =
             VAPID(key: providerSettings.vapidKey, subject: providerSettings.vapidSubject).publicKeyBase64URL
         serving.metrics = metrics
@@ -331,7 +334,7 @@ struct ServeCommand: AsyncParsableCommand {
                 store: analytics, dataDir: location.dataDir, now: Date())
         }
         let api = APIServer(
-            store: database, board: board, feed: feed, seasons: SeasonLibrary(places: places), clock: clock,
+            store: database, board: board, feed: feed, seasons: seasons, clock: clock,
             options: serving)
         let source: any Service
         // Several instances on one PostgreSQL database: each game said by one of them into the
@@ -510,6 +513,38 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
+    /// The odds of history the service uses: computed at start from the seasons it holds when
+    /// they are more than the shipped table's (an operator's own Retrosheet library), else the
+    /// shipped table (1950–2020); said either way.
+    static func odds(_ seasons: SeasonLibrary, logger: Logger) async -> BidOdds? {
+        let shipped = shippedOdds()
+        let held = seasons.available()
+        if held.count > shipped?.seasons.count ?? 0 {
+            logger.notice("computing the odds of history from the seasons held", metadata: ["seasons": "\(held.count)"])
+            do {
+                if let computed = try await seasons.odds() {
+                    logger.notice(
+                        "odds of history from the seasons held",
+                        metadata: [
+                            "seasons": "\(computed.seasons.first ?? 0)-\(computed.seasons.last ?? 0)",
+                            "sides": "\(computed.sides)",
+                        ])
+                    return computed
+                }
+            } catch {
+                logger.warning(
+                    "the seasons held cannot be read for the odds; the shipped table is used",
+                    metadata: ["error": "\(error)"])
+            }
+        }
+        if let shipped {
+            logger.info(
+                "odds of history: the shipped table",
+                metadata: ["seasons": "\(shipped.seasons.first ?? 0)-\(shipped.seasons.last ?? 0)"])
+        }
+        return shipped
+    }
+
     /// The shipped table of how often bids finished, 1950–2020 (`Data/odds/bid-odds.json`, beside
     /// the working directory, else in the source tree); nil, said, when it cannot be read.
     static func shippedOdds() -> BidOdds? {

@@ -15,6 +15,8 @@ import Testing
         var setup: @Sendable (inout Preferences) -> Void = { _ in }
         var history = DeviceBidHistory()
         var channel = DeviceChannel.console(label: "x")
+        /// The odds of history the moment carries (its share), when the service has them.
+        var share: Double?
         var expected: PlanDecision
         var testDescription: String { name }
     }
@@ -132,6 +134,42 @@ import Testing
             name: "a live activity gets no score alert", kind: .finalScore, outs: 0,
             setup: { $0.favouriteTeams = ["CHA"] },
             channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), expected: .skip(.kindNotWanted)),
+        // Odds alerts (min_odds): the first out past the share starts the bid, innings carry on.
+        Case(
+            name: "an out's odds moment, no odds chosen", kind: .hitlessOut, outs: 22, share: 0.29,
+            expected: .skip(.frequency)),
+        Case(
+            name: "an out's odds past the chosen share", kind: .hitlessOut, outs: 22, setup: { $0.minOdds = 0.25 },
+            share: 0.29, expected: .send(notBefore: time)),
+        Case(
+            name: "an out's odds short of the chosen share", kind: .hitlessOut, outs: 21, setup: { $0.minOdds = 0.25 },
+            share: 0.23, expected: .skip(.belowThreshold)),
+        Case(
+            name: "an out's odds once the bid is followed", kind: .hitlessOut, outs: 23, setup: { $0.minOdds = 0.25 },
+            history: progressed, share: 0.37, expected: .skip(.frequency)),
+        Case(
+            name: "odds chosen: an inning short of them is below", kind: .hitlessInnings, outs: 21,
+            setup: { $0.minOdds = 0.25 }, share: 0.23, expected: .skip(.belowThreshold)),
+        Case(
+            name: "odds chosen: an inning before the innings threshold, past the share", kind: .hitlessInnings,
+            outs: 15, setup: { $0.minOdds = 0.04 }, share: 0.045, expected: .send(notBefore: time)),
+        Case(
+            name: "odds chosen, none known: the innings threshold", kind: .hitlessInnings, outs: 18,
+            setup: { $0.minOdds = 0.9 }, expected: .send(notBefore: time)),
+        Case(
+            name: "odds moments go with hitless-innings", kind: .hitlessOut, outs: 22,
+            setup: {
+                $0.minOdds = 0.25
+                $0.kinds = [.completed]
+            }, share: 0.29, expected: .skip(.kindNotWanted)),
+        Case(
+            name: "a live activity starts at the odds too", kind: .hitlessOut, outs: 22, setup: { $0.minOdds = 0.25 },
+            channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), share: 0.29,
+            expected: .send(notBefore: time)),
+        Case(
+            name: "a live activity is not updated at every out", kind: .hitlessOut, outs: 13,
+            history: progressed, channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), share: 0.03,
+            expected: .skip(.frequency)),
     ]
 
     @Test(arguments: cases)
@@ -144,8 +182,12 @@ import Testing
             id: "m", gameID: "CHA202008250", pitchingSide: .home, kind: testCase.kind, outs: testCase.outs,
             inning: 7, battingSide: .away, outsInInning: 3, score: PerSide(away: 0, home: 4), perfect: false,
             pitchers: [PlayerID("gioll001")!])
+        var withOdds = moment
+        withOdds.odds = testCase.share.map {
+            BidChance(outs: testCase.outs, bids: 100, noHitters: Int($0 * 100), share: $0, since: 1950, sentence: "")
+        }
         #expect(
-            Planner.decide(moment, teams: testCase.teams, at: Self.time, device: device, history: testCase.history)
+            Planner.decide(withOdds, teams: testCase.teams, at: Self.time, device: device, history: testCase.history)
                 == testCase.expected)
     }
 
@@ -188,6 +230,10 @@ import Testing
                 "team_names.CWS"
             ),
             ({ @Sendable (p: inout Preferences) in p.teamNames = ["CWS": "Sox\u{7}"] }, "team_names.CWS"),
+            ({ @Sendable (p: inout Preferences) in p.minOdds = 0 }, "min_odds"),
+            ({ @Sendable (p: inout Preferences) in p.minOdds = 1.5 }, "min_odds"),
+            ({ @Sendable (p: inout Preferences) in p.minOdds = -0.25 }, "min_odds"),
+            ({ @Sendable (p: inout Preferences) in p.minOdds = .nan }, "min_odds"),
         ] as [(@Sendable (inout Preferences) -> Void, String)])
     func invalidPreferencesNameTheField(change: @Sendable (inout Preferences) -> Void, field: String) {
         var preferences = Preferences()

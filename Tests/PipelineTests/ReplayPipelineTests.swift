@@ -1,5 +1,6 @@
 import Alerts
 import AsyncHTTPClient
+import Baseball
 import Clocks
 import Crypto
 import Delivery
@@ -71,7 +72,7 @@ import Testing
         /// Replays the day once, as one run of `nohit replay` would: the same services in one group
         /// (the dispatchers, and the replay source through the game hub), the group shut down once the
         /// day is over and every alert sent.
-        func run(console: @escaping @Sendable (String) -> Void = { _ in }) async throws -> (
+        func run(console: @escaping @Sendable (String) -> Void = { _ in }, odds: BidOdds? = nil) async throws -> (
             Summary, DeliveryStatistics.Snapshot
         ) {
             let store = try SQLiteStore(path: path)
@@ -81,7 +82,7 @@ import Testing
             let pipeline = AlertPipeline(store: store, channels: channels(console: console), clock: clock)
             let alerts = AlertConsumer(publisher: pipeline.publisher)
             let collected = MomentCollector()
-            let hub = GameHub(consumers: [alerts, collected])
+            let hub = GameHub(consumers: [alerts, collected], odds: odds)
             var source = ReplaySource(games: games, sink: hub, clock: clock)
             source.settle = { try await pipeline.waitUntilIdle() }
             source.afterDay = { try await pipeline.waitUntilDrained(manual: clock) }
@@ -217,6 +218,78 @@ import Testing
         #expect(again.newMoments == 0)
         #expect(again.deliveries == 0)
         #expect(setup.server.state.requestCount == before)
+        try await setup.shutdown()
+    }
+}
+
+extension ReplayPipelineTests {
+    /// The odds of history (the shipped table, 1950–2020) on Giolito's day: every moment of his
+    /// bid from the 4th carries them, and a device that chose to hear of a bid once a quarter of
+    /// such bids ended as no-hitters gets its first alert at the first out where they pass 25 %.
+    @Test func aDeviceWithMinimumOddsHearsAtTheFirstOutPastThem() async throws {
+        let odds = try JSONDecoder().decode(
+            BidOdds.self, from: Data(contentsOf: TestData.packageRoot.appendingPathComponent("Data/odds/bid-odds.json"))
+        )
+        let first = try #require(BidOdds.outs.first { (odds.row(outs: $0)?.share ?? 0) >= 0.25 })
+        #expect(first == 22)
+        let setup = try await Setup()
+        let store = try SQLiteStore(path: setup.path)
+        let start = Date(timeIntervalSince1970: 1_598_000_000)
+        let phone = Device(
+            id: UUID(),
+            channel: .apns(
+                token: String(repeating: "a1", count: 32), environment: .sandbox, topic: "com.example.nohit"),
+            registeredAt: start, secretHash: "")
+        var chosen = Preferences()
+        chosen.minOdds = 0.25
+        let fan = Device(
+            id: UUID(),
+            channel: .apns(
+                token: String(repeating: "b2", count: 32), environment: .sandbox, topic: "com.example.nohit"),
+            preferences: try chosen.validated(), registeredAt: start, secretHash: "")
+        for device in [phone, fan] { try await store.register(device) }
+
+        let (summary, _) = try await setup.run(odds: odds)
+        let giolito = summary.moments.filter {
+            $0.gameID == "CHA202008250" && $0.pitchingSide == .home && $0.kind.isBid
+        }
+        // Every out from the 13th is a moment now (the odds' own at outs between innings); each
+        // moment of the live bid carries the table's figures for its outs, the inning ones from
+        // the 4th (12 outs: "1 in 51 such bids since 1950 ended as no-hitters (9,191 bids)").
+        #expect(giolito.filter { $0.kind == .hitlessOut }.map(\.outs) == [13, 14, 16, 17, 19, 20, 22, 23])
+        for moment in giolito where moment.kind.bidStillAlive {
+            #expect(moment.odds == odds.chance(outs: moment.outs), "\(moment.id)")
+        }
+        let innings = giolito.filter { $0.kind == .hitlessInnings }
+        #expect(innings.map(\.outs) == [12, 15, 18, 21, 24, 27])
+        #expect(innings.first?.odds?.sentence == "1 in 51 such bids since 1950 ended as no-hitters (9,191 bids)")
+        #expect(giolito.first { $0.kind == .completed }?.odds == nil)
+
+        let accepted = setup.server.state.accepted.map(\.apnsID)
+        func ids(_ device: Device) -> [String] {
+            giolito.map { UUID.delivery(momentID: $0.id, deviceID: device.id).uuidString.lowercased() }
+                .filter { accepted.contains($0) }
+        }
+        func moment(_ id: String, of device: Device) -> Moment? {
+            giolito.first { UUID.delivery(momentID: $0.id, deviceID: device.id).uuidString.lowercased() == id }
+        }
+        // The fan who chose odds: the 22nd out (29 % of 619 bids), then every inning, then the end.
+        let fanMoments = ids(fan).compactMap { moment($0, of: fan) }
+        #expect(
+            fanMoments.map(\.id) == [
+                "CHA202008250-home-hitless-out-22", "CHA202008250-home-hitless-innings-24",
+                "CHA202008250-home-hitless-innings-27", "CHA202008250-home-completed-27",
+            ])
+        let firstAlert = try #require(setup.server.state.notification(apnsID: ids(fan)[0]))
+        let alert = try #require(
+            ((try JSONSerialization.jsonObject(with: firstAlert.payload) as? [String: Any])?["aps"] as? [String: Any])?[
+                "alert"] as? [String: Any])
+        #expect(alert["title"] as? String == "Lucas Giolito: no-hitter through 22 outs")
+        let body = try #require(alert["body"] as? String)
+        #expect(body.contains("hitless through 22 outs"), "\(body)")
+        #expect(body.contains("History: 1 in 3 such bids since 1950 ended as no-hitters (619 bids)."), "\(body)")
+        // The default device is told by innings (6 to 9) and the end, never of an out's odds.
+        #expect(ids(phone).compactMap { moment($0, of: phone) }.map(\.outs) == [18, 21, 24, 27, 27])
         try await setup.shutdown()
     }
 }

@@ -1,3 +1,4 @@
+import Baseball
 import Foundation
 import Retrosheet
 import TestSupport

@@ -743,6 +743,8 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             for (body, reason) in [
                 (#"{"threshold_innings":12}"#, "threshold_innings"),
                 (#"{"spoiler_delay_seconds":600}"#, "spoiler_delay_seconds"),
+                (#"{"min_odds":1.25}"#, "min_odds: must be a share above 0 and at most 1"),
+                (#"{"min_odds":0}"#, "min_odds"),
                 (#"{"quiet_hours":{"start":"25:00","end":"08:00","time_zone":"America/Chicago"}}"#, "quiet_hours"),
                 (#"{"frequency":"hourly"}"#, "not valid preferences"),
                 // Strict JSON: a key twice, a key in another case, a time with a sign.
@@ -812,7 +814,24 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 let preferences = try #require(try Self.json(response.body) as? [String: Any])
                 let quiet = try #require(preferences["quiet_hours"] as? [String: String])
                 #expect(quiet == ["start": "23:00", "end": "08:00", "time_zone": "America/Chicago"])
+                #expect(preferences["min_odds"] is NSNull)
             }
+            // Odds alerts: a share, read back; null turns them off again.
+            try await client.execute(
+                uri: uri, method: .put, headers: authorized, body: Self.body(#"{"min_odds":0.25}"#)
+            ) {
+                #expect($0.status == .ok)
+            }
+            #expect(try await fixture.store.preferences(deviceID: UUID(uuidString: id)!)?.minOdds == 0.25)
+            try await client.execute(uri: uri, method: .get, headers: authorized) { response throws in
+                #expect((try Self.json(response.body) as? [String: Any])?["min_odds"] as? Double == 0.25)
+            }
+            try await client.execute(
+                uri: uri, method: .put, headers: authorized, body: Self.body(#"{"min_odds":null}"#)
+            ) {
+                #expect($0.status == .ok)
+            }
+            #expect(try await fixture.store.preferences(deviceID: UUID(uuidString: id)!)?.minOdds == nil)
         }
     }
 }

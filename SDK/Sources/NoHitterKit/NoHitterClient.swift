@@ -61,10 +61,14 @@ public struct NoHitterClient: Sendable {
         public var jinxSafe: Bool?
         /// Deal rule ids (`deals(today:)` lists them).
         public var deals: [String]?
+        /// Be told of a bid at the first out where this share (0.25) of such bids in history
+        /// ended as no-hitters, instead of at `thresholdInnings`.
+        public var minOdds: Double?
 
         public init(
             thresholdInnings: Int? = nil, favouriteTeams: [String]? = nil, favouriteThresholdInnings: Int? = nil,
-            frequency: String? = nil, spoilerDelaySeconds: Int? = nil, jinxSafe: Bool? = nil, deals: [String]? = nil
+            frequency: String? = nil, spoilerDelaySeconds: Int? = nil, jinxSafe: Bool? = nil, deals: [String]? = nil,
+            minOdds: Double? = nil
         ) {
             self.thresholdInnings = thresholdInnings
             self.favouriteTeams = favouriteTeams
@@ -73,6 +77,7 @@ public struct NoHitterClient: Sendable {
             self.spoilerDelaySeconds = spoilerDelaySeconds
             self.jinxSafe = jinxSafe
             self.deals = deals
+            self.minOdds = minOdds
         }
     }
 

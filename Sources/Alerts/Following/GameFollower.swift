@@ -36,6 +36,9 @@ package struct GameFollower: Sendable {
     package private(set) var playByPlay: [PlayByPlayEntry] = []
     /// Updates applied by engines of this game, re-scorings included: with none, one per update.
     package private(set) var applications = 0
+    /// Whether every out of a notable bid is a moment (`hitless-out`), not only each inning and
+    /// the 25th and 26th outs: set where the odds of history are known (`GameHub`).
+    package var momentsAtEveryOut = false
 
     package init(gameID: String) {
         self.gameID = gameID
@@ -167,7 +170,8 @@ package struct GameFollower: Sendable {
                             detail: "\(state.inning)-\(half)-\(state.score.away)-\(state.score.home)", state: state)))
             }
         }
-        events += Self.moments(gameID: gameID, from: before.tracker, to: engine.tracker, after: state)
+        events += Self.moments(
+            gameID: gameID, from: before.tracker, to: engine.tracker, after: state, everyOut: momentsAtEveryOut)
         return true
     }
 
@@ -189,10 +193,11 @@ package struct GameFollower: Sendable {
         let before = engine.tracker
         engine.finish(scheduledInnings: result.scheduledInnings)
         self.engine = engine
-        return Self.moments(gameID: gameID, from: before, to: engine.tracker, after: engine.state) + [
-            .moment(Moment.score(.finalScore, gameID: gameID, state: engine.state)),
-            .final(line(engine.state, result: result)),
-        ]
+        return Self.moments(
+            gameID: gameID, from: before, to: engine.tracker, after: engine.state, everyOut: momentsAtEveryOut) + [
+                .moment(Moment.score(.finalScore, gameID: gameID, state: engine.state)),
+                .final(line(engine.state, result: result)),
+            ]
     }
 
     private func line(_ state: GameState, result: GameResult) -> FinalLine {
@@ -243,15 +248,18 @@ package struct GameFollower: Sendable {
                     bidsAfter: new.tracker.bids))
         ]
         if new.state.score != old.state.score { revision.append(.score(new.state.score)) }
-        return revision + Self.moments(gameID: gameID, from: old.tracker, to: new.tracker, after: new.state) + events
+        return revision
+            + Self.moments(
+                gameID: gameID, from: old.tracker, to: new.tracker, after: new.state, everyOut: momentsAtEveryOut)
+            + events
     }
 
     /// The moments between two snapshots of both bids.
-    static func moments(gameID: String, from before: BidTracker, to after: BidTracker, after state: GameState)
-        -> [GameEvent]
-    {
+    static func moments(
+        gameID: String, from before: BidTracker, to after: BidTracker, after state: GameState, everyOut: Bool
+    ) -> [GameEvent] {
         guard before != after else { return [] }
-        let context = MomentContext(gameID: gameID, after: state)
+        let context = MomentContext(gameID: gameID, after: state, everyOut: everyOut)
         return Side.allCases.flatMap { side in
             before[side] == after[side]
                 ? [] : MomentDetector.moments(from: before[side], to: after[side], in: context).map(GameEvent.moment)

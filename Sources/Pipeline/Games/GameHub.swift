@@ -45,12 +45,19 @@ package actor GameHub: GameFeedSink {
     private var followers: [String: GameFollower] = [:]
     private let consumers: [any GameChangeConsumer]
     private let logger: Logger
+    /// How often bids finished in the seasons known: each moment of a bid still alive carries its
+    /// figures, and every out of a notable bid is a moment (devices may choose to hear of a bid
+    /// when its odds pass a share).
+    private let odds: BidOdds?
     /// Items and updates received so far.
     package private(set) var itemsReceived = 0
     package private(set) var updatesReceived = 0
 
-    package init(consumers: [any GameChangeConsumer], logger: Logger = Logger(label: "nohit.games")) {
+    package init(
+        consumers: [any GameChangeConsumer], odds: BidOdds? = nil, logger: Logger = Logger(label: "nohit.games")
+    ) {
         self.consumers = consumers
+        self.odds = odds
         self.logger = logger
     }
 
@@ -61,7 +68,17 @@ package actor GameHub: GameFeedSink {
     /// Takes an item of the shared game log, numbered `sequence` there.
     package func receive(_ item: GameFeedItem, gameID: String, at time: Date, sequence: Int64?) async throws {
         var follower = followers[gameID] ?? GameFollower(gameID: gameID)
-        let events = follower.follow(item)
+        follower.momentsAtEveryOut = odds != nil
+        var events = follower.follow(item)
+        if let odds {
+            for index in events.indices {
+                guard case .moment(var moment) = events[index], moment.kind.isBid, moment.kind.bidStillAlive else {
+                    continue
+                }
+                moment.odds = odds.chance(outs: moment.outs)
+                events[index] = .moment(moment)
+            }
+        }
         followers[gameID] = follower
         itemsReceived += 1
         switch item {

@@ -7,7 +7,7 @@ extension StrictJSON.Keys {
         "frequency": .value, "kinds": .value, "spoiler_delay_seconds": .value, "jinx_safe": .value,
         "quiet_hours": .nullable(.object(["start": .value, "end": .value, "time_zone": .value])),
         "score_alerts": .object(["final_score": .value, "game_start": .value, "lead_change": .value]),
-        "team_names": .object(["team": .value, "name": .value]), "deals": .value,
+        "team_names": .object(["team": .value, "name": .value]), "deals": .value, "min_odds": .nullable(.value),
     ])
 
     /// `POST /api/devices`.

@@ -26,6 +26,8 @@ package struct PreferencesBody: Sendable, Codable {
     package var teamNames: [TeamName]?
     /// The deal rules (ids) to be told of; the list replaces the one before.
     package var deals: [String]?
+    /// `null` turns odds alerts off (back to innings); absent leaves them as they are.
+    package var minOdds: Double??
 
     /// Score alerts for the favourite teams' games; a field left out stays as it was.
     package struct ScoreAlerts: Sendable, Codable {
@@ -55,6 +57,9 @@ package struct PreferencesBody: Sendable, Codable {
         scoreAlerts = try container.decodeIfPresent(ScoreAlerts.self, forKey: .scoreAlerts)
         teamNames = try container.decodeIfPresent([TeamName].self, forKey: .teamNames)
         deals = try container.decodeIfPresent([String].self, forKey: .deals)
+        if container.contains(.minOdds) {
+            minOdds = .some(try container.decodeIfPresent(Double.self, forKey: .minOdds))
+        }
     }
 
     package init(_ preferences: Preferences) {
@@ -74,6 +79,7 @@ package struct PreferencesBody: Sendable, Codable {
             leadChange: preferences.scoreAlerts.leadChange)
         teamNames = preferences.teamNames.sorted { $0.key < $1.key }.map { TeamName(team: $0.key, name: $0.value) }
         deals = preferences.deals
+        minOdds = .some(preferences.minOdds)
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -89,11 +95,12 @@ package struct PreferencesBody: Sendable, Codable {
         try container.encode(scoreAlerts, forKey: .scoreAlerts)
         try container.encode(teamNames, forKey: .teamNames)
         try container.encode(deals, forKey: .deals)
+        try container.encode(minOdds ?? nil, forKey: .minOdds)
     }
 
     enum CodingKeys: String, CodingKey {
         case thresholdInnings, favouriteTeams, favouriteThresholdInnings, frequency, kinds, quietHours,
-            spoilerDelaySeconds, jinxSafe, scoreAlerts, teamNames, deals
+            spoilerDelaySeconds, jinxSafe, scoreAlerts, teamNames, deals, minOdds
     }
 
     /// `base` with this body's fields applied, checked; the error names the field.
@@ -138,6 +145,7 @@ package struct PreferencesBody: Sendable, Codable {
             preferences.teamNames = names
         }
         if let deals { preferences.deals = deals }
+        if let minOdds { preferences.minOdds = minOdds }
         return try preferences.validated()
     }
 

@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import Delivery
 import Foundation
 import Retrosheet
@@ -32,6 +33,20 @@ package final class SeasonLibrary: Sendable {
         let ranked = SeasonBids.hallOfFame(sides)
         cache.withLock { $0[season] = ranked }
         return ranked
+    }
+}
+
+extension SeasonLibrary {
+    /// How often bids finished in the seasons held, a season at a time; nil when none is held.
+    package func odds() async throws -> BidOdds? {
+        var tables: [BidOdds] = []
+        for season in available() {
+            guard let year = Int(season), let folder = places.lazy.compactMap({ EventFiles.season(year, in: $0) }).first
+            else { continue }
+            let (sides, _) = await SeasonBids.summaries(of: try EventFiles.expand([folder]))
+            if !sides.isEmpty { tables.append(BidOdds.table(sides)) }
+        }
+        return tables.isEmpty ? nil : BidOdds.combined(tables)
     }
 }
 

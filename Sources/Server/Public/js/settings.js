@@ -28,6 +28,7 @@ function preferencesFromForm() {
     spoiler_delay_seconds: Number($('#spoiler').value),
     jinx_safe: $('#jinx').checked,
     deals: $$('#deal-subscriptions input:checked').map((box) => box.value),
+    min_odds: $('#min-odds').value === '' ? null : Number($('#min-odds').value),
   };
 }
 
@@ -40,6 +41,10 @@ export function showPreferences(p) {
   if (p.quiet_hours) { $('#quiet-start').value = p.quiet_hours.start; $('#quiet-end').value = p.quiet_hours.end; }
   $('#spoiler').value = p.spoiler_delay_seconds;
   $('#jinx').checked = p.jinx_safe;
+  // A share the list does not offer (set through the API) is shown as the nearest one below it.
+  const offered = [...$('#min-odds').options].map((o) => o.value).filter((v) => v !== '').map(Number);
+  const nearest = p.min_odds == null ? '' : String(offered.filter((v) => v <= p.min_odds).pop() ?? offered[0]);
+  $('#min-odds').value = nearest;
   $$('#deal-subscriptions input').forEach((box) => { box.checked = (p.deals || []).includes(box.value); });
 }
 

@@ -1,7 +1,8 @@
 /// How often a bid like this one has ended as a no-hitter: for a pitching side hitless through k
 /// outs (k = 3…27), the share of such sides in the seasons read that finished with an official
 /// no-hitter (hitless for the whole game, 27 or more outs recorded by that side), with the number
-/// of bids each figure rests on; over all seasons and by decade. Pure: made from side summaries.
+/// of bids each figure rests on; over all seasons and by decade. Pure: Retrosheet makes it from side
+/// summaries (`BidOdds.table`), the server ships one (`Data/odds`).
 package struct BidOdds: Sendable, Hashable, Codable {
     /// Sides hitless through `outs` outs, and how many of them ended as official no-hitters.
     package struct Row: Sendable, Hashable, Codable {
@@ -45,6 +46,14 @@ package struct BidOdds: Sendable, Hashable, Codable {
         package var to: Int
         package var sides: Int
         package var rows: [Row]
+
+        package init(name: String, from: Int, to: Int, sides: Int, rows: [Row]) {
+            self.name = name
+            self.from = from
+            self.to = to
+            self.sides = sides
+            self.rows = rows
+        }
     }
 
     /// The seasons the figures rest on, in order.
@@ -66,36 +75,24 @@ package struct BidOdds: Sendable, Hashable, Codable {
         self.eras = eras
     }
 
-    /// The table of `sides` (every pitching side of every game of the seasons read).
-    package static func table(_ sides: [SideSummary]) -> BidOdds {
-        func rows(_ sides: some Collection<SideSummary>) -> [Row] {
-            // Sides by their outs before the first hit (27+ together), then summed from the top.
-            var reached = [Int](repeating: 0, count: 29)
-            var finished = [Int](repeating: 0, count: 29)
-            for side in sides {
-                let outs = min(side.outsBeforeFirstHit, 28)
-                reached[outs] += 1
-                if side.official { finished[outs] += 1 }
+    /// Tables of different seasons as one (their counts added): a season at a time keeps only
+    /// one season's sides in memory.
+    package static func combined(_ tables: [BidOdds]) -> BidOdds {
+        func sum(_ lists: [[Row]]) -> [Row] {
+            outs.map { k in
+                let rows = lists.compactMap { $0.first { $0.outs == k } }
+                return Row(
+                    outs: k, bids: rows.reduce(0) { $0 + $1.bids }, noHitters: rows.reduce(0) { $0 + $1.noHitters })
             }
-            var result: [Row] = []
-            var bids = 0
-            var noHitters = 0
-            for outs in stride(from: 28, through: 3, by: -1) {
-                bids += reached[outs]
-                noHitters += finished[outs]
-                if outs <= 27 { result.append(Row(outs: outs, bids: bids, noHitters: noHitters)) }
-            }
-            return result.reversed()
         }
-        let seasons = Set(sides.compactMap { Int($0.date.prefix(4)) }).sorted()
-        let byDecade = Dictionary(grouping: sides) { (Int($0.date.prefix(4)) ?? 0) / 10 * 10 }
-        let eras = byDecade.keys.sorted().map { decade in
-            let years = seasons.filter { $0 / 10 * 10 == decade }
-            return Era(
-                name: "\(decade)s", from: years.first ?? decade, to: years.last ?? decade,
-                sides: byDecade[decade]?.count ?? 0, rows: rows(byDecade[decade] ?? []))
+        let eras = Dictionary(grouping: tables.flatMap(\.eras), by: \.name).values.map { parts in
+            Era(
+                name: parts[0].name, from: parts.map(\.from).min() ?? 0, to: parts.map(\.to).max() ?? 0,
+                sides: parts.reduce(0) { $0 + $1.sides }, rows: sum(parts.map(\.rows)))
         }
-        return BidOdds(seasons: seasons, sides: sides.count, rows: rows(sides), eras: eras)
+        return BidOdds(
+            seasons: Set(tables.flatMap(\.seasons)).sorted(), sides: tables.reduce(0) { $0 + $1.sides },
+            rows: sum(tables.map(\.rows)), eras: eras.sorted { $0.from < $1.from })
     }
 
     /// The figures for a side hitless through `outs` outs (27 and more: 27's).
@@ -104,7 +101,7 @@ package struct BidOdds: Sendable, Hashable, Codable {
     }
 
     /// 9191 as "9,191".
-    static func grouped(_ number: Int) -> String {
+    package static func grouped(_ number: Int) -> String {
         let digits = Array(String(number))
         var text = ""
         for (index, digit) in digits.enumerated() {
@@ -126,5 +123,36 @@ package struct BidOdds: Sendable, Hashable, Codable {
         }
         let oneIn = (Double(row.bids) / Double(row.noHitters)).rounded()
         return "1 in \(Int(oneIn)) such bids \(since) ended as no-hitters (\(bids))"
+    }
+
+    /// What a bid hitless through `outs` outs carries (moments, alerts, the stream): the figures
+    /// and the sentence; nil where the table has no such bids.
+    package func chance(outs: Int) -> BidChance? {
+        guard let row = row(outs: outs), let share = row.share, let sentence = sentence(outs: outs),
+            let since = seasons.first
+        else { return nil }
+        return BidChance(
+            outs: row.outs, bids: row.bids, noHitters: row.noHitters, share: share, since: since, sentence: sentence)
+    }
+}
+
+/// How often bids like one hitless through `outs` outs ended as no-hitters, in the seasons known
+/// (since `since`): the share, the counts it rests on, and the sentence a fan reads ("1 in 4 such
+/// bids since 1950 ended as no-hitters (798 bids)").
+package struct BidChance: Sendable, Hashable, Codable {
+    package var outs: Int
+    package var bids: Int
+    package var noHitters: Int
+    package var share: Double
+    package var since: Int
+    package var sentence: String
+
+    package init(outs: Int, bids: Int, noHitters: Int, share: Double, since: Int, sentence: String) {
+        self.outs = outs
+        self.bids = bids
+        self.noHitters = noHitters
+        self.share = share
+        self.since = since
+        self.sentence = sentence
     }
 }
