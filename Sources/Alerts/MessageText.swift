@@ -24,6 +24,8 @@ package struct MessageStrings: Sendable {
     package var bodyOut: String
     /// The odds of history after a live bid's alert: "History: 1 in 4 such bids since 1950 ...".
     package var history: String
+    /// A completed no-hitter's last out: "The last out: {play}."
+    package var lastOut: String
     package var titlePerfectLost: String
     package var bodyPerfectLost: String
     package var titlePitchingChange: String
@@ -73,6 +75,7 @@ package struct MessageStrings: Sendable {
         bodyOut:
             "The {pitchingTeam} have held the {battingTeam} hitless through {outsSoFar} outs. {score}, {situation}.",
         history: "History: {sentence}.",
+        lastOut: "The last out: {play}.",
         titlePerfectLost: "Perfect game over, {kind} alive",
         bodyPerfectLost: "{batter} reached ({event}), {situation}. Still no hits for the {battingTeam}. {score}.",
         titlePitchingChange: "{newPitcher} takes over the {kind}",
@@ -191,6 +194,11 @@ package enum MessageText {
         var title = fill(titleTemplate, values)
         title = title.prefix(1).uppercased() + title.dropFirst()
         var body = fill(bodyTemplate, values)
+        if moment.kind == .completed {
+            if let play = moment.lastPlay { body += " " + fill(strings.lastOut, ["play": play]) }
+            // What it means names the word: not for jinx-safe wording.
+            if let meaning = moment.meaning, !jinxSafe { body += " " + meaning }
+        }
         if moment.kind.bidStillAlive, let odds = moment.odds {
             body += " " + fill(strings.history, ["sentence": odds.sentence])
         }

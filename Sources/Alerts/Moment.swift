@@ -75,6 +75,11 @@ package struct Moment: Sendable, Hashable, Codable, Identifiable {
     /// How often bids hitless through these outs ended as no-hitters, in the seasons known: on
     /// the moments of a bid still alive, where the service has the table.
     package var odds: BidChance?
+    /// A completed no-hitter's last out in words ("Erik González grounded out to shortstop").
+    package var lastPlay: String?
+    /// What a completed no-hitter means from the seasons known ("The White Sox's first no-hitter
+    /// since Philip Humber's perfect game on April 21, 2012; the 1st of 2020.").
+    package var meaning: String?
 
     package init(
         id: String, gameID: String, pitchingSide: Side, kind: Kind, outs: Int, inning: Int, battingSide: Side,

@@ -34,6 +34,9 @@ package struct MomentView: Sendable, Hashable, Codable {
     package var reason: String?
     /// How often bids like it ended as no-hitters (a bid still alive, where the odds are known).
     package var odds: BidChance?
+    /// A completed no-hitter's last out in words, and what it means from the seasons known.
+    package var lastPlay: String?
+    package var meaning: String?
     package var occurredAt: Date?
 
     /// `moment` of `game`, with the alert's words when `message` is given.
@@ -57,6 +60,8 @@ package struct MomentView: Sendable, Hashable, Codable {
         batter = moment.batter.map { game.name(of: $0) }
         reason = moment.reason?.rawValue
         odds = moment.odds
+        lastPlay = moment.lastPlay
+        meaning = moment.meaning
         self.occurredAt = occurredAt
     }
 
@@ -73,6 +78,8 @@ package struct MomentView: Sendable, Hashable, Codable {
         if let body { object["body"] = body }
         if let batter { object["batter"] = batter }
         if let reason { object["reason"] = reason }
+        if let lastPlay { object["last_play"] = lastPlay }
+        if let meaning { object["meaning"] = meaning }
         if let odds {
             object["odds"] = [
                 "outs": odds.outs, "bids": odds.bids, "no_hitters": odds.noHitters, "share": odds.share,

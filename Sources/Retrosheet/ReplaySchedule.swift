@@ -55,6 +55,9 @@ package enum ReplaySchedule {
         }
         let teams = teamTable(near: files, year: year)
         var games: [ReplayGame] = []
+        // A season held in two places (the bundled folder and Retrosheet's zip) is played once:
+        // each game from the first place that has it.
+        var seen: Set<String> = []
         for file in files {
             let reader: EventFileReader
             do {
@@ -67,7 +70,8 @@ package enum ReplaySchedule {
                 // A game whose records cannot be read is left out, as `nohit events` would skip
                 // it. One whose plays do not fit is followed up to the play that does not (the
                 // engine applies each update once, when it is played).
-                guard let updates = try? record.updates() else { continue }
+                guard !seen.contains(record.id), let updates = try? record.updates() else { continue }
+                seen.insert(record.id)
                 games.append(schedule(record, updates: updates, teams: teams, year: year, month: month, day: day))
             }
         }

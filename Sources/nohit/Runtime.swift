@@ -32,7 +32,8 @@ struct Runtime {
         store: any DeviceStore & OutboxStore & DealStore, channels: [any DeliveryChannel], clock: any WallClock,
         concurrency: Int, staleAfter: TimeInterval, statistics: DeliveryStatistics, dealRules: [DealRule],
         seasonFiles: @escaping @Sendable (Int) -> [String] = { _ in [] }, consumers: [any GameChangeConsumer],
-        feedback: FeedbackHook? = nil, odds: BidOdds? = nil, logger: Logger
+        feedback: FeedbackHook? = nil, odds: BidOdds? = nil,
+        meaning: (@Sendable (_ completed: Moment, _ game: GameInfo) async -> String?)? = nil, logger: Logger
     ) {
         self.feedback = feedback
         pipeline = AlertPipeline(
@@ -41,7 +42,8 @@ struct Runtime {
             logger: logger)
         alerts = AlertConsumer(publisher: pipeline.publisher)
         deals = DealDesk(rules: dealRules, store: store, publisher: pipeline.publisher, seasonFiles: seasonFiles)
-        hub = GameHub(consumers: [alerts, DealConsumer(desk: deals)] + consumers, odds: odds, logger: logger)
+        hub = GameHub(
+            consumers: [alerts, DealConsumer(desk: deals)] + consumers, odds: odds, meaning: meaning, logger: logger)
     }
 
     /// The shipped deal rules and the operator's (`deals.files`), checked: a malformed file stops

@@ -17,6 +17,7 @@ import Server
 import ServiceLifecycle
 import StatsAPI
 import Storage
+import Synchronization
 
 /// `nohit serve --date DATE`: the HTTP API and live stream, fed by a replayed day as if live,
 /// with alerts going out through the pipeline.
@@ -284,7 +285,16 @@ struct ServeCommand: AsyncParsableCommand {
             seasonFiles: { [places] season in
                 places.lazy.compactMap { EventFiles.season(season, in: $0) }.first
                     .flatMap { try? EventFiles.expand([$0]) } ?? []
-            }, consumers: [LiveConsumer(board: board, feed: feed)], feedback: feedback, odds: odds, logger: logger)
+            },
+            consumers: [LiveConsumer(board: board, feed: feed), HistoryWarmer(seasons: seasons)], feedback: feedback,
+            odds: odds,
+            meaning: { completed, game in
+                let club = game.team(completed.pitchingSide)
+                return await seasons.meaning(
+                    franchise: club.club.franchise, nickname: club.club.nickname, date: game.date,
+                    gameID: completed.gameID)
+            }, logger: logger)
+
         var serving = APIServer.Options()
         serving.registrar = Registrar(allowPrivateNetworks: allowPrivateNetworks)
         serving.registrar.apps = Dictionary(
@@ -509,6 +519,24 @@ struct ServeCommand: AsyncParsableCommand {
                 "NOHIT_WEB_FOLDER: no index.html in '\(folder)' (Sources/Server/Public is the web app)")
         }
         return folder
+    }
+}
+
+/// Once a bid is hitless through five innings, reads the no-hitters of the seasons held up to its
+/// game's in the background (once per season), so what a no-hitter means is ready when it completes.
+final class HistoryWarmer: GameChangeConsumer {
+    let seasons: SeasonLibrary
+    private let started = Mutex<Set<Int>>([])
+
+    init(seasons: SeasonLibrary) {
+        self.seasons = seasons
+    }
+
+    func consume(_ change: GameChange) async throws {
+        guard change.moments.contains(where: { $0.kind == .hitlessInnings && $0.outs >= 15 }),
+            let year = Int(change.game.info.date.prefix(4)), started.withLock({ $0.insert(year).inserted })
+        else { return }
+        Task.detached(priority: .background) { [seasons] in await seasons.warmOfficials(through: year) }
     }
 }
 

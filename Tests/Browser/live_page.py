@@ -4,7 +4,8 @@ protocol (over --remote-debugging-pipe, no extra packages), that an attempt card
 advances through the live stream, with no Content-Security-Policy violation and no uncaught
 exception on the page. Saves screenshots. Exit status 0 when it does, 1 with the reason.
 
-usage: live_page.py URL CARD_KEY OUTPUT_DIR [TIMEOUT_SECONDS]
+usage: live_page.py URL CARD_KEY OUTPUT_DIR [TIMEOUT_SECONDS [MEANING]]
+(MEANING: what the celebration card must say the no-hitter means, from the seasons the server has)
 """
 import os, sys, time
 
@@ -13,9 +14,31 @@ from cdp import open_browser
 
 url, card, output = sys.argv[1], sys.argv[2], sys.argv[3]
 timeout = float(sys.argv[4]) if len(sys.argv) > 4 else 120
+meaning = sys.argv[5] if len(sys.argv) > 5 else "the 1st of 2020"
 chromium = open_browser(output, size=(1200, 900))
 screenshot = chromium.screenshot
 page_problems = chromium.problems
+
+
+def celebrate():
+    """The completed no-hitter: the card says its last out and what it means from the seasons
+    known, and the tab's title says it."""
+    probe = f"""(() => {{ const c = document.querySelector('[data-key="{card}"]');
+      return {{ status: c ? c.dataset.status : null, text: c ? c.innerText : null, title: document.title }}; }})()"""
+    seen = None
+    while time.time() < deadline:
+        seen = chromium.evaluate(probe)
+        if seen and seen["status"] == "official" and "The last out:" in (seen["text"] or "") and "No-hitter" in seen["title"]:
+            print(f"celebration card: {seen['text']!r}; tab title {seen['title']!r}")
+            print("screenshot:", screenshot("live-card-celebration.png"))
+            if meaning not in seen["text"]:
+                print(f"the celebration card does not say what the no-hitter means: {meaning!r}")
+                sys.exit(1)
+            return
+        time.sleep(0.25)
+    print(f"no celebration card with its last out and tab title within the time; last state: {seen}")
+    screenshot("live-celebration-timeout.png")
+    sys.exit(1)
 
 
 try:
@@ -69,6 +92,7 @@ try:
                 if not giolito or giolito[0]["link"] != "#game/CHA202008250" or not all(m["time"] for m in moments):
                     print("the recent moments lack Giolito's with its time and a link to #game/CHA202008250")
                     sys.exit(1)
+                celebrate()
                 sys.exit(0)
         time.sleep(0.25)
     print(f"the card did not appear and advance within {timeout} s; last state: {state}")

@@ -72,7 +72,10 @@ import Testing
         /// Replays the day once, as one run of `nohit replay` would: the same services in one group
         /// (the dispatchers, and the replay source through the game hub), the group shut down once the
         /// day is over and every alert sent.
-        func run(console: @escaping @Sendable (String) -> Void = { _ in }, odds: BidOdds? = nil) async throws -> (
+        func run(
+            console: @escaping @Sendable (String) -> Void = { _ in }, odds: BidOdds? = nil,
+            meaning: (@Sendable (Moment, GameInfo) async -> String?)? = nil
+        ) async throws -> (
             Summary, DeliveryStatistics.Snapshot
         ) {
             let store = try SQLiteStore(path: path)
@@ -82,7 +85,7 @@ import Testing
             let pipeline = AlertPipeline(store: store, channels: channels(console: console), clock: clock)
             let alerts = AlertConsumer(publisher: pipeline.publisher)
             let collected = MomentCollector()
-            let hub = GameHub(consumers: [alerts, collected], odds: odds)
+            let hub = GameHub(consumers: [alerts, collected], odds: odds, meaning: meaning)
             var source = ReplaySource(games: games, sink: hub, clock: clock)
             source.settle = { try await pipeline.waitUntilIdle() }
             source.afterDay = { try await pipeline.waitUntilDrained(manual: clock) }
@@ -249,7 +252,16 @@ extension ReplayPipelineTests {
             preferences: try chosen.validated(), registeredAt: start, secretHash: "")
         for device in [phone, fan] { try await store.register(device) }
 
-        let (summary, _) = try await setup.run(odds: odds)
+        // What the no-hitter means, from its season (nothing later than the game counts).
+        let season = try EventFiles.expand([TestData.path("retrosheet/2020")])
+        let officials = SeasonBids.official(await SeasonBids.summaries(of: season).sides)
+        #expect(officials.count == 2)
+        let (summary, _) = try await setup.run(odds: odds) { completed, game in
+            NoHitterHistory.meaning(
+                franchise: game.team(completed.pitchingSide).club.franchise,
+                nickname: game.team(completed.pitchingSide).club.nickname, date: game.date, gameID: completed.gameID,
+                seasons: [2020: officials])
+        }
         let giolito = summary.moments.filter {
             $0.gameID == "CHA202008250" && $0.pitchingSide == .home && $0.kind.isBid
         }
@@ -288,6 +300,16 @@ extension ReplayPipelineTests {
         let body = try #require(alert["body"] as? String)
         #expect(body.contains("hitless through 22 outs"), "\(body)")
         #expect(body.contains("History: 1 in 3 such bids since 1950 ended as no-hitters (619 bids)."), "\(body)")
+        // The completed alert: the last out in words and what it means.
+        let completed = try #require(giolito.first { $0.kind == .completed })
+        #expect(completed.lastPlay == "Erik Gonzalez lines out to right field")
+        #expect(completed.meaning == "The White Sox's first no-hitter in the seasons known (in 2020); the 1st of 2020.")
+        let last = try #require(setup.server.state.notification(apnsID: ids(fan)[3]))
+        let lastBody = try #require(
+            ((try JSONSerialization.jsonObject(with: last.payload) as? [String: Any])?["aps"] as? [String: Any])
+                .flatMap { $0["alert"] as? [String: Any] }?["body"] as? String)
+        #expect(lastBody.contains("The last out: \(completed.lastPlay ?? "-")."), "\(lastBody)")
+        #expect(lastBody.hasSuffix(completed.meaning ?? "-"), "\(lastBody)")
         // The default device is told by innings (6 to 9) and the end, never of an out's odds.
         #expect(ids(phone).compactMap { moment($0, of: phone) }.map(\.outs) == [18, 21, 24, 27, 27])
         try await setup.shutdown()

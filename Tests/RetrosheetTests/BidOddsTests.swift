@@ -127,3 +127,50 @@ extension BidOddsTests {
         }
     }
 }
+
+/// What a completed no-hitter means, from the seasons read: the club's previous one and its
+/// number in the season, from nothing later than the game.
+@Suite(.extended) struct NoHitterHistoryTests {
+    static func officials(_ years: [Int]) async throws -> [Int: [SideSummary]] {
+        var seasons: [Int: [SideSummary]] = [:]
+        for year in years {
+            let files = try EventFiles.expand([TestData.path("retrosheet/\(year)")])
+            seasons[year] = SeasonBids.official(await SeasonBids.summaries(of: files).sides)
+        }
+        return seasons
+    }
+
+    @Test func giolitosNamesHumbersPerfectGameAndTheSeasonsFirst() async throws {
+        // 2012 to 2020 from Retrosheet's zips: every season in between is known.
+        var seasons: [Int: [SideSummary]] = [:]
+        for year in 2012...2020 {
+            let files = try EventFiles.expand([TestData.path("retrosheet/zips/\(year)eve.zip")])
+            seasons[year] = SeasonBids.official(await SeasonBids.summaries(of: files).sides)
+        }
+        #expect(
+            NoHitterHistory.meaning(
+                franchise: "CHA", nickname: "White Sox", date: "2020-08-25", gameID: "CHA202008250", seasons: seasons)
+                == "The White Sox's first no-hitter since Philip Humber's perfect game on April 21, 2012; the 1st of 2020."
+        )
+        // Alec Mills's, the season's second: the Cubs' previous was Jake Arrieta's of 2016.
+        #expect(
+            NoHitterHistory.meaning(
+                franchise: "CHN", nickname: "Cubs", date: "2020-09-13", gameID: "MIL202009130", seasons: seasons)
+                == "The Cubs' first no-hitter since Jake Arrieta's no-hitter on April 21, 2016; the 2nd of 2020.")
+    }
+
+    @Test func aGapInTheSeasonsIsSaid() async throws {
+        let seasons = try await Self.officials([2012, 2015, 2019, 2020])
+        #expect(
+            NoHitterHistory.meaning(
+                franchise: "CHN", nickname: "Cubs", date: "2020-09-13", gameID: "MIL202009130", seasons: seasons)
+                == "The Cubs' previous no-hitter in the seasons known was Jake Arrieta's no-hitter on August 30, 2015; the 2nd of 2020."
+        )
+        // A season alone, and its first no-hitter: nothing later in the season is counted.
+        let alone = try await Self.officials([2020])
+        #expect(
+            NoHitterHistory.meaning(
+                franchise: "CHA", nickname: "White Sox", date: "2020-08-25", gameID: "CHA202008250", seasons: alone)
+                == "The White Sox's first no-hitter in the seasons known (in 2020); the 1st of 2020.")
+    }
+}

@@ -27,6 +27,15 @@ import Testing
         #expect(EventFiles.season(1956, in: Self.zips) == "\(Self.zips)/1956eve.zip")
     }
 
+    /// A day's season held in two places (the bundled folder and Retrosheet's zip): each game
+    /// is played once.
+    @Test func aSeasonInTwoPlacesIsPlayedOnce() throws {
+        let folder = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet")])
+        let both = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet"), Self.zips])
+        #expect(folder.count == 16)
+        #expect(both.map(\.record.id) == folder.map(\.record.id))
+    }
+
     /// Each kind of damaged field the seasons hold, from the real record: the game is read, with
     /// a warning naming the file, line and what was made of it.
     @Test(arguments: [

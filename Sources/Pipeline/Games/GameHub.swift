@@ -49,15 +49,20 @@ package actor GameHub: GameFeedSink {
     /// figures, and every out of a notable bid is a moment (devices may choose to hear of a bid
     /// when its odds pass a share).
     private let odds: BidOdds?
+    /// What a completed no-hitter means from the seasons known (its moment's `meaning`).
+    private let meaning: (@Sendable (_ completed: Moment, _ game: GameInfo) async -> String?)?
     /// Items and updates received so far.
     package private(set) var itemsReceived = 0
     package private(set) var updatesReceived = 0
 
     package init(
-        consumers: [any GameChangeConsumer], odds: BidOdds? = nil, logger: Logger = Logger(label: "nohit.games")
+        consumers: [any GameChangeConsumer], odds: BidOdds? = nil,
+        meaning: (@Sendable (_ completed: Moment, _ game: GameInfo) async -> String?)? = nil,
+        logger: Logger = Logger(label: "nohit.games")
     ) {
         self.consumers = consumers
         self.odds = odds
+        self.meaning = meaning
         self.logger = logger
     }
 
@@ -78,6 +83,13 @@ package actor GameHub: GameFeedSink {
                 moment.odds = odds.chance(outs: moment.outs)
                 events[index] = .moment(moment)
             }
+        }
+        // A completed no-hitter: its last out in words, and what it means.
+        for index in events.indices {
+            guard case .moment(var moment) = events[index], moment.kind == .completed else { continue }
+            moment.lastPlay = Self.lastPlay(follower.playByPlay)
+            moment.meaning = await meaning?(moment, follower.info)
+            events[index] = .moment(moment)
         }
         followers[gameID] = follower
         itemsReceived += 1
@@ -103,6 +115,16 @@ package actor GameHub: GameFeedSink {
         guard !events.isEmpty else { return }
         let change = GameChange(time: time, events: events, game: follower, sequence: sequence)
         for consumer in consumers { try await consumer.consume(change) }
+    }
+
+    /// The game's last play in words, without its full stop (a substitution after it carries its
+    /// number, and comes after it).
+    static func lastPlay(_ entries: [PlayByPlayEntry]) -> String? {
+        guard let last = entries.last?.number, var text = entries.first(where: { $0.number == last })?.text else {
+            return nil
+        }
+        while text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 
     /// Every game followed, by id.

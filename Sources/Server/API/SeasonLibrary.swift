@@ -11,6 +11,9 @@ import Synchronization
 package final class SeasonLibrary: Sendable {
     package let places: [String]
     private let cache = Mutex<[String: [SideSummary]]>([:])
+    /// Each season's official no-hitters (small: kept for every season read, for `meaning`).
+    private let officialCache = Mutex<[Int: [SideSummary]]>([:])
+    private let readings = Mutex<[Int: Task<[SideSummary], any Error>]>([:])
 
     package init(places: [String]) {
         self.places = places
@@ -32,7 +35,59 @@ package final class SeasonLibrary: Sendable {
         let (sides, _) = await SeasonBids.summaries(of: try EventFiles.expand([folder]))
         let ranked = SeasonBids.hallOfFame(sides)
         cache.withLock { $0[season] = ranked }
+        officialCache.withLock { $0[year] = SeasonBids.official(sides) }
         return ranked
+    }
+
+    /// The season's official no-hitters, by date; nil when no place holds the season. Read once:
+    /// callers asking while it is read wait for that reading.
+    package func officials(season year: Int) async throws -> [SideSummary]? {
+        if let known = officialCache.withLock({ $0[year] }) { return known }
+        if let ranked = cache.withLock({ $0[String(year)] }) {
+            let officials = SeasonBids.official(ranked)
+            officialCache.withLock { $0[year] = officials }
+            return officials
+        }
+        guard let folder = places.lazy.compactMap({ EventFiles.season(year, in: $0) }).first else { return nil }
+        let reading = readings.withLock { readings in
+            if let reading = readings[year] { return reading }
+            let reading = Task<[SideSummary], any Error> {
+                let (sides, _) = await SeasonBids.summaries(of: try EventFiles.expand([folder]))
+                return SeasonBids.official(sides)
+            }
+            readings[year] = reading
+            return reading
+        }
+        let officials = try await reading.value
+        officialCache.withLock { $0[year] = officials }
+        return officials
+    }
+
+    /// What a no-hitter completed on `date` in `gameID` by `franchise` means, from the seasons
+    /// held up to its own (`NoHitterHistory`): read back season by season until the club's
+    /// previous no-hitter.
+    package func meaning(franchise: String, nickname: String, date: String, gameID: String) async -> String? {
+        guard let year = Int(date.prefix(4)) else { return nil }
+        var seasons: [Int: [SideSummary]] = [:]
+        for season in available().compactMap({ Int($0) }).filter({ $0 <= year }).sorted(by: >) {
+            guard let officials = try? await officials(season: season) else { continue }
+            seasons[season] = officials
+            if officials.contains(where: {
+                $0.pitchingClub.franchise == franchise && ($0.date, $0.gameID) < (date, gameID)
+            }) {
+                break
+            }
+        }
+        return NoHitterHistory.meaning(
+            franchise: franchise, nickname: nickname, date: date, gameID: gameID, seasons: seasons)
+    }
+
+    /// Reads the no-hitters of the seasons up to `year`, newest first, so a no-hitter's meaning is
+    /// ready when it completes (`serve` starts it in the background once a bid gets far).
+    package func warmOfficials(through year: Int) async {
+        for season in available().compactMap({ Int($0) }) where season <= year {
+            _ = try? await officials(season: season)
+        }
     }
 }
 
@@ -45,6 +100,7 @@ extension SeasonLibrary {
             else { continue }
             let (sides, _) = await SeasonBids.summaries(of: try EventFiles.expand([folder]))
             if !sides.isEmpty { tables.append(BidOdds.table(sides)) }
+            officialCache.withLock { $0[year] = SeasonBids.official(sides) }
         }
         return tables.isEmpty ? nil : BidOdds.combined(tables)
     }

@@ -8,6 +8,8 @@ import { boardNotice, clockTime, count, matchupName, outsDots, pitchingLine, sco
 import { attemptOuts, state } from './state.js';
 
 const BROKEN_UP_SHOWN_MS = 15 * 60 * 1000;
+const TITLE_SHOWN_MS = 15 * 60 * 1000;
+let titleTimer;
 const brokenSeen = new Map();
 // The outs this page saw on each card, in order (the card's data-history, which the browser tests read).
 const outsSeen = new Map();
@@ -59,7 +61,11 @@ function attemptCard({ game, bid }) {
   let status;
   if (bid.status === 'official') {
     headline = `<p class="celebrate">${bid.perfect ? 'Perfect game!' : 'No-hitter!'}</p>`;
-    status = `<div class="result">${esc(pitching.name)} ${pitching.runs}, ${esc(opponent.name)} ${opponent.runs} · ${esc(situation(game))}</div>`;
+    // The last out and what it means, from the completed moment (the server's words).
+    const done = state.moments.find((m) => m.kind === 'completed' && m.id.startsWith(`${game.id}-${bid.side}-`));
+    status = `<div class="result">${esc(pitching.name)} ${pitching.runs}, ${esc(opponent.name)} ${opponent.runs} · ${esc(situation(game))}</div>
+      ${done?.last_play ? `<p class="last-out">The last out: ${esc(done.last_play)}.</p>` : ''}
+      ${done?.meaning ? `<p class="meaning">${esc(done.meaning)}</p>` : ''}`;
   } else if (bid.status === 'broken-up') {
     headline = '<p class="broken">Broken up</p>';
     status = `<div class="progress">Hitless through ${esc(bid.hitless_text)}</div>
@@ -127,4 +133,11 @@ export function announceReached() {
   unannounced = unannounced.filter((m) => !ready.includes(m));
   // Said once by screen readers (the list itself is not a live region).
   $('#announcer').textContent = ready.map((m) => `${m.title}. ${m.body}`).join(' ');
+  // A no-hitter completed: the tab says so (seen from another tab) for a while.
+  const done = ready.find((m) => m.kind === 'completed');
+  if (done) {
+    document.title = `${done.title} · No-Hitter Alerts`;
+    clearTimeout(titleTimer);
+    titleTimer = setTimeout(() => { document.title = 'No-Hitter Alerts'; }, TITLE_SHOWN_MS);
+  }
 }
