@@ -106,6 +106,13 @@ package enum ReplaySchedule {
         var info = GameInfo(id: record.id, date: date, away: away, home: home, players: players)
         info.gameType = record.gameType
         info.completedOn = record.completionDate
+        // The starting pitchers, as the schedule names its probables before the lineups are out.
+        let pitchers = record.startingAppearances.filter { $0.position == Position.pitcher }
+        if !pitchers.isEmpty {
+            info.probablePitchers = GameInfo.ProbablePitchers(
+                away: pitchers.first { $0.side == .away }.map { "\($0.player)" },
+                home: pitchers.first { $0.side == .home }.map { "\($0.player)" })
+        }
         return ReplayGame(record: record, info: info, start: start, end: end, updates: timed)
     }
 

@@ -84,6 +84,20 @@ import Testing
             FileManager.default.fileExists(atPath: Self.output.appendingPathComponent("live-card-advanced.png").path))
     }
 
+    /// Live all night during a fast replay of 2020-08-25 (600 times real speed: the evening, with
+    /// games under way and Giolito's to come, lasts about 20 seconds; the night about a minute):
+    /// every game in progress and coming up, the Hall of Fame without Giolito's no-hitter before its
+    /// first pitch, the night's longest bid, and the notice when the server starts the day again
+    /// (`Tests/Browser/live_night.py`).
+    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func liveAllNight() async throws {
+        let (status, text) = try await Executable.onThread {
+            try Self.probe("live_night.py", speed: 600, arguments: [Self.output.path, "150"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("live night: every check held"))
+    }
+
     /// The Scores page and a game page during a fast replay (200 times real speed: Giolito's game
     /// is under way with its no-hitter mark for about 30 seconds, room for a loaded machine's slow
     /// browser start), desktop light and phone dark

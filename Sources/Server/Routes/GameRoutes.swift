@@ -4,6 +4,7 @@ import Clocks
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Retrosheet
 import Scores
 import Storage
 
@@ -42,7 +43,8 @@ struct GameRoutes: Sendable {
         api.get("games/:id") { _, context in
             let id = try context.parameters.require("id")
             guard let detail = board.detail(id: id) else { throw API.error(.notFound, "no game \(id) today") }
-            let moments = try await store.moments(gameID: id, scoreAlerts: false)
+            let now = clock.now()
+            let moments = try await store.moments(gameID: id, scoreAlerts: false).filter { $0.occurredAt <= now }
             return try API.json(
                 GameTimeline(
                     game: detail.game, pitchers: detail.pitchers, plays: detail.plays,
@@ -65,7 +67,11 @@ struct GameRoutes: Sendable {
         }
         api.get("moments") { request, _ in
             let limit = try API.limit(request, default: 50)
-            return try API.json(try await store.recentMoments(limit: limit).map(MomentView.init))
+            // Nothing from the future of a replay: moments an earlier run of the day stored past
+            // where the service's clock now stands wait until it gets there again.
+            let now = clock.now()
+            let recent = try await store.recentMoments(limit: min(limit + 1000, 5000))
+            return try API.json(recent.filter { $0.occurredAt <= now }.prefix(limit).map(MomentView.init))
         }
         api.get("hall-of-fame/:season") { request, context in
             let season = try context.parameters.require("season")
@@ -73,9 +79,25 @@ struct GameRoutes: Sendable {
             guard let sides = try await seasons.hallOfFame(season: season) else {
                 throw API.error(.notFound, "no Retrosheet data for season \(season)")
             }
+            let happened = Self.happened(board: board.all, now: clock.now())
             return try API.json(
-                sides.prefix(limit).enumerated().map { HallOfFameEntry(rank: $0.offset + 1, side: $0.element) })
+                sides.filter(happened).prefix(limit).enumerated().map {
+                    HallOfFameEntry(rank: $0.offset + 1, side: $0.element)
+                })
         }
+    }
+
+    /// Whether a season's side had happened by the service's clock: a game before the board's
+    /// day (the latest of its games, else the clock's day in New York), or of that day and final
+    /// on the board. A replayed day's Hall of Fame does not crown a no-hitter not yet pitched.
+    static func happened(board: [GameSnapshot], now: Date) -> @Sendable (SideSummary) -> Bool {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "America/New_York") ?? .gmt
+        let parts = calendar.dateComponents([.year, .month, .day], from: now)
+        let clockDay = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        let today = board.map(\.date).max() ?? clockDay
+        let final = Set(board.filter { $0.status == .final }.map(\.id))
+        return { side in side.date < today || (side.date == today && final.contains(side.gameID)) }
     }
 
     /// A widget feed's answer: 304 without a body when `If-None-Match` names its `ETag`.

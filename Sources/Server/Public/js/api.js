@@ -24,5 +24,5 @@ export async function loadGamesAndMoments() {
   const position = response.headers.get('X-Stream-Position');
   if (state.position == null && position != null) state.position = Number(position);
   state.games = new Map(games.map((game) => [game.id, game]));
-  state.moments = await api('/api/moments?limit=20');
+  state.moments = await api('/api/moments?limit=100');
 }

@@ -103,11 +103,82 @@ function momentRow(m) {
   return `<li data-key="${esc(m.id)}" data-id="${esc(m.id)}"><time datetime="${esc(m.occurred_at)}">${esc(clockTime(m.occurred_at))}</time> <a href="#game/${encodeURIComponent(m.game_id)}"><strong>${esc(m.title)}</strong></a> — ${esc(m.body)}</li>`;
 }
 
+// How close a game in progress is to a no-hitter: its best live bid (a hitless side still on),
+// perfect games first, then fewest outs to go. Games without one come after, by first pitch.
+function closest(game) {
+  const scheduledOuts = (game.scheduled_innings || 9) * 3;
+  const alive = game.bids.filter((bid) => bid.hitless && bid.status === 'alive');
+  if (!alive.length) return { bid: null, rank: [1, 1, scheduledOuts] };
+  const best = alive.reduce((a, b) => (b.perfect && !a.perfect) || (b.perfect === a.perfect && b.outs > a.outs) ? b : a);
+  return { bid: best, rank: [0, best.perfect ? 0 : 1, scheduledOuts - best.outs] };
+}
+
+function compareRanks(a, b) {
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return a[i] - b[i];
+  return 0;
+}
+
+function inProgressRow(game) {
+  const { bid } = closest(game);
+  const pitching = bid ? (bid.side === 'home' ? game.home : game.away) : null;
+  const odds = bid && bid.outs >= 12 ? state.config?.odds?.[String(Math.min(bid.outs, 27))] : null;
+  const words = bid
+    ? `${bid.current_pitcher || bid.pitchers.join(', ')} (${pitching.abbreviation}): ${bid.perfect ? 'perfect' : 'hitless'} through ${bid.hitless_text}`
+      + ` · ${count((game.scheduled_innings || 9) * 3 - bid.outs, 'out')} to go${odds ? ` · History: ${odds}` : ''}`
+    : 'Both sides have hits';
+  return `<li data-key="${esc(game.id)}" data-id="${esc(game.id)}"><a href="#game/${encodeURIComponent(game.id)}"><strong>${esc(score(game))}</strong></a>`
+    + ` · ${esc(situation(game))} · <span class="bid-words">${esc(words)}</span></li>`;
+}
+
+function comingUpRow(game) {
+  const starters = game.starters;
+  const probable = starters && (starters.away || starters.home)
+    ? ` · ${starters.confirmed ? 'Starting' : 'Probable'}: ${esc(starters.away || 'TBD')} vs ${esc(starters.home || 'TBD')}` : '';
+  return `<li data-key="${esc(game.id)}" data-id="${esc(game.id)}"><time datetime="${esc(game.start_time)}">${esc(clockTime(game.start_time))}</time>`
+    + ` · <a href="#game/${encodeURIComponent(game.id)}">${esc(game.away.abbreviation)} at ${esc(game.home.abbreviation)}</a>${probable}</li>`;
+}
+
+// After the night's last out: its longest bid (the most outs before a first hit; a no-hitter is
+// the whole game).
+function longestBid(games) {
+  let best = null;
+  for (const game of games) {
+    for (const bid of game.bids) {
+      const outs = bid.status === 'official' ? Infinity : bid.outs;
+      if (!best || outs > best.outs) best = { game, bid, outs };
+    }
+  }
+  if (!best) return null;
+  const { game, bid } = best;
+  const pitching = bid.side === 'home' ? game.home : game.away;
+  const who = `${bid.pitchers.join(', ')} (${pitching.name})`;
+  if (bid.status === 'official') return `Tonight's longest bid: ${who} finished ${bid.perfect ? 'a perfect game' : 'a no-hitter'}.`;
+  const how = bid.broken_up_by?.text ? `: ${bid.broken_up_by.text}` : '';
+  return `Tonight's longest bid: ${who}, hitless through ${bid.hitless_text}${how}.`;
+}
+
 export function drawLive() {
+  const games = [...state.games.values()];
+  const live = games.filter((g) => g.status === 'live').map((g) => ({ game: g, rank: closest(g).rank }))
+    .sort((a, b) => compareRanks(a.rank, b.rank) || a.game.start_time.localeCompare(b.game.start_time) || a.game.id.localeCompare(b.game.id))
+    .map((entry) => entry.game);
+  const upcoming = games.filter((g) => g.status === 'scheduled')
+    .sort((a, b) => a.start_time.localeCompare(b.start_time) || a.id.localeCompare(b.id));
+  $('#in-progress-heading').hidden = !live.length;
+  patch($('#in-progress'), live.map(inProgressRow).join(''));
+  $('#coming-up-heading').hidden = !upcoming.length;
+  patch($('#coming-up'), upcoming.map(comingUpRow).join(''));
+  const nightOver = games.length > 0 && !live.length && !upcoming.length;
+  const longest = nightOver ? longestBid(games) : null;
+  $('#longest-bid').hidden = !longest;
+  setText($('#longest-bid'), longest || '');
   const list = attempts();
   const empty = $('#no-attempts');
   empty.hidden = list.length > 0 && !state.loadError;
-  setText(empty, boardNotice(`No pitcher is hitless through ${Math.floor(attemptOuts() / 3)} innings right now.`));
+  const none = !games.length ? 'No games today.'
+    : nightOver ? 'Every game tonight is over.'
+      : `No pitcher is hitless through ${Math.floor(attemptOuts() / 3)} innings right now: the games in progress and coming up are below.`;
+  setText(empty, boardNotice(none));
   const container = $('#attempts');
   patch(container, list.map(attemptCard).join(''));
   // Through the CSSOM: the Content-Security-Policy refuses inline style attributes.
@@ -115,13 +186,15 @@ export function drawLive() {
     const fill = container.querySelector(`[data-key="${CSS.escape(keyOf(game, bid))}"] .bar span`);
     if (fill) fill.style.width = `${Math.min(100, (bid.outs / ((game.scheduled_innings || 9) * 3)) * 100)}%`;
   }
-  const shown = state.moments.filter(reached).slice(0, 20);
+  // An out's odds moment is for the devices that chose odds alerts: the list keeps the innings.
+  const shown = state.moments.filter((m) => m.kind !== 'hitless-out' && reached(m)).slice(0, 20);
   $('#no-moments').hidden = shown.length > 0 || !state.loaded;
   patch($('#moments'), shown.map(momentRow).join(''));
 }
 
 /** A moment from the stream: read out once its game has reached it (now, or on a later update). */
 export function momentArrived(moment) {
+  if (moment.kind === 'hitless-out') return;
   unannounced = [...unannounced, moment].slice(-50);
   announceReached();
 }

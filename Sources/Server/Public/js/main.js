@@ -41,10 +41,25 @@ function configured() {
 
 // Games and moments from the API; after a reconnect, loaded again (what the stream said while
 // the page was cut off is in them).
+// How far a game had got, to tell a replay that started its day again from one going on.
+const progress = (game) => (game.status === 'scheduled' ? 0 : 1 + (game.inning || 1) * 10 + (game.half === 'bottom' ? 5 : 0))
+  + (game.status === 'final' ? 1000 : 0);
+
 async function loadData() {
   try {
     if (await loadConfig()) configured();
+    const before = new Map([...state.games.values()].map((game) => [game.id, progress(game)]));
     await loadGamesAndMoments();
+    // A replay back at the start of its day (the server began it again): said, not silently emptied.
+    const restarted = state.config?.source !== 'statsapi'
+      && [...state.games.values()].some((game) => (before.get(game.id) ?? 0) > progress(game));
+    if (restarted) {
+      const notice = $('#replay-restarted');
+      notice.textContent = `The replay started its day again at ${new Date().toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })}: `
+        + 'the games are back at their first pitch, and the cards and moments come again as they are played.';
+      notice.hidden = false;
+      document.body.dataset.replayRestarted = '1';
+    }
     for (const game of state.games.values()) observe(game);
     if (!dealsOffered) loadDealSubscriptions().then((drawn) => { dealsOffered ||= drawn; });
     state.loaded = true;
