@@ -364,7 +364,7 @@ extension InstancesTests {
         let onSecond = try StreamReader(address: second.address, lastEventID: 0)
         let expectedMoments = ReplayTimeline(
             games: try ReplaySchedule.games(on: Self.day, data: [TestData.path("retrosheet")])
-        ).moments()
+        ).moments(everyOut: true)
         // Half the day's moments, then the first instance dies.
         while onFirst.events.lazy.filter({ $0.kind == "moment" }).count < expectedMoments.count / 2 {
             try #require(first.process.isRunning)
@@ -505,7 +505,7 @@ extension InstancesTests {
         let first = try start("a")
         let second = try start("b")
         let day = try ReplaySchedule.games(on: Self.day, data: [data])
-        let expected = ReplayTimeline(games: day).moments().map(\.moment.id).map(
+        let expected = ReplayTimeline(games: day).moments(everyOut: true).map(\.moment.id).map(
             GumboWriter.People(games: day).statsAPIMomentID)
         // Half the day's moments stored, then the first instance dies.
         while try await Self.momentIDs(second.address).count < expected.count / 2 {

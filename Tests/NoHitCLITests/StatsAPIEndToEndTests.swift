@@ -163,7 +163,7 @@ import Testing
         let ids = moments.compactMap { $0["id"] as? String }
 
         let day = try ReplaySchedule.games(on: "2020-08-25", data: [data])
-        var expected = ReplayTimeline(games: day).moments().map(\.moment.id)
+        var expected = ReplayTimeline(games: day).moments(everyOut: true).map(\.moment.id)
         // A pitching change's id ends with the pitcher, named as the fake Stats API names him.
         expected = expected.map(GumboWriter.People(games: day).statsAPIMomentID)
         #expect(ids.count == expected.count, "a moment missing or repeated")

@@ -121,6 +121,7 @@ package enum ExtendedSuites {
         "RetrosheetTests.BidPropertyTests.Extended",
         "RetrosheetTests.CWEventOracleTests.Extended",
         "RetrosheetTests.NoHitGroundTruthTests.Extended",
+        "RetrosheetTests.NoHitterHistoryTests",
         "RetrosheetTests.ScoringChangeTests.Extended",
         "RetrosheetTests.SeasonArchiveTests",
         "RetrosheetTests.TeamFileTests.Extended",

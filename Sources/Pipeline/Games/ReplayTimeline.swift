@@ -43,13 +43,17 @@ package struct ReplayTimeline: Sendable {
 
 extension ReplayTimeline {
     /// Every moment of the day's no-hit bids in order, with its game and time (score alerts too
-    /// when asked for): one follower per game over the timeline, nothing published (reports,
-    /// benchmarks, tests).
-    package func moments(scoreAlerts: Bool = false) -> [(moment: Moment, game: GameInfo, time: Date)] {
+    /// when asked for; every out of a notable bid with `everyOut`, as a service with the odds of
+    /// history derives them): one follower per game over the timeline, nothing published
+    /// (reports, benchmarks, tests).
+    package func moments(scoreAlerts: Bool = false, everyOut: Bool = false) -> [(
+        moment: Moment, game: GameInfo, time: Date
+    )] {
         var followers: [String: GameFollower] = [:]
         var all: [(moment: Moment, game: GameInfo, time: Date)] = []
         for entry in entries {
             var follower = followers[entry.gameID] ?? GameFollower(gameID: entry.gameID)
+            follower.momentsAtEveryOut = everyOut
             for event in follower.follow(entry.item) {
                 if case .moment(let moment) = event, scoreAlerts || moment.kind.isBid {
                     all.append((moment, follower.info, entry.time))
