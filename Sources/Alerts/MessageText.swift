@@ -201,6 +201,7 @@ package enum MessageText {
         }
         if moment.kind.bidStillAlive, let odds = moment.odds {
             body += " " + fill(strings.history, ["sentence": odds.sentence])
+            if let pitches = odds.pitches { body += " " + pitches.sentence + "." }
         }
         if moment.kind.bidStillAlive, let listing = listing(game.broadcasts, strings: strings) {
             body += " " + listing

@@ -85,6 +85,15 @@ package struct MomentView: Sendable, Hashable, Codable {
                 "outs": odds.outs, "bids": odds.bids, "no_hitters": odds.noHitters, "share": odds.share,
                 "since": odds.since, "sentence": odds.sentence,
             ]
+            if let pitches = odds.pitches {
+                var figure: [String: Any] = [
+                    "outs": pitches.outs, "from": pitches.from, "pitches": pitches.pitches, "bids": pitches.bids,
+                    "no_hitters": pitches.noHitters, "share": pitches.share, "since": pitches.since,
+                    "sentence": pitches.sentence,
+                ]
+                if let to = pitches.to { figure["to"] = to }
+                object["odds"] = (object["odds"] as? [String: Any] ?? [:]).merging(["pitches": figure]) { $1 }
+            }
         }
         return object
     }

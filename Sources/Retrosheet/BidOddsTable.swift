@@ -30,7 +30,14 @@ extension BidOdds {
                 name: "\(decade)s", from: years.first ?? decade, to: years.last ?? decade,
                 sides: byDecade[decade]?.count ?? 0, rows: rows(byDecade[decade] ?? []))
         }
-        return BidOdds(seasons: seasons, sides: sides.count, rows: rows(sides), eras: eras)
+        let pitched = sides.map { side in
+            (
+                season: Int(side.date.prefix(4)) ?? 0, pitchesAtOut: side.pitchesAtOut,
+                outsBeforeFirstHit: side.outsBeforeFirstHit, official: side.official
+            )
+        }
+        return BidOdds(
+            seasons: seasons, sides: sides.count, rows: rows(sides), eras: eras, pitches: .of(pitched))
     }
 
 }

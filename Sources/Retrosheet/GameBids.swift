@@ -11,6 +11,9 @@ package struct GameBids: Sendable {
     package var pitchersOfPlays: PerSide<[PlayerID]>
     /// The last inning with a play.
     package var lastInning: Int
+    /// Each side's pitches thrown when it recorded its 1st, 2nd, ... out; nil where the game's
+    /// pitch sequences do not say (seasons scored without pitches).
+    package var pitchesAtOut = PerSide<[Int]?>(repeating: [])
 
     /// Replays `game`, following both bids; the game is taken as complete at its last record.
     package static func replay(_ game: GameRecord) throws(RetrosheetError) -> GameBids {
@@ -18,7 +21,27 @@ package struct GameBids: Sendable {
         indices.reserveCapacity(game.events.count + 1)
         var pitchers = PerSide<[PlayerID]>(repeating: [])
         var lastInning = 0
+        var lines = PitcherLines()
+        var half: (inning: Int, side: Side)?
+        var atOut = PerSide<[Int]?>(repeating: [])
         var engine = try GameReplay.run(game, followsBids: true) { replayed in
+            let result = replayed.result
+            if half?.inning != result.inning || half?.side != result.battingSide {
+                lines.startHalfInning()
+                half = (result.inning, result.battingSide)
+            }
+            lines.record(result, pitches: replayed.pitches)
+            if result.outs > 0, atOut[result.pitchingSide] != nil {
+                var total: Int? = 0
+                for line in lines.lines(of: result.pitchingSide) {
+                    total = total.flatMap { sum in line.pitches.map { sum + $0 } }
+                }
+                if let total {
+                    atOut[result.pitchingSide]?.append(contentsOf: repeatElement(total, count: result.outs))
+                } else {
+                    atOut[result.pitchingSide] = nil
+                }
+            }
             indices.append(Int32(replayed.eventIndex))
             let side = replayed.result.pitchingSide
             if pitchers[side].last != replayed.result.pitcher && !pitchers[side].contains(replayed.result.pitcher) {
@@ -27,9 +50,13 @@ package struct GameBids: Sendable {
             lastInning = max(lastInning, replayed.result.inning)
         }
         engine.finish(scheduledInnings: game.scheduledInnings)
+        // A game scored without pitch sequences reads as fewer pitches than outs: not known.
+        for side in Side.allCases {
+            if let counts = atOut[side], let last = counts.last, last < counts.count { atOut[side] = nil }
+        }
         return GameBids(
             game: game, final: engine.state, tracker: engine.tracker, eventIndexOfPlay: indices,
-            pitchersOfPlays: pitchers, lastInning: lastInning)
+            pitchersOfPlays: pitchers, lastInning: lastInning, pitchesAtOut: atOut)
     }
 
     /// The event text of play `number`.

@@ -9,6 +9,8 @@ package struct ReplayedPlay: Sendable {
     package var isFirstPlay: Bool
     package var isLastPlay: Bool
     package var result: PlayResult
+    /// Pitches in the record's pitch sequence (cumulative in the plate appearance); nil unknown.
+    package var pitches: UInt8?
 }
 
 /// Drives a game record through the engine, play by play: its updates (the one translation,
@@ -45,7 +47,8 @@ package enum GameReplay {
                         body(
                             ReplayedPlay(
                                 eventIndex: place.eventIndex, number: number, isFirstPlay: !seenPlay,
-                                isLastPlay: place.eventIndex == lastPlay, result: copy result))
+                                isLastPlay: place.eventIndex == lastPlay, result: copy result,
+                                pitches: record.pitches))
                         seenPlay = true
                     }
                 } catch {

@@ -56,6 +56,9 @@ package struct SideSummary: Sendable, Hashable, Codable {
     package var unofficialReason: UnofficialReason?
     package var finalAway: Int
     package var finalHome: Int
+    /// The side's pitches thrown when it recorded its 1st, 2nd, ... out (to its 27th); nil where
+    /// the game's pitch sequences do not say.
+    package var pitchesAtOut: [Int]? = nil
 
     package var combined: Bool { bidPitchers.count > 1 }
 
@@ -91,7 +94,7 @@ package struct SideSummary: Sendable, Hashable, Codable {
             pitchers: bids.pitchersOfPlays[side].map(\.description), bidPitchers: bid.pitchers.map(\.description),
             pitcherNames: bids.pitchersOfPlays[side].map { bids.name(of: $0) }, official: official,
             perfect: official && bid.isPerfect, unofficialReason: reason, finalAway: bids.final.score.away,
-            finalHome: bids.final.score.home)
+            finalHome: bids.final.score.home, pitchesAtOut: bids.pitchesAtOut[side].map { Array($0.prefix(27)) })
     }
 
     /// How the bid ended, in words: "perfect game", "no-hitter", "broken up: Eric Sogard singles to

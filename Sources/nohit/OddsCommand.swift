@@ -62,6 +62,28 @@ struct OddsCommand: AsyncParsableCommand {
             }
             text += line + "\n"
         }
+        if let pitches = odds.pitches {
+            let span = "\(pitches.seasons.first ?? 0)-\(pitches.seasons.last ?? 0)"
+            text += "\nBy pitches thrown so far (\(pitches.sides.formatted()) sides with pitch counts, \(span)): "
+            text += "share of bids that ended as no-hitters (bids)\n"
+            let ranges = BidOdds.pitchBounds.map { BidOdds.pitchRange($0) }
+            text += "pitches   " + BidOdds.pitchOuts.map { "\($0) outs".leftPadded(17) }.joined() + "\n"
+            for (from, to) in ranges {
+                var line = (to.map { "\(from)-\($0)" } ?? "\(from)+").padding(toLength: 10, withPad: " ", startingAt: 0)
+                for outs in BidOdds.pitchOuts {
+                    let row = pitches.rows.first { $0.outs == outs && $0.from == from }
+                    let cell =
+                        row.flatMap { row in
+                            row.bids > 0
+                                ? String(
+                                    format: "%.1f%% (%d)", Double(row.noHitters) / Double(row.bids) * 100, row.bids)
+                                : nil
+                        } ?? "-"
+                    line += cell.leftPadded(17)
+                }
+                text += line + "\n"
+            }
+        }
         return text
     }
 }

@@ -270,10 +270,21 @@ extension ReplayPipelineTests {
         // the 4th (12 outs: "1 in 51 such bids since 1950 ended as no-hitters (9,191 bids)").
         #expect(giolito.filter { $0.kind == .hitlessOut }.map(\.outs) == [13, 14, 16, 17, 19, 20, 22, 23])
         for moment in giolito where moment.kind.bidStillAlive {
-            #expect(moment.odds == odds.chance(outs: moment.outs), "\(moment.id)")
+            var figures = moment.odds
+            figures?.pitches = nil
+            #expect(figures == odds.chance(outs: moment.outs), "\(moment.id)")
+            // And by the pitches he had thrown (2020 is scored pitch by pitch).
+            if moment.outs >= 12 {
+                let pitches = try #require(moment.odds?.pitches, "\(moment.id)")
+                #expect(BidOdds.pitchRange(pitches.pitches).from == pitches.from)
+                #expect(pitches.outs == min(moment.outs / 3 * 3, 24))
+            }
         }
         let innings = giolito.filter { $0.kind == .hitlessInnings }
         #expect(innings.map(\.outs) == [12, 15, 18, 21, 24, 27])
+        // Giolito threw 101 pitches; 89 through the 8th.
+        let eighth = try #require(innings.first { $0.outs == 24 }?.odds?.pitches)
+        #expect(eighth.pitches == 89 && eighth.from == 75 && eighth.to == 89, "\(eighth)")
         #expect(innings.first?.odds?.sentence == "1 in 51 such bids since 1950 ended as no-hitters (9,191 bids)")
         #expect(giolito.first { $0.kind == .completed }?.odds == nil)
 
@@ -300,6 +311,8 @@ extension ReplayPipelineTests {
         let body = try #require(alert["body"] as? String)
         #expect(body.contains("hitless through 22 outs"), "\(body)")
         #expect(body.contains("History: 1 in 3 such bids since 1950 ended as no-hitters (619 bids)."), "\(body)")
+        #expect(body.contains(" pitches: ") && body.contains("since 1988"), "\(body)")
+        print("the first odds alert: \(body)")
         // The completed alert: the last out in words and what it means.
         let completed = try #require(giolito.first { $0.kind == .completed })
         #expect(completed.lastPlay == "Erik Gonzalez lines out to right field")

@@ -22,6 +22,32 @@ struct BidOddsTests {
         #expect(odds.sentence(outs: 30) == "every one of the 2 bids like it since 1950 ended as a no-hitter")
         #expect(odds.row(outs: 21)?.share == 0.25)
     }
+
+    /// By pitches: the range a count falls in, and the figure of the last complete inning reached.
+    @Test func thePitchFigureTakesTheRangeAndTheLastCompleteInning() {
+        #expect(BidOdds.pitchRange(12) == (0, 59))
+        #expect(BidOdds.pitchRange(60) == (60, 74))
+        #expect(BidOdds.pitchRange(104) == (90, 104))
+        #expect(BidOdds.pitchRange(131) == (120, nil))
+        let odds = BidOdds(
+            seasons: [1950, 2020], sides: 1000, rows: [], eras: [],
+            pitches: .init(
+                seasons: [1988, 2020], sides: 500,
+                rows: [
+                    .init(outs: 21, from: 90, to: 104, bids: 212, noHitters: 53),
+                    .init(outs: 24, from: 120, to: nil, bids: 10, noHitters: 6),
+                ]))
+        let seventh = odds.pitchChance(outs: 22, pitches: 95)
+        #expect(seventh?.outs == 21 && seventh?.bids == 212 && seventh?.since == 1988)
+        #expect(
+            seventh?.sentence
+                == "Through 7 on 90 to 104 pitches: 1 in 4 such bids since 1988 ended as no-hitters (212 bids)")
+        #expect(
+            odds.pitchChance(outs: 26, pitches: 125)?.sentence
+                == "Through 8 on 120 or more pitches: 60% of the 10 bids like it since 1988 ended as no-hitters")
+        #expect(odds.pitchChance(outs: 21, pitches: 80) == nil)
+        #expect(odds.pitchChance(outs: 11, pitches: 95) == nil)
+    }
 }
 
 extension BidOddsTests {
@@ -66,6 +92,21 @@ extension BidOddsTests {
             #expect(odds.sides == sides.count)
             #expect(Self.counts(odds) == Self.counts(sides))
             if year == 2012 { print("odds 2012 (k, bids, no-hitters): \(Self.counts(odds))") }
+        }
+
+        /// By pitches, over a season scored with every pitch (2020): each k's ranges add up to the
+        /// bids and no-hitters of k; a season scored without pitches (1950) has no such table.
+        @Test func thePitchTableAddsUpToTheBids() async throws {
+            let odds = try await Self.engine(2020)
+            let pitches = try #require(odds.pitches)
+            #expect(pitches.sides == odds.sides && pitches.seasons == [2020])
+            for k in BidOdds.pitchOuts {
+                let rows = pitches.rows.filter { $0.outs == k }
+                #expect(rows.reduce(0) { $0 + $1.bids } == odds.row(outs: k)?.bids, "\(k)")
+                #expect(rows.reduce(0) { $0 + $1.noHitters } == odds.row(outs: k)?.noHitters, "\(k)")
+            }
+            let old = try EventFiles.expand([TestData.path("retrosheet/zips/1950eve.zip")])
+            #expect(BidOdds.table(await SeasonBids.summaries(of: old).sides).pitches == nil)
         }
 
         /// From `cwevent`'s rows: each batting side's outs before its first hit (the outs of the

@@ -64,15 +64,19 @@ package struct BidOdds: Sendable, Hashable, Codable {
     package var rows: [Row]
     /// By decade (the 1950s, …, the 2020s), each over the seasons of it that were read.
     package var eras: [Era]
+    /// By pitches thrown so far, over the sides whose games say their pitches (Retrosheet's pitch
+    /// sequences, complete from the late 1980s); nil when none did.
+    package var pitches: PitchTable?
 
     /// Outs the table covers.
     package static let outs = 3...27
 
-    package init(seasons: [Int], sides: Int, rows: [Row], eras: [Era]) {
+    package init(seasons: [Int], sides: Int, rows: [Row], eras: [Era], pitches: PitchTable? = nil) {
         self.seasons = seasons
         self.sides = sides
         self.rows = rows
         self.eras = eras
+        self.pitches = pitches
     }
 
     /// Tables of different seasons as one (their counts added): a season at a time keeps only
@@ -90,9 +94,21 @@ package struct BidOdds: Sendable, Hashable, Codable {
                 name: parts[0].name, from: parts.map(\.from).min() ?? 0, to: parts.map(\.to).max() ?? 0,
                 sides: parts.reduce(0) { $0 + $1.sides }, rows: sum(parts.map(\.rows)))
         }
+        let pitchTables = tables.compactMap(\.pitches)
+        var pitches: PitchTable?
+        if !pitchTables.isEmpty {
+            let rows = Dictionary(grouping: pitchTables.flatMap(\.rows)) { [$0.outs, $0.from] }.values.map { parts in
+                PitchRow(
+                    outs: parts[0].outs, from: parts[0].from, to: parts[0].to, bids: parts.reduce(0) { $0 + $1.bids },
+                    noHitters: parts.reduce(0) { $0 + $1.noHitters })
+            }
+            pitches = PitchTable(
+                seasons: Set(pitchTables.flatMap(\.seasons)).sorted(), sides: pitchTables.reduce(0) { $0 + $1.sides },
+                rows: rows.sorted { ($0.outs, $0.from) < ($1.outs, $1.from) })
+        }
         return BidOdds(
             seasons: Set(tables.flatMap(\.seasons)).sorted(), sides: tables.reduce(0) { $0 + $1.sides },
-            rows: sum(tables.map(\.rows)), eras: eras.sorted { $0.from < $1.from })
+            rows: sum(tables.map(\.rows)), eras: eras.sorted { $0.from < $1.from }, pitches: pitches)
     }
 
     /// The figures for a side hitless through `outs` outs (27 and more: 27's).
@@ -113,16 +129,41 @@ package struct BidOdds: Sendable, Hashable, Codable {
 
     /// "1 in 4 such bids since 1950 ended as no-hitters (412 bids)".
     package func sentence(outs: Int) -> String? {
-        guard let row = row(outs: outs), row.bids > 0, let first = seasons.first else { return nil }
+        guard let row = row(outs: outs), row.bids > 0 else { return nil }
+        return Self.phrase(bids: row.bids, noHitters: row.noHitters, seasons: seasons)
+    }
+
+    /// How `noHitters` of `bids` read, over `seasons`.
+    static func phrase(bids count: Int, noHitters: Int, seasons: [Int]) -> String? {
+        guard count > 0, let first = seasons.first else { return nil }
         let since = seasons.count == 1 ? "in \(first)" : "since \(first)"
-        let bids = "\(Self.grouped(row.bids)) \(row.bids == 1 ? "bid" : "bids")"
-        if row.noHitters == 0 { return "none of the \(bids) like it \(since) ended as a no-hitter" }
-        if row.noHitters == row.bids { return "every one of the \(bids) like it \(since) ended as a no-hitter" }
-        if let share = row.share, share >= 0.5 {
+        let bids = "\(Self.grouped(count)) \(count == 1 ? "bid" : "bids")"
+        if noHitters == 0 { return "none of the \(bids) like it \(since) ended as a no-hitter" }
+        if noHitters == count { return "every one of the \(bids) like it \(since) ended as a no-hitter" }
+        let share = Double(noHitters) / Double(count)
+        if share >= 0.5 {
             return "\(Int((share * 100).rounded()))% of the \(bids) like it \(since) ended as no-hitters"
         }
-        let oneIn = (Double(row.bids) / Double(row.noHitters)).rounded()
+        let oneIn = (Double(count) / Double(noHitters)).rounded()
         return "1 in \(Int(oneIn)) such bids \(since) ended as no-hitters (\(bids))"
+    }
+
+    /// The by-pitches figure for a bid hitless through `outs` outs on `pitches` pitches: the row of
+    /// the last complete inning it reached (the 4th to the 8th) and the range its pitches fall in.
+    package func pitchChance(outs: Int, pitches: Int) -> PitchChance? {
+        guard let table = self.pitches, outs >= 12 else { return nil }
+        let k = min(outs / 3 * 3, 24)
+        let (from, to) = Self.pitchRange(pitches)
+        guard let row = table.rows.first(where: { $0.outs == k && $0.from == from }), row.bids > 0,
+            let phrase = Self.phrase(bids: row.bids, noHitters: row.noHitters, seasons: table.seasons)
+        else { return nil }
+        let range =
+            to.map { from == 0 ? "fewer than \($0 + 1) pitches" : "\(from) to \($0) pitches" }
+            ?? "\(from) or more pitches"
+        return PitchChance(
+            outs: k, from: from, to: to, pitches: pitches, bids: row.bids, noHitters: row.noHitters,
+            share: Double(row.noHitters) / Double(row.bids), since: table.seasons.first ?? 0,
+            sentence: "Through \(k / 3) on \(range): \(phrase)")
     }
 
     /// What a bid hitless through `outs` outs carries (moments, alerts, the stream): the figures
@@ -146,9 +187,149 @@ package struct BidChance: Sendable, Hashable, Codable {
     package var share: Double
     package var since: Int
     package var sentence: String
+    /// The figure for bids like it on as many pitches, where the service knows them.
+    package var pitches: PitchChance?
 
     package init(outs: Int, bids: Int, noHitters: Int, share: Double, since: Int, sentence: String) {
         self.outs = outs
+        self.bids = bids
+        self.noHitters = noHitters
+        self.share = share
+        self.since = since
+        self.sentence = sentence
+    }
+}
+
+extension BidOdds {
+    /// Where the by-pitches ranges begin: fewer than 60, 60 to 74, ..., 120 or more.
+    package static let pitchBounds = [0, 60, 75, 90, 105, 120]
+    /// Outs the by-pitches table covers: the end of the 4th to the end of the 8th inning.
+    package static let pitchOuts = [12, 15, 18, 21, 24]
+
+    /// The range `pitches` fall in: its first and last (nil: and more).
+    package static func pitchRange(_ pitches: Int) -> (from: Int, to: Int?) {
+        let index = pitchBounds.lastIndex { $0 <= pitches } ?? 0
+        return (pitchBounds[index], index + 1 < pitchBounds.count ? pitchBounds[index + 1] - 1 : nil)
+    }
+
+    /// Sides hitless through `outs` outs with their pitches then in `from`...`to`, and how many of
+    /// them ended as no-hitters.
+    package struct PitchRow: Sendable, Hashable, Codable {
+        package var outs: Int
+        package var from: Int
+        package var to: Int?
+        package var bids: Int
+        package var noHitters: Int
+
+        package init(outs: Int, from: Int, to: Int?, bids: Int, noHitters: Int) {
+            self.outs = outs
+            self.from = from
+            self.to = to
+            self.bids = bids
+            self.noHitters = noHitters
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case outs, from, to, bids, noHitters = "no_hitters", share
+        }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            outs = try container.decode(Int.self, forKey: .outs)
+            from = try container.decode(Int.self, forKey: .from)
+            to = try container.decodeIfPresent(Int.self, forKey: .to)
+            bids = try container.decode(Int.self, forKey: .bids)
+            noHitters = try container.decode(Int.self, forKey: .noHitters)
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(outs, forKey: .outs)
+            try container.encode(from, forKey: .from)
+            try container.encode(to, forKey: .to)
+            try container.encode(bids, forKey: .bids)
+            try container.encode(noHitters, forKey: .noHitters)
+            if bids > 0 {
+                try container.encode((Double(noHitters) / Double(bids) * 10_000).rounded() / 10_000, forKey: .share)
+            }
+        }
+    }
+
+    /// The by-pitches table: the seasons whose sides said their pitches, how many sides, the rows.
+    package struct PitchTable: Sendable, Hashable, Codable {
+        package var seasons: [Int]
+        package var sides: Int
+        package var rows: [PitchRow]
+
+        package init(seasons: [Int], sides: Int, rows: [PitchRow]) {
+            self.seasons = seasons
+            self.sides = sides
+            self.rows = rows
+        }
+
+        /// The table of sides given as (season, pitches at each out or nil, outs before the first
+        /// hit, official no-hitter), over the seasons scored pitch by pitch (most of their sides
+        /// with pitch counts: a few games of an older season that have them do not make it one);
+        /// nil when there are none.
+        package static func of(
+            _ all: [(season: Int, pitchesAtOut: [Int]?, outsBeforeFirstHit: Int, official: Bool)]
+        ) -> PitchTable? {
+            var known: [Int: (sides: Int, pitched: Int)] = [:]
+            for side in all {
+                known[side.season, default: (0, 0)].sides += 1
+                if side.pitchesAtOut != nil { known[side.season, default: (0, 0)].pitched += 1 }
+            }
+            let seasons = Set(known.filter { $0.value.pitched * 2 > $0.value.sides }.keys)
+            let sides = all.compactMap { side in
+                side.pitchesAtOut.flatMap { pitches in
+                    seasons.contains(side.season)
+                        ? (pitchesAtOut: pitches, outsBeforeFirstHit: side.outsBeforeFirstHit, official: side.official)
+                        : nil
+                }
+            }
+            guard !sides.isEmpty else { return nil }
+            var counts: [[Int]: (bids: Int, noHitters: Int)] = [:]
+            for side in sides {
+                for k in BidOdds.pitchOuts where side.outsBeforeFirstHit >= k && side.pitchesAtOut.count >= k {
+                    let key = [k, BidOdds.pitchRange(side.pitchesAtOut[k - 1]).from]
+                    counts[key, default: (0, 0)].bids += 1
+                    if side.official { counts[key, default: (0, 0)].noHitters += 1 }
+                }
+            }
+            let rows = counts.map { key, value in
+                PitchRow(
+                    outs: key[0], from: key[1], to: BidOdds.pitchRange(key[1]).to, bids: value.bids,
+                    noHitters: value.noHitters)
+            }
+            return PitchTable(
+                seasons: seasons.sorted(), sides: sides.count,
+                rows: rows.sorted { ($0.outs, $0.from) < ($1.outs, $1.from) })
+        }
+    }
+}
+
+/// The by-pitches figure a bid carries: through `outs` outs on `pitches` (in `from`...`to`), how
+/// many such bids there were since `since` and how many ended as no-hitters; the sentence ("Through
+/// 7 on 90 to 104 pitches: 1 in 4 such bids since 1988 ended as no-hitters (212 bids)").
+package struct PitchChance: Sendable, Hashable, Codable {
+    package var outs: Int
+    package var from: Int
+    package var to: Int?
+    package var pitches: Int
+    package var bids: Int
+    package var noHitters: Int
+    package var share: Double
+    package var since: Int
+    package var sentence: String
+
+    package init(
+        outs: Int, from: Int, to: Int?, pitches: Int, bids: Int, noHitters: Int, share: Double, since: Int,
+        sentence: String
+    ) {
+        self.outs = outs
+        self.from = from
+        self.to = to
+        self.pitches = pitches
         self.bids = bids
         self.noHitters = noHitters
         self.share = share

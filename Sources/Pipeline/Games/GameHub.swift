@@ -81,6 +81,14 @@ package actor GameHub: GameFeedSink {
                     continue
                 }
                 moment.odds = odds.chance(outs: moment.outs)
+                // And by the pitches the bid's pitchers have thrown, where the source counts them.
+                var thrown: Int? = 0
+                for line in follower.pitcherLines.lines(of: moment.pitchingSide) {
+                    thrown = thrown.flatMap { sum in line.pitches.map { sum + $0 } }
+                }
+                if let thrown, thrown > 0 {
+                    moment.odds?.pitches = odds.pitchChance(outs: moment.outs, pitches: thrown)
+                }
                 events[index] = .moment(moment)
             }
         }
