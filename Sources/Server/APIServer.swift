@@ -136,6 +136,14 @@ package struct APIServer: Sendable {
                             odds.sentence(outs: outs).map { ("\(outs)", $0) }
                         })
                 }
+                configuration.pitchOdds = options.odds?.pitches.map { table in
+                    table.rows.compactMap { row in
+                        options.odds?.pitchChance(outs: row.outs, pitches: row.from).map {
+                            ClientConfiguration.PitchOdds(
+                                outs: row.outs, from: row.from, to: row.to, sentence: $0.sentence)
+                        }
+                    }
+                }
                 configuration.teams = TeamDirectory.clubs(on: API.day(clock.now())).map {
                     ClientConfiguration.Club(abbreviation: $0.abbreviation, code: $0.franchise, name: $0.name)
                 }

@@ -83,6 +83,10 @@ try:
                 if "History: " not in alive_text or "ended as no-hitters" not in alive_text:
                     print(f"the alive card does not say how often such bids finished: {alive_text!r}")
                     sys.exit(1)
+                # And by the pitches thrown so far (2020 is scored pitch by pitch): "Through 4 on fewer than 60 pitches: ...".
+                if " pitches: " not in alive_text or "since 1988" not in alive_text:
+                    print(f"the alive card does not say the odds by the pitches thrown so far: {alive_text!r}")
+                    sys.exit(1)
                 # Recent moments: each with its time and a link to its game; Giolito's 4th is there.
                 moments = chromium.evaluate("""[...document.querySelectorAll('#moments li')].map(li => ({
                     text: li.innerText, time: !!li.querySelector('time[datetime]'),

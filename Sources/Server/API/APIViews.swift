@@ -40,6 +40,17 @@ package struct ClientConfiguration: Sendable, Codable {
     /// How often a bid like one hitless through k outs finished, in words, by k ("21": "1 in 4
     /// such bids since 1950 ended as no-hitters (798 bids)"); absent without a table.
     package var odds: [String: String]?
+    /// The same by the pitches thrown so far (the seasons scored pitch by pitch): for a bid
+    /// hitless through `outs` (12 to 24, the last complete inning reached) on `from`...`to`
+    /// pitches (`to` absent: or more), in words; absent without such a table.
+    package var pitchOdds: [PitchOdds]?
+
+    package struct PitchOdds: Sendable, Codable {
+        package var outs: Int
+        package var from: Int
+        package var to: Int?
+        package var sentence: String
+    }
 }
 
 package struct AdminDeviceCounts: Sendable, Codable {

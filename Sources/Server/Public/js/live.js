@@ -74,8 +74,14 @@ function attemptCard({ game, bid }) {
     const bar = `<div class="bar" role="progressbar" aria-label="Outs recorded without a hit" aria-valuemin="0" aria-valuemax="${scheduledOuts}" aria-valuenow="${bid.outs}" aria-valuetext="${bid.outs} of ${scheduledOuts} outs"><span></span></div>`;
     // How often bids like this one finished, in the server's words (by outs, 27 and more as 27).
     const odds = state.config?.odds?.[String(Math.min(bid.outs, 27))];
+    // And by the pitches thrown so far (where every line counts them): the last complete inning's row.
+    const thrown = bid.lines.length && bid.lines.every((line) => line.pitches != null)
+      ? bid.lines.reduce((sum, line) => sum + line.pitches, 0) : null;
+    const through = Math.min(Math.floor(bid.outs / 3) * 3, 24);
+    const byPitches = thrown == null || through < 12 ? null : (state.config?.pitch_odds || [])
+      .find((row) => row.outs === through && row.from <= thrown && (row.to == null || thrown <= row.to));
     status = `<div class="progress">Hitless through ${esc(bid.hitless_text)}</div>${bar}
-      ${odds ? `<div class="odds muted">History: ${esc(odds)}.</div>` : ''}
+      ${odds ? `<div class="odds muted">History: ${esc(odds)}.${byPitches ? ` ${esc(byPitches.sentence)}.` : ''}</div>` : ''}
       <div class="togo"><strong>${count(toGo, 'out')} to go</strong>${fielding && game.status === 'live' && game.outs < 3 ? ` ${outsDots(game.outs)}` : ''}</div>${where}`;
   }
   const key = keyOf(game, bid);
