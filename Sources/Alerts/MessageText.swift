@@ -199,7 +199,8 @@ package enum MessageText {
             // What it means names the word: not for jinx-safe wording.
             if let meaning = moment.meaning, !jinxSafe { body += " " + meaning }
         }
-        if moment.kind.bidStillAlive, let odds = moment.odds {
+        // The odds name the word: not for jinx-safe wording.
+        if moment.kind.bidStillAlive, let odds = moment.odds, !jinxSafe {
             body += " " + fill(strings.history, ["sentence": odds.sentence])
             if let pitches = odds.pitches { body += " " + pitches.sentence + "." }
         }

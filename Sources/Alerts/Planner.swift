@@ -51,6 +51,10 @@ package enum Planner {
             if moment.kind == .hitlessOut {
                 return oddsStart && past && !history.progressSent ? .send(notBefore: notBefore) : .skip(.frequency)
             }
+            // An ending carries no odds: with odds chosen, only an activity that started hears it.
+            if preferences.minOdds != nil && moment.odds == nil && !moment.kind.bidStillAlive {
+                return history.progressSent ? .send(notBefore: notBefore) : .skip(.notFollowingBid)
+            }
             return past || history.progressSent ? .send(notBefore: notBefore) : .skip(.belowThreshold)
         }
 
@@ -65,7 +69,9 @@ package enum Planner {
             guard past else { return .skip(.belowThreshold) }
         case .ninthInningOut:
             guard past else { return .skip(.belowThreshold) }
-            guard preferences.frequency == .everyOutInNinth else { return .skip(.frequency) }
+            // The 25th or 26th out may be where the odds first pass a device's share (past 50 %).
+            let startsOdds = preferences.minOdds != nil && moment.odds != nil && !history.progressSent
+            guard preferences.frequency == .everyOutInNinth || startsOdds else { return .skip(.frequency) }
         case .revived:
             guard history.progressSent || past else { return .skip(.belowThreshold) }
         case .perfectGameLost, .pitchingChange:

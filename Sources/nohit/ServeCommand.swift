@@ -290,9 +290,24 @@ struct ServeCommand: AsyncParsableCommand {
             odds: odds,
             meaning: { completed, game in
                 let club = game.team(completed.pitchingSide)
-                return await seasons.meaning(
-                    franchise: club.club.franchise, nickname: club.club.nickname, date: game.date,
-                    gameID: completed.gameID)
+                let lookup = Task {
+                    await seasons.meaning(
+                        franchise: club.club.franchise, nickname: club.club.nickname, date: game.date,
+                        gameID: completed.gameID)
+                }
+                // The completed alert waits at most 15 s for its history (the seasons are read in
+                // the background from the 4th inning on; a club without a no-hitter in decades
+                // reads them all): past that it goes without, and the reading goes on for the next.
+                return await withTaskGroup(of: (found: Bool, text: String?).self) { group in
+                    group.addTask { (true, await lookup.value) }
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(15))
+                        return (false, nil)
+                    }
+                    let first = await group.next()
+                    group.cancelAll()
+                    return first?.text
+                }
             }, logger: logger)
 
         var serving = APIServer.Options()
@@ -522,7 +537,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// Once a bid is hitless through five innings, reads the no-hitters of the seasons held up to its
+/// Once a bid is hitless through four innings, reads the no-hitters of the seasons held up to its
 /// game's in the background (once per season), so what a no-hitter means is ready when it completes.
 final class HistoryWarmer: GameChangeConsumer {
     let seasons: SeasonLibrary
@@ -533,7 +548,7 @@ final class HistoryWarmer: GameChangeConsumer {
     }
 
     func consume(_ change: GameChange) async throws {
-        guard change.moments.contains(where: { $0.kind == .hitlessInnings && $0.outs >= 15 }),
+        guard change.moments.contains(where: { $0.kind == .hitlessInnings && $0.outs >= 12 }),
             let year = Int(change.game.info.date.prefix(4)), started.withLock({ $0.insert(year).inserted })
         else { return }
         Task.detached(priority: .background) { [seasons] in await seasons.warmOfficials(through: year) }

@@ -44,6 +44,29 @@ import Testing
         #expect(message.body == "The White Sox no-hit the Pirates. Final: PIT 0, CWS 4.")
     }
 
+    /// The odds and a completed no-hitter's meaning name the word: jinx-safe wording leaves
+    /// them out; plain wording says them.
+    @Test func theOddsAndTheMeaningAreLeftOutOfJinxSafeWording() {
+        var moment = Moment(
+            id: "m", gameID: "CHA202008250", pitchingSide: .home, kind: .hitlessInnings, outs: 21, inning: 7,
+            battingSide: .away, outsInInning: 3, score: PerSide(away: 0, home: 4), perfect: false,
+            pitchers: [PlayerID("gioll001")!])
+        moment.odds = BidChance(
+            outs: 21, bids: 798, noHitters: 182, share: 0.228, since: 1950,
+            sentence: "1 in 4 such bids since 1950 ended as no-hitters (798 bids)")
+        #expect(MessageText.render(moment, game: Self.game).body.contains("History: 1 in 4 such bids"))
+        #expect(!MessageText.render(moment, game: Self.game, jinxSafe: true).body.lowercased().contains("no-hitter"))
+        moment.kind = .completed
+        moment.outs = 27
+        moment.odds = nil
+        moment.lastPlay = "Erik Gonzalez lines out to right field"
+        moment.meaning = "The White Sox's first no-hitter since Philip Humber's perfect game on April 21, 2012."
+        let plain = MessageText.render(moment, game: Self.game).body
+        #expect(plain.contains("The last out: Erik Gonzalez lines out to right field. The White Sox's first no-hitter"))
+        let safe = MessageText.render(moment, game: Self.game, jinxSafe: true).body
+        #expect(safe.contains("The last out:") && !safe.lowercased().contains("no-hitter"), "\(safe)")
+    }
+
     @Test func jinxSafeWordingNeverSaysIt() throws {
         for moment in try Self.giolitoMoments() {
             let message = MessageText.render(moment, game: Self.game, jinxSafe: true)

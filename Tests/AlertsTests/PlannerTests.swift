@@ -167,6 +167,16 @@ import Testing
             channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), share: 0.29,
             expected: .send(notBefore: time)),
         Case(
+            name: "odds chosen: the 25th out starts the bid past a half", kind: .ninthInningOut, outs: 25,
+            setup: { $0.minOdds = 0.5 }, share: 0.62, expected: .send(notBefore: time)),
+        Case(
+            name: "odds chosen: the 26th out once followed, by frequency", kind: .ninthInningOut, outs: 26,
+            setup: { $0.minOdds = 0.5 }, history: progressed, share: 0.78, expected: .skip(.frequency)),
+        Case(
+            name: "a live activity with odds chosen hears no ending of a bid it never showed", kind: .brokenUp,
+            outs: 20, setup: { $0.minOdds = 0.25 },
+            channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), expected: .skip(.notFollowingBid)),
+        Case(
             name: "a live activity is not updated at every out", kind: .hitlessOut, outs: 13,
             history: progressed, channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t"), share: 0.03,
             expected: .skip(.frequency)),

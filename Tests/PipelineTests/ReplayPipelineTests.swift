@@ -273,8 +273,8 @@ extension ReplayPipelineTests {
             var figures = moment.odds
             figures?.pitches = nil
             #expect(figures == odds.chance(outs: moment.outs), "\(moment.id)")
-            // And by the pitches he had thrown (2020 is scored pitch by pitch).
-            if moment.outs >= 12 {
+            // And at a complete inning, by the pitches he had thrown (2020 is scored pitch by pitch).
+            if moment.outs >= 12 && moment.outs % 3 == 0 {
                 let pitches = try #require(moment.odds?.pitches, "\(moment.id)")
                 #expect(BidOdds.pitchRange(pitches.pitches).from == pitches.from)
                 #expect(pitches.outs == min(moment.outs / 3 * 3, 24))
@@ -311,8 +311,13 @@ extension ReplayPipelineTests {
         let body = try #require(alert["body"] as? String)
         #expect(body.contains("hitless through 22 outs"), "\(body)")
         #expect(body.contains("History: 1 in 3 such bids since 1950 ended as no-hitters (619 bids)."), "\(body)")
-        #expect(body.contains(" pitches: ") && body.contains("since 1988"), "\(body)")
         print("the first odds alert: \(body)")
+        // The next, at the end of the 8th, by his pitches too.
+        let next = try #require(setup.server.state.notification(apnsID: ids(fan)[1]))
+        let nextBody = try #require(
+            ((try JSONSerialization.jsonObject(with: next.payload) as? [String: Any])?["aps"] as? [String: Any])
+                .flatMap { $0["alert"] as? [String: Any] }?["body"] as? String)
+        #expect(nextBody.contains("Through 8 on 75 to 89 pitches: ") && nextBody.contains("since 1988"), "\(nextBody)")
         // The completed alert: the last out in words and what it means.
         let completed = try #require(giolito.first { $0.kind == .completed })
         #expect(completed.lastPlay == "Erik Gonzalez lines out to right field")

@@ -86,7 +86,8 @@ package actor GameHub: GameFeedSink {
                 for line in follower.pitcherLines.lines(of: moment.pitchingSide) {
                     thrown = thrown.flatMap { sum in line.pitches.map { sum + $0 } }
                 }
-                if let thrown, thrown > 0 {
+                // (At a complete inning only: the row is the pitches as of its last out.)
+                if let thrown, thrown > 0, moment.outs % 3 == 0 {
                     moment.odds?.pitches = odds.pitchChance(outs: moment.outs, pitches: thrown)
                 }
                 events[index] = .moment(moment)
@@ -95,7 +96,7 @@ package actor GameHub: GameFeedSink {
         // A completed no-hitter: its last out in words, and what it means.
         for index in events.indices {
             guard case .moment(var moment) = events[index], moment.kind == .completed else { continue }
-            moment.lastPlay = Self.lastPlay(follower.playByPlay)
+            moment.lastPlay = Self.lastPlay(follower.playByPlay, fielding: moment.pitchingSide)
             moment.meaning = await meaning?(moment, follower.info)
             events[index] = .moment(moment)
         }
@@ -125,12 +126,14 @@ package actor GameHub: GameFeedSink {
         for consumer in consumers { try await consumer.consume(change) }
     }
 
-    /// The game's last play in words, without its full stop (a substitution after it carries its
-    /// number, and comes after it).
-    static func lastPlay(_ entries: [PlayByPlayEntry]) -> String? {
-        guard let last = entries.last?.number, var text = entries.first(where: { $0.number == last })?.text else {
-            return nil
-        }
+    /// The last play against the side fielding as `fielding` in words, without its full stop: a
+    /// no-hitter's last out, even when a walk-off came after it (a substitution after a play
+    /// carries its number, and comes after it).
+    static func lastPlay(_ entries: [PlayByPlayEntry], fielding: Side) -> String? {
+        let half = fielding == .home ? "top" : "bottom"
+        guard let last = entries.last(where: { $0.half == half })?.number,
+            var text = entries.first(where: { $0.number == last && $0.half == half })?.text
+        else { return nil }
         while text.hasSuffix(".") { text.removeLast() }
         return text
     }

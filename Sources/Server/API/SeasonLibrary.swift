@@ -58,6 +58,8 @@ package final class SeasonLibrary: Sendable {
             readings[year] = reading
             return reading
         }
+        // Read, or failed: the next caller reads again (a failure is not kept).
+        defer { readings.withLock { $0[year] = nil } }
         let officials = try await reading.value
         officialCache.withLock { $0[year] = officials }
         return officials

@@ -164,7 +164,10 @@ function longestBid(games) {
 }
 
 export function drawLive() {
-  const games = [...state.games.values()];
+  // Tonight: the games of the board's latest day (a long-running server keeps earlier days).
+  const all = [...state.games.values()];
+  const day = all.map((g) => g.date).sort().pop();
+  const games = all.filter((g) => g.date === day);
   const live = games.filter((g) => g.status === 'live').map((g) => ({ game: g, rank: closest(g).rank }))
     .sort((a, b) => compareRanks(a.rank, b.rank) || a.game.start_time.localeCompare(b.game.start_time) || a.game.id.localeCompare(b.game.id))
     .map((entry) => entry.game);

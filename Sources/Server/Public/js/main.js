@@ -51,8 +51,14 @@ async function loadData() {
     const before = new Map([...state.games.values()].map((game) => [game.id, progress(game)]));
     await loadGamesAndMoments();
     // A replay back at the start of its day (the server began it again): said, not silently emptied.
-    const restarted = state.config?.source !== 'statsapi'
-      && [...state.games.values()].some((game) => (before.get(game.id) ?? 0) > progress(game));
+    // Most of the games that had started are back before their first pitch (not one game
+    // postponed, nor an instance a little behind); the notice goes once games are played again.
+    const started = [...state.games.values()].filter((game) => (before.get(game.id) ?? 0) > 0);
+    const reset = started.filter((game) => game.status === 'scheduled' && (before.get(game.id) ?? 0) > progress(game));
+    const restarted = state.config?.source === 'replay' && started.length > 0 && reset.length * 2 > started.length;
+    if (!restarted && [...state.games.values()].some((game) => game.status !== 'scheduled')) {
+      $('#replay-restarted').hidden = true;
+    }
     if (restarted) {
       const notice = $('#replay-restarted');
       notice.textContent = `The replay started its day again at ${new Date().toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })}: `

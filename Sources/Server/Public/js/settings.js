@@ -41,10 +41,16 @@ export function showPreferences(p) {
   if (p.quiet_hours) { $('#quiet-start').value = p.quiet_hours.start; $('#quiet-end').value = p.quiet_hours.end; }
   $('#spoiler').value = p.spoiler_delay_seconds;
   $('#jinx').checked = p.jinx_safe;
-  // A share the list does not offer (set through the API) is shown as the nearest one below it.
-  const offered = [...$('#min-odds').options].map((o) => o.value).filter((v) => v !== '').map(Number);
-  const nearest = p.min_odds == null ? '' : String(offered.filter((v) => v <= p.min_odds).pop() ?? offered[0]);
-  $('#min-odds').value = nearest;
+  // A share the list does not offer (set through the API) is offered as it is, so saving keeps it.
+  const select = $('#min-odds');
+  const value = p.min_odds == null ? '' : String(p.min_odds);
+  if (![...select.options].some((o) => o.value === value)) {
+    const option = document.createElement('option');
+    option.value = value;
+    option.textContent = `${Math.round(p.min_odds * 1000) / 10} in 100`;
+    select.append(option);
+  }
+  select.value = value;
   $$('#deal-subscriptions input').forEach((box) => { box.checked = (p.deals || []).includes(box.value); });
 }
 
