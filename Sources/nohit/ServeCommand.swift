@@ -298,16 +298,7 @@ struct ServeCommand: AsyncParsableCommand {
                 // The completed alert waits at most 15 s for its history (the seasons are read in
                 // the background from the 4th inning on; a club without a no-hitter in decades
                 // reads them all): past that it goes without, and the reading goes on for the next.
-                return await withTaskGroup(of: (found: Bool, text: String?).self) { group in
-                    group.addTask { (true, await lookup.value) }
-                    group.addTask {
-                        try? await Task.sleep(for: .seconds(15))
-                        return (false, nil)
-                    }
-                    let first = await group.next()
-                    group.cancelAll()
-                    return first?.text
-                }
+                return await Self.within(.seconds(15)) { await lookup.value }
             }, logger: logger)
 
         var serving = APIServer.Options()
@@ -534,6 +525,39 @@ struct ServeCommand: AsyncParsableCommand {
                 "NOHIT_WEB_FOLDER: no index.html in '\(folder)' (Sources/Server/Public is the web app)")
         }
         return folder
+    }
+}
+
+extension ServeCommand {
+    /// `body`'s value, or nil when it takes longer than `limit` (it goes on, unawaited).
+    static func within<Value: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async -> Value?) async
+        -> Value?
+    {
+        let once = Once()
+        return await withCheckedContinuation { continuation in
+            Task {
+                let value = await body()
+                if once.first() { continuation.resume(returning: value) }
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                if once.first() { continuation.resume(returning: nil) }
+            }
+        }
+    }
+}
+
+/// True the first time `first()` is asked only (one of several racing tasks resumes a continuation).
+final class Once: Sendable {
+    private let done = Mutex(false)
+
+    init() {}
+
+    func first() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
     }
 }
 
