@@ -575,7 +575,7 @@ final class HistoryWarmer: GameChangeConsumer {
         guard change.moments.contains(where: { $0.kind == .hitlessInnings && $0.outs >= 12 }),
             let year = Int(change.game.info.date.prefix(4)), started.withLock({ $0.insert(year).inserted })
         else { return }
-        Task.detached(priority: .background) { [seasons] in await seasons.warmOfficials(through: year) }
+        Task.detached(priority: .utility) { [seasons] in await seasons.warmOfficials(through: year) }
     }
 }
 

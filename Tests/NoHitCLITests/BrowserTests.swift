@@ -61,13 +61,14 @@ import Testing
         return (probe.terminationStatus, text)
     }
 
-    /// Giolito's attempt card appears and then advances through the live stream (600 times real
-    /// speed: his 4th inning comes about 15 s in).
+    /// Giolito's attempt card appears and then advances through the live stream, and becomes the
+    /// celebration card (400 times real speed: his 4th inning comes about 22 s in).
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
     func attemptCardAppearsAndAdvancesThroughTheLiveStream() async throws {
         // With Retrosheet's seasons beside the checkout (the folders of 2012, 2015, 2019 and 2020:
-        // four seasons read, in a debug build on a loaded machine, within the 15 s a completed
-        // alert waits for its history), the celebration card names the White Sox's previous
+        // four seasons read from the first bid of the night, in a debug build on a loaded machine,
+        // before Giolito's last out at 400 times real speed, about 50 s in: a completed alert waits
+        // at most 15 s for its history), the celebration card names the White Sox's previous
         // no-hitter; with the bundled 2020 season alone, only its place in 2020.
         let folders = TestData.sharedRoot.appendingPathComponent("retrosheet").path
         let shared = TestData.isSharedAvailable
@@ -77,7 +78,7 @@ import Testing
             : "The White Sox's first no-hitter in the seasons known (in 2020); the 1st of 2020."
         let (status, text) = try await Executable.onThread {
             try Self.probe(
-                "live_page.py", speed: 600, arguments: ["CHA202008250-home", Self.output.path, "150", meaning],
+                "live_page.py", speed: 400, arguments: ["CHA202008250-home", Self.output.path, "150", meaning],
                 serveArguments: shared ? ["--data", folders] : [])
         }
         #expect(status == 0, "\(text)")
