@@ -45,6 +45,16 @@ package struct PitcherLines: Sendable, Hashable {
 
     package func line(of pitcher: PlayerID) -> PitcherLine? { lines.first { $0.pitcher == pitcher } }
 
+    /// Pitches `side`'s pitchers have thrown; nil when one line's are not known.
+    package func pitches(of side: Side) -> Int? {
+        var total = 0
+        for line in lines where line.side == side {
+            guard let pitches = line.pitches else { return nil }
+            total += pitches
+        }
+        return total
+    }
+
     /// A pitcher took the mound (the starter, or a reliever).
     package mutating func enter(_ pitcher: PlayerID, side: Side) {
         _ = index(pitcher, side: side)

@@ -32,11 +32,7 @@ package struct GameBids: Sendable {
             }
             lines.record(result, pitches: replayed.pitches)
             if result.outs > 0, atOut[result.pitchingSide] != nil {
-                var total: Int? = 0
-                for line in lines.lines(of: result.pitchingSide) {
-                    total = total.flatMap { sum in line.pitches.map { sum + $0 } }
-                }
-                if let total {
+                if let total = lines.pitches(of: result.pitchingSide) {
                     atOut[result.pitchingSide]?.append(contentsOf: repeatElement(total, count: result.outs))
                 } else {
                     atOut[result.pitchingSide] = nil

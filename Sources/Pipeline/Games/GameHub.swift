@@ -82,10 +82,7 @@ package actor GameHub: GameFeedSink {
                 }
                 moment.odds = odds.chance(outs: moment.outs)
                 // And by the pitches the bid's pitchers have thrown, where the source counts them.
-                var thrown: Int? = 0
-                for line in follower.pitcherLines.lines(of: moment.pitchingSide) {
-                    thrown = thrown.flatMap { sum in line.pitches.map { sum + $0 } }
-                }
+                let thrown = follower.pitcherLines.pitches(of: moment.pitchingSide)
                 // (At a complete inning only: the row is the pitches as of its last out.)
                 if let thrown, thrown > 0, moment.outs % 3 == 0 {
                     moment.odds?.pitches = odds.pitchChance(outs: moment.outs, pitches: thrown)
