@@ -264,6 +264,10 @@ final class FakeProviderHTTP2Handler: ChannelInboundHandler {
     private var unacknowledgedBytes = 0
     private var needsFlush = false
     private var closing = false
+    /// Streams whose requests are held now, and those of them the client reset meanwhile (it gave
+    /// up waiting, as on its timeout).
+    private var heldStreams: Set<Int32> = []
+    private var resetWhileHeld: Set<Int32> = []
 
     init(state: FakeProviderState, origin: String) {
         self.state = state
@@ -299,7 +303,9 @@ final class FakeProviderHTTP2Handler: ChannelInboundHandler {
             }
             if data.endStream { finish(streamID, context: context) }
         case .rstStream:
-            streams.removeValue(forKey: streamID)
+            if streams.removeValue(forKey: streamID) == nil, heldStreams.contains(streamID) {
+                resetWhileHeld.insert(streamID)
+            }
         default:
             break
         }
@@ -320,8 +326,17 @@ final class FakeProviderHTTP2Handler: ChannelInboundHandler {
         let wasHeld = state.holdIfHeld(apnsID: request.headers.first(name: "apns-id")) {
             eventLoop.execute {
                 let (handler, context) = held.value
+                handler.heldStreams.remove(streamID)
                 // A connection that closed while its request was held never delivered it.
                 guard context.channel.isActive, !handler.closing else { return }
+                // A request whose sender gave up on it (reset its stream) was delivered all the
+                // same, as a provider that got it before the reset would: the sender cannot know,
+                // so it is in doubt, and the ledger says so.
+                if handler.resetWhileHeld.remove(streamID) != nil,
+                    let apnsID = request.headers.first(name: "apns-id")
+                {
+                    handler.state.gaveUpOn(apnsID: apnsID)
+                }
                 handler.answer(streamID, request: request, context: context)
                 if handler.needsFlush {
                     handler.needsFlush = false
@@ -329,7 +344,11 @@ final class FakeProviderHTTP2Handler: ChannelInboundHandler {
                 }
             }
         }
-        if !wasHeld { answer(streamID, request: request, context: context) }
+        if wasHeld {
+            heldStreams.insert(streamID)
+        } else {
+            answer(streamID, request: request, context: context)
+        }
     }
 
     private func answer(

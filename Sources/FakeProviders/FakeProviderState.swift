@@ -57,7 +57,8 @@ package final class FakeProviderState: Sendable {
     let ledger = Mutex(Ledger())
     /// Requests held by `hold()`: each one's answer, run on its connection's event loop, and the
     /// `apns-id` each carried (if any).
-    let gate = Mutex((holding: false, waiting: [@Sendable () -> Void](), ids: [String]()))
+    let gate = Mutex(
+        (holding: false, waiting: [@Sendable () -> Void](), ids: [String](), gaveUp: Set<String>()))
 
     package init(configuration: FakeProviderConfiguration) {
         self.configuration = configuration
@@ -87,6 +88,17 @@ extension FakeProviderState {
     /// The `apns-id` of every request held now, in arrival order (lowercased as sent).
     package var heldAPNsIDs: [String] {
         gate.withLock { $0.ids }
+    }
+
+    /// The `apns-id` of every held request whose sender reset its stream before the release (it
+    /// gave up waiting, as on its timeout) and which was delivered all the same: in doubt for the
+    /// sender, which sends it again.
+    package var gaveUpAPNsIDs: Set<String> {
+        gate.withLock { $0.gaveUp }
+    }
+
+    func gaveUpOn(apnsID: String) {
+        _ = gate.withLock { $0.gaveUp.insert(apnsID.lowercased()) }
     }
 
     /// Keeps `answer` for the release if requests are held now; false when they are not.

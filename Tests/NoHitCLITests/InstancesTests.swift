@@ -93,7 +93,7 @@ import Testing
         #expect(expected.count > 20_000)
         let server = harness.crash.server
 
-        let seed = UInt64.random(in: 1...UInt64.max)
+        let seed = TestSeed.draw()
         print("instances crash test: kill points and victims drawn with seed \(seed)")
         var random = SplitMix(seed: seed)
         // Alerts stay worth sending for a replayed day (1440 minutes, 432 s of wall time at speed
@@ -186,7 +186,11 @@ import Testing
             rows.filter { $0.takenFrom.map(victims.contains) ?? false }.map { $0.id.uuidString.lowercased() })
         let unseenAtKills = takenFromVictims.subtracting(inDoubtAtKills)
         inDoubtAtKills.formUnion(takenFromVictims)
-        let inDoubt = inDoubtAtKills.union(inDoubtAtLapses)
+        // Requests an instance gave up on while the fake held them (its 10 s timeout passed on a
+        // loaded machine while the test chose and killed a victim): delivered all the same at the
+        // release, as a provider that had them would, and so in doubt for their sender.
+        let gaveUp = server.state.gaveUpAPNsIDs
+        let inDoubt = inDoubtAtKills.union(inDoubtAtLapses).union(gaveUp)
         let missing = expected.subtracting(acceptedIDs).subtracting(superseded)
         let unexpected = acceptedIDs.subtracting(expected)
         let repeated = Set(accepted.filter { $0.count > 1 }.map(\.apnsID))
@@ -197,8 +201,16 @@ import Testing
                 + "; missing \(missing.count), unexpected \(unexpected.count), superseded \(superseded.count), "
                 + "accepted twice \(repeated.count) (all in flight at a kill: \(repeated.isSubset(of: inDoubtAtKills))); "
                 + "taken back from instances that stalled past their lease: \(inDoubtAtLapses.count) "
-                + "\(lapsedInstances.sorted()); taken back from killed ones after the test looked: \(unseenAtKills.count)"
+                + "\(lapsedInstances.sorted()); taken back from killed ones after the test looked: \(unseenAtKills.count); "
+                + "given up on while held: \(gaveUp.count)"
         )
+        let unexplained = repeated.subtracting(inDoubt)
+        if !unexplained.isEmpty {
+            // Where each repeat without a known doubt stands in the outbox, for the next look.
+            for row in rows where unexplained.contains(row.id.uuidString.lowercased()) {
+                print("instances crash test (seed \(seed)): repeated \(row.id): \(row)")
+            }
+        }
         if !missing.isEmpty {
             // Where the missing ones stand in the outbox (state: 0 pending ... 4 superseded; none: never queued).
             let byID = Dictionary(
@@ -214,7 +226,11 @@ import Testing
         // doubt: in flight at a kill, or at an instance whose lease lapsed.
         #expect(repeated.isSubset(of: inDoubt), "seed \(seed)")
         #expect(superseded.isSubset(of: inDoubt), "seed \(seed)")
-        #expect(accepted.allSatisfy { $0.count <= 1 + kills.count + lapsedInstances.count }, "seed \(seed)")
+        #expect(
+            accepted.allSatisfy {
+                $0.count <= 1 + kills.count + lapsedInstances.count + (gaveUp.isEmpty ? 0 : kills.count)
+            },
+            "seed \(seed)")
         // Every delivery was really under way at the kills.
         #expect(kills.allSatisfy { $0.inDoubt > 0 }, "an instance had nothing in flight when killed (seed \(seed))")
 
