@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Crypto
 import FakeProviders
 import Foundation
@@ -37,8 +38,16 @@ struct FakeAPNsCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (0 picks a free one).")
     var port = 0
 
-    @Option(help: "Directory for ca.pem, the key and fake-apns.json.")
-    var dir = "nohit-data/fake-apns"
+    @Option(
+        help: ArgumentHelp(
+            "Directory for ca.pem, the key and fake-apns.json: the one serve and replay read as --fake-apns "
+                + "(default: apns.fake, NOHIT_APNS_FAKE, else nohit-data/fake-apns).", valueName: "dir"))
+    var dir: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A JSON configuration file (default: $NOHIT_CONFIG): its apns.fake is the directory.", valueName: "file"))
+    var config: String?
 
     @Option(
         help: ArgumentHelp("The provider key (.p8) to accept (default: <dir>/AuthKey_<key-id>.p8).", valueName: "file"))
@@ -71,6 +80,12 @@ struct FakeAPNsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The directory serve and replay are told to use (apns.fake), unless --dir names another.
+        var flags: [String: ConfigContent] = [:]
+        if let dir { flags["apns.fake"] = .string(dir) }
+        let settings = try await Settings.load(flags: flags, file: config)
+        let dir = try settings.string("apns.fake", default: "nohit-data/fake-apns")
+        guard !dir.isEmpty else { throw ValidationError("the fake's directory (--dir, apns.fake) is empty") }
         let keyPath = key ?? (dir as NSString).appendingPathComponent("AuthKey_\(keyID).p8")
         let caPath = (dir as NSString).appendingPathComponent("ca.pem")
         let signingKey: P256.Signing.PrivateKey

@@ -143,7 +143,8 @@ extension Settings {
                 + "to are checked)."),
         Setting(
             "apns.fake", "fake-apns", pipeline,
-            "A directory written by `nohit fake-apns`: use that fake APNs (its URL, CA and key).", valueName: "dir"),
+            "A directory written by `nohit fake-apns`: use that fake APNs (its URL, CA and key). `nohit fake-apns` "
+                + "writes there when not given --dir.", valueName: "dir"),
         Setting(
             "apns.url", "apns-url", pipeline,
             "APNs base URL for both environments (default: Apple's, https://api.push.apple.com and "

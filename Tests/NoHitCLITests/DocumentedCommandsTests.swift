@@ -19,31 +19,101 @@ import Testing
         "docs/stream-scale.md",
     ]
 
-    /// A page's code blocks (indented four spaces, or fenced), as lists of `nohit` command lines.
-    static func blocks(of text: String) -> [[String]] {
-        var blocks: [[String]] = []
-        var current: [String] = []
+    /// A documented command: its line, and the output the page shows for it (empty when none).
+    struct Command: Equatable {
+        var line: String
+        var output: [String] = []
+    }
+
+    /// A page's code blocks (indented four spaces, or fenced), as lists of `nohit` commands. A
+    /// fenced block marked `output` right after a code block is what the page says its last
+    /// command prints: each of its lines, in order, is a line of the command's standard output or
+    /// error, `…` standing for any text (an id, a time).
+    static func blocks(of text: String) -> [[Command]] {
+        var blocks: [[Command]] = []
+        var current: [Command] = []
         var fenced = false
+        var output: [String]?
+        // Whether the last block closed with nothing but blank lines since (an output block
+        // belongs to it).
+        var adjacent = false
         func close() {
-            if !current.isEmpty { blocks.append(current) }
+            if !current.isEmpty {
+                blocks.append(current)
+                adjacent = true
+            }
             current = []
         }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if line.hasPrefix("```") {
-                fenced.toggle()
-                if !fenced { close() }
+                if output != nil {
+                    if adjacent, !blocks.isEmpty, !blocks[blocks.count - 1].isEmpty {
+                        blocks[blocks.count - 1][blocks[blocks.count - 1].count - 1].output = output ?? []
+                    }
+                    output = nil
+                    adjacent = false
+                } else if !fenced && line.dropFirst(3).trimmingCharacters(in: .whitespaces) == "output" {
+                    close()
+                    output = []
+                } else {
+                    fenced.toggle()
+                    if fenced { adjacent = false } else { close() }
+                }
+                continue
+            }
+            if output != nil {
+                output?.append(line)
                 continue
             }
             let code = fenced ? line : (line.hasPrefix("    ") ? String(line.dropFirst(4)) : nil)
             guard let code else {
-                if !line.trimmingCharacters(in: .whitespaces).isEmpty { close() }
+                if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                    close()
+                    adjacent = false
+                }
                 continue
             }
             let trimmed = code.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("swift run nohit ") || trimmed.hasPrefix("nohit ") { current.append(trimmed) }
+            if trimmed.hasPrefix("swift run nohit ") || trimmed.hasPrefix("nohit ") {
+                current.append(Command(line: trimmed))
+            }
         }
         close()
         return blocks
+    }
+
+    /// The lines of `expected` that `standardOutput` and `standardError` do not show in order
+    /// (each line whole, trimmed, `…` matching any text).
+    static func unmatched(_ expected: [String], standardOutput: String, standardError: String) -> [String] {
+        func lines(_ text: String) -> [String] {
+            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        func matches(_ pattern: String, _ line: String) -> Bool {
+            let parts = pattern.components(separatedBy: "…")
+            guard parts.count > 1 else { return pattern == line }
+            guard line.hasPrefix(parts[0]) else { return false }
+            var rest = line.dropFirst(parts[0].count)
+            for part in parts.dropFirst().dropLast() {
+                guard let found = rest.range(of: part) else { return false }
+                rest = rest[found.upperBound...]
+            }
+            return rest.hasSuffix(parts[parts.count - 1])
+        }
+        let streams = [lines(standardOutput), lines(standardError)]
+        var cursors = [0, 0]
+        var missing: [String] = []
+        for pattern in expected.map({ $0.trimmingCharacters(in: .whitespaces) }) where !pattern.isEmpty {
+            var found = false
+            for stream in streams.indices {
+                if let at = streams[stream][cursors[stream]...].firstIndex(where: { matches(pattern, $0) }) {
+                    cursors[stream] = at + 1
+                    found = true
+                    break
+                }
+            }
+            if !found { missing.append(pattern) }
+        }
+        return missing
     }
 
     /// The words of a command line: its comment (two spaces and `#`) and a trailing `&` removed,
@@ -75,6 +145,48 @@ import Testing
         return (words, background)
     }
 
+    @Test func anOutputBlockIsWhatTheCommandBeforeItPrints() {
+        let page = """
+            Run:
+
+                nohit devices add --console me
+                nohit replay --date 2020-08-25
+
+            ```output
+            Giolito … 7 innings
+            CWS 4, PIT 0
+            ```
+
+            Prose between:
+
+                nohit odds
+
+            Then
+
+            ```output
+            not this command's
+            ```
+            """
+        let blocks = Self.blocks(of: page)
+        #expect(
+            blocks == [
+                [
+                    Command(line: "nohit devices add --console me"),
+                    Command(line: "nohit replay --date 2020-08-25", output: ["Giolito … 7 innings", "CWS 4, PIT 0"]),
+                ],
+                [Command(line: "nohit odds")],
+            ])
+        let printed = "planned\nGiolito (CWS) 7 innings\nCWS 4, PIT 0 final\nCWS 4, PIT 0\n"
+        #expect(Self.unmatched(blocks[0][1].output, standardOutput: printed, standardError: "").isEmpty)
+        // In order, each line whole.
+        #expect(
+            Self.unmatched(["CWS 4, PIT 0", "Giolito … 7 innings"], standardOutput: printed, standardError: "") == [
+                "Giolito … 7 innings"
+            ])
+        #expect(Self.unmatched(["CWS 4"], standardOutput: printed, standardError: "") == ["CWS 4"])
+        #expect(Self.unmatched(["planned"], standardOutput: "", standardError: printed).isEmpty)
+    }
+
     @Test func everyDocumentedCommandRuns() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-docs-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -83,10 +195,17 @@ import Testing
             "NOHIT_HTTP_PORT": "0",
         ]
         var ran = 0
+        var shown = 0
         var skipped: [String] = []
         for page in Self.pages {
             let text = try String(contentsOf: TestData.packageRoot.appendingPathComponent(page), encoding: .utf8)
-            for (index, block) in Self.blocks(of: text).enumerated() {
+            let blocks = Self.blocks(of: text)
+            // Every output block belongs to the command right before it (no prose between).
+            #expect(
+                blocks.joined().filter { !$0.output.isEmpty }.count == text.components(separatedBy: "```output").count
+                    - 1,
+                "\(page): an output block does not follow a command block directly")
+            for (index, block) in blocks.enumerated() {
                 let directory = scratch.appendingPathComponent("\(page.replacing("/", with: "-"))-\(index)")
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
                 let database = TestPostgres.url(schema: "docs\(index)")
@@ -97,7 +216,8 @@ import Testing
                         process.waitUntilExit()
                     }
                 }
-                for line in block {
+                for command in block {
+                    let line = command.line
                     var (words, background) = Self.words(line)
                     if line.contains("<") || line.contains("…") {
                         // An example to fill in: the command exists.
@@ -120,18 +240,29 @@ import Testing
                         #expect(
                             text.output.contains(words.first == "serve" ? "stops gracefully" : " listening on "),
                             "\(page): `\(line)` did not come up:\n\(text.output)")
+                        let missing = Self.unmatched(command.output, standardOutput: text.output, standardError: "")
+                        #expect(missing.isEmpty, "\(page): `\(line)` no longer prints \(missing):\n\(text.output)")
                         if let process = text.process { running.append(process) }
                     } else {
                         let result = try await Executable.onThread { [words] in
                             try Executable.run("nohit", words, in: directory, environment: environment)
                         }
                         #expect(result.status == 0, "\(page): `\(line)` failed:\n\(result.standardError)")
+                        let missing = Self.unmatched(
+                            command.output, standardOutput: result.standardOutput, standardError: result.standardError)
+                        #expect(
+                            missing.isEmpty,
+                            "\(page): `\(line)` no longer prints \(missing):\n\(result.standardOutput)\(result.standardError)"
+                        )
+                        shown += command.output.isEmpty ? 0 : 1
                     }
                     ran += 1
                 }
             }
         }
-        print("documented commands: \(ran) run" + (skipped.isEmpty ? "" : "; skipped: \(skipped)"))
+        print(
+            "documented commands: \(ran) run, \(shown) with the output the page shows"
+                + (skipped.isEmpty ? "" : "; skipped: \(skipped)"))
         #expect(ran >= 6 && ran + skipped.count >= 9, "fewer documented commands than the pages show")
     }
 }

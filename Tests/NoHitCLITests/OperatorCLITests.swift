@@ -465,6 +465,14 @@ import Testing
             ])
         #expect(
             fake.output.contains("nohit: fake Stats API for 2020-08-25 (16 games) at speed 30.0 on"), "\(fake.output)")
+        // The fake APNs writes where serve and replay look for it (apns.fake, NOHIT_APNS_FAKE).
+        let apns = try Executable.startCollecting(
+            "nohit", ["fake-apns"], until: " listening on ", keepRunning: false, in: folder,
+            environment: ["NOHIT_APNS_FAKE": "shared-fake"])
+        #expect(apns.output.contains("nohit: fake APNs and Web Push listening on https://127.0.0.1:"), "\(apns.output)")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: folder.appendingPathComponent("shared-fake/fake-apns.json").path), "\(apns.output)")
         let missing = try nohit(["fake-statsapi"], environment: ["NOHIT_REPLAY_DATE": ""])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("give the day to serve: --date YYYY-MM-DD"), "\(missing.standardError)")
