@@ -4,7 +4,9 @@ import Testing
 
 /// The web UI in a real browser: headless Chromium (Debian's `chromium`) loads the page of
 /// `nohit serve` during a fast replay of 2020-08-25, through the scripts in `Tests/Browser`.
-/// Screenshots go to `.build/test-output/browser/`.
+/// Screenshots go to `.build/test-output/browser/`. One browser and one server at a time in each
+/// of two chains, this suite and `BrowserPagesTests`, which run beside each other (in turn, the
+/// nine made the longest chain of the whole suite on a loaded machine: 941 s of 941).
 @Suite(.serialized, .ownThreads) struct BrowserTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
         FileManager.default.isExecutableFile(atPath: $0)
@@ -87,52 +89,6 @@ import Testing
             FileManager.default.fileExists(atPath: Self.output.appendingPathComponent("live-card-advanced.png").path))
     }
 
-    /// Live all night during a fast replay of 2020-08-25 (600 times real speed: the evening, with
-    /// games under way and Giolito's to come, lasts about 20 seconds; the night about a minute):
-    /// every game in progress and coming up, the Hall of Fame without Giolito's no-hitter before its
-    /// first pitch, the night's longest bid, and the notice when the server starts the day again
-    /// (`Tests/Browser/live_night.py`).
-    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
-    func liveAllNight() async throws {
-        let (status, text) = try await Executable.onThread {
-            try Self.probe("live_night.py", speed: 600, arguments: [Self.output.path, "150"])
-        }
-        #expect(status == 0, "\(text)")
-        #expect(text.contains("live night: every check held"))
-    }
-
-    /// The Scores page and a game page during a fast replay (200 times real speed: Giolito's game
-    /// is under way with its no-hitter mark for about 30 seconds, room for a loaded machine's slow
-    /// browser start), desktop light and phone dark
-    /// (`Tests/Browser/scores_page.py` says what it checks).
-    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
-    func scoresPageAndGamePageDuringAReplay() async throws {
-        let (status, text) = try await Executable.onThread {
-            try Self.probe("scores_page.py", speed: 200, arguments: [Self.output.path, "150"])
-        }
-        #expect(status == 0, "\(text)")
-        #expect(text.contains("scores page: every check held"))
-        for name in ["scores-desktop-light-live.png", "game-page-final.png", "scores-phone-dark-final.png"] {
-            #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
-        }
-    }
-
-    /// The Deals page on 2020-08-24 (the day after the Nationals scored 9 in a win): a big YES for
-    /// Papa John's with the game and the window, the charts by month and by franchise, Settings'
-    /// subscriptions; desktop light and phone dark (`Tests/Browser/deals_page.py`).
-    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
-    func dealsPageAnswersTodayAndChartsTheSeason() async throws {
-        let (status, text) = try await Executable.onThread {
-            try Self.probe(
-                "deals_page.py", speed: 60, day: "2020-08-24", arguments: [Self.output.path, "90"])
-        }
-        #expect(status == 0, "\(text)")
-        #expect(text.contains("deals page: every check held"))
-        for name in ["deals-desktop-light.png", "deals-phone-dark.png"] {
-            #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
-        }
-    }
-
     /// The page as an installable app with the right data notice, and honest about a lost
     /// connection: cut off, then live again with its games reloaded (`Tests/Browser/app_shell.py`).
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
@@ -142,20 +98,6 @@ import Testing
         }
         #expect(status == 0, "\(text)")
         #expect(text.contains("app shell: every check held"))
-    }
-
-    /// The attempt card through Giolito's no-hitter to its celebration, with his line, and
-    /// Javier's broken-up bid kept on the page in words (`Tests/Browser/attempt_card.py`).
-    @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
-    func attemptCardThroughANoHitterAndABrokenUpBid() async throws {
-        let (status, text) = try await Executable.onThread {
-            try Self.probe("attempt_card.py", speed: 300, arguments: [Self.output.path, "150"])
-        }
-        #expect(status == 0, "\(text)")
-        #expect(text.contains("attempt card: every check held"))
-        for name in ["attempt-card-alive.png", "attempt-card-celebration.png", "attempt-card-broken-up.png"] {
-            #expect(FileManager.default.fileExists(atPath: Self.output.appendingPathComponent(name).path), "\(name)")
-        }
     }
 
     /// Live updates change only what changed: with Live open during a replay, a focused link keeps
@@ -185,19 +127,5 @@ import Testing
         }
         #expect(status == 0, "\(text)")
         #expect(text.contains("metrics page: every check held"))
-    }
-
-    /// axe-core on every page, light and dark, desktop and phone (no serious or critical
-    /// violation), and Settings saved without push by keyboard alone
-    /// (`Tests/Browser/accessibility.py`).
-    @Test(
-        .enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"),
-        .enabled(if: axe != nil, "needs axe-core: run Tests/Browser/get-axe (.ci/run does)"))
-    func everyPagePassesAxeAndSettingsWorkByKeyboard() async throws {
-        let (status, text) = try await Executable.onThread {
-            try Self.probe("accessibility.py", speed: 60, arguments: [Self.output.path, Self.axe ?? "", "90"])
-        }
-        #expect(status == 0, "\(text)")
-        #expect(text.contains("accessibility: every check held"))
     }
 }

@@ -1,0 +1,94 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The second half of the browser tests (`BrowserTests` says how they run): a chain of its own
+/// beside that one, each chain one browser and one server at a time, so that the suite's longest
+/// chain is not all of them in turn.
+@Suite(.serialized, .ownThreads) struct BrowserPagesTests {
+    /// The Scores page and a game page during a fast replay (200 times real speed: Giolito's game
+    /// is under way with its no-hitter mark for about 30 seconds, room for a loaded machine's slow
+    /// browser start), desktop light and phone dark
+    /// (`Tests/Browser/scores_page.py` says what it checks).
+    @Test(
+        .enabled(if: BrowserTests.chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func scoresPageAndGamePageDuringAReplay() async throws {
+        let (status, text) = try await Executable.onThread {
+            try BrowserTests.probe("scores_page.py", speed: 200, arguments: [BrowserTests.output.path, "150"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("scores page: every check held"))
+        for name in ["scores-desktop-light-live.png", "game-page-final.png", "scores-phone-dark-final.png"] {
+            #expect(
+                FileManager.default.fileExists(atPath: BrowserTests.output.appendingPathComponent(name).path), "\(name)"
+            )
+        }
+    }
+
+    /// The Deals page on 2020-08-24 (the day after the Nationals scored 9 in a win): a big YES for
+    /// Papa John's with the game and the window, the charts by month and by franchise, Settings'
+    /// subscriptions; desktop light and phone dark (`Tests/Browser/deals_page.py`).
+    @Test(
+        .enabled(if: BrowserTests.chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func dealsPageAnswersTodayAndChartsTheSeason() async throws {
+        let (status, text) = try await Executable.onThread {
+            try BrowserTests.probe(
+                "deals_page.py", speed: 60, day: "2020-08-24", arguments: [BrowserTests.output.path, "90"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("deals page: every check held"))
+        for name in ["deals-desktop-light.png", "deals-phone-dark.png"] {
+            #expect(
+                FileManager.default.fileExists(atPath: BrowserTests.output.appendingPathComponent(name).path), "\(name)"
+            )
+        }
+    }
+
+    /// The attempt card through Giolito's no-hitter to its celebration, with his line, and
+    /// Javier's broken-up bid kept on the page in words (`Tests/Browser/attempt_card.py`).
+    @Test(
+        .enabled(if: BrowserTests.chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func attemptCardThroughANoHitterAndABrokenUpBid() async throws {
+        let (status, text) = try await Executable.onThread {
+            try BrowserTests.probe("attempt_card.py", speed: 300, arguments: [BrowserTests.output.path, "150"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("attempt card: every check held"))
+        for name in ["attempt-card-alive.png", "attempt-card-celebration.png", "attempt-card-broken-up.png"] {
+            #expect(
+                FileManager.default.fileExists(atPath: BrowserTests.output.appendingPathComponent(name).path), "\(name)"
+            )
+        }
+    }
+
+    /// axe-core on every page, light and dark, desktop and phone (no serious or critical
+    /// violation), and Settings saved without push by keyboard alone
+    /// (`Tests/Browser/accessibility.py`).
+    @Test(
+        .enabled(if: BrowserTests.chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"),
+        .enabled(if: BrowserTests.axe != nil, "needs axe-core: run Tests/Browser/get-axe (.ci/run does)"))
+    func everyPagePassesAxeAndSettingsWorkByKeyboard() async throws {
+        let (status, text) = try await Executable.onThread {
+            try BrowserTests.probe(
+                "accessibility.py", speed: 60, arguments: [BrowserTests.output.path, BrowserTests.axe ?? "", "90"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("accessibility: every check held"))
+    }
+
+    /// Live all night during a fast replay of 2020-08-25 (300 times real speed: the evening, with
+    /// games under way and Giolito's to come, lasts about 40 seconds from about a minute in, room
+    /// for a loaded machine's slow browser start; the night about two minutes):
+    /// every game in progress and coming up, the Hall of Fame without Giolito's no-hitter before its
+    /// first pitch, the night's longest bid, and the notice when the server starts the day again
+    /// (`Tests/Browser/live_night.py`).
+    @Test(
+        .enabled(if: BrowserTests.chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func liveAllNight() async throws {
+        let (status, text) = try await Executable.onThread {
+            try BrowserTests.probe("live_night.py", speed: 300, arguments: [BrowserTests.output.path, "240"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("live night: every check held"))
+    }
+}
