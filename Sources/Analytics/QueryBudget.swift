@@ -10,21 +10,28 @@ public final class QueryBudget: Sendable {
     public let seconds: Double
     /// Bytes of state the query may hold.
     public let memoryLimit: Int
-    let deadline: UInt64
+    /// The deadline, moved on by the time the query spent paused for others (``yield``).
+    private let deadline: Atomic<UInt64>
     let now: @Sendable () -> UInt64
     private let stopped = Mutex<String?>(nil)
+    /// Called at each check from the query's own thread: may block it while other queries take
+    /// the turn, and returns the nanoseconds it did (the query's time runs on without them).
+    private let yield: (@Sendable () -> UInt64)?
 
     /// A budget from now: `seconds` on `now` (monotonic nanoseconds; the system's uptime by default).
+    /// `yield`, called at each check on the query's thread, may pause it for others' turns.
     public init(
         seconds: Double, memoryLimit: Int,
-        now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+        now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
+        yield: (@Sendable () -> UInt64)? = nil
     ) {
         self.seconds = seconds
         self.memoryLimit = memoryLimit
         self.now = now
+        self.yield = yield
         let start = now()
         let span = seconds >= Double(UInt64.max / 2) / 1e9 ? UInt64.max / 2 : UInt64(max(0, seconds) * 1e9)
-        deadline = start &+ span
+        deadline = Atomic(start &+ span)
     }
 
     /// No limit: what tests and the operator's own reports use.
@@ -40,8 +47,15 @@ public final class QueryBudget: Sendable {
 
     /// Throws when the query must stop: cancelled, or past its deadline.
     public func check() throws(KeenError) {
+        if let yield {
+            let paused = yield()
+            if paused > 0 {
+                let moved = deadline.load(ordering: .relaxed)
+                deadline.store(moved > UInt64.max / 2 ? moved : moved &+ paused, ordering: .relaxed)
+            }
+        }
         if let reason = cancellation { throw KeenError.cancelled(reason) }
-        if now() >= deadline { throw KeenError.timeout(seconds: seconds) }
+        if now() >= deadline.load(ordering: .relaxed) { throw KeenError.timeout(seconds: seconds) }
     }
 }
 

@@ -1,3 +1,5 @@
+import Analytics
+import Foundation
 import Synchronization
 import Testing
 
@@ -64,5 +66,99 @@ import Testing
         for task in [first, second, third, other] { try await task.value }
         // Before: a1, a2, a3, b1 (first come, first served).
         #expect(order.names == ["a1", "b1", "a2", "a3"])
+    }
+
+    /// Runs `work` on a thread of its own, as the stores run the engine's scan.
+    static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aLongQueryPausesForAnotherClientsAndGoesOnAfter() async throws {
+        var limits = AnalyticsLimits()
+        limits.concurrentQueries = 1
+        let queries = AnalyticsQueries(limits: limits, slice: .milliseconds(1))
+        let order = Order()
+        let otherDone = Atomic(false)
+        // A scan that checks its budget until the other client's query has run: without turns
+        // given away it would never end (the other could not start).
+        let long = Task {
+            try await queries.run(for: "p a") { budget in
+                try await Self.onThread {
+                    order.append("a started")
+                    var checks = 0
+                    while !otherDone.load(ordering: .acquiring) {
+                        try budget.check()
+                        checks += 1
+                    }
+                    order.append("a ended")
+                    return checks
+                }
+            }
+        }
+        while order.names.isEmpty { await Task.yield() }
+        try await queries.run(for: "p b") { _ in
+            order.append("b ran")
+            otherDone.store(true, ordering: .releasing)
+        }
+        let checks = try await long.value
+        #expect(order.names == ["a started", "b ran", "a ended"])
+        #expect(checks > 0)
+        #expect(queries.counts.running == 0 && queries.counts.waiting == 0)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aPausedQueryWhoseClientLeftStops() async throws {
+        var limits = AnalyticsLimits()
+        limits.concurrentQueries = 1
+        let queries = AnalyticsQueries(limits: limits, slice: .milliseconds(1))
+        let order = Order()
+        let release = Gate()
+        let long = Task {
+            try await queries.run(for: "p a") { budget in
+                try await Self.onThread {
+                    order.append("a started")
+                    while true { try budget.check() }
+                }
+            }
+        }
+        while order.names.isEmpty { await Task.yield() }
+        // Another client's query takes the turn and holds it; the long one waits paused.
+        let other = Task {
+            try await queries.run(for: "p b") { _ in
+                order.append("b ran")
+                await release.wait()
+            }
+        }
+        while order.names.count < 2 { await Task.yield() }
+        long.cancel()
+        // Stopped while paused, it ends without its turn back: "b" still holds the only slot.
+        await #expect(throws: KeenError.self) { try await long.value }
+        #expect(queries.counts.running == 1)
+        release.open()
+        try await other.value
+        #expect(queries.counts.running == 0 && queries.counts.waiting == 0)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aQueryThatIsNotPausableKeepsItsTurn() async throws {
+        var limits = AnalyticsLimits()
+        limits.concurrentQueries = 1
+        let queries = AnalyticsQueries(limits: limits, slice: .nanoseconds(1))
+        let order = Order()
+        let long = Task {
+            try await queries.run(pausable: false) { budget in
+                try await Self.onThread {
+                    order.append("delete started")
+                    // Checks its budget many times while another client's query waits.
+                    while queries.counts.waiting == 0 { try budget.check() }
+                    for _ in 0..<10_000 { try budget.check() }
+                    order.append("delete ended")
+                }
+            }
+        }
+        while order.names.isEmpty { await Task.yield() }
+        try await queries.run(for: "p b") { _ in order.append("b ran") }
+        try await long.value
+        #expect(order.names == ["delete started", "delete ended", "b ran"])
     }
 }

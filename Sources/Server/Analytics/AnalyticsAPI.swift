@@ -142,7 +142,8 @@ package struct AnalyticsAPI: Sendable {
                 let zone = try QueryZone.parse(parameters["timezone"])
                 let timeframe = try zone.resolve(parameters["timeframe"], now: now())
                 let filters = try KeenFilter.parseList(parameters["filters"])
-                _ = try await queries.run { budget in
+                // It holds the store's writer: it keeps its turn to the end.
+                _ = try await queries.run(pausable: false) { budget in
                     try await store.deleteEvents(
                         project: id, collection: collection, timeframe: timeframe, filters: filters, budget: budget)
                 }

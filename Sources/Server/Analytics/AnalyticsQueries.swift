@@ -9,11 +9,21 @@ import Synchronization
 /// query delays another's by one query at most), each with a budget of time and memory that
 /// the engine checks inside its scan; graceful shutdown stops every one of them (and refuses new
 /// ones), so a stopping server is not held by a query.
+///
+/// Turns are time-sliced: a query that has run `slice` while another client's query waits pauses
+/// at its next check (on its own thread, which the engine's scan runs on) and hands its slot
+/// over, then goes on when a slot comes back, its time limit moved on by the pause. So a client's
+/// small query waits for a slice, not for another client's long one to end. One query at a time
+/// is paused, so the threads and store readers in use stay one more than the slots.
 package final class AnalyticsQueries: Service, Sendable {
     package let limits: AnalyticsLimits
+    /// How long a query runs before it gives its turn to another client's waiting query.
+    package let slice: Duration
 
     private enum Slot {
         case waiting(CheckedContinuation<Void, any Error>)
+        /// A query that gave its turn away, blocked on its thread until `release` signals it.
+        case paused(DispatchSemaphore)
         case granted
     }
 
@@ -26,20 +36,46 @@ package final class AnalyticsQueries: Service, Sendable {
         var lastTurn: [String: Int] = [:]
         var turns = 0
         var slots: [UUID: Slot] = [:]
+        /// Each running query's share, and when its turn began (monotonic nanoseconds).
+        var owners: [UUID: (share: String, since: UInt64)] = [:]
+        /// Whether a query is paused now (at most one is).
+        var paused = false
         var budgets: [UUID: QueryBudget] = [:]
         var stopping: String?
         var timedOut = 0
         var refused = 0
 
         /// The waiting query to run next: the first of the share served least recently (one
-        /// never served first).
-        func nextInLine() -> Int? {
+        /// never served first), other than `share`'s when given.
+        func nextInLine(besides share: String? = nil) -> Int? {
             var best: (index: Int, turn: Int)?
             for (index, id) in queue.enumerated() {
-                let turn = lastTurn[shares[id] ?? ""] ?? -1
+                let owner = shares[id] ?? ""
+                if let share, owner == share { continue }
+                let turn = lastTurn[owner] ?? -1
                 if best == nil || turn < best!.turn { best = (index, turn) }
             }
             return best?.index
+        }
+
+        /// Gives the slot to the waiting query at `index`; its continuation to resume, or its
+        /// semaphore to signal (a paused query), outside the lock.
+        mutating func grant(at index: Int, now: UInt64) -> Wake? {
+            let waiter = queue.remove(at: index)
+            let share = shares.removeValue(forKey: waiter) ?? ""
+            let wake: Wake
+            switch slots[waiter] {
+            case .waiting(let continuation)?: wake = .resume(continuation)
+            case .paused(let semaphore)?:
+                wake = .signal(semaphore)
+                paused = false
+            default: return nil
+            }
+            slots[waiter] = .granted
+            owners[waiter] = (share, now)
+            running += 1
+            served(share)
+            return wake
         }
 
         mutating func served(_ share: String) {
@@ -54,20 +90,38 @@ package final class AnalyticsQueries: Service, Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private enum Wake {
+        case resume(CheckedContinuation<Void, any Error>)
+        case signal(DispatchSemaphore)
 
-    package init(limits: AnalyticsLimits = AnalyticsLimits()) {
-        self.limits = limits
+        func callAsFunction() {
+            switch self {
+            case .resume(let continuation): continuation.resume()
+            case .signal(let semaphore): semaphore.signal()
+            }
+        }
     }
 
+    private let state = Mutex(State())
+
+    package init(limits: AnalyticsLimits = AnalyticsLimits(), slice: Duration = .milliseconds(20)) {
+        self.limits = limits
+        self.slice = slice
+    }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
     /// Runs `body` with a budget of its own once a slot is free: Keen's 429 when none frees within
-    /// the wait, 503 once the server is stopping.
-    package func run<Value: Sendable>(for share: String = "", _ body: (QueryBudget) async throws -> Value)
-        async throws -> Value
-    {
+    /// the wait, 503 once the server is stopping. A query that holds the store's writer (a delete)
+    /// is not `pausable`: it keeps its turn to the end.
+    package func run<Value: Sendable>(
+        for share: String = "", pausable: Bool = true, _ body: (QueryBudget) async throws -> Value
+    ) async throws -> Value {
         let id = UUID()
         try await acquire(id, share: share)
-        let budget = QueryBudget(seconds: limits.querySeconds, memoryLimit: limits.queryMemoryBytes)
+        var yield: (@Sendable () -> UInt64)?
+        if pausable { yield = { @Sendable [weak self] in self?.yieldTurn(id) ?? 0 } }
+        let budget = QueryBudget(seconds: limits.querySeconds, memoryLimit: limits.queryMemoryBytes, yield: yield)
         let stopping = state.withLock { state -> String? in
             state.budgets[id] = budget
             return state.stopping
@@ -125,6 +179,7 @@ package final class AnalyticsQueries: Service, Sendable {
                     if state.running < limits.concurrentQueries && state.queue.isEmpty {
                         state.running += 1
                         state.slots[id] = .granted
+                        state.owners[id] = (share, Self.now())
                         state.served(share)
                         return .success(true)
                     }
@@ -152,35 +207,87 @@ package final class AnalyticsQueries: Service, Sendable {
     }
 
     private func release(_ id: UUID) {
-        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard case .granted? = state.slots.removeValue(forKey: id) else { return nil }
+        let next = state.withLock { state -> Wake? in
             state.budgets[id] = nil
+            guard case .granted? = state.slots.removeValue(forKey: id) else {
+                // A query stopped while paused gave its slot away already.
+                if case .paused? = state.slots.removeValue(forKey: id) {
+                    state.queue.removeAll { $0 == id }
+                    state.shares[id] = nil
+                    state.paused = false
+                }
+                return nil
+            }
+            state.owners[id] = nil
             state.running -= 1
+            let now = Self.now()
             while let index = state.nextInLine() {
-                let waiter = state.queue.remove(at: index)
-                let share = state.shares.removeValue(forKey: waiter) ?? ""
-                guard case .waiting(let continuation)? = state.slots[waiter] else { continue }
-                state.slots[waiter] = .granted
-                state.running += 1
-                state.served(share)
-                return continuation
+                if let wake = state.grant(at: index, now: now) { return wake }
             }
             return nil
         }
-        next?.resume()
+        next?()
+    }
+
+    /// At a check of query `id`'s budget, on its thread: when it has had its slice and another
+    /// client's query waits (and no query is paused already), gives that one the slot and blocks
+    /// until a slot comes back or the query is stopped. Returns the nanoseconds it waited.
+    private func yieldTurn(_ id: UUID) -> UInt64 {
+        let start = Self.now()
+        let sliceNanoseconds =
+            UInt64(slice.components.seconds) * 1_000_000_000
+            + UInt64(slice.components.attoseconds / 1_000_000_000)
+        let semaphore = DispatchSemaphore(value: 0)
+        let handed = state.withLock { state -> Wake? in
+            guard !state.paused, state.stopping == nil, case .granted? = state.slots[id],
+                let owner = state.owners[id], start &- owner.since >= sliceNanoseconds
+            else { return nil }
+            var wake: Wake?
+            while wake == nil, let index = state.nextInLine(besides: owner.share) {
+                wake = state.grant(at: index, now: start)
+            }
+            guard let wake else { return nil }
+            state.slots[id] = .paused(semaphore)
+            state.owners[id] = nil
+            state.running -= 1
+            state.queue.append(id)
+            state.shares[id] = owner.share
+            state.paused = true
+            return wake
+        }
+        guard let handed else { return 0 }
+        handed()
+        // Paused: until release() gives the slot back, or the query is stopped (its client left,
+        // the server is stopping), looked at every 50 ms.
+        while semaphore.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            let gaveUp = state.withLock { state -> Bool in
+                guard case .paused? = state.slots[id], state.budgets[id]?.cancellation != nil else { return false }
+                state.slots[id] = nil
+                state.queue.removeAll { $0 == id }
+                state.shares[id] = nil
+                state.paused = false
+                return true
+            }
+            if gaveUp { break }
+        }
+        return Self.now() &- start
     }
 
     /// Stops every query (at its next check) and every waiter, and refuses new ones.
     package func stopAll(_ reason: String) {
         let (budgets, waiters) = state.withLock { state in
             state.stopping = reason
+            // A paused query stays in its slot's place: its budget is cancelled below, and it
+            // sees so within 50 ms.
             let waiters = state.queue.compactMap { id -> CheckedContinuation<Void, any Error>? in
                 guard case .waiting(let continuation)? = state.slots[id] else { return nil }
                 state.slots[id] = nil
                 return continuation
             }
-            state.queue.removeAll()
-            state.shares.removeAll()
+            let slots = state.slots
+            state.queue.removeAll { if case .paused? = slots[$0] { false } else { true } }
+            let kept = Set(state.queue)
+            state.shares = state.shares.filter { kept.contains($0.key) }
             return (Array(state.budgets.values), waiters)
         }
         for budget in budgets { budget.cancel(reason) }

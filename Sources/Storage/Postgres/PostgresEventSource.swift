@@ -83,35 +83,3 @@ struct PostgresEventSource: EventSource, Sendable {
         }
     }
 }
-
-/// Runs synchronous code that waits on asynchronous work: on a thread of its own, outside the
-/// concurrency pool, so its waits never hold one of the pool's few threads (on two cores, a
-/// query blocking the pool could starve the very work it waits for).
-enum BlockingBridge {
-    /// Runs `work` on a new thread and returns what it returned.
-    static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try work() }) }
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
-    }
-
-    /// Waits for `operation` (only from a thread `onThread` started).
-    static func wait<Value: Sendable>(_ operation: @escaping @Sendable () async throws -> Value) throws -> Value {
-        let semaphore = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Value, any Error>?>(nil)
-        Task {
-            let result: Result<Value, any Error>
-            do {
-                result = .success(try await operation())
-            } catch {
-                result = .failure(error)
-            }
-            outcome.withLock { $0 = result }
-            semaphore.signal()
-        }
-        semaphore.wait()
-        return try outcome.withLock { $0! }.get()
-    }
-}

@@ -376,7 +376,7 @@ extension PostgresStore: AnalyticsStore {
     package func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
         guard let state = try await currentProject(project) else { throw KeenError.notFound("no project \(project)") }
         let source = PostgresEventSource(client: client, logger: logger, state: state)
-        return try await BlockingBridge.onThread { try QueryEngine.run(query, on: source, budget: budget) }
+        return try await BlockingBridge.onThread(query: true) { try QueryEngine.run(query, on: source, budget: budget) }
     }
 
     package func schema(project: String) async throws -> [CollectionSchema] {

@@ -414,12 +414,15 @@ extension SQLiteStore: AnalyticsStore {
     }
 
     package func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
-        let cache = analytics
-        return try await analyticsReader.read { db in
-            guard let state = try Self.projectState(db, project, cache: cache) else {
-                throw KeenError.notFound("no project \(project)")
+        let (cache, reader) = (analytics, analyticsReader)
+        // On a thread of its own at a lower priority (the read runs on the calling thread).
+        return try await BlockingBridge.onThread(query: true) {
+            try reader.read { db in
+                guard let state = try Self.projectState(db, project, cache: cache) else {
+                    throw KeenError.notFound("no project \(project)")
+                }
+                return try QueryEngine.run(query, on: SQLiteEventSource(db: db, state: state), budget: budget)
             }
-            return try QueryEngine.run(query, on: SQLiteEventSource(db: db, state: state), budget: budget)
         }
     }
 
