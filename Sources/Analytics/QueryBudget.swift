@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What one query may spend: time until a deadline and bytes of state (distinct values, groups,
 /// samples, extracted events), and a flag another task sets to stop it (its client left, the server
 /// is stopping). The engine checks it inside the scan (``QueryMeter``), so a query stops itself,
@@ -14,22 +18,36 @@ public final class QueryBudget: Sendable {
     private let deadline: Atomic<UInt64>
     let now: @Sendable () -> UInt64
     private let stopped = Mutex<String?>(nil)
-    /// Called at each check from the query's own thread: may block it while other queries take
-    /// the turn, and returns the nanoseconds it did (the query's time runs on without them).
-    private let yield: (@Sendable () -> UInt64)?
+    /// Called at each check from the query's own thread with the nanoseconds since its turn
+    /// began: may block it while other queries take the turn, and returns the nanoseconds it did
+    /// (the query's time limit runs on without them).
+    private let yield: (@Sendable (UInt64) -> UInt64)?
+    /// When the query's current turn began (`now`).
+    private let turnStart: Atomic<UInt64>
+    let start: UInt64
+    /// Nanoseconds (``ran()``) after which a query on a thread of its own (``QueryThread``) runs
+    /// at a lower priority; nil: never.
+    private let demoteAfter: UInt64?
+    private let demoted = Atomic(false)
 
     /// A budget from now: `seconds` on `now` (monotonic nanoseconds; the system's uptime by default).
-    /// `yield`, called at each check on the query's thread, may pause it for others' turns.
+    /// `yield`, called at each check on the query's thread, may pause it for others' turns;
+    /// `demoteAfter` is the CPU time after which its own thread's priority is lowered.
     public init(
         seconds: Double, memoryLimit: Int,
         now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
-        yield: (@Sendable () -> UInt64)? = nil
+        yield: (@Sendable (UInt64) -> UInt64)? = nil, demoteAfter: Duration? = nil
     ) {
         self.seconds = seconds
         self.memoryLimit = memoryLimit
         self.now = now
         self.yield = yield
+        self.demoteAfter = demoteAfter.map {
+            UInt64($0.components.seconds) * 1_000_000_000 + UInt64($0.components.attoseconds / 1_000_000_000)
+        }
         let start = now()
+        self.start = start
+        turnStart = Atomic(start)
         let span = seconds >= Double(UInt64.max / 2) / 1e9 ? UInt64.max / 2 : UInt64(max(0, seconds) * 1e9)
         deadline = Atomic(start &+ span)
     }
@@ -45,11 +63,23 @@ public final class QueryBudget: Sendable {
     /// Why the query was stopped, if it was.
     public var cancellation: String? { stopped.withLock { $0 } }
 
+    /// Nanoseconds the query has run: on a thread of its own (a new thread, whose clock starts
+    /// with the query) that thread's CPU time, so that a query slowed by a busy machine does not
+    /// count as a long one; elsewhere the wall time since the budget began.
+    private func ran() -> UInt64 {
+        if QueryThread.isCurrent, let cpu = QueryThread.cpuTime() { return cpu }
+        return now() &- start
+    }
+
     /// Throws when the query must stop: cancelled, or past its deadline.
     public func check() throws(KeenError) {
-        if let yield {
-            let paused = yield()
-            if paused > 0 {
+        if yield != nil || demoteAfter != nil {
+            if let demoteAfter, ran() >= demoteAfter, !demoted.load(ordering: .relaxed), QueryThread.isCurrent {
+                demoted.store(true, ordering: .relaxed)
+                QueryThread.lowerCurrentPriority()
+            }
+            if let yield, case let paused = yield(now() &- turnStart.load(ordering: .relaxed)), paused > 0 {
+                turnStart.store(now(), ordering: .relaxed)
                 let moved = deadline.load(ordering: .relaxed)
                 deadline.store(moved > UInt64.max / 2 ? moved : moved &+ paused, ordering: .relaxed)
             }
@@ -67,9 +97,11 @@ public struct QueryMeter {
     var nextCheck = QueryMeter.stride
     public private(set) var bytes = 0
 
-    /// Steps between two checks of the budget's clock: a row is a step, a regex's state on a
-    /// character is one, so a check comes every few milliseconds at most.
-    static let stride = 1 << 16
+    /// Steps between two checks of the budget: a row is a step, a regex's state on a character
+    /// is one, so a check comes every few tens of microseconds of work (a clock read and a lock
+    /// there cost under 1 % of it) and a query gives its turn away soon after its slice even
+    /// when its lowered priority leaves it little of a busy machine's CPU.
+    static let stride = 1 << 12
 
     public init(budget: QueryBudget) {
         self.budget = budget
@@ -94,5 +126,36 @@ public struct QueryMeter {
                 "the query needs more than \(budget.memoryLimit / 1_048_576) MB of memory; narrow its timeframe or filters, or group by fewer values"
             )
         }
+    }
+}
+
+/// A thread the store started for one query (and ends with it): the only kind whose priority a
+/// budget lowers, since an unprivileged process cannot raise it back.
+public enum QueryThread {
+    private static let key = "nohit.query-thread"
+
+    /// Marks the calling thread as a query's own.
+    public static func markCurrent() {
+        Thread.current.threadDictionary[key] = true
+    }
+
+    /// Whether the calling thread is a query's own.
+    public static var isCurrent: Bool {
+        Thread.current.threadDictionary[key] as? Bool ?? false
+    }
+
+    /// The calling thread's CPU time in nanoseconds.
+    static func cpuTime() -> UInt64? {
+        var time = timespec()
+        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return nil }
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// Makes the calling thread yield the CPU to the process's other threads: nice 10 on Linux,
+    /// where the nice value is a thread's and `who` 0 is the calling thread.
+    static func lowerCurrentPriority() {
+        #if os(Linux)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+        #endif
     }
 }

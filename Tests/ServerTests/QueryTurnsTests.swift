@@ -161,4 +161,35 @@ import Testing
         try await long.value
         #expect(order.names == ["delete started", "delete ended", "b ran"])
     }
+
+    /// A paused query goes on before its own client's next one, so it can give its turn away again
+    /// (before: the next one ran while it stayed paused, and as only one query pauses at a time,
+    /// another client's query waited for the whole of that one).
+    @Test(.timeLimit(.minutes(1))) func aPausedQueryGoesOnBeforeItsOwnClientsNext() async throws {
+        var limits = AnalyticsLimits()
+        limits.concurrentQueries = 1
+        let queries = AnalyticsQueries(limits: limits, slice: .milliseconds(1))
+        let order = Order()
+        let stop = Atomic(false)
+        let long = Task {
+            try await queries.run(for: "p a") { budget in
+                try await Self.onThread {
+                    order.append("a1 started")
+                    while !stop.load(ordering: .acquiring) { try budget.check() }
+                    order.append("a1 ended")
+                }
+            }
+        }
+        while order.names.isEmpty { await Task.yield() }
+        let next = Task { try await queries.run(for: "p a") { _ in order.append("a2") } }
+        while queries.counts.waiting < 1 { await Task.yield() }
+        try await queries.run(for: "p b") { _ in order.append("b1") }
+        try await queries.run(for: "p b") { _ in
+            order.append("b2")
+            stop.store(true, ordering: .releasing)
+        }
+        try await long.value
+        try await next.value
+        #expect(order.names == ["a1 started", "b1", "b2", "a1 ended", "a2"])
+    }
 }

@@ -10,11 +10,15 @@ import Synchronization
 /// the engine checks inside its scan; graceful shutdown stops every one of them (and refuses new
 /// ones), so a stopping server is not held by a query.
 ///
-/// Turns are time-sliced: a query that has run `slice` while another client's query waits pauses
+/// Turns are time-sliced: a query that has had its turn for `slice` while another client's query
+/// waits pauses
 /// at its next check (on its own thread, which the engine's scan runs on) and hands its slot
 /// over, then goes on when a slot comes back, its time limit moved on by the pause. So a client's
 /// small query waits for a slice, not for another client's long one to end. One query at a time
-/// is paused, so the threads and store readers in use stay one more than the slots.
+/// is paused, so the threads and store readers in use stay one more than the slots. A query that
+/// has used a slice of CPU also runs at a lower priority (on the thread the store gave it), so a
+/// long scan takes the CPU the event loops leave, while a short one slowed by a busy machine keeps
+/// the service's.
 package final class AnalyticsQueries: Service, Sendable {
     package let limits: AnalyticsLimits
     /// How long a query runs before it gives its turn to another client's waiting query.
@@ -36,8 +40,8 @@ package final class AnalyticsQueries: Service, Sendable {
         var lastTurn: [String: Int] = [:]
         var turns = 0
         var slots: [UUID: Slot] = [:]
-        /// Each running query's share, and when its turn began (monotonic nanoseconds).
-        var owners: [UUID: (share: String, since: UInt64)] = [:]
+        /// Each running query's share.
+        var owners: [UUID: String] = [:]
         /// Whether a query is paused now (at most one is).
         var paused = false
         var budgets: [UUID: QueryBudget] = [:]
@@ -46,21 +50,28 @@ package final class AnalyticsQueries: Service, Sendable {
         var refused = 0
 
         /// The waiting query to run next: the first of the share served least recently (one
-        /// never served first), other than `share`'s when given.
+        /// never served first), other than `share`'s when given; of that share, the paused query
+        /// before any other (so that it can give its turn away again, and no query stays paused
+        /// behind its own client's next ones).
         func nextInLine(besides share: String? = nil) -> Int? {
-            var best: (index: Int, turn: Int)?
+            var best: (index: Int, turn: Int, paused: Bool)?
             for (index, id) in queue.enumerated() {
                 let owner = shares[id] ?? ""
                 if let share, owner == share { continue }
                 let turn = lastTurn[owner] ?? -1
-                if best == nil || turn < best!.turn { best = (index, turn) }
+                var paused = false
+                if case .paused? = slots[id] { paused = true }
+                if let current = best, turn > current.turn || (turn == current.turn && (current.paused || !paused)) {
+                    continue
+                }
+                best = (index, turn, paused)
             }
             return best?.index
         }
 
         /// Gives the slot to the waiting query at `index`; its continuation to resume, or its
         /// semaphore to signal (a paused query), outside the lock.
-        mutating func grant(at index: Int, now: UInt64) -> Wake? {
+        mutating func grant(at index: Int) -> Wake? {
             let waiter = queue.remove(at: index)
             let share = shares.removeValue(forKey: waiter) ?? ""
             let wake: Wake
@@ -72,7 +83,7 @@ package final class AnalyticsQueries: Service, Sendable {
             default: return nil
             }
             slots[waiter] = .granted
-            owners[waiter] = (share, now)
+            owners[waiter] = share
             running += 1
             served(share)
             return wake
@@ -119,9 +130,12 @@ package final class AnalyticsQueries: Service, Sendable {
     ) async throws -> Value {
         let id = UUID()
         try await acquire(id, share: share)
-        var yield: (@Sendable () -> UInt64)?
-        if pausable { yield = { @Sendable [weak self] in self?.yieldTurn(id) ?? 0 } }
-        let budget = QueryBudget(seconds: limits.querySeconds, memoryLimit: limits.queryMemoryBytes, yield: yield)
+        var yield: (@Sendable (UInt64) -> UInt64)?
+        if pausable { yield = { @Sendable [weak self] ran in self?.yieldTurn(id, ran: ran) ?? 0 } }
+        // A query that has used a slice of CPU is a long one: its thread yields the CPU to the
+        // event loops from then on (a short one keeps the service's priority).
+        let budget = QueryBudget(
+            seconds: limits.querySeconds, memoryLimit: limits.queryMemoryBytes, yield: yield, demoteAfter: slice)
         let stopping = state.withLock { state -> String? in
             state.budgets[id] = budget
             return state.stopping
@@ -179,7 +193,7 @@ package final class AnalyticsQueries: Service, Sendable {
                     if state.running < limits.concurrentQueries && state.queue.isEmpty {
                         state.running += 1
                         state.slots[id] = .granted
-                        state.owners[id] = (share, Self.now())
+                        state.owners[id] = share
                         state.served(share)
                         return .success(true)
                     }
@@ -222,17 +236,17 @@ package final class AnalyticsQueries: Service, Sendable {
             state.running -= 1
             let now = Self.now()
             while let index = state.nextInLine() {
-                if let wake = state.grant(at: index, now: now) { return wake }
+                if let wake = state.grant(at: index) { return wake }
             }
             return nil
         }
         next?()
     }
 
-    /// At a check of query `id`'s budget, on its thread: when it has had its slice and another
-    /// client's query waits (and no query is paused already), gives that one the slot and blocks
-    /// until a slot comes back or the query is stopped. Returns the nanoseconds it waited.
-    private func yieldTurn(_ id: UUID) -> UInt64 {
+    /// At a check of query `id`'s budget, on its thread, `ran` nanoseconds after its turn began:
+    /// when that is its slice and another client's query waits (and no query is paused already), gives that one the slot and blocks until a slot
+    /// comes back or the query is stopped. Returns the nanoseconds it waited.
+    private func yieldTurn(_ id: UUID, ran: UInt64) -> UInt64 {
         let start = Self.now()
         let sliceNanoseconds =
             UInt64(slice.components.seconds) * 1_000_000_000
@@ -240,18 +254,18 @@ package final class AnalyticsQueries: Service, Sendable {
         let semaphore = DispatchSemaphore(value: 0)
         let handed = state.withLock { state -> Wake? in
             guard !state.paused, state.stopping == nil, case .granted? = state.slots[id],
-                let owner = state.owners[id], start &- owner.since >= sliceNanoseconds
+                let owner = state.owners[id], ran >= sliceNanoseconds
             else { return nil }
             var wake: Wake?
-            while wake == nil, let index = state.nextInLine(besides: owner.share) {
-                wake = state.grant(at: index, now: start)
+            while wake == nil, let index = state.nextInLine(besides: owner) {
+                wake = state.grant(at: index)
             }
             guard let wake else { return nil }
             state.slots[id] = .paused(semaphore)
             state.owners[id] = nil
             state.running -= 1
             state.queue.append(id)
-            state.shares[id] = owner.share
+            state.shares[id] = owner
             state.paused = true
             return wake
         }
