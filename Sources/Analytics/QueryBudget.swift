@@ -29,6 +29,8 @@ public final class QueryBudget: Sendable {
     /// at a lower priority; nil: never.
     private let demoteAfter: UInt64?
     private let demoted = Atomic(false)
+    /// 0 not known yet, 1 on a thread of its own, 2 not.
+    private let queryThread = Atomic<UInt8>(0)
 
     /// A budget from now: `seconds` on `now` (monotonic nanoseconds; the system's uptime by default).
     /// `yield`, called at each check on the query's thread, may pause it for others' turns;
@@ -67,14 +69,26 @@ public final class QueryBudget: Sendable {
     /// with the query) that thread's CPU time, so that a query slowed by a busy machine does not
     /// count as a long one; elsewhere the wall time since the budget began.
     private func ran() -> UInt64 {
-        if QueryThread.isCurrent, let cpu = QueryThread.cpuTime() { return cpu }
+        if onQueryThread, let cpu = QueryThread.cpuTime() { return cpu }
         return now() &- start
+    }
+
+    /// Whether the query runs on a thread of its own, read once on its thread (at its first check).
+    private var onQueryThread: Bool {
+        switch queryThread.load(ordering: .relaxed) {
+        case 1: return true
+        case 2: return false
+        default:
+            let own = QueryThread.isCurrent
+            queryThread.store(own ? 1 : 2, ordering: .relaxed)
+            return own
+        }
     }
 
     /// Throws when the query must stop: cancelled, or past its deadline.
     public func check() throws(KeenError) {
         if yield != nil || demoteAfter != nil {
-            if let demoteAfter, ran() >= demoteAfter, !demoted.load(ordering: .relaxed), QueryThread.isCurrent {
+            if let demoteAfter, !demoted.load(ordering: .relaxed), onQueryThread, ran() >= demoteAfter {
                 demoted.store(true, ordering: .relaxed)
                 QueryThread.lowerCurrentPriority()
             }

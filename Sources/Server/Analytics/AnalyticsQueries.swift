@@ -23,6 +23,7 @@ package final class AnalyticsQueries: Service, Sendable {
     package let limits: AnalyticsLimits
     /// How long a query runs before it gives its turn to another client's waiting query.
     package let slice: Duration
+    private let sliceNanoseconds: UInt64
 
     private enum Slot {
         case waiting(CheckedContinuation<Void, any Error>)
@@ -118,6 +119,8 @@ package final class AnalyticsQueries: Service, Sendable {
     package init(limits: AnalyticsLimits = AnalyticsLimits(), slice: Duration = .milliseconds(20)) {
         self.limits = limits
         self.slice = slice
+        sliceNanoseconds =
+            UInt64(slice.components.seconds) * 1_000_000_000 + UInt64(slice.components.attoseconds / 1_000_000_000)
     }
 
     private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
@@ -244,32 +247,31 @@ package final class AnalyticsQueries: Service, Sendable {
     }
 
     /// At a check of query `id`'s budget, on its thread, `ran` nanoseconds after its turn began:
-    /// when that is its slice and another client's query waits (and no query is paused already), gives that one the slot and blocks until a slot
-    /// comes back or the query is stopped. Returns the nanoseconds it waited.
+    /// when that is its slice and another client's query waits (and no query is paused already),
+    /// gives that one the slot and blocks until a slot comes back or the query is stopped.
+    /// Returns the nanoseconds it waited.
     private func yieldTurn(_ id: UUID, ran: UInt64) -> UInt64 {
+        guard ran >= sliceNanoseconds else { return 0 }
         let start = Self.now()
-        let sliceNanoseconds =
-            UInt64(slice.components.seconds) * 1_000_000_000
-            + UInt64(slice.components.attoseconds / 1_000_000_000)
-        let semaphore = DispatchSemaphore(value: 0)
-        let handed = state.withLock { state -> Wake? in
+        let paused = state.withLock { state -> (Wake, DispatchSemaphore)? in
             guard !state.paused, state.stopping == nil, case .granted? = state.slots[id],
-                let owner = state.owners[id], ran >= sliceNanoseconds
+                let owner = state.owners[id]
             else { return nil }
             var wake: Wake?
             while wake == nil, let index = state.nextInLine(besides: owner) {
                 wake = state.grant(at: index)
             }
             guard let wake else { return nil }
+            let semaphore = DispatchSemaphore(value: 0)
             state.slots[id] = .paused(semaphore)
             state.owners[id] = nil
             state.running -= 1
             state.queue.append(id)
             state.shares[id] = owner
             state.paused = true
-            return wake
+            return (wake, semaphore)
         }
-        guard let handed else { return 0 }
+        guard case let (handed, semaphore)? = paused else { return 0 }
         handed()
         // Paused: until release() gives the slot back, or the query is stopped (its client left,
         // the server is stopping), looked at every 50 ms.
