@@ -223,7 +223,8 @@ extension Settings {
         Setting(
             "analytics.concurrent-queries", nil, ["serve"],
             "Keen queries running at once (default: the cores less one); a free turn goes to the waiting query of "
-                + "the project's client served least recently."),
+                + "the project's client served least recently, and a query gives its turn to another client's after "
+                + "20 ms."),
         Setting(
             "analytics.body-mb-in-flight", nil, ["serve"],
             "Megabytes of Keen request bodies being read at once, all clients together (default: 16)."),
