@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What one query may spend: time until a deadline and bytes of state (distinct values, groups,
 /// samples, extracted events), and a flag another task sets to stop it (its client left, the server
 /// is stopping). The engine checks it inside the scan (``QueryMeter``), so a query stops itself,
@@ -24,31 +20,22 @@ public final class QueryBudget: Sendable {
     private let yield: (@Sendable (UInt64) -> UInt64)?
     /// When the query's current turn began (`now`).
     private let turnStart: Atomic<UInt64>
-    let start: UInt64
-    /// Nanoseconds (``ran()``) after which a query on a thread of its own (``QueryThread``) runs
-    /// at a lower priority; nil: never.
-    private let demoteAfter: UInt64?
-    private let demoted = Atomic(false)
-    /// 0 not known yet, 1 on a thread of its own, 2 not.
+    /// Whether the query runs on a thread of its own: 0 not known yet, 1 yes, 2 no.
     private let queryThread = Atomic<UInt8>(0)
 
     /// A budget from now: `seconds` on `now` (monotonic nanoseconds; the system's uptime by default).
-    /// `yield`, called at each check on the query's thread, may pause it for others' turns;
-    /// `demoteAfter` is the CPU time after which its own thread's priority is lowered.
+    /// `yield`, called at each check on a query's own thread (``QueryThread``), may pause it for
+    /// others' turns.
     public init(
         seconds: Double, memoryLimit: Int,
         now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
-        yield: (@Sendable (UInt64) -> UInt64)? = nil, demoteAfter: Duration? = nil
+        yield: (@Sendable (UInt64) -> UInt64)? = nil
     ) {
         self.seconds = seconds
         self.memoryLimit = memoryLimit
         self.now = now
         self.yield = yield
-        self.demoteAfter = demoteAfter.map {
-            UInt64($0.components.seconds) * 1_000_000_000 + UInt64($0.components.attoseconds / 1_000_000_000)
-        }
         let start = now()
-        self.start = start
         turnStart = Atomic(start)
         let span = seconds >= Double(UInt64.max / 2) / 1e9 ? UInt64.max / 2 : UInt64(max(0, seconds) * 1e9)
         deadline = Atomic(start &+ span)
@@ -65,14 +52,6 @@ public final class QueryBudget: Sendable {
     /// Why the query was stopped, if it was.
     public var cancellation: String? { stopped.withLock { $0 } }
 
-    /// Nanoseconds the query has run: on a thread of its own (a new thread, whose clock starts
-    /// with the query) that thread's CPU time, so that a query slowed by a busy machine does not
-    /// count as a long one; elsewhere the wall time since the budget began.
-    private func ran() -> UInt64 {
-        if onQueryThread, let cpu = QueryThread.cpuTime() { return cpu }
-        return now() &- start
-    }
-
     /// Whether the query runs on a thread of its own, read once on its thread (at its first check).
     private var onQueryThread: Bool {
         switch queryThread.load(ordering: .relaxed) {
@@ -87,16 +66,14 @@ public final class QueryBudget: Sendable {
 
     /// Throws when the query must stop: cancelled, or past its deadline.
     public func check() throws(KeenError) {
-        if yield != nil || demoteAfter != nil {
-            if let demoteAfter, !demoted.load(ordering: .relaxed), onQueryThread, ran() >= demoteAfter {
-                demoted.store(true, ordering: .relaxed)
-                QueryThread.lowerCurrentPriority()
-            }
-            if let yield, case let paused = yield(now() &- turnStart.load(ordering: .relaxed)), paused > 0 {
-                turnStart.store(now(), ordering: .relaxed)
-                let moved = deadline.load(ordering: .relaxed)
-                deadline.store(moved > UInt64.max / 2 ? moved : moved &+ paused, ordering: .relaxed)
-            }
+        // Only on a thread of its own may a query wait for a turn: blocking another (a store's
+        // serial queue, say) could hold what the query it gave its turn to needs.
+        if let yield, onQueryThread,
+            case let paused = yield(now() &- turnStart.load(ordering: .relaxed)), paused > 0
+        {
+            turnStart.store(now(), ordering: .relaxed)
+            let moved = deadline.load(ordering: .relaxed)
+            deadline.store(moved > UInt64.max / 2 ? moved : moved &+ paused, ordering: .relaxed)
         }
         if let reason = cancellation { throw KeenError.cancelled(reason) }
         if now() >= deadline.load(ordering: .relaxed) { throw KeenError.timeout(seconds: seconds) }
@@ -143,8 +120,9 @@ public struct QueryMeter {
     }
 }
 
-/// A thread the store started for one query (and ends with it): the only kind whose priority a
-/// budget lowers, since an unprivileged process cannot raise it back.
+/// A thread the store started for one query (and ends with it), holding nothing another query
+/// needs but the store's reader it reads with: the only kind a query pauses on for another's
+/// turn.
 public enum QueryThread {
     private static let key = "nohit.query-thread"
 
@@ -156,20 +134,5 @@ public enum QueryThread {
     /// Whether the calling thread is a query's own.
     public static var isCurrent: Bool {
         Thread.current.threadDictionary[key] as? Bool ?? false
-    }
-
-    /// The calling thread's CPU time in nanoseconds.
-    static func cpuTime() -> UInt64? {
-        var time = timespec()
-        guard clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time) == 0 else { return nil }
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-
-    /// Makes the calling thread yield the CPU to the process's other threads: nice 10 on Linux,
-    /// where the nice value is a thread's and `who` 0 is the calling thread.
-    static func lowerCurrentPriority() {
-        #if os(Linux)
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-        #endif
     }
 }

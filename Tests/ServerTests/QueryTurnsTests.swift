@@ -71,7 +71,10 @@ import Testing
     /// Runs `work` on a thread of its own, as the stores run the engine's scan.
     static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
+            Thread {
+                QueryThread.markCurrent()
+                continuation.resume(with: Result { try work() })
+            }.start()
         }
     }
 

@@ -15,10 +15,9 @@ import Synchronization
 /// at its next check (on its own thread, which the engine's scan runs on) and hands its slot
 /// over, then goes on when a slot comes back, its time limit moved on by the pause. So a client's
 /// small query waits for a slice, not for another client's long one to end. One query at a time
-/// is paused, so the threads and store readers in use stay one more than the slots. A query that
-/// has used a slice of CPU also runs at a lower priority (on the thread the store gave it), so a
-/// long scan takes the CPU the event loops leave, while a short one slowed by a busy machine keeps
-/// the service's.
+/// is paused, so the threads and store readers in use stay one more than the slots (SQLite's
+/// analytics pool has readers for every slot the settings allow and one more); a query pauses only
+/// on a thread the store gave it alone.
 package final class AnalyticsQueries: Service, Sendable {
     package let limits: AnalyticsLimits
     /// How long a query runs before it gives its turn to another client's waiting query.
@@ -119,8 +118,8 @@ package final class AnalyticsQueries: Service, Sendable {
     package init(limits: AnalyticsLimits = AnalyticsLimits(), slice: Duration = .milliseconds(20)) {
         self.limits = limits
         self.slice = slice
-        sliceNanoseconds =
-            UInt64(slice.components.seconds) * 1_000_000_000 + UInt64(slice.components.attoseconds / 1_000_000_000)
+        sliceNanoseconds = UInt64(
+            max(0, slice.components.seconds) * 1_000_000_000 + max(0, slice.components.attoseconds / 1_000_000_000))
     }
 
     private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
@@ -135,10 +134,7 @@ package final class AnalyticsQueries: Service, Sendable {
         try await acquire(id, share: share)
         var yield: (@Sendable (UInt64) -> UInt64)?
         if pausable { yield = { @Sendable [weak self] ran in self?.yieldTurn(id, ran: ran) ?? 0 } }
-        // A query that has used a slice of CPU is a long one: its thread yields the CPU to the
-        // event loops from then on (a short one keeps the service's priority).
-        let budget = QueryBudget(
-            seconds: limits.querySeconds, memoryLimit: limits.queryMemoryBytes, yield: yield, demoteAfter: slice)
+        let budget = QueryBudget(seconds: limits.querySeconds, memoryLimit: limits.queryMemoryBytes, yield: yield)
         let stopping = state.withLock { state -> String? in
             state.budgets[id] = budget
             return state.stopping
@@ -226,14 +222,15 @@ package final class AnalyticsQueries: Service, Sendable {
     private func release(_ id: UUID) {
         let next = state.withLock { state -> Wake? in
             state.budgets[id] = nil
-            guard case .granted? = state.slots.removeValue(forKey: id) else {
+            switch state.slots.removeValue(forKey: id) {
+            case .granted?: break
+            case .paused?:
                 // A query stopped while paused gave its slot away already.
-                if case .paused? = state.slots.removeValue(forKey: id) {
-                    state.queue.removeAll { $0 == id }
-                    state.shares[id] = nil
-                    state.paused = false
-                }
+                state.queue.removeAll { $0 == id }
+                state.shares[id] = nil
+                state.paused = false
                 return nil
+            default: return nil
             }
             state.owners[id] = nil
             state.running -= 1
@@ -255,7 +252,7 @@ package final class AnalyticsQueries: Service, Sendable {
         let start = Self.now()
         let paused = state.withLock { state -> (Wake, DispatchSemaphore)? in
             guard !state.paused, state.stopping == nil, case .granted? = state.slots[id],
-                let owner = state.owners[id]
+                let owner = state.owners[id], state.budgets[id]?.cancellation == nil
             else { return nil }
             var wake: Wake?
             while wake == nil, let index = state.nextInLine(besides: owner) {
@@ -277,7 +274,9 @@ package final class AnalyticsQueries: Service, Sendable {
         // the server is stopping), looked at every 50 ms.
         while semaphore.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
             let gaveUp = state.withLock { state -> Bool in
-                guard case .paused? = state.slots[id], state.budgets[id]?.cancellation != nil else { return false }
+                // No slot at all: taken out by a release or a stop meanwhile; it waits for nothing.
+                guard let slot = state.slots[id] else { return true }
+                guard case .paused = slot, state.budgets[id]?.cancellation != nil else { return false }
                 state.slots[id] = nil
                 state.queue.removeAll { $0 == id }
                 state.shares[id] = nil

@@ -7,9 +7,7 @@ import Synchronization
 /// query blocking the pool could starve the very work it waits for).
 enum BlockingBridge {
     /// Runs `work` on a new thread and returns what it returned. A `query`'s thread is marked as
-    /// its own (``QueryThread``): once the query has run a while, its budget lowers the thread's
-    /// priority, so a long scan takes the CPU the event loops leave while short queries run at
-    /// the service's.
+    /// its own (``QueryThread``): the query may pause on it while another client's takes its turn.
     static func onThread<Value: Sendable>(
         query: Bool = false, _ work: @escaping @Sendable () throws -> Value
     ) async throws -> Value {

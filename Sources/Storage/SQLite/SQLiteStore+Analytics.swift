@@ -415,8 +415,10 @@ extension SQLiteStore: AnalyticsStore {
 
     package func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
         let (cache, reader) = (analytics, analyticsReader)
-        // On a thread of its own at a lower priority (the read runs on the calling thread).
-        return try await BlockingBridge.onThread(query: true) {
+        // On a thread of its own (a pool's read runs on the calling thread), where it may pause for
+        // another client's query: not on an in-memory store, whose one serial queue that other
+        // query would wait for.
+        return try await BlockingBridge.onThread(query: reader is DatabasePool) {
             try reader.read { db in
                 guard let state = try Self.projectState(db, project, cache: cache) else {
                     throw KeenError.notFound("no project \(project)")
