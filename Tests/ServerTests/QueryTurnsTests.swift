@@ -40,9 +40,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func aWaitingQueryOfAnotherClientGoesBeforeTheBusyClientsNext() async throws {
-        var limits = AnalyticsLimits()
-        limits.concurrentQueries = 1
-        let queries = AnalyticsQueries(limits: limits)
+        let queries = Self.oneSlot()
         let order = Order()
         let release = Gate()
         func query(_ name: String, share: String) -> Task<Void, any Error> {
@@ -68,6 +66,13 @@ import Testing
         #expect(order.names == ["a1", "b1", "a2", "a3"])
     }
 
+    /// Turns for one query at a time, given away after `slice`.
+    static func oneSlot(slice: Duration = .milliseconds(20)) -> AnalyticsQueries {
+        var limits = AnalyticsLimits()
+        limits.concurrentQueries = 1
+        return AnalyticsQueries(limits: limits, slice: slice)
+    }
+
     /// Runs `work` on a thread of its own, as the stores run the engine's scan.
     static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
@@ -79,9 +84,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func aLongQueryPausesForAnotherClientsAndGoesOnAfter() async throws {
-        var limits = AnalyticsLimits()
-        limits.concurrentQueries = 1
-        let queries = AnalyticsQueries(limits: limits, slice: .milliseconds(1))
+        let queries = Self.oneSlot(slice: .milliseconds(1))
         let order = Order()
         let otherDone = Atomic(false)
         // A scan that checks its budget until the other client's query has run: without turns
@@ -112,9 +115,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func aPausedQueryWhoseClientLeftStops() async throws {
-        var limits = AnalyticsLimits()
-        limits.concurrentQueries = 1
-        let queries = AnalyticsQueries(limits: limits, slice: .milliseconds(1))
+        let queries = Self.oneSlot(slice: .milliseconds(1))
         let order = Order()
         let release = Gate()
         let long = Task {
@@ -144,9 +145,7 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func aQueryThatIsNotPausableKeepsItsTurn() async throws {
-        var limits = AnalyticsLimits()
-        limits.concurrentQueries = 1
-        let queries = AnalyticsQueries(limits: limits, slice: .nanoseconds(1))
+        let queries = Self.oneSlot(slice: .nanoseconds(1))
         let order = Order()
         let long = Task {
             try await queries.run(pausable: false) { budget in
@@ -169,9 +168,7 @@ import Testing
     /// (before: the next one ran while it stayed paused, and as only one query pauses at a time,
     /// another client's query waited for the whole of that one).
     @Test(.timeLimit(.minutes(1))) func aPausedQueryGoesOnBeforeItsOwnClientsNext() async throws {
-        var limits = AnalyticsLimits()
-        limits.concurrentQueries = 1
-        let queries = AnalyticsQueries(limits: limits, slice: .milliseconds(1))
+        let queries = Self.oneSlot(slice: .milliseconds(1))
         let order = Order()
         let stop = Atomic(false)
         let long = Task {

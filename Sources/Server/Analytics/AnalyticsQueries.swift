@@ -34,14 +34,12 @@ package final class AnalyticsQueries: Service, Sendable {
     private struct State {
         var running = 0
         var queue: [UUID] = []
-        /// Whose each waiting query is.
+        /// Whose each query is, waiting, running or paused.
         var shares: [UUID: String] = [:]
         /// When each share was last given a turn (a running count).
         var lastTurn: [String: Int] = [:]
         var turns = 0
         var slots: [UUID: Slot] = [:]
-        /// Each running query's share.
-        var owners: [UUID: String] = [:]
         /// Whether a query is paused now (at most one is).
         var paused = false
         var budgets: [UUID: QueryBudget] = [:]
@@ -73,7 +71,7 @@ package final class AnalyticsQueries: Service, Sendable {
         /// semaphore to signal (a paused query), outside the lock.
         mutating func grant(at index: Int) -> Wake? {
             let waiter = queue.remove(at: index)
-            let share = shares.removeValue(forKey: waiter) ?? ""
+            let share = shares[waiter] ?? ""
             let wake: Wake
             switch slots[waiter] {
             case .waiting(let continuation)?: wake = .resume(continuation)
@@ -83,7 +81,6 @@ package final class AnalyticsQueries: Service, Sendable {
             default: return nil
             }
             slots[waiter] = .granted
-            owners[waiter] = share
             running += 1
             served(share)
             return wake
@@ -92,7 +89,7 @@ package final class AnalyticsQueries: Service, Sendable {
         mutating func served(_ share: String) {
             turns += 1
             lastTurn[share] = turns
-            // Shares with nothing waiting are forgotten once there are many (a forgotten share
+            // Shares with no query are forgotten once there are many (a forgotten share
             // counts as never served: its next query goes first once).
             if lastTurn.count > 10_000 {
                 let waiting = Set(shares.values)
@@ -192,7 +189,7 @@ package final class AnalyticsQueries: Service, Sendable {
                     if state.running < limits.concurrentQueries && state.queue.isEmpty {
                         state.running += 1
                         state.slots[id] = .granted
-                        state.owners[id] = share
+                        state.shares[id] = share
                         state.served(share)
                         return .success(true)
                     }
@@ -232,9 +229,8 @@ package final class AnalyticsQueries: Service, Sendable {
                 return nil
             default: return nil
             }
-            state.owners[id] = nil
+            state.shares[id] = nil
             state.running -= 1
-            let now = Self.now()
             while let index = state.nextInLine() {
                 if let wake = state.grant(at: index) { return wake }
             }
@@ -252,7 +248,7 @@ package final class AnalyticsQueries: Service, Sendable {
         let start = Self.now()
         let paused = state.withLock { state -> (Wake, DispatchSemaphore)? in
             guard !state.paused, state.stopping == nil, case .granted? = state.slots[id],
-                let owner = state.owners[id], state.budgets[id]?.cancellation == nil
+                let owner = state.shares[id], state.budgets[id]?.cancellation == nil
             else { return nil }
             var wake: Wake?
             while wake == nil, let index = state.nextInLine(besides: owner) {
@@ -261,10 +257,8 @@ package final class AnalyticsQueries: Service, Sendable {
             guard let wake else { return nil }
             let semaphore = DispatchSemaphore(value: 0)
             state.slots[id] = .paused(semaphore)
-            state.owners[id] = nil
             state.running -= 1
             state.queue.append(id)
-            state.shares[id] = owner
             state.paused = true
             return (wake, semaphore)
         }
@@ -297,12 +291,11 @@ package final class AnalyticsQueries: Service, Sendable {
             let waiters = state.queue.compactMap { id -> CheckedContinuation<Void, any Error>? in
                 guard case .waiting(let continuation)? = state.slots[id] else { return nil }
                 state.slots[id] = nil
+                state.shares[id] = nil
                 return continuation
             }
             let slots = state.slots
             state.queue.removeAll { if case .paused? = slots[$0] { false } else { true } }
-            let kept = Set(state.queue)
-            state.shares = state.shares.filter { kept.contains($0.key) }
             return (Array(state.budgets.values), waiters)
         }
         for budget in budgets { budget.cancel(reason) }
