@@ -135,6 +135,118 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// How many elements a batch's lists hold (`{"name": [value, ...], ...}`), counted without
+    /// building them, so a batch past its limit is refused before it costs a parse; `nil` when the
+    /// bytes are not of that shape (a parse then says why).
+    public static func batchElementCount(_ bytes: [UInt8]) -> Int? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var skimmer = JSONSkimmer(bytes: buffer)
+            if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { skimmer.position = 3 }
+            skimmer.skipSpace()
+            guard skimmer.take(UInt8(ascii: "{")) else { return nil }
+            var total = 0
+            if skimmer.take(UInt8(ascii: "}")) { return skimmer.atEnd ? 0 : nil }
+            while true {
+                guard skimmer.next == UInt8(ascii: "\""), skimmer.skipString(), skimmer.take(UInt8(ascii: ":")),
+                    skimmer.take(UInt8(ascii: "["))
+                else { return nil }
+                if !skimmer.take(UInt8(ascii: "]")) {
+                    while true {
+                        guard skimmer.skipValue(depth: 2) else { return nil }
+                        total += 1
+                        skimmer.skipSpace()
+                        if skimmer.take(UInt8(ascii: ",")) { continue }
+                        guard skimmer.take(UInt8(ascii: "]")) else { return nil }
+                        break
+                    }
+                }
+                if skimmer.take(UInt8(ascii: ",")) { continue }
+                guard skimmer.take(UInt8(ascii: "}")) else { return nil }
+                return skimmer.atEnd ? total : nil
+            }
+        }
+    }
+}
+
+/// Walks a document's structure without building its values (strings and numbers are skipped,
+/// not checked: a parse checks what is kept).
+private struct JSONSkimmer {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
+
+    var next: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    /// Whether the document, past spaces, ends here.
+    var atEnd: Bool {
+        mutating get {
+            skipSpace()
+            return position == bytes.count
+        }
+    }
+
+    mutating func skipSpace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    /// Past spaces, takes `byte` (and the spaces after it) if it is next.
+    mutating func take(_ byte: UInt8) -> Bool {
+        skipSpace()
+        guard next == byte else { return false }
+        position += 1
+        skipSpace()
+        return true
+    }
+
+    mutating func skipString() -> Bool {
+        position += 1
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                position += 1
+                return true
+            case UInt8(ascii: "\\"): position += 2
+            default: position += 1
+            }
+        }
+        return false
+    }
+
+    mutating func skipValue(depth: Int) -> Bool {
+        guard let first = next, depth <= JSONValue.maximumDepth else { return false }
+        switch first {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let isObject = first == UInt8(ascii: "{")
+            let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            position += 1
+            if take(close) { return true }
+            while true {
+                if isObject {
+                    guard next == UInt8(ascii: "\""), skipString(), take(UInt8(ascii: ":")) else { return false }
+                }
+                guard skipValue(depth: depth + 1) else { return false }
+                if take(UInt8(ascii: ",")) { continue }
+                return take(close)
+            }
+        case UInt8(ascii: "\""): return skipString()
+        default:
+            let start = position
+            scalar: while position < bytes.count {
+                switch bytes[position] {
+                case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), 0x20, 0x09, 0x0A, 0x0D: break scalar
+                default: position += 1
+                }
+            }
+            return position > start
+        }
+    }
+}
+
 private struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
@@ -177,7 +289,9 @@ private struct JSONParser {
         guard depth <= JSONValue.maximumDepth else { throw failure("nested deeper than \(JSONValue.maximumDepth)") }
         position += 1
         var members: [(key: String, value: JSONValue)] = []
-        var seen = Set<String>()
+        // Keys seen, in a set once an object has more than a few (below that, a look along the
+        // members costs less than hashing every key).
+        var seen: Set<String>? = nil
         skipSpace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -190,7 +304,16 @@ private struct JSONParser {
             }
             let keyStart = position
             let key = try string()
-            guard seen.insert(key).inserted else {
+            let repeated: Bool
+            if seen != nil {
+                repeated = !seen!.insert(key).inserted
+            } else if members.count < 8 {
+                repeated = members.contains { $0.key == key }
+            } else {
+                seen = Set(members.map(\.key))
+                repeated = !seen!.insert(key).inserted
+            }
+            guard !repeated else {
                 throw JSONSyntaxError(reason: "the key \"\(key)\" appears twice in one object", offset: keyStart)
             }
             skipSpace()
@@ -239,12 +362,15 @@ private struct JSONParser {
     mutating func string() throws(JSONSyntaxError) -> String {
         position += 1
         let start = position
-        // The common case: no escapes, one slice of valid UTF-8.
+        // The common case: no escapes, one slice of valid UTF-8 (ASCII, most often: nothing to
+        // validate).
+        var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<position])
                 position += 1
+                if ascii { return String(decoding: slice, as: UTF8.self) }
                 guard let text = String(validating: slice, as: UTF8.self) else {
                     throw JSONSyntaxError(reason: "a string that is not UTF-8", offset: start)
                 }
@@ -252,6 +378,7 @@ private struct JSONParser {
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("a control character inside a string") }
+            if byte >= 0x80 { ascii = false }
             position += 1
         }
         var utf8 = Array(bytes[start..<position])

@@ -137,52 +137,86 @@ public struct LinearRegex: Sendable {
         /// Whether the pattern matches anywhere in `text`; `steps` is told the work done (one per
         /// live state per character), for the caller's budget.
         public func matches(_ text: String, steps: inout Int) -> Bool {
-            scalars.removeAll(keepingCapacity: true)
-            scalars.append(contentsOf: text.unicodeScalars)
-            let program = regex.program
+            // The state is worked on in locals (moved out of the matcher and back, no copies): a
+            // class's stored properties passed inout are checked for exclusive access at run time,
+            // at every state of every character.
+            var run = Run(scalars: [], current: StateSet(capacity: 0), next: StateSet(capacity: 0), stack: [])
+            swap(&run.scalars, &scalars)
+            swap(&run.current, &current)
+            swap(&run.next, &next)
+            swap(&run.stack, &stack)
+            defer {
+                swap(&run.scalars, &scalars)
+                swap(&run.current, &current)
+                swap(&run.next, &next)
+                swap(&run.stack, &stack)
+            }
+            run.scalars.removeAll(keepingCapacity: true)
+            run.scalars.append(contentsOf: text.unicodeScalars)
             var work = 0
             defer { steps &+= work }
-            current.clear()
-            for position in 0...scalars.count {
-                // The search may start at any position.
-                if addClosure(0, at: position, to: &current, work: &work) { return true }
-                if position == scalars.count { break }
-                let scalar = scalars[position]
-                next.clear()
-                for slot in 0..<current.count {
-                    let index = current.dense[slot]
-                    work &+= 1
-                    guard case .character(let set) = program[index],
-                        set.contains(scalar, caseInsensitive: regex.caseInsensitive)
-                    else { continue }
-                    if addClosure(index + 1, at: position + 1, to: &next, work: &work) { return true }
-                }
-                swap(&current, &next)
+            let matched = regex.program.withUnsafeBufferPointer { program in
+                run.matches(program, caseInsensitive: regex.caseInsensitive, work: &work)
             }
-            return false
+            return matched
         }
 
-        /// Adds `start` and every state reached from it without reading a character; true when
-        /// one of them is the match.
-        private func addClosure(_ start: Int, at position: Int, to set: inout StateSet, work: inout Int) -> Bool {
-            stack.append(start)
-            while let index = stack.popLast() {
-                guard set.insert(index) else { continue }
-                work &+= 1
-                switch regex.program[index] {
-                case .match:
-                    stack.removeAll(keepingCapacity: true)
-                    return true
-                case .jump(let target): stack.append(target)
-                case .split(let first, let second):
-                    stack.append(second)
-                    stack.append(first)
-                case .assertion(let assertion):
-                    if LinearRegex.holds(assertion, at: position, in: scalars) { stack.append(index + 1) }
-                case .character: break
+        /// One text's search: the text's scalars, the live states at this position and the next.
+        struct Run {
+            var scalars: [Unicode.Scalar]
+            var current: StateSet
+            var next: StateSet
+            var stack: [Int]
+
+            mutating func matches(
+                _ program: UnsafeBufferPointer<Instruction>, caseInsensitive: Bool, work: inout Int
+            ) -> Bool {
+                current.clear()
+                let count = scalars.count
+                for position in 0...count {
+                    // The search may start at any position.
+                    if addClosure(0, at: position, toNext: false, program, work: &work) { return true }
+                    if position == count { break }
+                    let scalar = scalars[position]
+                    next.clear()
+                    for slot in 0..<current.count {
+                        let index = current.dense[slot]
+                        work &+= 1
+                        guard case .character(let set) = program[index],
+                            set.contains(scalar, caseInsensitive: caseInsensitive)
+                        else { continue }
+                        if addClosure(index + 1, at: position + 1, toNext: true, program, work: &work) { return true }
+                    }
+                    swap(&current, &next)
                 }
+                return false
             }
-            return false
+
+            /// Adds `start` and every state reached from it without reading a character to the
+            /// current or the next set; true when one of them is the match.
+            private mutating func addClosure(
+                _ start: Int, at position: Int, toNext: Bool, _ program: UnsafeBufferPointer<Instruction>,
+                work: inout Int
+            ) -> Bool {
+                stack.append(start)
+                while let index = stack.popLast() {
+                    guard toNext ? next.insert(index) : current.insert(index) else { continue }
+                    work &+= 1
+                    switch program[index] {
+                    case .match:
+                        stack.removeAll(keepingCapacity: true)
+                        return true
+                    case .jump(let target): stack.append(target)
+                    case .split(let first, let second):
+                        stack.append(second)
+                        stack.append(first)
+                    case .assertion(let assertion):
+                        if LinearRegex.holds(assertion, at: position, in: scalars) { stack.append(index + 1) }
+                    case .character: break
+                    }
+                }
+                return false
+            }
         }
     }
 

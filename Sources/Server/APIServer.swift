@@ -181,7 +181,9 @@ package struct APIServer: Sendable {
     /// HTTP/1.1 with the WebSocket upgrade for `/api/ws`, and HTTP/2 with prior knowledge on the
     /// same port, every connection through the gate: the connection limits, the header timeout
     /// and size limits, the idle timeout, and a 400 or 431 for a request the decoder cannot read.
-    package func server() -> HTTPServerBuilder {
+    /// The connections run in `shards` when given (a service the application must run), else in
+    /// the server's own task group.
+    package func server(shards: ConnectionShards? = nil) -> HTTPServerBuilder {
         let webSocketResponder = streamRoutes.webSocketRouter().buildResponder()
         let gate = options.gate
         let limits = gate.limits
@@ -208,19 +210,21 @@ package struct APIServer: Sendable {
                     configureHTTP2: GuardedServerChannel<
                         HTTP1OrHTTP2Channel<HTTP1WebSocketUpgradeChannel>
                     >.protocolErrorWatcher(gate: gate)),
-                gate: gate)
+                gate: gate, shards: shards)
         }
     }
 }
 
 /// The service's HTTP application, as `nohit serve` runs it and the tests and benchmarks drive it:
 /// `api`'s routes behind its guarded channel, on `configuration`'s address (the Hummingbird
-/// template's `buildApplication`).
+/// template's `buildApplication`). Its connections run in `ConnectionShards`, a service of the
+/// application's own that stops after the server.
 package func buildApplication(
     _ api: APIServer, configuration: ApplicationConfiguration = ApplicationConfiguration(),
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }, logger: Logger? = nil
 ) -> some ApplicationProtocol {
-    Application(
-        router: api.router(), server: api.server(), configuration: configuration, onServerRunning: onServerRunning,
-        logger: logger)
+    let shards = ConnectionShards()
+    return Application(
+        router: api.router(), server: api.server(shards: shards), configuration: configuration, services: [shards],
+        onServerRunning: onServerRunning, logger: logger)
 }

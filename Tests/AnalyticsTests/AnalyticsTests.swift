@@ -167,6 +167,31 @@ struct MemoryEvents: EventSource {
         #expect(JSONValue.object(rebuilt) == sent)
     }
 
+    /// The reader refuses a key twice in one object, few keys or many; its strings are what was
+    /// sent, ASCII or not; and a batch's events are counted without reading them (so one past the
+    /// limit costs no parse), the same count as the parse's.
+    @Test func theJSONReaderAndTheBatchCount() throws {
+        for keys in [2, 7, 8, 9, 30] {
+            let members = (0..<keys).map { "\"k\($0)\":\($0)" } + ["\"k\(keys / 2)\":0"]
+            #expect(throws: JSONSyntaxError.self, "\(keys) keys") {
+                try JSONValue.parse("{" + members.joined(separator: ",") + "}")
+            }
+            let distinct = try JSONValue.parse("{" + members.dropLast().joined(separator: ",") + "}")
+            #expect(distinct.object?.members.count == keys)
+        }
+        #expect(try JSONValue.parse(#"["plain","é","\u00e9","a\"b"]"#) == ["plain", "é", "é", "a\"b"])
+        #expect(throws: JSONSyntaxError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
+
+        let batch = #"{"a":[{},{"x":[1,2],"y":"s,]}"},"t\"],",-1.5e3,null],"b":[],"c":[[]]}"#
+        #expect(JSONValue.batchElementCount(Array(batch.utf8)) == 6)
+        let parsed = try JSONValue.parse(batch).object!.members.map { $0.value.array!.count }.reduce(0, +)
+        #expect(parsed == 6)
+        #expect(JSONValue.batchElementCount(Array(("\u{FEFF} { } ").utf8)) == 0)
+        for notABatch in [#"{"a":{}}"#, #"{"a":[1,}"#, #"{"a":[1]"#, #"[1]"#, #"{"a":[1]} x"#, #"{"a":["x]}"#, ""] {
+            #expect(JSONValue.batchElementCount(Array(notABatch.utf8)) == nil, "\(notABatch)")
+        }
+    }
+
     @Test func queriesSayWhatIsWrong() {
         func error(_ parameters: JSONObject, _ type: String = "count") -> String? {
             do {

@@ -87,13 +87,6 @@ import Testing
             let write = server.keys["write_key"]!
             let before = Self.residentBytes(server.process.processIdentifier)
 
-            // 2 MB of `{}`: far more than a batch may hold; nothing is stored.
-            let empties = Data(
-                ("{\"views\":[" + Array(repeating: "{}", count: 666_666).joined(separator: ",") + "]}").utf8)
-            let refused = try await Self.send("POST", url, key: write, body: empties)
-            #expect(refused.status == 413, "\(String(decoding: refused.body.prefix(300), as: UTF8.self))")
-            #expect(Self.errorCode(refused.body) == "RequestEntityTooLargeError")
-
             // 10,000 bad events (2 MB): each fails alone, and the answer stays within a few times
             // the request.
             let bad = "{\"$" + String(repeating: "x", count: 180) + "\":1}"
@@ -108,9 +101,7 @@ import Testing
             #expect(results["views"]?.allSatisfy { ($0["success"] as? Bool) == false } == true)
 
             // The client has spent its burst (10,000 events): another such batch waits (Keen's 429).
-            let event = #"{"tab":"live"}"#
-            let good = Data(
-                ("{\"views\":[" + Array(repeating: event, count: 10_000).joined(separator: ",") + "]}").utf8)
+            let good = Data(("{\"views\":[" + Array(repeating: "{}", count: 10_000).joined(separator: ",") + "]}").utf8)
             let limited = try await Self.send("POST", url, key: write, body: good)
             #expect(limited.status == 429)
             #expect(Self.errorCode(limited.body) == "TooManyRequestsError")
@@ -126,6 +117,74 @@ import Testing
             let after = Self.residentBytes(server.process.processIdentifier)
             #expect(after - before < 200 * 1_048_576, "resident memory grew \((after - before) / 1_048_576) MB")
         }
+    }
+
+    /// A batch past the limit (2 MB of `{}`) is refused with nothing stored, and charged to its
+    /// client all the same: it then waits (Keen's 429, with how long), and a large body it sends
+    /// meanwhile is answered before it is read, the connection closed instead of read to its end
+    /// (in the hostile benchmark such batches, parsed whole to be refused, were a fifth of the
+    /// server's CPU). Failed on main at 3cd1bc6: the second batch was read and refused again.
+    @Test(arguments: databases)
+    func aBatchPastTheLimitIsChargedToItsClient(_ database: String?) async throws {
+        try await AnalyticsServer.with(database: database) { server in
+            let path = "/3.0/projects/\(server.project)/events"
+            let write = server.keys["write_key"]!
+            let empties = Data(
+                ("{\"views\":[" + Array(repeating: "{}", count: 666_666).joined(separator: ",") + "]}").utf8)
+            let refused = try await Self.send("POST", server.address + path, key: write, body: empties)
+            #expect(refused.status == 413, "\(String(decoding: refused.body.prefix(300), as: UTF8.self))")
+            #expect(Self.errorCode(refused.body) == "RequestEntityTooLargeError")
+
+            let one = try await Self.send(
+                "POST", server.address + path, key: write, body: Data(#"{"views":[{}]}"#.utf8))
+            #expect(one.status == 429)
+            #expect(Int(one.headers["retry-after"] ?? "") ?? 0 >= 30, "\(one.headers)")
+
+            // Another 2 MB: the head and a first kilobyte sent, the answer comes and the
+            // connection closes without the rest.
+            let port = try #require(Int(server.address.split(separator: ":").last ?? ""))
+            let head =
+                "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: \(write)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(empties.count)\r\n\r\n"
+            let answer = try Self.exchange(port: port, send: Array(head.utf8) + Array(empties.prefix(1024)))
+            #expect(answer.hasPrefix("HTTP/1.1 429"), "\(answer.prefix(200))")
+
+            let count = try await Self.send(
+                "GET", "\(server.address)/3.0/projects/\(server.project)/queries/count?event_collection=views",
+                key: server.keys["read_key"]!)
+            #expect(String(decoding: count.body, as: UTF8.self) == #"{"result":0}"#)
+        }
+    }
+
+    /// Sends `bytes` to 127.0.0.1:`port` and reads until the server closes the connection (at most
+    /// 30 s, else it throws): what the server answered.
+    static func exchange(port: Int, send bytes: [UInt8]) throws -> String {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0, "connect: errno \(errno)")
+        let sent = bytes.withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, 0) }
+        try #require(sent == bytes.count)
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if read == 0 { break }
+            try #require(read > 0, "no end of the connection within 30 s (errno \(errno)): \(answer.count) bytes read")
+            answer += buffer[0..<read]
+        }
+        return String(decoding: answer, as: UTF8.self)
     }
 
     /// A property name with a NUL is refused at ingest (it gave a 500 carrying the SQL statement

@@ -14,7 +14,7 @@ extension AnalyticsAPI {
         project.post("keys") { request, context in
             await handle {
                 let (id, _) = try await authorize(request, context, .master)
-                let body = try Self.keyBody(try await withBody(request, upTo: Self.maximumQueryBody) { $0 })
+                let body = try Self.keyBody(try await withBody(request, context, upTo: Self.maximumQueryBody) { $0 })
                 let (secret, key) = try await store.createAccessKey(
                     project: id, name: body.name, isActive: body.isActive, permitted: body.permitted,
                     options: body.options, now: clock.now())
@@ -42,7 +42,7 @@ extension AnalyticsAPI {
             await handle {
                 let (id, _) = try await authorize(request, context, .master)
                 let secret = try context.parameters.require("key")
-                let body = try Self.keyBody(try await withBody(request, upTo: Self.maximumQueryBody) { $0 })
+                let body = try Self.keyBody(try await withBody(request, context, upTo: Self.maximumQueryBody) { $0 })
                 guard
                     let key = try await store.updateAccessKey(
                         project: id, secret: secret, name: body.name, isActive: body.isActive,

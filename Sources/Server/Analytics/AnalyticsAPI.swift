@@ -64,8 +64,8 @@ package struct AnalyticsAPI: Sendable {
         project.post("events") { request, context in
             await handle {
                 let (id, key) = try await authorize(request, context, .writes)
-                let client = try checkWriteRoom(key, context)
-                return try await withBody(request, upTo: limits.maximumBatchBytes) { body in
+                let client = try checkWriteRoom(key, request, context)
+                return try await withBody(request, context, upTo: limits.maximumBatchBytes) { body in
                     try await batch(body, project: id, key: key, client: client)
                 }
             }
@@ -73,10 +73,11 @@ package struct AnalyticsAPI: Sendable {
         project.post("events/:collection") { request, context in
             await handle {
                 let (id, key) = try await authorize(request, context, .writes)
-                let client = try checkWriteRoom(key, context)
+                let client = try checkWriteRoom(key, request, context)
                 let collection = try context.parameters.require("collection")
                 // Room for the largest event and its JSON's spacing.
-                return try await withBody(request, upTo: KeenEventRules.maximumEventBytes + 64 * 1024) { body in
+                return try await withBody(request, context, upTo: KeenEventRules.maximumEventBytes + 64 * 1024) {
+                    body in
                     let event: JSONValue
                     do {
                         event = try JSONValue.parse(body)
@@ -96,7 +97,7 @@ package struct AnalyticsAPI: Sendable {
                 // An image beacon: the event in `data`, base64 of its JSON.
                 if let data = query.first(where: { $0.name == "data" })?.value {
                     let (id, key) = try await authorize(request, context, .writes)
-                    let client = try checkWriteRoom(key, context)
+                    let client = try checkWriteRoom(key, request, context)
                     try takeWrites(1, key: key, client: client)
                     // A `+` sent unescaped reads as a space.
                     let base64 = data.replacingOccurrences(of: " ", with: "+")
@@ -158,7 +159,8 @@ package struct AnalyticsAPI: Sendable {
                     let analysis = try context.parameters.require("analysis")
                     var parameters = try KeenQuery.parameters(fromQuery: Self.query(request))
                     if request.method == .post {
-                        let object = try await withBody(request, upTo: Self.maximumQueryBody) { body -> JSONObject? in
+                        let object = try await withBody(request, context, upTo: Self.maximumQueryBody) {
+                            body -> JSONObject? in
                             guard !body.isEmpty else { return nil }
                             guard case .object(let object)? = try? JSONValue.parse(body) else {
                                 throw KeenError.badParameter(
@@ -216,6 +218,11 @@ package struct AnalyticsAPI: Sendable {
     /// `POST /events`: each event checked alone; the answer lists every collection in the order
     /// sent, and in each an entry per event in its place (the iOS client matches them by index).
     func batch(_ body: [UInt8], project: String, key: AnalyticsKey, client: String) async throws -> Response {
+        // A batch past the limit is refused before it costs a parse (a few milliseconds a
+        // megabyte, and its tree many times its size).
+        if body.count > 64 * 1024, let total = JSONValue.batchElementCount(body), total > limits.maximumBatchEvents {
+            throw tooManyEvents(total, client: client)
+        }
         let document: JSONValue
         do {
             document = try JSONValue.parse(body)
@@ -233,10 +240,7 @@ package struct AnalyticsAPI: Sendable {
             }
             total += events.count
         }
-        guard total <= limits.maximumBatchEvents else {
-            throw KeenError.tooLarge(
-                "a batch holds at most \(limits.maximumBatchEvents) events, not \(total); send them in several batches")
-        }
+        guard total <= limits.maximumBatchEvents else { throw tooManyEvents(total, client: client) }
         try takeWrites(total, key: key, client: client)
         let arrival = now()
         let checkSizes = body.count > KeenEventRules.maximumEventBytes
@@ -328,14 +332,24 @@ package struct AnalyticsAPI: Sendable {
     /// A query's or a key's body: parameters, not events.
     static let maximumQueryBody = 1_048_576
 
+    /// A batch past the limit, refused; its events are charged to the client all the same (not
+    /// to the key: the web app's is public), so one that sends such batches again and again is
+    /// refused before its bodies are read.
+    private func tooManyEvents(_ total: Int, client: String) -> KeenError {
+        eventsPerClient.charge(client, cost: Double(total), now: Date())
+        return KeenError.tooLarge(
+            "a batch holds at most \(limits.maximumBatchEvents) events, not \(total); send them in several batches")
+    }
+
     /// Reads the body (at most `limit` bytes: 413 past it) within the bytes all requests may have
     /// in flight at once (503 with Retry-After when they are taken), and hands it to `work`; its
     /// bytes are given back when `work` is done with them.
-    func withBody<Value>(_ request: Request, upTo limit: Int, _ work: ([UInt8]) async throws -> Value)
-        async throws -> Value
-    {
+    func withBody<Value>(
+        _ request: Request, _ context: APIRequestContext, upTo limit: Int, _ work: ([UInt8]) async throws -> Value
+    ) async throws -> Value {
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         if let declared, declared > limit {
+            Self.closeAfterAnswer(request, context)
             throw KeenError.tooLarge("the body is larger than \(limit) bytes")
         }
         let reserved = min(declared ?? limit, limit)
@@ -357,13 +371,27 @@ package struct AnalyticsAPI: Sendable {
 
     // MARK: Limits
 
+    /// Has an HTTP/1.1 connection closed once its answer is written, instead of reading the rest
+    /// of a large request body refused unread (up to the limit's megabytes, for nothing). A small
+    /// body is read to its end as usual: it has most likely arrived, and a client still sending
+    /// when the connection closes may lose the answer.
+    static func closeAfterAnswer(_ request: Request, _ context: APIRequestContext) {
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        let large = declared.map { $0 > 64 * 1024 } ?? (request.headers[.transferEncoding] != nil)
+        guard large else { return }
+        // HTTPConnectionStateHandler closes after the answer in progress on this event (as on a
+        // graceful stop).
+        context.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+    }
+
     /// The client a request counts against, if its writes may go on (a key or client over its
     /// rate is refused before its body is read).
-    func checkWriteRoom(_ key: AnalyticsKey, _ context: APIRequestContext) throws -> String {
+    func checkWriteRoom(_ key: AnalyticsKey, _ request: Request, _ context: APIRequestContext) throws -> String {
         let client = ConnectionGate.clientKey(context.remoteAddress)
         let now = Date()
-        guard eventsPerKey.hasRoom(key.rateKey, now: now), eventsPerClient.hasRoom(client, now: now) else {
-            throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey)
+        if let wait = eventsPerKey.waitForRoom(key.rateKey, now: now) ?? eventsPerClient.waitForRoom(client, now: now) {
+            Self.closeAfterAnswer(request, context)
+            throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey, wait: wait)
         }
         return client
     }

@@ -12,6 +12,8 @@ struct GuardedServerChannel<Inner: ServerChildChannel>: ServerChildChannel {
 
     let inner: Inner
     let gate: ConnectionGate
+    /// Where the connections run; `nil`: in the server's own group.
+    var shards: ConnectionShards? = nil
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
@@ -23,7 +25,8 @@ struct GuardedServerChannel<Inner: ServerChildChannel>: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        guard let shards else { return await inner.handle(value: value, logger: logger) }
+        await shards.run { [inner] in await inner.handle(value: value, logger: logger) }
     }
 }
 

@@ -17,14 +17,14 @@ package final class RateLimiter: Sendable {
 
     private let buckets = Mutex<[String: Bucket]>([:])
 
-    /// Whether `client` has a token now (without taking one): a request whose cost is known only
-    /// after its body is read is refused before reading it when this is false.
-    package func hasRoom(_ client: String, now: Date) -> Bool {
-        guard perMinute > 0 else { return true }
+    /// The seconds until `client` has a token, nil if it has one now (none is taken): a request
+    /// whose cost is known only after its body is read is refused before reading it otherwise.
+    package func waitForRoom(_ client: String, now: Date) -> TimeInterval? {
+        guard perMinute > 0 else { return nil }
         return buckets.withLock { buckets in
-            guard let bucket = buckets[client] else { return true }
-            let refill = max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60
-            return bucket.tokens + refill >= 1
+            guard let bucket = buckets[client] else { return nil }
+            let tokens = bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60
+            return tokens >= 1 ? nil : (1 - tokens) * 60 / perMinute
         }
     }
 
@@ -33,6 +33,19 @@ package final class RateLimiter: Sendable {
         self.perMinute = Double(perMinute)
         self.burst = Double(max(1, burst))
         self.clients = clients
+    }
+
+    /// Takes `cost` tokens from `client` whatever it has (work done for a request refused anyway,
+    /// as a batch past its limit): its bucket may owe up to a minute's tokens.
+    package func charge(_ client: String, cost: Double, now: Date) {
+        guard perMinute > 0 else { return }
+        buckets.withLock { buckets in
+            var bucket = buckets[client] ?? Bucket(tokens: burst, updated: now)
+            let refill = max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60
+            bucket.tokens = max(-perMinute, min(burst, bucket.tokens + refill) - cost)
+            bucket.updated = now
+            buckets[client] = bucket
+        }
     }
 
     /// Takes `cost` tokens (one action, or a batch's events) for `client` at `now`: nil if it may go
