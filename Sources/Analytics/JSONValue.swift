@@ -169,6 +169,18 @@ extension JSONValue {
     }
 }
 
+/// Where the JSON white space starting at `position` ends.
+private func jsonSpaceEnd(_ bytes: UnsafeBufferPointer<UInt8>, from position: Int) -> Int {
+    var position = position
+    while position < bytes.count {
+        switch bytes[position] {
+        case 0x20, 0x09, 0x0A, 0x0D: position += 1
+        default: return position
+        }
+    }
+    return position
+}
+
 /// Walks a document's structure without building its values (strings and numbers are skipped,
 /// not checked: a parse checks what is kept).
 private struct JSONSkimmer {
@@ -185,14 +197,7 @@ private struct JSONSkimmer {
         }
     }
 
-    mutating func skipSpace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x09, 0x0A, 0x0D: position += 1
-            default: return
-            }
-        }
-    }
+    mutating func skipSpace() { position = jsonSpaceEnd(bytes, from: position) }
 
     /// Past spaces, takes `byte` (and the spaces after it) if it is next.
     mutating func take(_ byte: UInt8) -> Bool {
@@ -253,14 +258,7 @@ private struct JSONParser {
 
     func failure(_ reason: String) -> JSONSyntaxError { JSONSyntaxError(reason: reason, offset: position) }
 
-    mutating func skipSpace() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x09, 0x0A, 0x0D: position += 1
-            default: return
-            }
-        }
-    }
+    mutating func skipSpace() { position = jsonSpaceEnd(bytes, from: position) }
 
     mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         guard position < bytes.count else { throw failure("the document ends where a value was expected") }

@@ -95,6 +95,7 @@ import Testing
                 #expect(
                     ids.first ?? 0 > last - 3 && ids.last == last + 3 && zip(ids, ids.dropFirst()).allSatisfy(<),
                     "stream \(index): \(ids)")
+                if ids.count == 6 { #expect(ids == Array(last - 2...last + 3), "stream \(index): \(ids)") }
             }
         }
     }

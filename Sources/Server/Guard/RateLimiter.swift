@@ -40,10 +40,8 @@ package final class RateLimiter: Sendable {
     package func charge(_ client: String, cost: Double, now: Date) {
         guard perMinute > 0 else { return }
         buckets.withLock { buckets in
-            var bucket = buckets[client] ?? Bucket(tokens: burst, updated: now)
-            let refill = max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60
-            bucket.tokens = max(-perMinute, min(burst, bucket.tokens + refill) - cost)
-            bucket.updated = now
+            var bucket = refilled(client, now: now, in: &buckets)
+            bucket.tokens = max(-perMinute, bucket.tokens - cost)
             buckets[client] = bucket
         }
     }
@@ -54,22 +52,29 @@ package final class RateLimiter: Sendable {
     package func take(_ client: String, cost: Double = 1, now: Date) -> TimeInterval? {
         guard perMinute > 0 else { return nil }
         return buckets.withLock { buckets in
-            if buckets.count >= clients {
-                let stale = now.addingTimeInterval(-600)
-                buckets = buckets.filter { $0.value.updated > stale }
-                if buckets.count >= clients, let oldest = buckets.min(by: { $0.value.updated < $1.value.updated }) {
-                    buckets[oldest.key] = nil
-                }
-            }
-            var bucket = buckets[client] ?? Bucket(tokens: burst, updated: now)
-            let refill = max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60
-            bucket.tokens = min(burst, bucket.tokens + refill)
-            bucket.updated = now
+            var bucket = refilled(client, now: now, in: &buckets)
             defer { buckets[client] = bucket }
             let needed = min(cost, burst)
             guard bucket.tokens >= needed else { return (needed - bucket.tokens) * 60 / perMinute }
             bucket.tokens -= cost
             return nil
         }
+    }
+
+    /// `client`'s bucket refilled up to `now` (a new one full), with room made for it: at most
+    /// `clients` buckets are kept, those not heard from for ten minutes forgotten first.
+    private func refilled(_ client: String, now: Date, in buckets: inout [String: Bucket]) -> Bucket {
+        if buckets.count >= clients {
+            let stale = now.addingTimeInterval(-600)
+            buckets = buckets.filter { $0.value.updated > stale }
+            if buckets.count >= clients, let oldest = buckets.min(by: { $0.value.updated < $1.value.updated }) {
+                buckets[oldest.key] = nil
+            }
+        }
+        guard var bucket = buckets[client] else { return Bucket(tokens: burst, updated: now) }
+        let refill = max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60
+        bucket.tokens = min(burst, bucket.tokens + refill)
+        bucket.updated = now
+        return bucket
     }
 }
