@@ -228,7 +228,8 @@ package struct PitcherLineView: Sendable, Hashable, Codable {
     }
 }
 
-/// A game in full: the board's snapshot, each side's pitchers and the play-by-play.
+/// A game in full: the board's snapshot, each side's pitchers, the box score, the scoring plays
+/// and the play-by-play.
 package struct GameDetail: Sendable, Codable {
     package struct Pitchers: Sendable, Codable {
         package var away: [PitcherLineView]
@@ -237,5 +238,8 @@ package struct GameDetail: Sendable, Codable {
 
     package var game: GameSnapshot
     package var pitchers: Pitchers
+    package var box: BoxScoreView
+    /// The plays on which runs scored, in words, with the inning and the score after each.
+    package var scoring: [PlayByPlayEntry]
     package var plays: [PlayByPlayEntry]
 }

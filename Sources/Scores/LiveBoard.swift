@@ -53,6 +53,7 @@ package final class LiveBoard: Sendable {
             pitchers: .init(
                 away: lines.lines(of: .away).map { PitcherLineView($0, info: info) },
                 home: lines.lines(of: .home).map { PitcherLineView($0, info: info) }),
+            box: BoxScoreView(entry.follower), scoring: entry.follower.playByPlay.filter(\.scoring),
             plays: entry.follower.playByPlay)
     }
 }

@@ -2,7 +2,8 @@
 """The Scores page in headless Chromium during a fast replay of 2020-08-25: a favourite team picked
 by name goes first; Giolito's game shows the state of play (diamond, outs, count, pitcher and
 batter) and a visible no-hitter mark while it is on; the line score opens on a tap; the game page
-gives every pitcher's line and the play-by-play; the final card reads Final with the pitchers of
+gives the scoring summary, both sides' batting box score (totals, the lines below the table, LOB),
+every pitcher's line and the play-by-play; the final card reads Final with the pitchers of
 record. Desktop light, then phone dark, with no horizontal scrolling. No Content-Security-Policy
 violation and no uncaught exception. Saves screenshots. Exit status 0 when all holds, 1 with the
 reason.
@@ -88,6 +89,20 @@ try:
     print("Giolito's line:", giolito)
     if giolito[1:8] != ["9.0", "0", "0", "0", "1", "13", "0"] or giolito[8] != "101":
         fail(f"Giolito's line is not 9.0 IP 0 H 0 R 0 ER 1 BB 13 K 0 HR 101 P: {giolito}")
+    box = chromium.evaluate("""(() => { const p = document.querySelector('#game-page');
+      const tables = [...p.querySelectorAll('table.batters')];
+      return { captions: tables.map(t => t.caption.textContent), totals: tables.map(t => t.tFoot.innerText.split('\\t')),
+               rows: tables.map(t => t.tBodies[0].rows.length), notes: [...p.querySelectorAll('.box-notes li')].map(l => l.textContent),
+               scoring: [...p.querySelectorAll('.scoring-summary li')].map(l => l.innerText) }; })()""")
+    print("box score:", json.dumps(box)[:700])
+    if box["captions"] != ["Pittsburgh Pirates batting", "Chicago White Sox batting"] or min(box["rows"]) < 9:
+        fail(f"the game page lacks both sides' batting tables: {box}")
+    if box["totals"][0][:4] != ["Totals", "27", "0", "0"] or box["totals"][1][2:4] != ["4", "9"]:
+        fail(f"the batting totals are not PIT 27 AB 0 R 0 H and CWS 4 R 9 H: {box['totals']}")
+    if "LOB: 1. With runners in scoring position: 0-for-0." not in box["notes"]:
+        fail(f"no 'LOB: 1' line under Pittsburgh's batters: {box['notes']}")
+    if not box["scoring"] or "CWS 4" not in box["scoring"][-1]:
+        fail(f"the scoring summary does not end at CWS 4: {box['scoring']}")
     print("screenshot:", chromium.screenshot("game-page-final.png"))
 
     # A phone in dark mode: the board fits the width.
@@ -106,6 +121,17 @@ try:
     if phone["status"] != "Final" or "W: Lucas Giolito" not in (phone["people"] or ""):
         fail(f"the final card does not read Final with the winning pitcher: {phone}")
     print("screenshot:", chromium.screenshot("scores-phone-dark-final.png"))
+    # The game page on the phone: the box score's tables scroll inside their own regions at most,
+    # the page never sideways.
+    chromium.evaluate(f"location.hash = '#game/{GAME}'")
+    fit = wait("""(() => { if (document.querySelector('#game').hidden || !document.querySelector('#game-page table.batters')) return null;
+      return { width: document.documentElement.scrollWidth,
+               regions: [...document.querySelectorAll('#game-page .scroll-x')].map(r => r.getBoundingClientRect().right) }; })()""",
+               "the game page on a phone")
+    print("phone game page:", json.dumps(fit))
+    if fit["width"] > 390 or any(right > 390 for right in fit["regions"]):
+        fail(f"the game page is wider than a 390-pixel phone: {fit}")
+    print("screenshot:", chromium.screenshot("game-page-phone-dark.png"))
     problems = chromium.problems()
     if problems:
         print("the page reported problems:", *problems, sep="\n  ")

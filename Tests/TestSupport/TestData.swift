@@ -115,6 +115,7 @@ package enum ExtendedSuites {
         "BaseballTests.TeamDirectoryTests.Extended",
         "AlertsTests.MomentTests.Extended",
         "DealsTests.DealEdgeCaseTests.Extended",
+        "NoHitCLITests.BoxCommandTests.Extended",
         "NoHitCLITests.DealsCommandTests.Extended",
         "NoHitCLITests.NoHitterCommandsTests.Extended",
         "RetrosheetTests.BidOddsTests.Extended",

@@ -29,6 +29,8 @@ package struct GameFollower: Sendable {
     package private(set) var linescore = RunsByInning()
     /// Each pitcher's line so far (kept here with the linescore, off the engine's path).
     package private(set) var pitcherLines = PitcherLines()
+    /// Each batter's line so far, in batting order (the box score's table, with the pitchers').
+    package private(set) var battingLines = BattingLines()
     /// Stolen bases, strikeouts, home runs and scoring plays by side (what deals count).
     package private(set) var tally = GameTally()
     /// The play-by-play so far, in words, kept as the plays are applied (a re-scoring builds it
@@ -65,7 +67,7 @@ package struct GameFollower: Sendable {
                 self.starters = starters
                 self.homeBatsFirst = homeBatsFirst
                 engine = GameEngine(starters: starters, homeBatsFirst: homeBatsFirst)
-                enterStartingPitchers()
+                enterStarters()
                 return [.lineups]
             }
             guard starters != self.starters || homeBatsFirst != self.homeBatsFirst else { return [] }
@@ -130,11 +132,13 @@ package struct GameFollower: Sendable {
         if case .play(let record) = update {
             linescore.begin(inning: state.inning, side: state.battingSide)
             pitches = record.pitches
+            if record.placedRunner != nil { battingLines.placeRunner(side: record.battingSide) }
         }
         switch applied {
         case .play(let result):
             linescore.add(result.runs, inning: result.inning, side: result.battingSide)
             pitcherLines.record(result, pitches: pitches)
+            battingLines.record(result) { state.fielder($0, of: result.pitchingSide) }
             tally.record(result, runsAfter: state.score[result.battingSide])
             // The half-inning of the play, even when its third out ended it.
             playByPlay.append(
@@ -146,6 +150,9 @@ package struct GameFollower: Sendable {
             events.append(.play(result, number: state.playCount))
         case .substitution(let appearance):
             if appearance.position == Position.pitcher { pitcherLines.enter(appearance.player, side: appearance.side) }
+            battingLines.enter(
+                appearance, inning: state.inning,
+                designatedHitterSlot: Int(before.state.lineup(appearance.side).designatedHitterSlot))
             playByPlay.append(
                 PlayByPlayEntry(
                     number: state.playCount, inning: state.inning, half: Words.half(state.battingSide),
@@ -175,7 +182,8 @@ package struct GameFollower: Sendable {
         return true
     }
 
-    private mutating func enterStartingPitchers() {
+    private mutating func enterStarters() {
+        battingLines.start(starters)
         for starter in starters where starter.position == Position.pitcher {
             pitcherLines.enter(starter.player, side: starter.side)
         }
@@ -220,9 +228,10 @@ package struct GameFollower: Sendable {
         updates = []
         linescore = RunsByInning()
         pitcherLines = PitcherLines()
+        battingLines = BattingLines()
         tally = GameTally()
         playByPlay = []
-        enterStartingPitchers()
+        enterStarters()
         problem = nil
         var ignored: [GameEvent] = []
         var events: [GameEvent] = []

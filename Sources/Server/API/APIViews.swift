@@ -125,6 +125,8 @@ extension Scoreboard {
 package struct GameTimeline: Sendable, Codable {
     package var game: GameSnapshot
     package var pitchers: GameDetail.Pitchers
+    package var box: BoxScoreView
+    package var scoring: [PlayByPlayEntry]
     package var plays: [PlayByPlayEntry]
     package var moments: [MomentView]
 }

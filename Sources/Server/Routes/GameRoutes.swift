@@ -47,7 +47,8 @@ struct GameRoutes: Sendable {
             let moments = try await store.moments(gameID: id, scoreAlerts: false).filter { $0.occurredAt <= now }
             return try API.json(
                 GameTimeline(
-                    game: detail.game, pitchers: detail.pitchers, plays: detail.plays,
+                    game: detail.game, pitchers: detail.pitchers, box: detail.box, scoring: detail.scoring,
+                    plays: detail.plays,
                     moments: moments.map(MomentView.init)))
         }
         api.get("widget") { request, _ in

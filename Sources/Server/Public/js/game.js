@@ -1,4 +1,5 @@
-// The game page (#game/ID): the game's card, every pitcher's line and the play-by-play, kept up
+// The game page (#game/ID): the game's card, the box score (batters, the lines below the table,
+// pitchers), the scoring summary and the play-by-play, kept up
 // to date from the stream (loaded again at most once a second while its game changes). Plays and
 // halves are keyed, so a new play is added at the top and the rest stay as they are.
 import { api } from './api.js';
@@ -16,9 +17,37 @@ export function gameChanged(id) {
 }
 
 function pitchers(lines, team) {
-  return `<table class="pitchers"><caption>${esc(team.name)} pitching</caption>
+  return `<div class="scroll-x" role="region" tabindex="0" aria-label="${esc(team.name)} pitching"><table class="pitchers"><caption>${esc(team.name)} pitching</caption>
       <thead><tr><th scope="col">Pitcher</th><th scope="col">IP</th><th scope="col">H</th><th scope="col">R</th><th scope="col">ER</th><th scope="col">BB</th><th scope="col">K</th><th scope="col">HR</th><th scope="col">P</th></tr></thead>
-      <tbody>${lines.map((p) => `<tr data-key="${esc(p.id || p.name)}"><th scope="row">${esc(p.name)}</th><td>${p.innings_pitched}</td><td>${p.hits}</td><td>${p.runs}</td><td>${p.earned_runs}</td><td>${p.walks}</td><td>${p.strikeouts}</td><td>${p.home_runs}</td><td>${p.pitches ?? '–'}</td></tr>`).join('')}</tbody></table>`;
+      <tbody>${lines.map((p) => `<tr data-key="${esc(p.id || p.name)}"><th scope="row">${esc(p.name)}</th><td>${p.innings_pitched}</td><td>${p.hits}</td><td>${p.runs}</td><td>${p.earned_runs}</td><td>${p.walks}</td><td>${p.strikeouts}</td><td>${p.home_runs}</td><td>${p.pitches ?? '–'}</td></tr>`).join('')}</tbody></table></div>`;
+}
+
+// One side's batters in batting order: substitutes indented under the player they replaced, with
+// how and when they came in; totals; the lines below the table (2B, HR, SB, E ...), LOB and RISP.
+function batters(side, team) {
+  const row = (b) => {
+    const entry = b.entered_inning ? ` <span class="muted">${b.entered === 'PH' ? 'pinch-hit' : 'pinch-ran'} in the ${ordinal(b.entered_inning)}</span>` : '';
+    return `<tr data-key="${esc(b.id)}-${b.slot}"${b.sequence > 1 ? ' class="sub"' : ''}><th scope="row">${esc(b.name)} <span class="pos">${esc(b.position)}</span>${entry}</th><td>${b.at_bats}</td><td>${b.runs}</td><td>${b.hits}</td><td>${b.runs_batted_in}</td><td>${b.walks}</td><td>${b.strikeouts}</td></tr>`;
+  };
+  const t = side.totals;
+  const notes = side.notes.map((n) => `<li><abbr>${esc(n.label)}</abbr>: ${esc(n.text)}.</li>`).join('');
+  return `<section class="batting" data-key="batting-${esc(team.abbreviation)}"><div class="scroll-x" role="region" tabindex="0" aria-label="${esc(team.name)} batting"><table class="batters"><caption>${esc(team.name)} batting</caption>
+      <thead><tr><th scope="col">Batter</th><th scope="col">AB</th><th scope="col">R</th><th scope="col">H</th><th scope="col">RBI</th><th scope="col">BB</th><th scope="col">SO</th></tr></thead>
+      <tbody>${side.batters.map(row).join('')}</tbody>
+      <tfoot><tr><th scope="row">Totals</th><td>${t.at_bats}</td><td>${t.runs}</td><td>${t.hits}</td><td>${t.runs_batted_in}</td><td>${t.walks}</td><td>${t.strikeouts}</td></tr></tfoot></table></div>
+    <ul class="box-notes">${notes}<li>LOB: ${side.left_on_base}. With runners in scoring position: ${esc(side.with_runners_in_scoring_position)}.</li></ul></section>`;
+}
+
+function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] || 'th';
+  return `${n}${suffix}`;
+}
+
+// Each scoring play in words, with its half-inning and the score after it.
+function scoringSummary(game, plays) {
+  if (!plays.length) return '<p class="muted">No runs yet.</p>';
+  return `<ol class="scoring-summary">${plays.map((p) => `<li data-key="scoring-${p.number}"><span class="muted">${esc(p.heading)}</span> ${esc(p.text)} <strong>${esc(game.away.abbreviation)} ${p.away_score}, ${esc(game.home.abbreviation)} ${p.home_score}</strong></li>`).join('')}</ol>`;
 }
 
 // The plays by half-inning, latest first, each half under the server's heading ("Top of the 5th").
@@ -47,6 +76,10 @@ export async function loadGamePage() {
     patch(page, `<h2>${esc(game.away.name)} ${runs(game.away)} at ${esc(game.home.name)} ${runs(game.home)}</h2>
       <p class="status-line">${esc(situation(game))}${game.game_number ? ` · Game ${game.game_number}` : ''}</p>
       ${gameCard(game, { lineOpen: true })}
+      <h3>Scoring summary</h3>
+      ${scoringSummary(game, detail.scoring)}
+      <h3>Box score</h3>
+      <div class="box-score">${batters(detail.box.away, game.away)}${batters(detail.box.home, game.home)}</div>
       <div class="pitching">${pitchers(detail.pitchers.away, game.away)}${pitchers(detail.pitchers.home, game.home)}</div>
       <h3>Play-by-play</h3>
       ${playByPlay(game, detail.plays)}`);
