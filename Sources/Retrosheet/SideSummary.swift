@@ -59,6 +59,8 @@ package struct SideSummary: Sendable, Hashable, Codable {
     /// The side's pitches thrown when it recorded its 1st, 2nd, ... out (to its 27th); nil where
     /// the game's pitch sequences do not say.
     package var pitchesAtOut: [Int]? = nil
+    /// `yyyy-mm-dd` a suspended game was completed on; nil for a game played in one day.
+    package var completedOn: String? = nil
 
     package var combined: Bool { bidPitchers.count > 1 }
 
@@ -94,7 +96,8 @@ package struct SideSummary: Sendable, Hashable, Codable {
             pitchers: bids.pitchersOfPlays[side].map(\.description), bidPitchers: bid.pitchers.map(\.description),
             pitcherNames: bids.pitchersOfPlays[side].map { bids.name(of: $0) }, official: official,
             perfect: official && bid.isPerfect, unofficialReason: reason, finalAway: bids.final.score.away,
-            finalHome: bids.final.score.home, pitchesAtOut: bids.pitchesAtOut[side].map { Array($0.prefix(27)) })
+            finalHome: bids.final.score.home, pitchesAtOut: bids.pitchesAtOut[side].map { Array($0.prefix(27)) },
+            completedOn: bids.game.completionDate)
     }
 
     /// How the bid ended, in words: "perfect game", "no-hitter", "broken up: Eric Sogard singles to
@@ -112,6 +115,21 @@ package struct SideSummary: Sendable, Hashable, Codable {
 
 /// The season views built from side summaries.
 package enum SeasonBids {
+    /// Each game's result once (its two sides say the same), for standings: a suspended game on
+    /// the day it was completed.
+    package static func outcomes(_ sides: [SideSummary]) -> [GameOutcome] {
+        var seen: Set<String> = []
+        return sides.compactMap { side in
+            guard seen.insert(side.gameID).inserted else { return nil }
+            let (away, home) =
+                side.pitchingSide == .away
+                ? (side.pitchingClub, side.battingClub) : (side.battingClub, side.pitchingClub)
+            return GameOutcome(
+                gameID: side.gameID, date: side.completedOn ?? side.date, away: away, home: home,
+                awayRuns: side.finalAway, homeRuns: side.finalHome)
+        }
+    }
+
     /// Every side of every game in `files`, with the games that could not be read.
     package static func summaries(of files: [String]) async -> (sides: [SideSummary], problems: [RetrosheetError]) {
         var sides: [SideSummary] = []

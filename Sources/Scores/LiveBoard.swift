@@ -39,6 +39,18 @@ package final class LiveBoard: Sendable {
         games.withLock { $0.entries.values.map(\.snapshot) }.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) }
     }
 
+    /// The results of the board's finished games, for standings (a suspended game on the day it
+    /// was completed).
+    package var outcomes: [GameOutcome] {
+        games.withLock { $0.entries.values.map(\.follower) }.compactMap { follower in
+            guard follower.isFinal, let state = follower.state else { return nil }
+            let info = follower.info
+            return GameOutcome(
+                gameID: follower.gameID, date: info.completedOn ?? info.date, away: info.away.club,
+                home: info.home.club, awayRuns: state.score.away, homeRuns: state.score.home)
+        }
+    }
+
     package func game(id: String) -> GameSnapshot? {
         games.withLock { $0.entries[id]?.snapshot }
     }

@@ -24,7 +24,7 @@ struct NoHit: AsyncParsableCommand {
         version: BuildInfo.summary,
         subcommands: [
             EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, DealsCommand.self, ReplayCommand.self,
-            BoxCommand.self,
+            BoxCommand.self, StandingsCommand.self,
             DevicesCommand.self, AnalyticsCommand.self, FakeAPNsCommand.self, FakeStatsAPICommand.self,
             ServeCommand.self, SettingsCommand.self, OpenAPICommand.self, OddsCommand.self,
         ]

@@ -282,7 +282,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 Set(operations) == [
                     "GET /healthz", "GET /readyz", "GET /metrics", "GET /api/config", "GET /api/games",
                     "GET /api/admin/deliveries/failed",
-                    "GET /api/scoreboard",
+                    "GET /api/scoreboard", "GET /api/standings",
                     "GET /api/games/{id}", "GET /api/widget", "GET /api/devices/{id}/widget",
                     "GET /api/attempts", "GET /api/moments", "GET /api/hall-of-fame/{season}", "GET /api/stream",
                     "GET /api/ws", "POST /api/devices", "GET /api/devices/{id}/preferences",

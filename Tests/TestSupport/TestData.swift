@@ -125,6 +125,7 @@ package enum ExtendedSuites {
         "RetrosheetTests.NoHitterHistoryTests",
         "RetrosheetTests.ScoringChangeTests.Extended",
         "RetrosheetTests.SeasonArchiveTests",
+        "RetrosheetTests.StandingsTests.Extended",
         "RetrosheetTests.TeamFileTests.Extended",
         "RetrosheetTests.UnofficialNoHitterTests.Extended",
         "ServerTests.ScoreboardFeedTests",

@@ -131,6 +131,16 @@ package struct GameTimeline: Sendable, Codable {
     package var moments: [MomentView]
 }
 
+/// `GET /api/standings`: the division standings before a day's games, and what they were counted
+/// from.
+package struct StandingsAnswer: Sendable, Codable {
+    package var date: String
+    /// "Retrosheet's 2020 season", or "the games this service followed" when it holds no
+    /// season's results (then only those games count).
+    package var source: String
+    package var divisions: [Standings.Division]
+}
+
 package struct Attempt: Sendable, Codable {
     package var game: GameSnapshot
     package var bid: GameSnapshot.Bid

@@ -39,6 +39,11 @@ package final class SeasonLibrary: Sendable {
         return ranked
     }
 
+    /// The results of a season's games, for standings; nil when no place holds the season.
+    package func outcomes(season: String) async throws -> [GameOutcome]? {
+        try await hallOfFame(season: season).map(SeasonBids.outcomes)
+    }
+
     /// The season's official no-hitters, by date; nil when no place holds the season. Read once:
     /// callers asking while it is read wait for that reading.
     package func officials(season year: Int) async throws -> [SideSummary]? {

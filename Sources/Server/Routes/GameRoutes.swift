@@ -51,6 +51,31 @@ struct GameRoutes: Sendable {
                     plays: detail.plays,
                     moments: moments.map(MomentView.init)))
         }
+        api.get("standings") { request, _ in
+            let asked = try API.date(request.uri.queryParameters.get("date"), name: "date")
+            let date = asked ?? board.all.map(\.date).max() ?? Self.clockDay(clock.now())
+            let season = String(date.prefix(4))
+            let held = try await seasons.outcomes(season: season)
+            // The board's finished games too: a live day's, or one the season's files lack.
+            var outcomes = held ?? []
+            let known = Set(outcomes.map(\.gameID))
+            outcomes += board.outcomes.filter { !known.contains($0.gameID) }
+            // Nothing from the future of a replayed day: a game counts once it is over by the
+            // service's clock (before the board's day, or final on it).
+            let today = board.all.map(\.date).max() ?? Self.clockDay(clock.now())
+            let final = Set(board.all.filter { $0.status == .final }.map(\.id))
+            outcomes = outcomes.filter { $0.date < today || ($0.date == today && final.contains($0.gameID)) }
+            guard !outcomes.isEmpty else {
+                throw API.error(
+                    .notFound, "no results of the \(season) season: no Retrosheet data and no game followed")
+            }
+            let standings = Standings(asOf: date, outcomes: outcomes)
+            return try API.json(
+                StandingsAnswer(
+                    date: date,
+                    source: held != nil ? "Retrosheet's \(season) season" : "the games this service followed",
+                    divisions: standings.divisions))
+        }
         api.get("widget") { request, _ in
             let teams: [String]
             do {
@@ -88,15 +113,19 @@ struct GameRoutes: Sendable {
         }
     }
 
+    /// The clock's day in New York (`yyyy-mm-dd`): MLB's day.
+    static func clockDay(_ now: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "America/New_York") ?? .gmt
+        let parts = calendar.dateComponents([.year, .month, .day], from: now)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
     /// Whether a season's side had happened by the service's clock: a game before the board's
     /// day (the latest of its games, else the clock's day in New York), or of that day and final
     /// on the board. A replayed day's Hall of Fame does not crown a no-hitter not yet pitched.
     static func happened(board: [GameSnapshot], now: Date) -> @Sendable (SideSummary) -> Bool {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "America/New_York") ?? .gmt
-        let parts = calendar.dateComponents([.year, .month, .day], from: now)
-        let clockDay = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-        let today = board.map(\.date).max() ?? clockDay
+        let today = board.map(\.date).max() ?? clockDay(now)
         let final = Set(board.filter { $0.status == .final }.map(\.id))
         return { side in side.date < today || (side.date == today && final.contains(side.gameID)) }
     }

@@ -10,6 +10,7 @@ import { drawSeasons, loadHallOfFame, wireHallOfFame } from './hall.js';
 import { announceReached, drawLive, momentArrived, observe } from './live.js';
 import { showMetrics, wireMetrics } from './metrics.js';
 import { drawFavourites, drawScores, wireScores } from './scores.js';
+import { loadStandings } from './standings.js';
 import { drawChips, loadDealSubscriptions, restorePreferences, restoreServerPreferences, wireSettings } from './settings.js';
 import { currentTab, state } from './state.js';
 import { connect } from './stream.js';
@@ -21,6 +22,7 @@ Object.assign(window, { state, metrics: { record: analytics.record, flush: analy
 registerView('live', { draw: drawLive });
 registerView('scores', { draw: drawScores });
 registerView('game', { show: loadGamePage });
+registerView('standings', { show: loadStandings });
 registerView('hall-of-fame', { show: loadHallOfFame });
 registerView('deals', { show: loadDeals });
 registerView('metrics', { show: showMetrics });

@@ -3,6 +3,7 @@
 import { $, esc, patch, setText } from './dom.js';
 import { boardNotice, clubAbbreviation, clubName, diamond, matchupName, outsDots, pitcherSummary, situation } from './format.js';
 import { attemptOuts, clubs, onFavourites, setFavourites, state } from './state.js';
+import { loadRecords, record } from './standings.js';
 import { invalidate } from './tabs.js';
 
 function favouriteRank(game) {
@@ -48,7 +49,7 @@ export function gameCard(game, { lineOpen = false } = {}) {
   ].join('');
   const blank = game.status === 'scheduled';
   const rows = [game.away, game.home].map((team) => `
-      <tr class="${state.favourites.includes(team.franchise) ? 'favourite' : ''}"><th scope="row" title="${esc(team.name)}">${esc(team.abbreviation)}</th>
+      <tr class="${state.favourites.includes(team.franchise) ? 'favourite' : ''}"><th scope="row" title="${esc(team.name)}">${esc(team.abbreviation)}${record(team.abbreviation) ? ` <span class="record" aria-label="record ${esc(record(team.abbreviation))}">${esc(record(team.abbreviation))}</span>` : ''}</th>
         <td class="runs">${blank ? '' : team.runs}</td><td>${blank ? '' : team.hits}</td><td>${blank ? '' : team.errors}</td></tr>`).join('');
   return `<article class="game${bid ? ' nohit' : ''}" data-key="${esc(game.id)}" data-game="${esc(game.id)}" aria-label="${esc(matchupName(game))}">
     <div class="game-head"><span class="status">${esc(situation(game))}</span>${marks}</div>
@@ -59,9 +60,18 @@ export function gameCard(game, { lineOpen = false } = {}) {
   </article>`;
 }
 
+// Games in progress first (the nearest its end first), then those to come by first pitch, then
+// the finished ones; a favourite team's games before all.
+const phase = (game) => ({ live: 0, scheduled: 1, final: 2 }[game.status] ?? 1);
+// Outs left in a game under way, were it to end at its scheduled length (0 in extra innings).
+const outsLeft = (game) => (game.status !== 'live' ? 0
+  : Math.max(0, (game.scheduled_innings || 9) - game.inning) * 6 + (game.half === 'bottom' ? 0 : 3) + (3 - game.outs));
+
 export function drawScores() {
-  const games = [...state.games.values()].sort((a, b) =>
-    (favouriteRank(a) - favouriteRank(b)) || a.start_time.localeCompare(b.start_time) || a.id.localeCompare(b.id));
+  loadRecords();
+  const games = [...state.games.values()].sort((a, b) => (favouriteRank(a) - favouriteRank(b))
+    || (phase(a) - phase(b)) || (outsLeft(a) - outsLeft(b))
+    || a.start_time.localeCompare(b.start_time) || a.id.localeCompare(b.id));
   patch($('#games'), games.map((game) => gameCard(game)).join(''));
   $('#no-games').hidden = games.length > 0;
   setText($('#no-games'), boardNotice('No games on the board yet.'));

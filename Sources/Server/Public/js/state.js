@@ -14,6 +14,9 @@ export const state = {
   // The game whose page is open (#game/ID), or null.
   gamePage: null,
   favourites: readJSON('nohit-favourites', []),
+  // Each club's W-L before the board's day (by MLB's abbreviation), and that day.
+  records: new Map(),
+  recordsDay: null,
 };
 
 /** A stored JSON value, or `fallback` when there is none or it does not parse. */

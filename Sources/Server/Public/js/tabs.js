@@ -35,7 +35,7 @@ export function showTab() {
   const hash = location.hash || '#live';
   const [tab, argument] = hash.slice(1).split('/');
   $$('.tab').forEach((section) => { section.hidden = section.id !== tab; });
-  const nav = tab === 'game' ? 'scores' : tab;
+  const nav = tab === 'game' || tab === 'standings' ? 'scores' : tab;
   $$('nav a').forEach((link) => {
     link.classList.toggle('active', link.dataset.tab === nav);
     if (link.dataset.tab === nav) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');

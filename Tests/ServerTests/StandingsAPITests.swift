@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Server
+import Testing
+
+/// `GET /api/standings?date=`: the divisions before a day's games, from the season's results and
+/// the board's finished games, and nothing from the future of a replayed day.
+@Suite struct StandingsAPITests {
+    static func records(_ body: String) throws -> (source: String, records: [String: String], divisions: [String]) {
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        let divisions = try #require(answer["divisions"] as? [[String: Any]])
+        var records: [String: String] = [:]
+        for division in divisions {
+            for team in division["teams"] as? [[String: Any]] ?? [] {
+                let club = team["club"] as? [String: Any] ?? [:]
+                records[club["abbreviation"] as? String ?? ""] = "\(team["wins"] ?? "")-\(team["losses"] ?? "")"
+            }
+        }
+        return (answer["source"] as? String ?? "", records, divisions.map { $0["name"] as? String ?? "" })
+    }
+
+    /// Before the day's games are over: the records before 2020-08-25, whatever later day is asked.
+    @Test func beforeTheDaysGamesAndNothingFromItsFuture() async throws {
+        let fixture = try await APIServerTests.Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            for uri in ["/api/standings", "/api/standings?date=2020-08-25", "/api/standings?date=2020-09-28"] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == .ok, "\(uri)")
+                    let (source, records, divisions) = try Self.records(String(buffer: response.body))
+                    #expect(source == "Retrosheet's 2020 season")
+                    #expect(divisions == ["AL East", "AL Central", "AL West", "NL East", "NL Central", "NL West"])
+                    #expect(records.count == 30)
+                    #expect(records["CWS"] == "17-12", "\(uri)")
+                    #expect(records["PIT"] == "7-17", "\(uri)")
+                }
+            }
+            for (uri, status, words) in [
+                ("/api/standings?date=2020-13-01", HTTPResponse.Status.badRequest, "2020-13-01"),
+                ("/api/standings?date=1999-05-01", .notFound, "1999"),
+            ] {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == status, "\(uri)")
+                    #expect(String(buffer: response.body).contains(words), "\(uri)")
+                }
+            }
+        }
+    }
+
+    /// Once the day is over, the day after counts its games: Giolito's no-hitter is a White Sox
+    /// win and a Pirates loss.
+    @Test func theDayAfterCountsTheDaysFinals() async throws {
+        let fixture = try await APIServerTests.Fixture()
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/standings?date=2020-08-26", method: .get) { response in
+                #expect(response.status == .ok)
+                let (_, records, _) = try Self.records(String(buffer: response.body))
+                #expect(records["CWS"] == "18-12")
+                #expect(records["PIT"] == "7-18")
+            }
+        }
+    }
+}
