@@ -80,6 +80,11 @@ package struct BattingLines: Sendable, Hashable {
         }
     }
 
+    /// `player`'s line so far for `side` (his entry in the batting order); nil when he has none.
+    package func line(of player: PlayerID, side: Side) -> BattingLine? {
+        batting(player, side: side).map { entries[$0].line }
+    }
+
     /// The starters of both sides.
     package mutating func start(_ starters: [Appearance]) {
         for starter in starters { add(starter.player, side: starter.side, slot: Int(starter.battingSlot)) }

@@ -44,6 +44,15 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         /// Balls and strikes on the batter, when the source has them: 0-0 for a batter just up.
         package var balls: Int?
         package var strikes: Int?
+        /// The batter's line so far today: `1-for-2, HR, BB`; nil before his first time up.
+        package var batterLine: String? = nil
+    }
+
+    /// Between halves: the three batters due up for the side that bats next.
+    package struct DueUp: Sendable, Hashable, Codable {
+        /// MLB's abbreviation of the side coming to bat.
+        package var team: String
+        package var batters: [String]
     }
 
     /// The starting pitchers before the first pitch: from the lineups when they are out
@@ -126,6 +135,8 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     package var matchup: Matchup?
     /// Before the first pitch: who is to start.
     package var starters: Starters?
+    /// Between halves (`Mid 5th`, `End 5th`): who is due up; nil otherwise.
+    package var dueUp: DueUp?
     package var decisions: Decisions?
     package var bids: [Bid]
     package var broadcasts: [String]
@@ -134,8 +145,8 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     package init(
         id: String, date: String, gameNumber: Int?, startTime: Date, status: Status, away: Team, home: Team,
         inning: Int, half: String, outs: Int, statusText: String, situation: String, scheduledInnings: Int,
-        bases: [Bool], matchup: Matchup?, starters: Starters?, decisions: Decisions?, bids: [Bid],
-        broadcasts: [String], updatedAt: Date
+        bases: [Bool], matchup: Matchup?, starters: Starters?, dueUp: DueUp? = nil, decisions: Decisions?,
+        bids: [Bid], broadcasts: [String], updatedAt: Date
     ) {
         self.id = id
         self.date = date
@@ -153,6 +164,7 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         self.bases = bases
         self.matchup = matchup
         self.starters = starters
+        self.dueUp = dueUp
         self.decisions = decisions
         self.bids = bids
         self.broadcasts = broadcasts

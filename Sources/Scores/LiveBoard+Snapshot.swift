@@ -53,19 +53,35 @@ extension LiveBoard {
         }
         let scheduledInnings = game.result?.scheduledInnings ?? 9
         let underway = game.status.isUnderway && state != nil
+        // Between halves (the third out made, the next half not begun): no batter, no pitcher, no
+        // runners, no count — the three due up instead.
+        let betweenHalves = underway && (state?.outs ?? 0) >= 3
         let matchup = state.flatMap { state -> GameSnapshot.Matchup? in
-            guard underway, !state.currentBatter.isNone else { return nil }
-            // The count is the latest record's, unless that record ended the plate appearance.
+            guard underway, !betweenHalves, !state.currentBatter.isNone else { return nil }
+            // The batter is the lineup's one due up: after a play that ended the plate appearance
+            // the next in the order (with a count of 0-0), after a pinch hitter the pinch hitter,
+            // during a plate appearance its batter.
             var count = state.count
             if let last = game.updates.last(where: { if case .play = $0 { true } else { false } }),
                 case .play(let record) = last, record.play?.eventType.endsPlateAppearance == true
             {
                 count = .zero
             }
+            let due = state.lineup(state.battingSide).entries[state.nextBattingSlot[state.battingSide]].player
+            let batter = due.isNone ? state.currentBatter : due
             return GameSnapshot.Matchup(
-                pitcher: info.name(of: state.pitcher), batter: info.name(of: state.currentBatter),
+                pitcher: info.name(of: state.pitcher), batter: info.name(of: batter),
                 pitcherLine: game.pitcherLines.line(of: state.pitcher).map { PitcherLineView($0, info: info) },
-                balls: count.map { Int($0.balls) }, strikes: count.map { Int($0.strikes) })
+                balls: count.map { Int($0.balls) }, strikes: count.map { Int($0.strikes) },
+                batterLine: game.battingLines.line(of: batter, side: state.battingSide).flatMap(Self.batterLine))
+        }
+        let dueUp = state.flatMap { state -> GameSnapshot.DueUp? in
+            guard betweenHalves else { return nil }
+            let side = state.battingSide.opponent
+            let lineup = state.lineup(side)
+            let first = state.nextBattingSlot[side]
+            let batters = (0..<3).map { lineup.entries[(first - 1 + $0) % 9 + 1].player }.filter { !$0.isNone }
+            return GameSnapshot.DueUp(team: info.team(side).abbreviation, batters: batters.map(info.name(of:)))
         }
         var starters: GameSnapshot.Starters?
         if status == .scheduled {
@@ -98,12 +114,23 @@ extension LiveBoard {
             away: team(.away), home: team(.home),
             inning: state?.inning ?? 1, half: state?.battingSide == .home ? "bottom" : "top", outs: state?.outs ?? 0,
             statusText: statusText, situation: situation, scheduledInnings: scheduledInnings,
-            bases: underway
+            bases: underway && !betweenHalves
                 ? [state!.runners.first, state!.runners.second, state!.runners.third].map { !$0.isNone }
                 : [false, false, false],
-            matchup: matchup, starters: starters, decisions: decisions,
+            matchup: matchup, starters: starters, dueUp: dueUp, decisions: decisions,
             // The home side pitches to the away batters first.
             bids: bids, broadcasts: info.broadcasts.map(\.name), updatedAt: time)
+    }
+
+    /// A batter's day so far as a scoreboard gives it: `1-for-2, HR, 2 RBI, BB`; nil before his
+    /// first plate appearance.
+    static func batterLine(_ line: BattingLine) -> String? {
+        guard line.plateAppearances > 0 else { return nil }
+        let extras = [
+            (line.doubles, "2B"), (line.triples, "3B"), (line.homeRuns, "HR"), (line.runsBattedIn, "RBI"),
+            (line.walks, "BB"), (line.hitByPitch, "HBP"), (line.stolenBases, "SB"),
+        ].filter { $0.0 > 0 }.map { $0.0 > 1 ? "\($0.0) \($0.1)" : $0.1 }
+        return (["\(line.hits)-for-\(line.atBats)"] + extras).joined(separator: ", ")
     }
 
     /// A scoreboard's words for where a game stands (see `GameSnapshot.statusText`).

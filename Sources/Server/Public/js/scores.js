@@ -28,7 +28,10 @@ function gameDetail(game) {
     const m = game.matchup;
     const count = m.balls != null ? `<span class="count" aria-label="count ${m.balls} balls, ${m.strikes} strikes">${m.balls}-${m.strikes}</span>` : '';
     return `<div class="situation">${diamond(game.bases)}${outsDots(game.outs)}${count}</div>
-      <div class="people"><abbr title="pitching">P</abbr>: ${esc(m.pitcher)}${esc(pitcherSummary(m.pitcher_line))}<br><abbr title="at bat">AB</abbr>: ${esc(m.batter)}</div>`;
+      <div class="people"><abbr title="pitching">P</abbr>: ${esc(m.pitcher)}${esc(pitcherSummary(m.pitcher_line))}<br><abbr title="at bat">AB</abbr>: ${esc(m.batter)}${m.batter_line ? ` <span class="muted">(${esc(m.batter_line)})</span>` : ''}</div>`;
+  }
+  if (game.status === 'live' && game.due_up) {
+    return `<div class="people">Due up for ${esc(game.due_up.team)}: ${esc(game.due_up.batters.join(', '))}</div>`;
   }
   if (game.status === 'scheduled' && game.starters) {
     return `<div class="people">${game.starters.confirmed ? 'Starting' : 'Probable'}: ${esc(game.starters.away || 'TBD')} vs ${esc(game.starters.home || 'TBD')}</div>`;
