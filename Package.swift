@@ -229,7 +229,9 @@ let package = Package(
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),
-        .testTarget(name: "ScoresTests", dependencies: ["Scores", "Alerts", "Baseball", "Retrosheet", "TestSupport"]),
+        .testTarget(
+            name: "ScoresTests",
+            dependencies: ["Scores", "Alerts", "Baseball", "Pipeline", "Retrosheet", "TestSupport"]),
         .testTarget(name: "DealsTests", dependencies: ["Deals", "Alerts", "Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(
             name: "DeliveryTests",

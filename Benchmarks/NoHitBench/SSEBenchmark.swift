@@ -34,6 +34,12 @@ struct SSEBenchmark: AsyncParsableCommand {
     @Option(help: "Client processes sharing the clients (each on one event-loop thread).")
     var clientProcesses = 1
 
+    @Flag(
+        help:
+            "Replay the plays alone, without the count after each pitch between them (the workload before the board followed pitches)."
+    )
+    var withoutPitches = false
+
     @Option(help: "The day's plays are spread evenly over this many seconds.")
     var seconds = 60.0
 
@@ -122,7 +128,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         guard let port = await ports.next() else { throw ValidationError("the server did not start") }
 
         // The clients, in their own process (each side needs one descriptor per connection).
-        let timeline = ReplayTimeline(games: games, announced: clock.now())
+        let timeline = ReplayTimeline(games: games, announced: clock.now(), pitches: !withoutPitches)
         let all = timeline.entries
         let moments = timeline.moments().count
         let memoryBefore = ProcessMemory.kilobytes("VmRSS")
@@ -183,7 +189,8 @@ struct SSEBenchmark: AsyncParsableCommand {
             "workload: \(clients) SSE clients (HTTP/1.1; the clients in \(clientProcesses) other process(es), "
                 + "each on 1 event-loop thread, the server on 1) "
                 + "on `nohit serve`'s router, game hub, live board and stream while \(date) is replayed: "
-                + "\(all.count) entries (each game's schedule, lineups and start, plays, end) over \(Int(seconds)) s, "
+                + "\(all.count) entries (each game's schedule, lineups and start, plays, "
+                + (withoutPitches ? "" : "the count after each pitch between plays, ") + "end) over \(Int(seconds)) s, "
                 + "each one a game event to every client, \(moments) moments; 2 cores; pacing \(pacing)"
                 + (cpuHog
                     ? "; CPU hog: the server and a spin loop pinned to CPU 0, the client processes to CPU 1"

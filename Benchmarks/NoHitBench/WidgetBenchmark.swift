@@ -27,6 +27,12 @@ struct WidgetBenchmark: AsyncParsableCommand {
     @Option(help: "Concurrent HTTP/1.1 keep-alive connections (widgets).")
     var clients = 1000
 
+    @Flag(
+        help:
+            "Replay the plays alone, without the count after each pitch between them (the workload before the board followed pitches)."
+    )
+    var withoutPitches = false
+
     @Option(help: "The day's plays are spread evenly over this many seconds; the load runs as long.")
     var seconds = 60.0
 
@@ -78,7 +84,7 @@ struct WidgetBenchmark: AsyncParsableCommand {
             consumers: [AlertConsumer(publisher: pipeline.publisher), LiveConsumer(board: board, feed: feed)],
             logger: logger)
         // The day's schedule first, so the board has its games before the first poll.
-        let timeline = ReplayTimeline(games: games, announced: clock.now())
+        let timeline = ReplayTimeline(games: games, announced: clock.now(), pitches: !withoutPitches)
         let entries = timeline.entries
         let scheduled = entries.prefix { if case .scheduled = $0.item { true } else { false } }
         for entry in scheduled { try await hub.receive(entry.item, gameID: entry.gameID, at: entry.time) }
@@ -143,7 +149,9 @@ struct WidgetBenchmark: AsyncParsableCommand {
             "workload: \(clients) widgets (wrk, HTTP/1.1 keep-alive, \(lists.count) threads, one team list each: "
                 + "\(listNames)) polling GET /api/widget?teams= \(pacing) with If-None-Match, against `nohit serve`'s "
                 + "router and connection guard (\(serverThreads) event-loop threads) while \(date) is replayed: "
-                + "\(rest.count) entries over \(Int(seconds)) s (\(rate) board changes/s); 2 cores shared by server and wrk"
+                + "\(rest.count) entries over \(Int(seconds)) s (\(rate) board changes/s"
+                + (withoutPitches ? ", plays only" : ", plays and the count after each pitch")
+                + "); 2 cores shared by server and wrk"
         )
         print(
             String(

@@ -8,6 +8,9 @@ package struct ReplayGame: Sendable {
     package var start: Date
     package var end: Date
     package var updates: [(time: Date, update: GameUpdate)]
+    /// Each update's pitch sequence as written (`BCFX`, `.>S.>B`), aligned with `updates`: empty
+    /// for a substitution or a record without pitches.
+    package var pitchSequences: [[UInt8]] = []
 
     /// What the game's last records say: its scheduled length and the pitchers of record.
     package var result: GameResult { record.result }
@@ -113,7 +116,14 @@ package enum ReplaySchedule {
                 away: pitchers.first { $0.side == .away }.map { "\($0.player)" },
                 home: pitchers.first { $0.side == .home }.map { "\($0.player)" })
         }
-        return ReplayGame(record: record, info: info, start: start, end: end, updates: timed)
+        var game = ReplayGame(record: record, info: info, start: start, end: end, updates: timed)
+        var sequences: [[UInt8]] = []
+        sequences.reserveCapacity(updates.count)
+        try? record.forEachUpdate(
+            play: { _, place in sequences.append(Array(record.text(record.events[place.eventIndex].pitches).utf8)) },
+            substitution: { _, _ in sequences.append([]) })
+        game.pitchSequences = sequences.count == updates.count ? sequences : []
+        return game
     }
 
     /// `7:10PM` → (19, 10); noon when absent or unreadable.

@@ -46,6 +46,9 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         package var strikes: Int?
         /// The batter's line so far today: `1-for-2, HR, BB`; nil before his first time up.
         package var batterLine: String? = nil
+        /// The last pitch of the plate appearance: `Called strike` (a replay), `Slider, 86 mph`
+        /// (the Stats API); nil before its first pitch.
+        package var lastPitch: String? = nil
     }
 
     /// Between halves: the three batters due up for the side that bats next.

@@ -68,12 +68,23 @@ extension LiveBoard {
                 count = .zero
             }
             let due = state.lineup(state.battingSide).entries[state.nextBattingSlot[state.battingSide]].player
-            let batter = due.isNone ? state.currentBatter : due
+            var batter = due.isNone ? state.currentBatter : due
+            // Pitches since the last play, as the source said them: the count, the last pitch.
+            var lastPitch: String?
+            if let atBat = game.atBat {
+                count = PitchCount(
+                    balls: UInt8(clamping: min(atBat.balls, 3)), strikes: UInt8(clamping: min(atBat.strikes, 2)))
+                if !atBat.batter.isNone { batter = atBat.batter }
+                lastPitch = atBat.lastPitch.map { pitch in
+                    atBat.lastPitchSpeed.map { "\(pitch), \(Int($0.rounded())) mph" } ?? pitch
+                }
+            }
             return GameSnapshot.Matchup(
                 pitcher: info.name(of: state.pitcher), batter: info.name(of: batter),
                 pitcherLine: game.pitcherLines.line(of: state.pitcher).map { PitcherLineView($0, info: info) },
                 balls: count.map { Int($0.balls) }, strikes: count.map { Int($0.strikes) },
-                batterLine: game.battingLines.line(of: batter, side: state.battingSide).flatMap(Self.batterLine))
+                batterLine: game.battingLines.line(of: batter, side: state.battingSide).flatMap(Self.batterLine),
+                lastPitch: lastPitch)
         }
         let dueUp = state.flatMap { state -> GameSnapshot.DueUp? in
             guard betweenHalves else { return nil }

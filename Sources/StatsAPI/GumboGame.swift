@@ -31,6 +31,9 @@ package struct GumboGame: Sendable {
     package var start: Date?
     /// Play events that did not decode and the play that could not be read, each with its place.
     package var problems: [String]
+    /// The plate appearance in progress (the play the feed has not completed): batter, count and
+    /// the last pitch with its type and speed; nil between plate appearances.
+    package var atBat: AtBat?
 
     /// Whether the game is over and its bids can be settled.
     package var isFinal: Bool { feedStatus.phase == .final }
@@ -78,6 +81,7 @@ package struct GumboGame: Sendable {
         problems = []
         starters = []
         updates = []
+        atBat = nil
         guard let box = feed.liveData.boxscore else {
             // Before the lineups are out there is nothing to follow.
             return
@@ -143,8 +147,23 @@ package struct GumboGame: Sendable {
                 )
                 return
             }
-            if !record.about.isComplete { return }
+            if !record.about.isComplete {
+                atBat = Self.atBat(record, afterUpdates: updates.count)
+                return
+            }
         }
+    }
+
+    /// The plate appearance `record` is, while it is in progress: nil before its first pitch.
+    static func atBat(_ record: PlayRecord, afterUpdates: Int) -> AtBat? {
+        guard let batter = PlayerID(String(record.matchup.batter.id)) else { return nil }
+        let pitches = record.playEvents.compactMap(\.value).filter { $0.isPitch == true }
+        guard let last = pitches.last else { return nil }
+        let count = last.count ?? record.count
+        return AtBat(
+            batter: batter, balls: count.balls, strikes: count.strikes,
+            lastPitch: last.details.type?.description ?? last.details.description,
+            lastPitchSpeed: last.pitchData?.startSpeed, afterUpdates: afterUpdates)
     }
 
     package enum ReadError: Error, CustomStringConvertible {

@@ -12,6 +12,7 @@ package struct StatsAPIFeedLedger: Sendable {
         var updates: [GameUpdate] = []
         var status: GameStatus?
         var result: GameResult?
+        var atBat: AtBat?
     }
 
     private var games: [String: Said] = [:]
@@ -45,6 +46,12 @@ package struct StatsAPIFeedLedger: Sendable {
             }
             said.updates = game.updates
         }
+        // The count between plays, when it moved (not part of the updates: the log of plays stays
+        // as it is).
+        if let atBat = game.atBat, !said.starters.isEmpty, atBat != said.atBat {
+            items.append(.atBat(atBat))
+            said.atBat = atBat
+        }
         let status = game.status
         let result = game.isFinal ? game.result : nil
         if status != said.status || result != said.result {
@@ -75,6 +82,8 @@ package struct StatsAPIFeedLedger: Sendable {
             case .status(let status, let result):
                 said.status = status
                 said.result = result
+            case .atBat(let atBat):
+                said.atBat = atBat
             }
         }
         games[gameID] = said

@@ -119,6 +119,27 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         return decoder
     }()
 
+    /// The day's pitches between plays that change what the board says (a foul with two strikes
+    /// after a foul says nothing new), as the replay says them.
+    static func pitchEvents() throws -> Int {
+        let games = try ReplaySchedule.games(on: day, data: [TestData.path("retrosheet")])
+        var last: [String: AtBat] = [:]
+        var applied: [String: Int] = [:]
+        var count = 0
+        for entry in ReplayTimeline(games: games).entries {
+            switch entry.item {
+            case .updates(let list):
+                applied[entry.gameID, default: 0] += list.count
+                last[entry.gameID] = nil
+            case .atBat(let atBat) where atBat.afterUpdates == applied[entry.gameID, default: 0]:
+                if last[entry.gameID] != atBat { count += 1 }
+                last[entry.gameID] = atBat
+            default: break
+            }
+        }
+        return count
+    }
+
     static func json(_ buffer: ByteBuffer) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView), options: [.fragmentsAllowed])
     }
@@ -145,6 +166,8 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
         }
         let scoreEvents = scores
         #expect(scoreEvents > 0)
+        let pitchEvents = try Self.pitchEvents()
+        #expect(pitchEvents > 2000)
         try await fixture.test { client in
             try await client.execute(uri: "/healthz", method: .get) { response throws in
                 #expect(response.status == .ok)
@@ -167,9 +190,10 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 #expect(
                     text.contains("nohit_build_info{version=\"\(BuildInfo.version)\",swift=\"\(BuildInfo.swift)\"} 1"))
                 // 11 moments; a game event per change: each game's schedule, lineups, start and end
-                // (4 × 16), and every update that changed the game (1,465 of 1,568: a placeholder
-                // record before a substitution changes nothing by itself); the score events.
-                #expect(text.contains("nohit_live_events_total \(11 + 1_465 + 64 + scoreEvents)"))
+                // (4 × 16), every update that changed the game (1,465 of 1,568: a placeholder
+                // record before a substitution changes nothing by itself) and every pitch between
+                // plays that moved the count; the score events.
+                #expect(text.contains("nohit_live_events_total \(11 + 1_465 + 64 + pitchEvents + scoreEvents)"))
                 // No devices: the moments planned nothing.
                 #expect(text.contains("nohit_outbox{state=\"pending\"} 0"))
             }

@@ -25,6 +25,8 @@ package enum GameEvent: Sendable, Hashable {
     case revision(Revision)
     /// An update did not fit the game: it is followed no further until its source corrects it.
     case problem(String)
+    /// A pitch between plays: the count (and the batter, the last pitch) changed.
+    case atBat
 }
 
 /// A game's final line: runs, hits and errors by side, innings, and the pitchers of record where

@@ -36,6 +36,9 @@ package struct GameFollower: Sendable {
     /// The play-by-play so far, in words, kept as the plays are applied (a re-scoring builds it
     /// again with the game): what a game page shows, without following the game a second time.
     package private(set) var playByPlay: [PlayByPlayEntry] = []
+    /// The plate appearance in progress as the source last said it between plays (the count after
+    /// a pitch); nil once a play or substitution is applied after it.
+    package private(set) var atBat: AtBat?
     /// Updates applied by engines of this game, re-scorings included: with none, one per update.
     package private(set) var applications = 0
     /// Whether every out of a notable bid is a moment (`hitless-out`), not only each inning and
@@ -85,6 +88,13 @@ package struct GameFollower: Sendable {
         case .revised(let list):
             guard engine != nil else { return problem(nil, "a revision came before the lineups") }
             return revise(starters: starters, homeBatsFirst: homeBatsFirst, updates: list)
+        case .atBat(let atBat):
+            // Said after the updates applied so far, in a game under way and not stopped.
+            guard engine != nil, problem == nil, !isFinal, atBat.afterUpdates == updates.count,
+                atBat != self.atBat
+            else { return [] }
+            self.atBat = atBat
+            return [.atBat]
         case .status(let status, let result):
             guard status != self.status || (status.phase == .final && self.result == nil && result != nil) else {
                 return []
@@ -123,6 +133,7 @@ package struct GameFollower: Sendable {
         }
         self.engine = engine
         updates.append(update)
+        atBat = nil
         let state = engine.state
         if state.inning != before.state.inning || state.battingSide != before.state.battingSide {
             events.append(.halfInning(inning: state.inning, battingSide: state.battingSide))
@@ -221,6 +232,7 @@ package struct GameFollower: Sendable {
     private mutating func revise(starters: [Appearance], homeBatsFirst: Bool, updates list: [GameUpdate]) -> [GameEvent]
     {
         guard let old = engine else { return [] }
+        atBat = nil
         let oldUpdates = updates
         self.starters = starters
         self.homeBatsFirst = homeBatsFirst

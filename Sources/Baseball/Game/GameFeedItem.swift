@@ -16,6 +16,8 @@ package enum GameFeedItem: Sendable, Hashable, Codable {
     case revised([GameUpdate])
     /// A new status; a final one carries what only the end of a game says.
     case status(GameStatus, result: GameResult?)
+    /// The plate appearance in progress between plays: the count after a pitch.
+    case atBat(AtBat)
 }
 
 /// Where sources send what they say: the followers of the day's games.

@@ -27,7 +27,8 @@ function gameDetail(game) {
   if (game.status === 'live' && game.matchup) {
     const m = game.matchup;
     const count = m.balls != null ? `<span class="count" aria-label="count ${m.balls} balls, ${m.strikes} strikes">${m.balls}-${m.strikes}</span>` : '';
-    return `<div class="situation">${diamond(game.bases)}${outsDots(game.outs)}${count}</div>
+    const pitch = m.last_pitch ? `<span class="last-pitch muted">${esc(m.last_pitch)}</span>` : '';
+    return `<div class="situation">${diamond(game.bases)}${outsDots(game.outs)}${count}${pitch}</div>
       <div class="people"><abbr title="pitching">P</abbr>: ${esc(m.pitcher)}${esc(pitcherSummary(m.pitcher_line))}<br><abbr title="at bat">AB</abbr>: ${esc(m.batter)}${m.batter_line ? ` <span class="muted">(${esc(m.batter_line)})</span>` : ''}</div>`;
   }
   if (game.status === 'live' && game.due_up) {

@@ -16,13 +16,30 @@ export function registerView(id, { show, draw } = {}) {
   views.set(id, { show, draw, dirty: true });
 }
 
-/** Draws each named view now if it is visible, else when it is next shown. */
+let drawPending = false;
+
+// The visible view drawn once for the changes of a frame: a stream busy with pitches (dozens of
+// game events a second in a fast replay) draws the board once per frame, not once per event.
+function scheduleDraw() {
+  if (drawPending) return;
+  drawPending = true;
+  const run = () => {
+    if (!drawPending) return;
+    drawPending = false;
+    const view = views.get(shownTab);
+    if (view?.dirty && view.draw) draw(view);
+  };
+  requestAnimationFrame(run);
+  setTimeout(run, 250);  // a hidden page gets no frames
+}
+
+/** Draws each named view shortly (once per frame) if it is visible, else when it is next shown. */
 export function invalidate(...ids) {
   for (const id of ids) {
     const view = views.get(id);
     if (!view?.draw) continue;
     view.dirty = true;
-    if (id === shownTab) draw(view);
+    if (id === shownTab) scheduleDraw();
   }
 }
 

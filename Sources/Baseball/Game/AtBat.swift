@@ -1,0 +1,88 @@
+/// The plate appearance in progress between plays: who is up, the count, the last pitch. A source
+/// says it as pitches are thrown (a replay from Retrosheet's pitch sequences, the Stats API from
+/// its live feed's current play); it is not a game update, so the game's updates stay the plays
+/// and substitutions alone.
+package struct AtBat: Sendable, Hashable, Codable {
+    package var batter: PlayerID
+    package var balls: Int
+    package var strikes: Int
+    /// The last pitch in words: `Ball`, `Called strike`, `Foul` (Retrosheet), or the Stats API's
+    /// pitch type (`Four-Seam Fastball`); nil when not known.
+    package var lastPitch: String?
+    /// Its speed in mph, where the source gives it.
+    package var lastPitchSpeed: Double?
+    /// The game's updates said before it: a count said before a play the follower has since
+    /// applied is out of date and ignored.
+    package var afterUpdates: Int
+
+    package init(
+        batter: PlayerID, balls: Int, strikes: Int, lastPitch: String? = nil, lastPitchSpeed: Double? = nil,
+        afterUpdates: Int
+    ) {
+        self.batter = batter
+        self.balls = balls
+        self.strikes = strikes
+        self.lastPitch = lastPitch
+        self.lastPitchSpeed = lastPitchSpeed
+        self.afterUpdates = afterUpdates
+    }
+}
+
+/// Retrosheet's pitch sequences (`BCFX`, `*B1FBCC`, `.>S.>B`) pitch by pitch, with the count after
+/// each pitch: balls `B` `I` `P` `V`; strikes `A` `C` `K` `M` `O` `Q` `S` `T` and `L` (a foul bunt,
+/// a strike even with two); fouls `F` `R` a strike below two; `H` `X` `Y` end the plate
+/// appearance with the count as it was; `U` an unknown pitch, the count unchanged. Pickoff throws
+/// (`1`-`3`, `+`), `*`, `.`, `>` and `N` (no pitch) are not pitches.
+package enum PitchSequence {
+    package struct Pitch: Sendable, Hashable {
+        /// The character in the sequence.
+        package var code: UInt8
+        /// The count after the pitch (balls at most 4, strikes at most 3).
+        package var balls: Int
+        package var strikes: Int
+    }
+
+    package static func pitches(_ sequence: some Sequence<UInt8>) -> [Pitch] {
+        var balls = 0
+        var strikes = 0
+        var pitches: [Pitch] = []
+        for code in sequence {
+            switch code {
+            case UInt8(ascii: "B"), UInt8(ascii: "I"), UInt8(ascii: "P"), UInt8(ascii: "V"):
+                balls = min(4, balls + 1)
+            case UInt8(ascii: "A"), UInt8(ascii: "C"), UInt8(ascii: "K"), UInt8(ascii: "M"), UInt8(ascii: "O"),
+                UInt8(ascii: "Q"), UInt8(ascii: "S"), UInt8(ascii: "T"), UInt8(ascii: "L"):
+                strikes = min(3, strikes + 1)
+            case UInt8(ascii: "F"), UInt8(ascii: "R"):
+                if strikes < 2 { strikes += 1 }
+            case UInt8(ascii: "H"), UInt8(ascii: "X"), UInt8(ascii: "Y"), UInt8(ascii: "U"):
+                break
+            default:
+                continue
+            }
+            pitches.append(Pitch(code: code, balls: balls, strikes: strikes))
+        }
+        return pitches
+    }
+
+    /// A pitch in words, as a scoreboard says the last one.
+    package static func words(_ code: UInt8) -> String {
+        switch code {
+        case UInt8(ascii: "B"): "Ball"
+        case UInt8(ascii: "I"): "Intentional ball"
+        case UInt8(ascii: "P"): "Pitchout"
+        case UInt8(ascii: "V"): "Automatic ball"
+        case UInt8(ascii: "A"): "Automatic strike"
+        case UInt8(ascii: "C"): "Called strike"
+        case UInt8(ascii: "S"), UInt8(ascii: "Q"): "Swinging strike"
+        case UInt8(ascii: "K"): "Strike"
+        case UInt8(ascii: "M"): "Missed bunt"
+        case UInt8(ascii: "T"), UInt8(ascii: "O"): "Foul tip"
+        case UInt8(ascii: "F"), UInt8(ascii: "R"): "Foul"
+        case UInt8(ascii: "L"): "Foul bunt"
+        case UInt8(ascii: "H"): "Hit by pitch"
+        case UInt8(ascii: "X"), UInt8(ascii: "Y"): "In play"
+        default: "Pitch"
+        }
+    }
+}
