@@ -60,6 +60,26 @@ import Testing
         #expect(feed.liveData.plays.allPlays.dropLast().allSatisfy { $0.about.isComplete })
     }
 
+    /// The plate appearance in progress of a real live feed: Davis Wendzel at 0-2 after a 97 mph
+    /// sinker (746139, snapshot a); none before a pitch (snapshot b, Miguel Vargas up at 0-0) or
+    /// between plate appearances (776792).
+    @Test func thePlateAppearanceInProgressIsRead() throws {
+        let a = try GumboGame(Self.decode(GameFeed.self, "gumbo-746139-snapshot-a.json"))
+        let atBat = try #require(a.atBat)
+        #expect((atBat.balls, atBat.strikes) == (0, 2))
+        #expect(atBat.lastPitch == "Sinker")
+        #expect(atBat.lastPitchSpeed == 97.3)
+        #expect(atBat.afterUpdates == a.updates.count)
+        #expect(a.info.name(of: atBat.batter) == "Davis Wendzel")
+        #expect(try GumboGame(Self.decode(GameFeed.self, "gumbo-746139-snapshot-b.json")).atBat == nil)
+        #expect(try GumboGame(Self.decode(GameFeed.self, "gumbo-776792-live.json")).atBat == nil)
+        // Said once, and again only when it moves.
+        var ledger = StatsAPIFeedLedger()
+        let items = ledger.items(for: a, now: Date())
+        #expect(items.filter { if case .atBat = $0 { true } else { false } }.count == 1)
+        #expect(ledger.items(for: a, now: Date()).isEmpty)
+    }
+
     @Test func schedulesDecodeWithBroadcastsAndLinescores() throws {
         let plain = try Self.decode(Schedule.self, "schedule-2024-10-20_22.json")
         #expect(!plain.games.isEmpty)
