@@ -109,6 +109,7 @@ package enum ReplaySchedule {
         var info = GameInfo(id: record.id, date: date, away: away, home: home, players: players)
         info.gameType = record.gameType
         info.completedOn = record.completionDate
+        if record.scheduledInnings != 9 { info.scheduledInnings = record.scheduledInnings }
         // The starting pitchers, as the schedule names its probables before the lineups are out.
         let pitchers = record.startingAppearances.filter { $0.position == Position.pitcher }
         if !pitchers.isEmpty {

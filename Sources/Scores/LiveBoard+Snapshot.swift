@@ -51,7 +51,7 @@ extension LiveBoard {
                 hits: state?.pitching(side.opponent).hits ?? 0, errors: state?.pitching(side).errors ?? 0,
                 linescore: game.linescore.cells(side, final: final))
         }
-        let scheduledInnings = game.result?.scheduledInnings ?? 9
+        let scheduledInnings = game.result?.scheduledInnings ?? info.scheduledInnings ?? 9
         let underway = game.status.isUnderway && state != nil
         // Between halves (the third out made, the next half not begun): no batter, no pitcher, no
         // runners, no count — the three due up instead.

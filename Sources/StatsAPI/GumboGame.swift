@@ -78,6 +78,8 @@ package struct GumboGame: Sendable {
         info.setProbablePitchers(
             away: feed.gameData.probablePitchers?.away, home: feed.gameData.probablePitchers?.home)
         info.gameType = feed.gameData.game.type
+        info.venue = feed.gameData.venue?.name
+        if scheduledInnings != 9 { info.scheduledInnings = scheduledInnings }
         problems = []
         starters = []
         updates = []

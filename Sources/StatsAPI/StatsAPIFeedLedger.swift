@@ -142,6 +142,8 @@ extension ScheduleGame {
             broadcasts: carriage)
         info.setProbablePitchers(away: teams.away.probablePitcher, home: teams.home.probablePitcher)
         info.gameType = gameType
+        info.venue = venue?.name
+        if let innings = scheduledInnings ?? linescore?.scheduledInnings, innings != 9 { info.scheduledInnings = innings }
         return info
     }
 }

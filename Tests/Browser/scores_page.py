@@ -6,7 +6,7 @@ gives the scoring summary, both sides' batting box score (totals, the lines belo
 every pitcher's line and the play-by-play; the final card reads Final with the pitchers of
 record. Desktop light, then phone dark, with no horizontal scrolling. No Content-Security-Policy
 violation and no uncaught exception. Saves screenshots. Exit status 0 when all holds, 1 with the
-reason.
+reason. Then, on the phone: four games a screen, one header height on every tab, the Standings.
 
 usage: scores_page.py URL OUTPUT_DIR [TIMEOUT_SECONDS]
 """
@@ -132,6 +132,32 @@ try:
     if fit["width"] > 390 or any(right > 390 for right in fit["regions"]):
         fail(f"the game page is wider than a 390-pixel phone: {fit}")
     print("screenshot:", chromium.screenshot("game-page-phone-dark.png"))
+    # The board a fan reads on a phone: four games a screen at least; the header one height on
+    # every tab; the standings' six divisions without the page scrolling sideways.
+    chromium.evaluate("location.hash = '#scores'")
+    board = wait("""(() => { const cards = [...document.querySelectorAll('#games .game')].map(g => g.getBoundingClientRect());
+      if (document.querySelector('#scores').hidden || cards.length < 8) return null;
+      return { fit: cards.filter(r => r.bottom <= cards[0].top + 844).length, heights: cards.map(r => Math.round(r.height)) }; })()""",
+                 "the board on a phone")
+    print("phone board:", json.dumps(board))
+    if board["fit"] < 4:
+        fail(f"fewer than four games a 844-pixel phone screen: {board}")
+    heights = {}
+    for tab in ["live", "scores", "standings", "hall-of-fame", "deals", "settings"]:
+        chromium.evaluate(f"location.hash = '#{tab}'")
+        wait(f"!document.querySelector('#{tab}').hidden || null", f"the {tab} tab")
+        heights[tab] = chromium.evaluate("Math.round(document.querySelector('header').getBoundingClientRect().height)")
+    print("header heights:", heights)
+    if len(set(heights.values())) != 1:
+        fail(f"the phone header changes height across tabs: {heights}")
+    chromium.evaluate("location.hash = '#standings'")
+    standings = wait("""(() => { const t = document.querySelectorAll('#standings table.standings');
+      return t.length === 6 ? { width: document.documentElement.scrollWidth, first: t[0].tBodies[0].rows[0].innerText.split('\\t').slice(0, 3) } : null; })()""",
+                     "the standings' six divisions")
+    print("standings:", json.dumps(standings))
+    if standings["width"] > 390:
+        fail(f"the standings page scrolls sideways on a phone: {standings}")
+    print("screenshot:", chromium.screenshot("standings-phone-dark.png"))
     problems = chromium.problems()
     if problems:
         print("the page reported problems:", *problems, sep="\n  ")

@@ -106,4 +106,22 @@ import Testing
         #expect(afterPlays > 10)
         #expect(wrong.isEmpty, "\(wrong.count) wrong: \(wrong.prefix(10))")
     }
+
+    /// A 2020 doubleheader game is scheduled for seven innings: the board says so from the start
+    /// (seven line-score columns), not only once the game is over.
+    @Test func aSevenInningGameHasSevenColumnsFromTheStart() throws {
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet")])
+        let sevens = games.filter { $0.record.scheduledInnings == 7 }
+        #expect(sevens.count == 4)
+        for game in sevens {
+            var follower = GameFollower(gameID: game.record.id)
+            _ = follower.follow(.scheduled(game.info, start: game.start))
+            #expect(LiveBoard.snapshot(follower, at: game.start).scheduledInnings == 7, "\(game.record.id)")
+            _ = follower.follow(.lineups(game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst))
+            _ = follower.follow(.status(GameStatus(.live), result: nil))
+            _ = follower.follow(.updates(game.updates.prefix(10).map(\.update)))
+            #expect(LiveBoard.snapshot(follower, at: game.start).scheduledInnings == 7, "\(game.record.id)")
+        }
+        #expect(games.filter { $0.record.scheduledInnings == 9 }.allSatisfy { $0.info.scheduledInnings == nil })
+    }
 }

@@ -71,6 +71,8 @@ import Testing
         #expect(atBat.lastPitchSpeed == 97.3)
         #expect(atBat.afterUpdates == a.updates.count)
         #expect(a.info.name(of: atBat.batter) == "Davis Wendzel")
+        #expect(a.info.venue == "Dodger Stadium")
+        #expect(a.info.scheduledInnings == nil)  // nine
         #expect(try GumboGame(Self.decode(GameFeed.self, "gumbo-746139-snapshot-b.json")).atBat == nil)
         #expect(try GumboGame(Self.decode(GameFeed.self, "gumbo-776792-live.json")).atBat == nil)
         // Said once, and again only when it moves.

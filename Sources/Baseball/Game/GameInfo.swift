@@ -66,6 +66,11 @@ package struct GameInfo: Sendable, Hashable, Codable {
     /// The series this game belongs to, when the source names one (a postseason series:
     /// "2018 World Series").
     package var series: String?
+    /// Innings the game is scheduled for (7 for a 2020-2021 doubleheader game), when the source
+    /// says so before it ends; nil for the usual nine.
+    package var scheduledInnings: Int?
+    /// Where it is played (`Guaranteed Rate Field`), when the source names it.
+    package var venue: String?
 
     package struct ProbablePitchers: Sendable, Hashable, Codable {
         package var away: String?
@@ -89,7 +94,8 @@ package struct GameInfo: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, date, away, home, broadcasts, players, probablePitchers, gameType, completedOn, series
+        case id, date, away, home, broadcasts, players, probablePitchers, gameType, completedOn, series,
+            scheduledInnings, venue
     }
 
     package init(from decoder: any Decoder) throws {
@@ -104,6 +110,8 @@ package struct GameInfo: Sendable, Hashable, Codable {
         gameType = try container.decodeIfPresent(String.self, forKey: .gameType)
         completedOn = try container.decodeIfPresent(String.self, forKey: .completedOn)
         series = try container.decodeIfPresent(String.self, forKey: .series)
+        scheduledInnings = try container.decodeIfPresent(Int.self, forKey: .scheduledInnings)
+        venue = try container.decodeIfPresent(String.self, forKey: .venue)
         // A game stored before clubs: its clubs as they were on its day.
         for key in [CodingKeys.away, .home] {
             let team = try container.nestedContainer(keyedBy: Team.CodingKeys.self, forKey: key)

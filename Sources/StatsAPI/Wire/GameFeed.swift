@@ -41,6 +41,13 @@ package struct GameData: Codable, Sendable, Hashable {
     package var flags: GameFlags?
     /// Everyone on either roster, keyed "ID<person id>".
     package var players: [String: Person]?
+    /// The ballpark.
+    package var venue: Venue? = nil
+
+    package struct Venue: Codable, Sendable, Hashable {
+        package var id: Int?
+        package var name: String?
+    }
 
     package struct GameInfoBlock: Codable, Sendable, Hashable {
         package var pk: Int

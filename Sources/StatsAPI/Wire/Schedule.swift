@@ -25,6 +25,10 @@ package struct ScheduleDate: Codable, Sendable, Hashable {
 }
 
 package struct ScheduleGame: Codable, Sendable, Hashable {
+    /// The ballpark.
+    package var venue: GameData.Venue? = nil
+    /// Innings scheduled (7 for a 2020-2021 doubleheader game).
+    package var scheduledInnings: Int? = nil
     package var gamePk: Int
     package var gameGuid: String?
     package var gameType: String?

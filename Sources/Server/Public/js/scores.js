@@ -23,13 +23,20 @@ function linescoreTable(game) {
     <tbody>${[game.away, game.home].map((team) => `<tr><th scope="row">${esc(team.abbreviation)}</th>${cells(team)}<td><strong>${team.runs}</strong></td><td>${team.hits}</td><td>${team.errors}</td></tr>`).join('')}</tbody></table>`;
 }
 
-function gameDetail(game) {
+// The state of play beside the teams: bases, outs, count, the last pitch.
+function situationOf(game) {
+  if (game.status !== 'live' || !game.matchup) return '';
+  const m = game.matchup;
+  const count = m.balls != null ? `<span class="count" aria-label="count ${m.balls} balls, ${m.strikes} strikes">${m.balls}-${m.strikes}</span>` : '';
+  const pitch = m.last_pitch ? `<span class="last-pitch muted">${esc(m.last_pitch)}</span>` : '';
+  return `<div class="situation">${diamond(game.bases)}${outsDots(game.outs)}${count}${pitch}</div>`;
+}
+
+// Who is pitching and batting, who is due up, the probables, the pitchers of record.
+function peopleOf(game) {
   if (game.status === 'live' && game.matchup) {
     const m = game.matchup;
-    const count = m.balls != null ? `<span class="count" aria-label="count ${m.balls} balls, ${m.strikes} strikes">${m.balls}-${m.strikes}</span>` : '';
-    const pitch = m.last_pitch ? `<span class="last-pitch muted">${esc(m.last_pitch)}</span>` : '';
-    return `<div class="situation">${diamond(game.bases)}${outsDots(game.outs)}${count}${pitch}</div>
-      <div class="people"><abbr title="pitching">P</abbr>: ${esc(m.pitcher)}${esc(pitcherSummary(m.pitcher_line))}<br><abbr title="at bat">AB</abbr>: ${esc(m.batter)}${m.batter_line ? ` <span class="muted">(${esc(m.batter_line)})</span>` : ''}</div>`;
+    return `<div class="people"><abbr title="pitching">P</abbr>: ${esc(m.pitcher)}${esc(pitcherSummary(m.pitcher_line))}<br><abbr title="at bat">AB</abbr>: ${esc(m.batter)}${m.batter_line ? ` <span class="muted">(${esc(m.batter_line)})</span>` : ''}</div>`;
   }
   if (game.status === 'live' && game.due_up) {
     return `<div class="people">Due up for ${esc(game.due_up.team)}: ${esc(game.due_up.batters.join(', '))}</div>`;
@@ -57,10 +64,10 @@ export function gameCard(game, { lineOpen = false } = {}) {
         <td class="runs">${blank ? '' : team.runs}</td><td>${blank ? '' : team.hits}</td><td>${blank ? '' : team.errors}</td></tr>`).join('');
   return `<article class="game${bid ? ' nohit' : ''}" data-key="${esc(game.id)}" data-game="${esc(game.id)}" aria-label="${esc(matchupName(game))}">
     <div class="game-head"><span class="status">${esc(situation(game))}</span>${marks}</div>
-    <table class="teams"><thead><tr><th scope="col"><span class="visually-hidden">Team</span></th><th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead><tbody>${rows}</tbody></table>
-    ${gameDetail(game)}
-    <details class="line" data-key="line"${lineOpen ? ' open' : ''}><summary>Line score</summary>${linescoreTable(game)}</details>
-    <a class="game-link" data-key="game-link" href="#game/${encodeURIComponent(game.id)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a>
+    <div class="game-body"><table class="teams"><thead><tr><th scope="col"><span class="visually-hidden">Team</span></th><th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead><tbody>${rows}</tbody></table>${situationOf(game)}</div>
+    ${peopleOf(game)}
+    <div class="game-foot"><details class="line" data-key="line"${lineOpen ? ' open' : ''}><summary>Line score</summary>${linescoreTable(game)}</details>
+    <a class="game-link" data-key="game-link" href="#game/${encodeURIComponent(game.id)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a></div>
   </article>`;
 }
 
