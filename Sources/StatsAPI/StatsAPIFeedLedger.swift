@@ -143,7 +143,9 @@ extension ScheduleGame {
         info.setProbablePitchers(away: teams.away.probablePitcher, home: teams.home.probablePitcher)
         info.gameType = gameType
         info.venue = venue?.name
-        if let innings = scheduledInnings ?? linescore?.scheduledInnings, innings != 9 { info.scheduledInnings = innings }
+        if let innings = scheduledInnings ?? linescore?.scheduledInnings, innings != 9 {
+            info.scheduledInnings = innings
+        }
         return info
     }
 }
