@@ -14,6 +14,8 @@ package struct GameBids: Sendable {
     /// Each side's pitches thrown when it recorded its 1st, 2nd, ... out; nil where the game's
     /// pitch sequences do not say (seasons scored without pitches).
     package var pitchesAtOut = PerSide<[Int]?>(repeating: [])
+    /// Every pitcher's line of the game (for season records: outs and earned runs).
+    package var pitcherLines = PitcherLines()
 
     /// Replays `game`, following both bids; the game is taken as complete at its last record.
     package static func replay(_ game: GameRecord) throws(RetrosheetError) -> GameBids {
@@ -52,7 +54,7 @@ package struct GameBids: Sendable {
         }
         return GameBids(
             game: game, final: engine.state, tracker: engine.tracker, eventIndexOfPlay: indices,
-            pitchersOfPlays: pitchers, lastInning: lastInning, pitchesAtOut: atOut)
+            pitchersOfPlays: pitchers, lastInning: lastInning, pitchesAtOut: atOut, pitcherLines: lines)
     }
 
     /// The event text of play `number`.

@@ -61,6 +61,17 @@ package struct SideSummary: Sendable, Hashable, Codable {
     package var pitchesAtOut: [Int]? = nil
     /// `yyyy-mm-dd` a suspended game was completed on; nil for a game played in one day.
     package var completedOn: String? = nil
+    /// The side's pitchers' outs and earned runs in the game, and the game's pitchers of record:
+    /// what a pitcher's W-L and ERA as of a day are counted from.
+    package var pitching: [PitcherGame]? = nil
+    package var winningPitcher: String? = nil
+    package var losingPitcher: String? = nil
+
+    package struct PitcherGame: Sendable, Hashable, Codable {
+        package var pitcher: String
+        package var outs: Int
+        package var earnedRuns: Int
+    }
 
     package var combined: Bool { bidPitchers.count > 1 }
 
@@ -97,7 +108,12 @@ package struct SideSummary: Sendable, Hashable, Codable {
             pitcherNames: bids.pitchersOfPlays[side].map { bids.name(of: $0) }, official: official,
             perfect: official && bid.isPerfect, unofficialReason: reason, finalAway: bids.final.score.away,
             finalHome: bids.final.score.home, pitchesAtOut: bids.pitchesAtOut[side].map { Array($0.prefix(27)) },
-            completedOn: bids.game.completionDate)
+            completedOn: bids.game.completionDate,
+            pitching: bids.pitcherLines.lines(of: side).map {
+                PitcherGame(pitcher: "\($0.pitcher)", outs: $0.outs, earnedRuns: $0.earnedRuns)
+            },
+            winningPitcher: bids.game.result.winningPitcher.map(\.description),
+            losingPitcher: bids.game.result.losingPitcher.map(\.description))
     }
 
     /// How the bid ended, in words: "perfect game", "no-hitter", "broken up: Eric Sogard singles to
@@ -113,8 +129,45 @@ package struct SideSummary: Sendable, Hashable, Codable {
     }
 }
 
+/// A pitcher's season so far: wins, losses and earned run average.
+package struct PitcherRecord: Sendable, Hashable, Codable {
+    package var wins = 0
+    package var losses = 0
+    package var outs = 0
+    package var earnedRuns = 0
+
+    package init() {}
+
+    /// `3.45`: earned runs per nine innings; `-.--` before he has recorded an out.
+    package var era: String {
+        guard outs > 0 else { return "-.--" }
+        let hundredths = (earnedRuns * 27 * 100 * 2 + outs) / (outs * 2)
+        return "\(hundredths / 100)." + (hundredths % 100 < 10 ? "0" : "") + "\(hundredths % 100)"
+    }
+
+    /// `5-2, 3.45 ERA`.
+    package var text: String { "\(wins)-\(losses), \(era) ERA" }
+}
+
 /// The season views built from side summaries.
 package enum SeasonBids {
+    /// Each pitcher's record (by Retrosheet id) from the games that ended before `date`
+    /// (`yyyy-mm-dd`): his decisions, outs and earned runs.
+    package static func pitcherRecords(_ sides: [SideSummary], before date: String) -> [String: PitcherRecord] {
+        var records: [String: PitcherRecord] = [:]
+        for side in sides where (side.completedOn ?? side.date) < date {
+            for game in side.pitching ?? [] {
+                var record = records[game.pitcher] ?? PitcherRecord()
+                record.outs += game.outs
+                record.earnedRuns += game.earnedRuns
+                if game.pitcher == side.winningPitcher { record.wins += 1 }
+                if game.pitcher == side.losingPitcher { record.losses += 1 }
+                records[game.pitcher] = record
+            }
+        }
+        return records
+    }
+
     /// Each game's result once (its two sides say the same), for standings: a suspended game on
     /// the day it was completed.
     package static func outcomes(_ sides: [SideSummary]) -> [GameOutcome] {

@@ -51,6 +51,11 @@ package final class LiveBoard: Sendable {
         }
     }
 
+    /// The game's follower as of its snapshot.
+    package func follower(id: String) -> GameFollower? {
+        games.withLock { $0.entries[id]?.follower }
+    }
+
     package func game(id: String) -> GameSnapshot? {
         games.withLock { $0.entries[id]?.snapshot }
     }

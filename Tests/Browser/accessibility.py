@@ -71,7 +71,11 @@ PAGES = [
     ("live", "document.body.dataset.reloads >= 1 && document.querySelector('#connection').textContent === 'live'"),
     ("hall-of-fame", "document.querySelectorAll('#hall tbody tr').length >= 10"),
     ("scores", "document.querySelectorAll('#games .game').length > 0"),
-    ("game/CHA202008250", "!!document.querySelector('#game-page table.pitchers') && !!document.querySelector('#game-page table.batters')"),
+    # Before its first pitch the pre-game section, after it the box score: either, as the replay
+    # stands when the page is checked.
+    ("game/CHA202008250", "!!document.querySelector('#game-page .pregame') || (!!document.querySelector('#game-page table.pitchers') && !!document.querySelector('#game-page table.batters'))"),
+    # The day's first game, under way from the start: its box score and scoring summary.
+    ("game/HOU202008251", "!!document.querySelector('#game-page table.batters') && !!document.querySelector('#game-page .scoring-summary, #game-page h3 + p.muted')"),
     ("standings", "document.querySelectorAll('#standings table.standings').length === 6"),
     ("deals", "document.querySelector('#deal-total').textContent !== '' && !document.querySelector('#chart-month').textContent.includes('Loading')"),
     ("metrics", "!!document.querySelector('#metrics-form')"),

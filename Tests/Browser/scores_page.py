@@ -3,7 +3,8 @@
 by name goes first; Giolito's game shows the state of play (diamond, outs, count, pitcher and
 batter) and a visible no-hitter mark while it is on; the line score opens on a tap; the game page
 gives the scoring summary, both sides' batting box score (totals, the lines below the table, LOB),
-every pitcher's line and the play-by-play; the final card reads Final with the pitchers of
+every pitcher's line and the play-by-play; the day's last game before its first pitch gives its probables with their
+W-L and ERA; the final card reads Final with the pitchers of
 record. Desktop light, then phone dark, with no horizontal scrolling. No Content-Security-Policy
 violation and no uncaught exception. Saves screenshots. Exit status 0 when all holds, 1 with the
 reason. Then, on the phone: four games a screen, one header height on every tab, the Standings.
@@ -31,6 +32,16 @@ def wait(expression, what, seconds=None):
 
 card = f"document.querySelector('#games [data-game=\"{GAME}\"]')"
 try:
+    # The day's last game before its first pitch: its page says where, the probable pitchers with
+    # their W-L and ERA before the day, and that the lineups are not out yet.
+    chromium.page("Page.navigate", {"url": url + "#game/SFN202008250"})
+    pre = wait("""(() => { const p = document.querySelector('#game-page .pregame');
+      return p && p.innerText.includes('ERA') ? p.innerText : null; })()""", "the last game's pre-game section")
+    print("pre-game:", pre.replace("\n", " | ")[:300])
+    if "Probable pitchers: LAD" not in pre or "Lineup not out yet." not in pre:
+        fail(f"the pre-game section lacks the probables with their records or the lineups' state: {pre}")
+    if chromium.evaluate("document.querySelector('#game-page').innerText.split('Starts ').length - 1") != 1:
+        fail("the first pitch is said more than once on the game page before the game")
     chromium.page("Page.navigate", {"url": url + "#scores"})
     wait("document.querySelectorAll('#team-picker option').length > 25", "the team picker lists the clubs by name")
     names = chromium.evaluate("[...document.querySelectorAll('#team-picker option')].map(o => o.textContent)")

@@ -1,4 +1,5 @@
 import Foundation
+import Retrosheet
 import TestSupport
 import Testing
 
@@ -70,6 +71,43 @@ extension BoxCommandTests {
                 differences += Self.differences(id: id, game: game, expected: expected)
             }
             #expect(differences.isEmpty, "\(differences.count) differences: \(differences.prefix(20))")
+        }
+
+        /// Every pitcher's W-L and ERA as of each Monday of 2020 (and the season's end), from the
+        /// season's sides, against the sums of cwbox's lines and decisions of the games before.
+        @Test func pitcherRecordsAsOfADayEqualCwboxSums() async throws {
+            let oracle = try CwboxOracle(TestData.bytes("oracle/cwbox-2020.xml.gz"))
+            let (sides, _) = await SeasonBids.summaries(of: try EventFiles.expand([TestData.path("retrosheet/2020")]))
+            var differences: [String] = []
+            var compared = 0
+            for day in ["2020-07-27", "2020-08-03", "2020-08-17", "2020-08-25", "2020-09-14", "2020-09-28"] {
+                var expected: [String: (wins: Int, losses: Int, outs: Int, earnedRuns: Int)] = [:]
+                // (Two 2020 games were suspended and completed days later: counted on the day they
+                // ended, as standings count them.)
+                let completed = ["TOR202008150": "2020-08-16", "WAS202008090": "2020-08-14"]
+                for (id, game) in oracle.games where (completed[id] ?? game.date) < day {
+                    for pitcher in game.pitchers {
+                        var record = expected[pitcher.id] ?? (0, 0, 0, 0)
+                        record.outs += pitcher.outs
+                        record.earnedRuns += pitcher.earnedRuns
+                        if pitcher.decision == "W" { record.wins += 1 }
+                        if pitcher.decision == "L" { record.losses += 1 }
+                        expected[pitcher.id] = record
+                    }
+                }
+                let records = SeasonBids.pitcherRecords(sides, before: day)
+                for (id, record) in expected where record.outs > 0 || record.wins + record.losses > 0 {
+                    compared += 1
+                    let mine = records[id].map { ($0.wins, $0.losses, $0.outs, $0.earnedRuns) }
+                    if mine.map({ $0 != (record.wins, record.losses, record.outs, record.earnedRuns) }) ?? true {
+                        differences.append("\(day) \(id): \(String(describing: mine)) ≠ \(record)")
+                    }
+                }
+            }
+            #expect(compared > 2000)
+            #expect(differences.isEmpty, "\(differences.count) differences: \(differences.prefix(10))")
+            // Lucas Giolito before his no-hitter, and after it.
+            #expect(SeasonBids.pitcherRecords(sides, before: "2020-08-26")["gioll001"]?.outs ?? 0 > 27)
         }
 
         /// Batters by (slot, sequence) and pitchers in order, field by field.
@@ -146,6 +184,10 @@ struct CwboxOracle {
     struct Game {
         var away = Team()
         var home = Team()
+        /// `yyyy-mm-dd`.
+        var date = ""
+        /// Every pitcher's outs, earned runs and decision (`W`, `L`, `S` or empty).
+        var pitchers: [(id: String, outs: Int, earnedRuns: Int, decision: String)] = []
     }
 
     var games: [String: Game] = [:]
@@ -167,6 +209,7 @@ struct CwboxOracle {
             if trimmed.hasPrefix("<boxscore ") {
                 id = attributes["game_id"] ?? ""
                 game = Game()
+                game.date = (attributes["date"] ?? "").replacingOccurrences(of: "/", with: "-")
                 players = 0
                 pitching = 0
             } else if trimmed.hasPrefix("<inning_line_score ") {
@@ -192,6 +235,11 @@ struct CwboxOracle {
             } else if trimmed.hasPrefix("<pitcher ") {
                 let values = BoxCommandTests.Extended.pitching.map { "\($0.0)=\(attributes[$0.0] ?? "?")" }
                 update { $0.pitchers.append(Line(id: attributes["id"] ?? "", values: values)) }
+                game.pitchers.append(
+                    (
+                        attributes["id"] ?? "", Int(attributes["outs"] ?? "") ?? -1, Int(attributes["er"] ?? "") ?? -1,
+                        attributes["dec"] ?? ""
+                    ))
             } else if trimmed.hasPrefix("</boxscore>") {
                 games[id] = game
             }

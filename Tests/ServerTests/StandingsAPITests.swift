@@ -63,3 +63,28 @@ import Testing
         }
     }
 }
+
+/// `GET /api/games/{id}` before the first pitch: the probable pitchers with their W-L and ERA
+/// before the day (from the season's games), the lineups' state; and none once under way.
+@Suite struct PregameAPITests {
+    @Test func theProbablesWithTheirRecordsBeforeTheFirstPitch() async throws {
+        let fixture = try await APIServerTests.Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/games/CHA202008250", method: .get) { response in
+                #expect(response.status == .ok)
+                let answer = try #require(
+                    try JSONSerialization.jsonObject(with: Data(String(buffer: response.body).utf8)) as? [String: Any])
+                let pregame = try #require(answer["pregame"] as? [String: Any])
+                #expect(pregame["confirmed"] as? Bool == false)
+                let home = try #require(pregame["home"] as? [String: Any])
+                let pitcher = try #require(home["pitcher"] as? [String: Any])
+                #expect(pitcher["name"] as? String == "Lucas Giolito")
+                #expect(pitcher["wins"] as? Int == 2)
+                #expect(pitcher["losses"] as? Int == 2)
+                #expect(pitcher["era"] as? String == "3.89")
+                #expect((home["lineup"] as? [Any])?.isEmpty == true)
+            }
+        }
+    }
+}

@@ -124,11 +124,47 @@ extension Scoreboard {
 /// `GET /api/games/{id}`: the game in full, with its moments.
 package struct GameTimeline: Sendable, Codable {
     package var game: GameSnapshot
+    /// Before the first pitch: where and when, the probable pitchers with their records, the
+    /// lineups once out.
+    package var pregame: Pregame?
     package var pitchers: GameDetail.Pitchers
     package var box: BoxScoreView
     package var scoring: [PlayByPlayEntry]
     package var plays: [PlayByPlayEntry]
     package var moments: [MomentView]
+}
+
+/// What a game page shows before the first pitch.
+package struct Pregame: Sendable, Codable {
+    package struct Pitcher: Sendable, Codable {
+        package var id: String
+        package var name: String
+        /// His W-L and ERA before the day, from the season's games the server holds; nil without.
+        package var wins: Int?
+        package var losses: Int?
+        package var era: String?
+    }
+
+    package struct Batter: Sendable, Codable {
+        package var slot: Int
+        package var name: String
+        /// `SS`, `DH`.
+        package var position: String
+    }
+
+    package struct Side: Sendable, Codable {
+        package var team: String
+        package var pitcher: Pitcher?
+        /// The batting order, once the lineups are out.
+        package var lineup: [Batter]
+    }
+
+    package var firstPitch: Date
+    package var venue: String?
+    /// Whether the pitchers are the lineups' starters (else the schedule's probables).
+    package var confirmed: Bool
+    package var away: Side
+    package var home: Side
 }
 
 /// `GET /api/standings`: the division standings before a day's games, and what they were counted

@@ -44,6 +44,12 @@ package final class SeasonLibrary: Sendable {
         try await hallOfFame(season: season).map(SeasonBids.outcomes)
     }
 
+    /// Each pitcher's W-L and ERA from the season's games that ended before `date` (by
+    /// Retrosheet id); nil when no place holds the season.
+    package func pitcherRecords(before date: String) async throws -> [String: PitcherRecord]? {
+        try await hallOfFame(season: String(date.prefix(4))).map { SeasonBids.pitcherRecords($0, before: date) }
+    }
+
     /// The season's official no-hitters, by date; nil when no place holds the season. Read once:
     /// callers asking while it is read wait for that reading.
     package func officials(season year: Int) async throws -> [SideSummary]? {

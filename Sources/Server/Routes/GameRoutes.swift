@@ -45,9 +45,15 @@ struct GameRoutes: Sendable {
             guard let detail = board.detail(id: id) else { throw API.error(.notFound, "no game \(id) today") }
             let now = clock.now()
             let moments = try await store.moments(gameID: id, scoreAlerts: false).filter { $0.occurredAt <= now }
+            var pregame: Pregame?
+            if detail.game.status == .scheduled, let follower = board.follower(id: id) {
+                let records = try? await seasons.pitcherRecords(before: detail.game.date)
+                pregame = Self.pregame(follower, start: detail.game.startTime, records: records ?? nil)
+            }
             return try API.json(
                 GameTimeline(
-                    game: detail.game, pitchers: detail.pitchers, box: detail.box, scoring: detail.scoring,
+                    game: detail.game, pregame: pregame, pitchers: detail.pitchers, box: detail.box,
+                    scoring: detail.scoring,
                     plays: detail.plays,
                     moments: moments.map(MomentView.init)))
         }
@@ -111,6 +117,35 @@ struct GameRoutes: Sendable {
                     HallOfFameEntry(rank: $0.offset + 1, side: $0.element)
                 })
         }
+    }
+
+    /// A game before its first pitch: the starters once the lineups are out (else the schedule's
+    /// probables) with their W-L and ERA before the day, the batting orders, the venue.
+    static func pregame(_ follower: GameFollower, start: Date, records: [String: PitcherRecord]?) -> Pregame {
+        let info = follower.info
+        let starters = follower.starters
+        func side(_ side: Side) -> Pregame.Side {
+            let starter = starters.first { $0.side == side && $0.position == Position.pitcher }.map { "\($0.player)" }
+            let probable = side == .away ? info.probablePitchers?.away : info.probablePitchers?.home
+            let pitcher = (starter ?? probable).map { id -> Pregame.Pitcher in
+                let record = records?[id]
+                return Pregame.Pitcher(
+                    id: id, name: info.players[id] ?? id, wins: records == nil ? nil : record?.wins ?? 0,
+                    losses: records == nil ? nil : record?.losses ?? 0,
+                    era: records == nil ? nil : record?.era ?? PitcherRecord().era)
+            }
+            let lineup = starters.filter { $0.side == side && $0.battingSlot > 0 }.sorted {
+                $0.battingSlot < $1.battingSlot
+            }
+            .map {
+                Pregame.Batter(
+                    slot: Int($0.battingSlot), name: info.name(of: $0.player),
+                    position: BoxScoreView.abbreviation(position: Int($0.position)))
+            }
+            return Pregame.Side(team: info.team(side).abbreviation, pitcher: pitcher, lineup: lineup)
+        }
+        return Pregame(
+            firstPitch: start, venue: info.venue, confirmed: !starters.isEmpty, away: side(.away), home: side(.home))
     }
 
     /// The clock's day in New York (`yyyy-mm-dd`): MLB's day.

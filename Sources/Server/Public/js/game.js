@@ -6,6 +6,7 @@ import { api } from './api.js';
 import { $, esc, patch } from './dom.js';
 import { situation } from './format.js';
 import { gameCard } from './scores.js';
+import { loadRecords } from './standings.js';
 import { state } from './state.js';
 
 let timer = null;
@@ -20,6 +21,21 @@ function pitchers(lines, team) {
   return `<div class="scroll-x" role="region" tabindex="0" aria-label="${esc(team.name)} pitching"><table class="pitchers"><caption>${esc(team.name)} pitching</caption>
       <thead><tr><th scope="col">Pitcher</th><th scope="col">IP</th><th scope="col">H</th><th scope="col">R</th><th scope="col">ER</th><th scope="col">BB</th><th scope="col">K</th><th scope="col">HR</th><th scope="col">P</th></tr></thead>
       <tbody>${lines.map((p) => `<tr data-key="${esc(p.id || p.name)}"><th scope="row">${esc(p.name)}</th><td>${p.innings_pitched}</td><td>${p.hits}</td><td>${p.runs}</td><td>${p.earned_runs}</td><td>${p.walks}</td><td>${p.strikeouts}</td><td>${p.home_runs}</td><td>${p.pitches ?? '–'}</td></tr>`).join('')}</tbody></table></div>`;
+}
+
+// Before the first pitch (its time is the card's, said once): where, the pitchers with their
+// W-L and ERA before the day, the batting orders once the lineups are out.
+function pregame(game, p) {
+  const pitcher = (side) => side.pitcher
+    ? `${esc(side.pitcher.name)}${side.pitcher.wins != null ? ` <span class="muted">(${side.pitcher.wins}-${side.pitcher.losses}, ${esc(side.pitcher.era)} ERA)</span>` : ''}`
+    : 'TBD';
+  const lineup = (side, team) => (side.lineup.length
+    ? `<ol class="lineup" aria-label="${esc(team.name)} lineup">${side.lineup.map((b) => `<li>${esc(b.name)} <span class="pos">${esc(b.position)}</span></li>`).join('')}</ol>`
+    : '<p class="muted">Lineup not out yet.</p>');
+  return `<section class="pregame" data-key="pregame"><h3>Before the first pitch</h3>
+    ${p.venue ? `<p>At ${esc(p.venue)}.</p>` : ''}
+    <p>${p.confirmed ? 'Starting pitchers' : 'Probable pitchers'}: ${esc(game.away.abbreviation)} ${pitcher(p.away)} vs ${esc(game.home.abbreviation)} ${pitcher(p.home)}</p>
+    <div class="lineups"><div><h4>${esc(game.away.name)}</h4>${lineup(p.away, game.away)}</div><div><h4>${esc(game.home.name)}</h4>${lineup(p.home, game.home)}</div></div></section>`;
 }
 
 // One side's batters in batting order: substitutes indented under the player they replaced, with
@@ -68,13 +84,24 @@ export async function loadGamePage() {
   const id = state.gamePage;
   if (!id) return;
   const page = $('#game-page');
+  loadRecords();
   try {
     const detail = await api(`/api/games/${encodeURIComponent(id)}`);
     if (state.gamePage !== id) return;
     const game = detail.game;
     const runs = (team) => (game.status === 'scheduled' ? '' : team.runs);
+    // The first pitch is said once: on the card before the game (and in the pre-game section).
+    const status = detail.pregame ? '' : situation(game);
+    const line = [status, game.game_number ? `Game ${game.game_number}` : ''].filter(Boolean).join(' · ');
+    if (detail.pregame) {
+      patch(page, `<h2>${esc(game.away.name)} at ${esc(game.home.name)}</h2>
+        ${line ? `<p class="status-line">${esc(line)}</p>` : ''}
+        ${gameCard(game)}
+        ${pregame(game, detail.pregame)}`);
+      return;
+    }
     patch(page, `<h2>${esc(game.away.name)} ${runs(game.away)} at ${esc(game.home.name)} ${runs(game.home)}</h2>
-      <p class="status-line">${esc(situation(game))}${game.game_number ? ` · Game ${game.game_number}` : ''}</p>
+      <p class="status-line">${esc(line)}</p>
       ${gameCard(game, { lineOpen: true })}
       <h3>Scoring summary</h3>
       ${scoringSummary(game, detail.scoring)}
