@@ -77,12 +77,15 @@ package struct Standings: Sendable, Hashable, Codable {
     /// The standings before the games of `date`, from `outcomes` (any order; games of other
     /// seasons and of `date` or later are left out). Every club that plays in the season is
     /// listed, with 0-0 before its first game.
-    package init(asOf date: String, outcomes: [GameOutcome]) {
+    /// `clubs`: clubs to list even without a result yet (a replayed day's clubs before any game
+    /// of theirs is over).
+    package init(asOf date: String, outcomes: [GameOutcome], clubs extra: [Club] = []) {
         self.date = date
         let season = date.prefix(4)
         let games = outcomes.filter { $0.date.prefix(4) == season }.sorted(by: GameOutcome.ordered)
         // Every club of the season, as it was on its latest game before the day (or its first).
         var clubs: [String: Club] = [:]
+        for club in extra where clubs[club.retrosheet] == nil { clubs[club.retrosheet] = club }
         // Each club's results in order: (won, at home).
         var results: [String: [(won: Bool, home: Bool)]] = [:]
         for game in games {
@@ -117,10 +120,11 @@ package struct Standings: Sendable, Hashable, Codable {
             groups[club.divisionName ?? club.league, default: []].append(record)
         }
         divisions = groups.map { name, teams in
+            // By percentage; level on it, the club more games over .500 (fewer under) first.
             let sorted = teams.sorted { a, b in
                 let (pa, pb) = (Self.fraction(a), Self.fraction(b))
                 if pa != pb { return pa > pb }
-                if a.wins != b.wins { return a.wins > b.wins }
+                if a.wins - a.losses != b.wins - b.losses { return a.wins - a.losses > b.wins - b.losses }
                 return a.club.name < b.club.name
             }
             let leader = sorted.first.map { ($0.wins, $0.losses) } ?? (0, 0)

@@ -54,20 +54,31 @@ extension LiveBoard {
         let scheduledInnings = game.result?.scheduledInnings ?? info.scheduledInnings ?? 9
         let underway = game.status.isUnderway && state != nil
         // Between halves (the third out made, the next half not begun): no batter, no pitcher, no
-        // runners, no count — the three due up instead.
-        let betweenHalves = underway && (state?.outs ?? 0) >= 3
+        // runners, no count — the three due up instead. Once the source says a pitch of the next
+        // half (before its first play), that half is under way: its batter, pitcher and count.
+        let halfOver = underway && (state?.outs ?? 0) >= 3
+        let nextHalf = halfOver && game.atBat != nil
+        let betweenHalves = halfOver && !nextHalf
+        // The half the board shows: the state's, or the next one.
+        let shown = state.map { state -> (inning: Int, side: Side, outs: Int) in
+            guard nextHalf else { return (state.inning, state.battingSide, state.outs) }
+            let first = state.battingSide == (game.homeBatsFirst ? .home : .away)
+            return (first ? state.inning : state.inning + 1, state.battingSide.opponent, 0)
+        }
         let matchup = state.flatMap { state -> GameSnapshot.Matchup? in
-            guard underway, !betweenHalves, !state.currentBatter.isNone else { return nil }
+            guard underway, !betweenHalves, !state.currentBatter.isNone || nextHalf else { return nil }
+            let side = nextHalf ? state.battingSide.opponent : state.battingSide
+            let pitcher = nextHalf ? state.fielder(1, of: state.battingSide) : state.pitcher
             // The batter is the lineup's one due up: after a play that ended the plate appearance
             // the next in the order (with a count of 0-0), after a pinch hitter the pinch hitter,
             // during a plate appearance its batter.
             var count = state.count
             if let last = game.updates.last(where: { if case .play = $0 { true } else { false } }),
-                case .play(let record) = last, record.play?.eventType.endsPlateAppearance == true
+                case .play(let record) = last, record.play?.eventType.endsPlateAppearance == true || nextHalf
             {
                 count = .zero
             }
-            let due = state.lineup(state.battingSide).entries[state.nextBattingSlot[state.battingSide]].player
+            let due = state.lineup(side).entries[state.nextBattingSlot[side]].player
             var batter = due.isNone ? state.currentBatter : due
             // Pitches since the last play, as the source said them: the count, the last pitch.
             var lastPitch: String?
@@ -80,10 +91,10 @@ extension LiveBoard {
                 }
             }
             return GameSnapshot.Matchup(
-                pitcher: info.name(of: state.pitcher), batter: info.name(of: batter),
-                pitcherLine: game.pitcherLines.line(of: state.pitcher).map { PitcherLineView($0, info: info) },
+                pitcher: info.name(of: pitcher), batter: info.name(of: batter),
+                pitcherLine: game.pitcherLines.line(of: pitcher).map { PitcherLineView($0, info: info) },
                 balls: count.map { Int($0.balls) }, strikes: count.map { Int($0.strikes) },
-                batterLine: game.battingLines.line(of: batter, side: state.battingSide).flatMap(Self.batterLine),
+                batterLine: game.battingLines.line(of: batter, side: side).flatMap(Self.batterLine),
                 lastPitch: lastPitch)
         }
         let dueUp = state.flatMap { state -> GameSnapshot.DueUp? in
@@ -113,19 +124,22 @@ extension LiveBoard {
                 winning: result.winningPitcher.map(info.name(of:)), losing: result.losingPitcher.map(info.name(of:)),
                 save: result.savePitcher.map(info.name(of:)))
         }
-        let statusText = Self.statusText(
-            game.status, state: state, inningsPlayed: game.linescore.innings, scheduledInnings: scheduledInnings)
+        let statusText =
+            nextHalf && game.status.phase == .live
+            ? Words.boardInning(shown?.inning ?? 1, shown?.side ?? .away, outs: 0)
+            : Self.statusText(
+                game.status, state: state, inningsPlayed: game.linescore.innings, scheduledInnings: scheduledInnings)
         let situation =
-            game.status.phase == .live && (state?.outs ?? 3) < 3
-            ? "\(statusText), \(Words.outs(state?.outs ?? 0))" : statusText
+            game.status.phase == .live && (shown?.outs ?? 3) < 3
+            ? "\(statusText), \(Words.outs(shown?.outs ?? 0))" : statusText
         return GameSnapshot(
             id: info.id, date: info.date,
             gameNumber: info.id.last.flatMap { Int(String($0)) }.flatMap { $0 > 0 ? $0 : nil },
             startTime: game.start ?? time, status: status,
             away: team(.away), home: team(.home),
-            inning: state?.inning ?? 1, half: state?.battingSide == .home ? "bottom" : "top", outs: state?.outs ?? 0,
+            inning: shown?.inning ?? 1, half: shown?.side == .home ? "bottom" : "top", outs: shown?.outs ?? 0,
             statusText: statusText, situation: situation, scheduledInnings: scheduledInnings,
-            bases: underway && !betweenHalves
+            bases: underway && !halfOver
                 ? [state!.runners.first, state!.runners.second, state!.runners.third].map { !$0.isNone }
                 : [false, false, false],
             matchup: matchup, starters: starters, dueUp: dueUp, decisions: decisions,

@@ -35,6 +35,7 @@ package struct StatsAPIFeedLedger: Sendable {
         if !game.starters.isEmpty && game.starters != said.starters {
             items.append(.lineups(game.starters, homeBatsFirst: false))
             said.starters = game.starters
+            said.atBat = nil  // the follower starts over: the count is said again
         }
         if !said.starters.isEmpty {
             if game.updates.count >= said.updates.count && game.updates.starts(with: said.updates) {
@@ -43,6 +44,7 @@ package struct StatsAPIFeedLedger: Sendable {
                 }
             } else {
                 items.append(.revised(game.updates))
+                said.atBat = nil
             }
             said.updates = game.updates
         }

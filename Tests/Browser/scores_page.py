@@ -73,6 +73,14 @@ try:
     print("favourites first:", order[:3])
     # Back to the White Sox alone.
     chromium.evaluate("document.querySelector('#favourite-list button[data-unfavourite=\"HOU\"]').click()")
+    # After the favourite's game: games in progress, then those to come, then the finished ones.
+    phases = wait("""(() => { const cards = [...document.querySelectorAll('#games .game')];
+      if (cards.length < 10 || cards[0].dataset.game !== '""" + GAME + """') return null;
+      return cards.slice(1).map(c => ({ live: 0, scheduled: 1, final: 2 })[c.dataset.status]); })()""",
+                  "the board with the favourite's game first")
+    print("phases after the favourite's game (0 live, 1 to come, 2 final):", phases)
+    if phases != sorted(phases):
+        fail(f"the board is not in progress, to come, then final: {phases}")
 
     chromium.evaluate(f"{card}.querySelector('details.line summary').click()")
     line = wait(f"""(() => {{ const d = {card}.querySelector('details.line'); return d.open &&

@@ -60,6 +60,21 @@ import Testing
         #expect(uneven.records["HHH"]?.gamesBehind == "1")
     }
 
+    /// Level on percentage below .500, the club fewer games under leads: 1-3 ahead of 2-6.
+    @Test func levelOnPercentageTheClubFewerGamesUnderLeads() {
+        let games =
+            [Self.game("AAA202007200", "2020-07-20", "BBB", 0, "AAA", 1)]
+            + (1...3).map { Self.game("CCC20200721\($0)", "2020-07-2\($0)", "AAA", 0, "CCC", 1) }
+            + (1...2).map { Self.game("BBB20200722\($0)", "2020-07-2\($0)", "DDD", 0, "BBB", 1) }
+            + (1...5).map { Self.game("DDD20200723\($0)", "2020-07-2\($0)", "BBB", 0, "DDD", 1) }
+        let records = Standings(asOf: "2020-08-01", outcomes: games)
+        let order = records.divisions.first?.teams.map(\.club.abbreviation) ?? []
+        #expect(records.records["AAA"]?.text == "1-3")
+        #expect(records.records["BBB"]?.text == "2-6")
+        #expect(order.firstIndex(of: "AAA")! < order.firstIndex(of: "BBB")!)
+        #expect(records.records["BBB"]?.gamesBehind != records.records["AAA"]?.gamesBehind)
+    }
+
     @Test func daysOfTheCalendar() {
         #expect(Standings.isDay("2020-08-25"))
         #expect(Standings.isDay("2020-02-29"))

@@ -32,7 +32,13 @@ import Testing
         let byID = Dictionary(uniqueKeysWithValues: games.map { ($0.record.id, $0) })
         var followers: [String: GameFollower] = [:]
         var applied: [String: Int] = [:]
-        var (checked, counted, between, pitches, afterPlays) = (0, 0, 0, 0, 0)
+        var (checked, counted, between, pitches, afterPlays, nextHalves) = (0, 0, 0, 0, 0, 0)
+        // Whether `record` begins a half the follower has not begun (its pitches said before it
+        // are the next half's).
+        func wasNewHalf(_ record: PlayUpdate, _ follower: GameFollower) -> Bool {
+            guard let state = follower.state else { return false }
+            return state.outs < 3 && (record.inning, record.battingSide) != (state.inning, state.battingSide)
+        }
         // Games whose last play was within a plate appearance, with its pitch sequence.
         var within: [String: [UInt8]] = [:]
         var wrong: [String] = []
@@ -44,8 +50,13 @@ import Testing
                 let board = LiveBoard.snapshot(follower, at: entry.time)
                 let batter = game.info.name(of: record.batter)
                 let place = "\(entry.gameID) before update \(index) (\(board.statusText))"
+                let pitchesBefore = max(0, PitchSequence.pitches(game.pitchSequences[index]).count - 1)
                 if board.statusText.hasPrefix("Mid") || board.statusText.hasPrefix("End") {
                     between += 1
+                    // Between halves only until the next half's first pitch is said.
+                    if pitchesBefore > 0, !wasNewHalf(record, follower) {
+                        wrong.append("\(place): between halves after \(pitchesBefore) pitches of the next half")
+                    }
                     if board.matchup != nil || board.bases != [false, false, false] {
                         wrong.append("\(place): a matchup or runners between halves")
                     }
@@ -54,6 +65,7 @@ import Testing
                     }
                 } else if let matchup = board.matchup {
                     checked += 1
+                    if let state = follower.state, state.outs >= 3 { nextHalves += 1 }
                     if matchup.batter != batter { wrong.append("\(place): AB \(matchup.batter), not \(batter)") }
                     if board.dueUp != nil { wrong.append("\(place): due up during a half") }
                     // The count the record gives for its play, on the board just before it.
@@ -101,7 +113,11 @@ import Testing
         }
         #expect(checked > 1000)
         #expect(counted > 900)
-        #expect(between > 200)
+        // Between halves the board says so until the next half's first pitch (only a leadoff
+        // batter who put the first pitch in play is announced from Mid or End); from it on, the
+        // next half's batter and count.
+        #expect(between > 30)
+        #expect(nextHalves > 100)
         #expect(pitches > 2000)
         #expect(afterPlays > 10)
         #expect(wrong.isEmpty, "\(wrong.count) wrong: \(wrong.prefix(10))")

@@ -14,6 +14,7 @@ package final class SeasonLibrary: Sendable {
     /// Each season's official no-hitters (small: kept for every season read, for `meaning`).
     private let officialCache = Mutex<[Int: [SideSummary]]>([:])
     private let readings = Mutex<[Int: Task<[SideSummary], any Error>]>([:])
+    private let seasonReadings = Mutex<[String: Task<[SideSummary], any Error>]>([:])
 
     package init(places: [String]) {
         self.places = places
@@ -32,7 +33,19 @@ package final class SeasonLibrary: Sendable {
         if let known = cache.withLock({ $0[season] }) { return known }
         guard let year = Int(season), let folder = places.lazy.compactMap({ EventFiles.season(year, in: $0) }).first
         else { return nil }
-        let (sides, _) = await SeasonBids.summaries(of: try EventFiles.expand([folder]))
+        // Read once: callers asking while it is read (a cold server's first game pages and
+        // standings) wait for that reading.
+        let reading = seasonReadings.withLock { readings in
+            if let reading = readings[season] { return reading }
+            let reading = Task<[SideSummary], any Error> {
+                let (sides, _) = await SeasonBids.summaries(of: try EventFiles.expand([folder]))
+                return sides
+            }
+            readings[season] = reading
+            return reading
+        }
+        defer { seasonReadings.withLock { $0[season] = nil } }
+        let sides = try await reading.value
         let ranked = SeasonBids.hallOfFame(sides)
         cache.withLock { $0[season] = ranked }
         officialCache.withLock { $0[year] = SeasonBids.official(sides) }

@@ -70,12 +70,17 @@ struct GameRoutes: Sendable {
             // service's clock (before the board's day, or final on it).
             let today = board.all.map(\.date).max() ?? Self.clockDay(clock.now())
             let final = Set(board.all.filter { $0.status == .final }.map(\.id))
+            let clubs = outcomes.filter { $0.date.hasPrefix(season) }.flatMap { [$0.away, $0.home] }
             outcomes = outcomes.filter { $0.date < today || ($0.date == today && final.contains($0.gameID)) }
-            guard !outcomes.isEmpty else {
+            // Without the season's results only games followed to their end before the day count:
+            // with none there are no standings to give (not every club at 0-0).
+            guard held != nil || outcomes.contains(where: { $0.date < date }) else {
                 throw API.error(
-                    .notFound, "no results of the \(season) season: no Retrosheet data and no game followed")
+                    .notFound,
+                    "no results of the \(season) season before \(date): no Retrosheet data, and no game followed to its end before that day"
+                )
             }
-            let standings = Standings(asOf: date, outcomes: outcomes)
+            let standings = Standings(asOf: date, outcomes: outcomes, clubs: clubs)
             return try API.json(
                 StandingsAnswer(
                     date: date,

@@ -11,6 +11,9 @@ import { state } from './state.js';
 
 let timer = null;
 
+// The clubs' records arrived: the open game page's card shows them.
+document.addEventListener('nohit-records', () => { if (state.gamePage) loadGamePage(); });
+
 /** The game `id` changed (a stream update, a reload): its page, when open, is loaded again shortly. */
 export function gameChanged(id) {
   if (state.gamePage !== id || timer) return;

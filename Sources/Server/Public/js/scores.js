@@ -62,7 +62,7 @@ export function gameCard(game, { lineOpen = false } = {}) {
   const rows = [game.away, game.home].map((team) => `
       <tr class="${state.favourites.includes(team.franchise) ? 'favourite' : ''}"><th scope="row" title="${esc(team.name)}">${esc(team.abbreviation)}${record(team.abbreviation) ? ` <span class="record" aria-label="record ${esc(record(team.abbreviation))}">${esc(record(team.abbreviation))}</span>` : ''}</th>
         <td class="runs">${blank ? '' : team.runs}</td><td>${blank ? '' : team.hits}</td><td>${blank ? '' : team.errors}</td></tr>`).join('');
-  return `<article class="game${bid ? ' nohit' : ''}" data-key="${esc(game.id)}" data-game="${esc(game.id)}" aria-label="${esc(matchupName(game))}">
+  return `<article class="game${bid ? ' nohit' : ''}" data-key="${esc(game.id)}" data-game="${esc(game.id)}" data-status="${esc(game.status)}" aria-label="${esc(matchupName(game))}">
     <div class="game-head"><span class="status">${esc(situation(game))}</span>${marks}</div>
     <div class="game-body"><table class="teams"><thead><tr><th scope="col"><span class="visually-hidden">Team</span></th><th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead><tbody>${rows}</tbody></table>${situationOf(game)}</div>
     ${peopleOf(game)}

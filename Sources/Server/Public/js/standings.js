@@ -31,10 +31,13 @@ export function loadRecords() {
   const day = boardDay();
   if (!day || state.recordsDay === day) return;
   state.recordsDay = day;
+  // Asked once per board day: a day without standings (no results of its season) is not asked
+  // again at every draw.
   standings(day).then((answer) => {
     state.records = new Map(answer.divisions.flatMap((d) => d.teams).map((t) => [t.club.abbreviation, `${t.wins}-${t.losses}`]));
-    invalidate('scores', 'game');
-  }).catch(() => { state.recordsDay = null; });
+    invalidate('scores');
+    document.dispatchEvent(new Event('nohit-records'));
+  }).catch(() => {});
 }
 
 export async function loadStandings() {
