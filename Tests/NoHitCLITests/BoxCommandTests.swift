@@ -58,7 +58,8 @@ import Testing
 
 extension BoxCommandTests {
     /// Chadwick's `cwbox` over the 2020 season (`oracle/cwbox-2020.xml.gz`): every player's
-    /// batting and pitching line, each side's runners left on base and the line score.
+    /// batting and pitching line and errors, each side's runners left on base, at bats and hits
+    /// with runners in scoring position, and the line score.
     @Suite(.extended) struct Extended {
         @Test func everyLineOf2020EqualsCwbox() throws {
             let oracle = try CwboxOracle(TestData.bytes("oracle/cwbox-2020.xml.gz"))
@@ -127,9 +128,22 @@ extension BoxCommandTests {
                     CwboxOracle.Line(
                         id: batter["id"] as? String ?? "",
                         values: Self.batting.map { (name, key) in "\(name)=\(batter[key] as? Int ?? -1)" }
-                            + ["slot=\(batter["slot"] as? Int ?? -1)", "seq=\(batter["sequence"] as? Int ?? -1)"])
+                            + ["slot=\(batter["slot"] as? Int ?? -1)", "seq=\(batter["sequence"] as? Int ?? -1)"]
+                            + ["e=\(batter["errors"] as? Int ?? -1)"])
                 }
-                differences += Self.compare(id, side, "batter", batters, team.batters)
+                // cwbox's errors are by position: each batter's summed.
+                let expected = team.batters.map { line in
+                    let slot = line.values.first { $0.hasPrefix("slot=") }?.dropFirst(5) ?? ""
+                    let seq = line.values.first { $0.hasPrefix("seq=") }?.dropFirst(4) ?? ""
+                    return CwboxOracle.Line(
+                        id: line.id, values: line.values + ["e=\(team.errors["\(line.id)/\(slot)/\(seq)"] ?? 0)"])
+                }
+                differences += Self.compare(id, side, "batter", batters, expected)
+                let risp = (mine["scoring_position_at_bats"] as? Int ?? -1, mine["scoring_position_hits"] as? Int ?? -1)
+                if risp != team.scoringPosition {
+                    differences.append(
+                        "\(id) \(side) with runners in scoring position \(risp) ≠ \(team.scoringPosition)")
+                }
                 let pitchers = (mine["pitchers"] as? [[String: Any]] ?? []).map { pitcher in
                     CwboxOracle.Line(
                         id: pitcher["id"] as? String ?? "",
@@ -177,8 +191,12 @@ struct CwboxOracle {
     struct Team {
         var linescore: [String] = []
         var leftOnBase = -1
+        /// At bats and hits with a runner on second or third.
+        var scoringPosition = (atBats: -1, hits: -1)
         var batters: [Line] = []
         var pitchers: [Line] = []
+        /// Errors by batter (`id/slot/seq`), summed over his positions.
+        var errors: [String: Int] = [:]
     }
 
     struct Game {
@@ -220,7 +238,10 @@ struct CwboxOracle {
             } else if trimmed.hasPrefix("<players ") {
                 side = players
                 players += 1
-                update { $0.leftOnBase = Int(attributes["lob"] ?? "") ?? -1 }
+                update {
+                    $0.leftOnBase = Int(attributes["lob"] ?? "") ?? -1
+                    $0.scoringPosition = (Int(attributes["risp_ab"] ?? "") ?? -1, Int(attributes["risp_h"] ?? "") ?? -1)
+                }
             } else if trimmed.hasPrefix("<player ") {
                 player = attributes
             } else if trimmed.hasPrefix("<batting ") {
@@ -229,6 +250,10 @@ struct CwboxOracle {
                     BoxCommandTests.Extended.batting.map { "\($0.0)=\(attributes[$0.0] ?? "?")" }
                     + ["slot=\(slot)", "seq=\(player["seq"] ?? "?")"]
                 update { $0.batters.append(Line(id: player["id"] ?? "", values: values)) }
+            } else if trimmed.hasPrefix("<fielding ") {
+                guard let slot = Int(player["slot"] ?? ""), slot > 0 else { continue }
+                let key = "\(player["id"] ?? "")/\(slot)/\(player["seq"] ?? "")"
+                update { $0.errors[key, default: 0] += Int(attributes["e"] ?? "") ?? 0 }
             } else if trimmed.hasPrefix("<pitching ") {
                 side = pitching
                 pitching += 1
