@@ -236,6 +236,12 @@ struct ServeCommand: AsyncParsableCommand {
         )
         let dealRules = options.dealRules
         let logger = Logger(label: "nohit.serve")
+        // Before the connection limit is worked out from it.
+        if let raised = ConnectionLimits.raiseOpenFileLimit() {
+            logger.notice(
+                "open-file limit raised to the hard limit: one descriptor per live-stream client",
+                metadata: ["limit.before": "\(raised.before)", "limit.after": "\(raised.after)"])
+        }
 
         let places: [String]
         let database = opened.store

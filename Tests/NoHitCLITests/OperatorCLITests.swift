@@ -388,6 +388,35 @@ import Testing
         }
     }
 
+    /// The hard open-file limit, when it is above 1,024 (then a soft limit of 1,024 can be raised).
+    static let hardOpenFileLimit: Int? = {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_max > 1024 else {
+            return nil
+        }
+        return limit.rlim_max > rlim_t(Int.max) ? Int.max : Int(limit.rlim_max)
+    }()
+
+    /// `serve` started under a soft open-file limit of 1,024 raises it to the hard limit (a live
+    /// stream holds a descriptor per client) and says so; here it then stops on a port in use.
+    @Test(.enabled(if: hardOpenFileLimit != nil, "the hard open-file limit is 1,024 or less: nothing to raise"))
+    func serveRaisesItsOpenFileLimitToTheHardOne() async throws {
+        let (listener, port) = try Self.occupyPort()
+        defer { close(listener) }
+        let nohit = Executable.productsDirectory.appendingPathComponent("nohit").path
+        let result = try Executable.run(
+            "/bin/sh",
+            [
+                "-c",
+                "ulimit -Sn 1024 && exec \"$0\" serve --date 2020-08-25 --data \"$1\" --data-dir d --port \"$2\"",
+                nohit, TestData.path("retrosheet"), "\(port)",
+            ], in: folder)
+        #expect(result.status != 0)
+        #expect(result.standardError.contains("open-file limit raised to the hard limit"), "\(result.standardError)")
+        #expect(result.standardError.contains("limit.before=1024"))
+        #expect(result.standardError.contains("limit.after=\(Self.hardOpenFileLimit ?? 0)"))
+    }
+
     /// A port in use is said in the operator's words, by every command that listens.
     @Test func aPortInUseIsNamedWithWhatToDo() async throws {
         let (listener, port) = try Self.occupyPort()

@@ -43,6 +43,25 @@ package struct ConnectionLimits: Sendable {
         return max(1, min(maxConnections, limit - fileDescriptorReserve))
     }
 
+    /// Raises the process's soft open-file limit to its hard limit (a live stream holds one
+    /// descriptor per client: 20,000 clients need more than the usual soft limit); returns the
+    /// limit before and after, or nil when it was already there or could not be read or raised.
+    package static func raiseOpenFileLimit() -> (before: Int, after: Int)? {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur < limit.rlim_max else { return nil }
+        let before = limit.rlim_cur
+        var raised = limit
+        raised.rlim_cur = limit.rlim_max
+        guard setrlimit(resource, &raised) == 0 else { return nil }
+        func int(_ value: rlim_t) -> Int { value > rlim_t(Int.max) ? Int.max : Int(value) }
+        return (int(before), int(raised.rlim_cur))
+    }
+
     /// The process's soft open-file limit.
     static func openFileLimit() -> Int? {
         var limit = rlimit()
