@@ -33,7 +33,8 @@ extension Settings {
         Setting("http.port", "port", ["serve"], "Port to listen on (default: 8080; 0 picks a free one)."),
         Setting(
             "http.max-connections", "max-connections", ["serve"],
-            "Open connections in all (default: 10000, lowered to the open-file limit less 512)."),
+            "Open connections in all (default: 10000, lowered to the open-file limit less 512; `serve` first raises its soft open-file limit to the hard one and logs both)."
+        ),
         Setting(
             "http.max-connections-per-client", "max-connections-per-client", ["serve"],
             "Open connections from one client, an IPv4 address or IPv6 /64, and the most live streams it may hold "
