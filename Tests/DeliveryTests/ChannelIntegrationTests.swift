@@ -340,7 +340,9 @@ import Testing
         }
         #expect(reason.contains("timed out"))
         #expect(result.outcomes.last == .accepted)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // The 500 ms deadline tripped, not the 10-second default (a loaded machine's full suite
+        // took 6.8 s for the stall, the retry and the acceptance together).
+        #expect(ContinuousClock.now - started < .seconds(9.5))
         try await harness.shutdown()
     }
 
