@@ -118,11 +118,13 @@ package enum ReplaySchedule {
                 home: pitchers.first { $0.side == .home }.map { "\($0.player)" })
         }
         var game = ReplayGame(record: record, info: info, start: start, end: end, updates: timed)
+        // In the order of `GameRecord.forEachUpdate`: each play record, then its substitutions.
         var sequences: [[UInt8]] = []
         sequences.reserveCapacity(updates.count)
-        try? record.forEachUpdate(
-            play: { _, place in sequences.append(Array(record.text(record.events[place.eventIndex].pitches).utf8)) },
-            substitution: { _, _ in sequences.append([]) })
+        for event in record.events {
+            sequences.append(Array(record.text(event.pitches).utf8))
+            sequences += repeatElement([], count: Int(event.substitutionCount))
+        }
         game.pitchSequences = sequences.count == updates.count ? sequences : []
         return game
     }

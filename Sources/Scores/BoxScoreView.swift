@@ -79,37 +79,19 @@ package struct BoxScoreView: Sendable, Hashable, Codable {
         home = Self.team(.home, follower)
     }
 
-    /// What a scorecard writes for a Retrosheet position number.
-    package static func abbreviation(position: Int) -> String {
-        switch position {
-        case 1: "P"
-        case 2: "C"
-        case 3: "1B"
-        case 4: "2B"
-        case 5: "3B"
-        case 6: "SS"
-        case 7: "LF"
-        case 8: "CF"
-        case 9: "RF"
-        case 10: "DH"
-        case 11: "PH"
-        case 12: "PR"
-        default: "?"
-        }
-    }
-
     private static func team(_ side: Side, _ follower: GameFollower) -> Team {
         let info = follower.info
         let lines = follower.battingLines
         let batters = lines.batters(of: side).filter { $0.slot != 0 }.map { entry in
             let line = entry.line
-            var positions = entry.positions.map(Int.init)
-            // A pinch hitter who becomes the designated hitter is written `PH-DH` once.
-            positions = positions.enumerated().filter { $0.offset == 0 || $0.element != positions[$0.offset - 1] }
-                .map(\.element)
+            // A position said twice in a row (a pinch hitter who stays as the designated hitter,
+            // then is announced there) is written once: `PH-DH`.
+            let positions = entry.positions.enumerated().filter {
+                $0.offset == 0 || $0.element != entry.positions[$0.offset - 1]
+            }.map(\.element)
             return Batter(
                 id: "\(entry.player)", name: info.name(of: entry.player), slot: entry.slot, sequence: entry.sequence,
-                position: positions.map { abbreviation(position: $0) }.joined(separator: "-"),
+                position: positions.map(PlayDescription.positionAbbreviation).joined(separator: "-"),
                 positions: entry.positions.map(Int.init),
                 entered: entry.pinchHitInning != nil ? "PH" : entry.pinchRunInning != nil ? "PR" : nil,
                 enteredInning: entry.pinchHitInning ?? entry.pinchRunInning,

@@ -53,13 +53,7 @@ struct BoxCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let files: [String]
-        do {
-            files = try EventFiles.expand(paths)
-        } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        }
+        let files = try SeasonInput.files(paths)
         let json = json
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -42,13 +42,7 @@ struct DealsCommand: AsyncParsableCommand {
             StandardStreams.writeError("nohit: no rule \"\(rule)\" (rules: \(known))\n")
             throw ExitCode(2)
         }
-        let files: [String]
-        do {
-            files = try EventFiles.expand(paths)
-        } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        }
+        let files = try SeasonInput.files(paths)
         let (games, problems) = await SeasonDeals.games(of: files)
         let triggers = SeasonDeals.triggers(games, rules: rules)
         let seasons = Set(games.map(\.season)).sorted()

@@ -19,13 +19,7 @@ struct EventsCommand: AsyncParsableCommand {
     var paths: [String]
 
     func run() async throws {
-        let files: [String]
-        do {
-            files = try EventFiles.expand(paths)
-        } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        }
+        let files = try SeasonInput.files(paths)
         let output = FileHandle.standardOutput
         output.write(Data(CWEventCSV.header.utf8))
         var skipped = 0

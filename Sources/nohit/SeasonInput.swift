@@ -8,15 +8,19 @@ struct SeasonInput {
     var problems: [RetrosheetError]
 
     static func read(_ paths: [String]) async throws -> SeasonInput {
-        let files: [String]
+        let (sides, problems) = await SeasonBids.summaries(of: try files(paths))
+        return SeasonInput(sides: sides, problems: problems)
+    }
+
+    /// The event files of `paths` (files, folders, season zips); one that is not there is said on
+    /// standard error, with exit status 2.
+    static func files(_ paths: [String]) throws -> [String] {
         do {
-            files = try EventFiles.expand(paths)
+            return try EventFiles.expand(paths)
         } catch {
             StandardStreams.writeError("nohit: \(error)\n")
             throw ExitCode(2)
         }
-        let (sides, problems) = await SeasonBids.summaries(of: files)
-        return SeasonInput(sides: sides, problems: problems)
     }
 
     /// Reports the games that could not be read; exit status 1 when there were any.

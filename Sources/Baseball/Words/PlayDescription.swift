@@ -177,4 +177,23 @@ package enum PlayDescription {
         default: nil
         }
     }
+
+    /// A position as a scorecard writes it: `SS`, `CF`, `DH`, `PH` (see `Position`).
+    package static func positionAbbreviation(_ position: UInt8) -> String {
+        switch position {
+        case 1: "P"
+        case 2: "C"
+        case 3: "1B"
+        case 4: "2B"
+        case 5: "3B"
+        case 6: "SS"
+        case 7: "LF"
+        case 8: "CF"
+        case 9: "RF"
+        case 10: "DH"
+        case 11: "PH"
+        case 12: "PR"
+        default: "?"
+        }
+    }
 }

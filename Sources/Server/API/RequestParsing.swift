@@ -1,3 +1,4 @@
+import Baseball
 import Foundation
 import Hummingbird
 import NIOCore
@@ -75,15 +76,10 @@ extension API {
     /// 2021-02-29).
     static func date(_ text: String?, name: String) throws -> String? {
         guard let text else { return nil }
-        guard let match = text.wholeMatch(of: /([0-9]{4})-([0-9]{2})-([0-9]{2})/),
-            let year = Int(match.1), let month = Int(match.2), let day = Int(match.3)
-        else {
+        guard text.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) != nil else {
             throw error(.badRequest, "\(name) '\(text.prefix(40))' is not yyyy-mm-dd")
         }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let components = DateComponents(year: year, month: month, day: day)
-        guard (1...12).contains(month), components.isValidDate(in: calendar) else {
+        guard Standings.isDay(text) else {
             throw error(.badRequest, "\(name) '\(text)' is not a day of the calendar")
         }
         return text

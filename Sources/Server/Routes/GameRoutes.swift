@@ -59,7 +59,8 @@ struct GameRoutes: Sendable {
         }
         api.get("standings") { request, _ in
             let asked = try API.date(request.uri.queryParameters.get("date"), name: "date")
-            let date = asked ?? board.all.map(\.date).max() ?? Self.clockDay(clock.now())
+            let games = board.all
+            let date = asked ?? games.map(\.date).max() ?? Self.clockDay(clock.now())
             let season = String(date.prefix(4))
             let held = try await seasons.outcomes(season: season)
             // The board's finished games too: a live day's, or one the season's files lack.
@@ -67,11 +68,10 @@ struct GameRoutes: Sendable {
             let known = Set(outcomes.map(\.gameID))
             outcomes += board.outcomes.filter { !known.contains($0.gameID) }
             // Nothing from the future of a replayed day: a game counts once it is over by the
-            // service's clock (before the board's day, or final on it).
-            let today = board.all.map(\.date).max() ?? Self.clockDay(clock.now())
-            let final = Set(board.all.filter { $0.status == .final }.map(\.id))
+            // service's clock, as in the hall of fame.
+            let happened = Self.happened(board: games, now: clock.now())
             let clubs = outcomes.filter { $0.date.hasPrefix(season) }.flatMap { [$0.away, $0.home] }
-            outcomes = outcomes.filter { $0.date < today || ($0.date == today && final.contains($0.gameID)) }
+            outcomes = outcomes.filter { happened($0.date, $0.gameID) }
             // Without the season's results only games followed to their end before the day count:
             // with none there are no standings to give (not every club at 0-0).
             guard held != nil || outcomes.contains(where: { $0.date < date }) else {
@@ -118,7 +118,7 @@ struct GameRoutes: Sendable {
             }
             let happened = Self.happened(board: board.all, now: clock.now())
             return try API.json(
-                sides.filter(happened).prefix(limit).enumerated().map {
+                sides.filter { happened($0.date, $0.gameID) }.prefix(limit).enumerated().map {
                     HallOfFameEntry(rank: $0.offset + 1, side: $0.element)
                 })
         }
@@ -145,7 +145,7 @@ struct GameRoutes: Sendable {
             .map {
                 Pregame.Batter(
                     slot: Int($0.battingSlot), name: info.name(of: $0.player),
-                    position: BoxScoreView.abbreviation(position: Int($0.position)))
+                    position: PlayDescription.positionAbbreviation($0.position))
             }
             return Pregame.Side(team: info.team(side).abbreviation, pitcher: pitcher, lineup: lineup)
         }
@@ -161,13 +161,14 @@ struct GameRoutes: Sendable {
         return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
     }
 
-    /// Whether a season's side had happened by the service's clock: a game before the board's
-    /// day (the latest of its games, else the clock's day in New York), or of that day and final
-    /// on the board. A replayed day's Hall of Fame does not crown a no-hitter not yet pitched.
-    static func happened(board: [GameSnapshot], now: Date) -> @Sendable (SideSummary) -> Bool {
+    /// Whether a game (its day, its id) is over by the service's clock: before the board's day
+    /// (the latest of its games, else the clock's day in New York), or of that day and final on
+    /// the board. A replayed day's Hall of Fame does not crown a no-hitter not yet pitched, nor do
+    /// its standings count a game not yet played.
+    static func happened(board: [GameSnapshot], now: Date) -> @Sendable (_ date: String, _ gameID: String) -> Bool {
         let today = board.map(\.date).max() ?? clockDay(now)
         let final = Set(board.filter { $0.status == .final }.map(\.id))
-        return { side in side.date < today || (side.date == today && final.contains(side.gameID)) }
+        return { date, gameID in date < today || (date == today && final.contains(gameID)) }
     }
 
     /// A widget feed's answer: 304 without a body when `If-None-Match` names its `ETag`.
