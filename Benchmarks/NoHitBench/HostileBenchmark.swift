@@ -233,6 +233,12 @@ struct HostileBenchmark: AsyncParsableCommand {
         print(
             "3 s after the attacks and the clients: " + leftOver.joined(separator: "; ")
                 + " (the metrics request's own connection included)")
+        // What the server logged at error level (its log level): a real client's 500 says why here.
+        let logged = ((try? String(contentsOfFile: work + "/server.log", encoding: .utf8)) ?? "")
+            .split(separator: "\n").filter { !$0.hasPrefix("note:") && !$0.hasPrefix("nohit: first start") }
+        print(
+            "server log: \(logged.count) lines"
+                + (logged.isEmpty ? "" : ", the first: " + logged.prefix(5).joined(separator: " | ")))
         try? await attackLoops.shutdownGracefully()
         try? await clientLoops.shutdownGracefully()
         try? await loops.shutdownGracefully()

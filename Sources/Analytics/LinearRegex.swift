@@ -23,6 +23,29 @@ public struct LinearRegex: Sendable {
         case match
     }
 
+    /// An instruction as the matcher runs it: `character` names its set in `sets`.
+    enum Code: Sendable {
+        case character(Int)
+        case split(Int, Int)
+        case jump(Int)
+        case assertion(Assertion)
+        case match
+    }
+
+    /// The ASCII scalars a set holds, one bit each.
+    struct ASCIIBits: Sendable {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+
+        mutating func insert(_ value: UInt32) {
+            if value < 64 { low |= 1 << UInt64(value) } else { high |= 1 << UInt64(value - 64) }
+        }
+
+        func contains(_ value: UInt32) -> Bool {
+            value < 64 ? low & (1 << UInt64(value)) != 0 : high & (1 << UInt64(value - 64)) != 0
+        }
+    }
+
     enum Assertion: Sendable {
         case textStart, textEnd, textEndOrFinalNewline, wordBoundary, notWordBoundary
     }
@@ -96,7 +119,12 @@ public struct LinearRegex: Sendable {
         }
     }
 
-    let program: [Instruction]
+    /// The program as the matcher runs it: instructions without payloads to copy (a character
+    /// set's arrays were retained and released at every state of every character), each
+    /// character instruction naming its set, and each set as bits for ASCII scalars.
+    let program: [Code]
+    let sets: [CharacterSet]
+    let asciiSets: [ASCIIBits]
     let caseInsensitive: Bool
     public let pattern: String
 
@@ -111,7 +139,26 @@ public struct LinearRegex: Sendable {
         var compiler = Compiler()
         try compiler.emit(tree)
         compiler.program.append(.match)
-        program = compiler.program
+        var sets: [CharacterSet] = []
+        program = compiler.program.map { instruction in
+            switch instruction {
+            case .character(let set):
+                sets.append(set)
+                return .character(sets.count - 1)
+            case .split(let first, let second): return .split(first, second)
+            case .jump(let target): return .jump(target)
+            case .assertion(let assertion): return .assertion(assertion)
+            case .match: return .match
+            }
+        }
+        asciiSets = sets.map { set in
+            var bits = ASCIIBits()
+            for value in UInt32(0)..<128 where set.contains(Unicode.Scalar(value)!, caseInsensitive: flags) {
+                bits.insert(value)
+            }
+            return bits
+        }
+        self.sets = sets
         caseInsensitive = flags
         self.pattern = pattern
     }
@@ -155,10 +202,28 @@ public struct LinearRegex: Sendable {
             run.scalars.append(contentsOf: text.unicodeScalars)
             var work = 0
             defer { steps &+= work }
-            let matched = regex.program.withUnsafeBufferPointer { program in
-                run.matches(program, caseInsensitive: regex.caseInsensitive, work: &work)
+            return regex.program.withUnsafeBufferPointer { program in
+                regex.sets.withUnsafeBufferPointer { sets in
+                    regex.asciiSets.withUnsafeBufferPointer { asciiSets in
+                        run.matches(
+                            Program(codes: program, sets: sets, asciiSets: asciiSets),
+                            caseInsensitive: regex.caseInsensitive, work: &work)
+                    }
+                }
             }
-            return matched
+        }
+
+        /// The compiled pattern, borrowed for one text's search.
+        struct Program {
+            let codes: UnsafeBufferPointer<Code>
+            let sets: UnsafeBufferPointer<CharacterSet>
+            let asciiSets: UnsafeBufferPointer<ASCIIBits>
+
+            func accepts(_ set: Int, _ scalar: Unicode.Scalar, caseInsensitive: Bool) -> Bool {
+                scalar.value < 128
+                    ? asciiSets[set].contains(scalar.value)
+                    : sets[set].contains(scalar, caseInsensitive: caseInsensitive)
+            }
         }
 
         /// One text's search: the text's scalars, the live states at this position and the next.
@@ -168,9 +233,7 @@ public struct LinearRegex: Sendable {
             var next: StateSet
             var stack: [Int]
 
-            mutating func matches(
-                _ program: UnsafeBufferPointer<Instruction>, caseInsensitive: Bool, work: inout Int
-            ) -> Bool {
+            mutating func matches(_ program: Program, caseInsensitive: Bool, work: inout Int) -> Bool {
                 current.clear()
                 let count = scalars.count
                 for position in 0...count {
@@ -182,8 +245,8 @@ public struct LinearRegex: Sendable {
                     for slot in 0..<current.count {
                         let index = current.dense[slot]
                         work &+= 1
-                        guard case .character(let set) = program[index],
-                            set.contains(scalar, caseInsensitive: caseInsensitive)
+                        guard case .character(let set) = program.codes[index],
+                            program.accepts(set, scalar, caseInsensitive: caseInsensitive)
                         else { continue }
                         if addClosure(index + 1, at: position + 1, toNext: true, program, work: &work) { return true }
                     }
@@ -195,14 +258,13 @@ public struct LinearRegex: Sendable {
             /// Adds `start` and every state reached from it without reading a character to the
             /// current or the next set; true when one of them is the match.
             private mutating func addClosure(
-                _ start: Int, at position: Int, toNext: Bool, _ program: UnsafeBufferPointer<Instruction>,
-                work: inout Int
+                _ start: Int, at position: Int, toNext: Bool, _ program: Program, work: inout Int
             ) -> Bool {
                 stack.append(start)
                 while let index = stack.popLast() {
                     guard toNext ? next.insert(index) : current.insert(index) else { continue }
                     work &+= 1
-                    switch program[index] {
+                    switch program.codes[index] {
                     case .match:
                         stack.removeAll(keepingCapacity: true)
                         return true

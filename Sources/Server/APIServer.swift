@@ -158,8 +158,9 @@ package struct APIServer: Sendable {
         let api = router.group("api")
         let widget = WidgetFeed(board: board, attemptOuts: options.attemptOuts)
         GameRoutes(
-            board: board, feed: feed, store: store, seasons: seasons, widget: widget, clock: clock,
-            attemptOuts: options.attemptOuts, keepFinished: options.keepFinished
+            board: board, feed: feed, store: store, seasons: seasons, widget: widget,
+            views: BoardViewCache(board: board), clock: clock, attemptOuts: options.attemptOuts,
+            keepFinished: options.keepFinished
         ).add(to: api)
         DeviceRoutes(
             store: store, registrar: options.registrar, registrations: options.registrations, widget: widget,

@@ -131,6 +131,38 @@ import Testing
         #expect(after.next == 10)
     }
 
+    /// A board view's body is made once per board version: the same bytes until a game
+    /// changes, then the new state (never the old one kept under the new version).
+    @Test func boardViewsAreMadeOncePerVersion() throws {
+        let board = LiveBoard()
+        let views = BoardViewCache(board: board)
+        var game = GameFollower(gameID: "CHA202008250")
+        _ = game.follow(
+            .scheduled(
+                GameInfo(
+                    id: "CHA202008250", date: "2020-08-25",
+                    away: .init(club: TeamDirectory.club("PIT", on: "2020-08-25")!),
+                    home: .init(club: TeamDirectory.club("CHA", on: "2020-08-25")!)),
+                start: Date(timeIntervalSince1970: 1_598_397_000)))
+        board.record(game, at: Date())
+        var made = 0
+        func body() throws -> String {
+            let version = views.version
+            let buffer = try views.body("games", version: version) {
+                made += 1
+                return try API.body(board.all)
+            }
+            return String(buffer: buffer)
+        }
+        let first = try body()
+        #expect(try body() == first && made == 1)
+        _ = game.follow(.status(GameStatus(.live), result: nil))
+        board.record(game, at: Date())
+        let live = try body()
+        #expect(made == 2 && live != first && live.contains(#""status":"live""#))
+        #expect(try body() == live && made == 2)
+    }
+
     @Test func aDeviceGetsItsFavouriteTeamsPrivately() async throws {
         let fixture = try await APIServerTests.Fixture()
         defer { fixture.remove() }

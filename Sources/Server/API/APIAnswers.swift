@@ -20,6 +20,18 @@ package enum API {
         return decoder
     }()
 
+    /// A JSON body made before (`BoardViewCache`) as an answer.
+    static func json(body: ByteBuffer, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// `value` as the API's JSON body.
+    static func body<Value: Encodable>(_ value: Value) throws -> ByteBuffer {
+        ByteBuffer(data: try encoder.encode(value))
+    }
+
     /// `value` as the API's JSON.
     package static func json<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
         var headers = HTTPFields()

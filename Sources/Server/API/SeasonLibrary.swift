@@ -15,6 +15,8 @@ package final class SeasonLibrary: Sendable {
     private let officialCache = Mutex<[Int: [SideSummary]]>([:])
     private let readings = Mutex<[Int: Task<[SideSummary], any Error>]>([:])
     private let seasonReadings = Mutex<[String: Task<[SideSummary], any Error>]>([:])
+    /// Pitchers' records as of a few recent days (a day's game pages all ask for the same one).
+    private let recordsCache = Mutex<[(date: String, records: [String: PitcherRecord])]>([])
 
     package init(places: [String]) {
         self.places = places
@@ -60,7 +62,15 @@ package final class SeasonLibrary: Sendable {
     /// Each pitcher's W-L and ERA from the season's games that ended before `date` (by
     /// Retrosheet id); nil when no place holds the season.
     package func pitcherRecords(before date: String) async throws -> [String: PitcherRecord]? {
-        try await hallOfFame(season: String(date.prefix(4))).map { SeasonBids.pitcherRecords($0, before: date) }
+        if let known = recordsCache.withLock({ $0.first { $0.date == date }?.records }) { return known }
+        guard let sides = try await hallOfFame(season: String(date.prefix(4))) else { return nil }
+        let records = SeasonBids.pitcherRecords(sides, before: date)
+        recordsCache.withLock { cache in
+            cache.removeAll { $0.date == date }
+            cache.insert((date, records), at: 0)
+            if cache.count > 4 { cache.removeLast() }
+        }
+        return records
     }
 
     /// The season's official no-hitters, by date; nil when no place holds the season. Read once:

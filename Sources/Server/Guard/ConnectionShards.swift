@@ -21,7 +21,7 @@ package final class ConnectionShards: Service, Sendable {
     private let shards: [(stream: AsyncStream<Work>, continuation: AsyncStream<Work>.Continuation)]
     private let turn = Atomic<UInt>(0)
 
-    package init(count: Int = 128) {
+    package init(count: Int = 512) {
         precondition(count > 0, "at least one shard")
         shards = (0..<count).map { _ in AsyncStream<Work>.makeStream() }
     }

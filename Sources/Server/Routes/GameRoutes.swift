@@ -16,6 +16,7 @@ struct GameRoutes: Sendable {
     let store: any MomentStore
     let seasons: SeasonLibrary
     let widget: WidgetFeed
+    let views: BoardViewCache
     let clock: any WallClock
     /// Outs a side must be hitless through to count as a current attempt.
     let attemptOuts: Int
@@ -28,17 +29,22 @@ struct GameRoutes: Sendable {
             // `?after=` it misses nothing that happened after this answer (what it gets twice is
             // the same state again).
             let position = feed.lastID
-            var response = try API.json(board.all)
+            let version = views.version
+            var response = API.json(body: try views.body("games", version: version) { try API.body(board.all) })
             response.headers[HTTPField.Name("X-Stream-Position")!] = "\(position)"
             return response
         }
         api.get("scoreboard") { request, _ in
             let date = try API.date(request.uri.queryParameters.get("date"), name: "date")
+            let version = views.version
             let games = board.all
             let day = date ?? games.map(\.date).max() ?? ""
             let shown = Scoreboard.games(
                 games, day: day, asked: date != nil, now: clock.now(), keepFinished: keepFinished)
-            return try API.json(Scoreboard(date: day, games: shown))
+            // Which games show moves with the clock as well as the board: part of the key.
+            let key = "scoreboard \(day) " + shown.map(\.id).joined(separator: ",")
+            return API.json(
+                body: try views.body(key, version: version) { try API.body(Scoreboard(date: day, games: shown)) })
         }
         api.get("games/:id") { _, context in
             let id = try context.parameters.require("id")
@@ -97,10 +103,14 @@ struct GameRoutes: Sendable {
             return Self.widget(widget.response(teams: teams), request: request)
         }
         api.get("attempts") { _, _ in
-            let attempts = board.all.flatMap { game in
-                game.attempts(minimumOuts: attemptOuts).map { Attempt(game: game, bid: $0) }
-            }
-            return try API.json(attempts)
+            let version = views.version
+            return API.json(
+                body: try views.body("attempts", version: version) {
+                    try API.body(
+                        board.all.flatMap { game in
+                            game.attempts(minimumOuts: attemptOuts).map { Attempt(game: game, bid: $0) }
+                        })
+                })
         }
         api.get("moments") { request, _ in
             let limit = try API.limit(request, default: 50)
