@@ -25,6 +25,18 @@ package final class FakeStatsAPIServer: Sendable {
         case badPatch = "bad-patch"
         /// A play re-scored from then on (default: the latest hit becomes an error).
         case rescore
+        /// Push: the next message is not sent.
+        case pushDrop = "push-drop"
+        /// Push: the next message is sent `seconds` of game clock late (default 5).
+        case pushDelay = "push-delay"
+        /// Push: the next message is sent twice.
+        case pushDuplicate = "push-duplicate"
+        /// Push: the socket is closed instead of the next message.
+        case pushDisconnect = "push-disconnect"
+        /// Push: the socket stays open but says nothing more, not even its heartbeat.
+        case pushSilence = "push-silence"
+
+        static let push: Set<FaultKind> = [.pushDrop, .pushDelay, .pushDuplicate, .pushDisconnect, .pushSilence]
     }
 
     package struct Fault: Sendable, Codable, Hashable {
@@ -36,13 +48,19 @@ package final class FakeStatsAPIServer: Sendable {
         /// Rescore: the play (at-bat index; default the game's latest hit) and its new event type.
         package var play: Int?
         package var to: String?
+        /// Push delay: how late, in seconds of the game clock.
+        package var seconds: Double?
 
-        package init(kind: FaultKind, game: Int? = nil, count: Int? = nil, play: Int? = nil, to: String? = nil) {
+        package init(
+            kind: FaultKind, game: Int? = nil, count: Int? = nil, play: Int? = nil, to: String? = nil,
+            seconds: Double? = nil
+        ) {
             self.kind = kind
             self.game = game
             self.count = count
             self.play = play
             self.to = to
+            self.seconds = seconds
         }
     }
 
@@ -56,11 +74,11 @@ package final class FakeStatsAPIServer: Sendable {
     /// Re-scored plays by game: at-bat index → event type; and when each game was last
     /// re-scored (the feed's timecode moves then, as MLB's does).
     private let rescored = Mutex<[Int: [Int: String]]>([:])
-    private let rescoredAt = Mutex<[Int: Date]>([:])
+    let rescoredAt = Mutex<[Int: Date]>([:])
     /// Each game's documents as first served under each timecode: what a client that holds that
     /// timecode has, so a diffPatch from it carries every change since — re-scorings included.
     private let served = Mutex<[Int: [String: JSONValue]]>([:])
-    private let requests = Mutex<[String: Int]>([:])
+    let requests = Mutex<[String: Int]>([:])
 
     /// How long a `timeout` fault keeps the client waiting.
     package let stall: Duration
@@ -172,7 +190,7 @@ package final class FakeStatsAPIServer: Sendable {
     }
 
     /// Takes the first pending fault for `game` (or any game) of the given kinds.
-    private func takeFault(game: Int?, kinds: Set<FaultKind>) -> Fault? {
+    func takeFault(game: Int?, kinds: Set<FaultKind>) -> Fault? {
         faults.withLock { faults in
             guard
                 let index = faults.firstIndex(where: {

@@ -11,7 +11,21 @@ extension PollMachine {
         _ pk: Int, _ answer: Result<Data, any Error>, now: Date, random: Double
     ) -> (game: GumboGame?, notes: [Note]) {
         guard var track = tracks[pk] else { return (nil, []) }
-        defer { tracks[pk] = track }
+        track.lastRequest = now
+        defer {
+            // A push named a newer feed than this answer: asked again soon, a few times.
+            if let pushed = track.pushed {
+                if let kept = track.timeStamp, kept >= pushed {
+                    track.pushed = nil
+                } else if track.failures == 0, !track.done, track.pushRetries < settings.nudgeRetries {
+                    track.pushRetries += 1
+                    track.nextPoll = min(track.nextPoll, now.addingTimeInterval(settings.nudgeInterval))
+                } else {
+                    track.pushed = nil
+                }
+            }
+            tracks[pk] = track
+        }
         let context: Logger.Metadata = ["game.pk": "\(pk)", "timecode": "\(track.timeStamp ?? "none")"]
         var notes: [Note] = []
         do {

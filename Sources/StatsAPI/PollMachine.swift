@@ -18,6 +18,11 @@ package struct PollMachine: Sendable {
         package var staleAfter: TimeInterval = 600
         /// How long before a game another instance polls is asked about again.
         package var claimInterval: TimeInterval = 5
+        /// The least time between two requests for a game that a push message brings forward.
+        package var nudgeInterval: TimeInterval = 1
+        /// How often a game is asked for again, `nudgeInterval` apart, when its feed is older than
+        /// the timecode a push message named (the message came before the feed moved).
+        package var nudgeRetries = 3
 
         package init() {}
     }
@@ -37,6 +42,12 @@ package struct PollMachine: Sendable {
         var broadcasts: [Broadcast] = []
         /// The service's id of the game (from the schedule).
         package var gameID: String?
+        /// When the game's last request was made.
+        var lastRequest: Date?
+        /// The newest timecode a push message named that the feed kept has not reached, and the
+        /// requests made for it so far.
+        var pushed: String?
+        var pushRetries = 0
     }
 
     /// A line for the log.
@@ -160,6 +171,32 @@ package struct PollMachine: Sendable {
         }
         return Request(path: "v1.1/game/\(pk)/feed/live", query: [:])
     }
+
+    /// A push message said the game's feed moved to `timeStamp`: its request comes now (at most one
+    /// per `nudgeInterval`), unless the feed kept is newer (a message late), the game is over, or
+    /// its requests are backing off after failures. A timecode is to the second: a message naming
+    /// the second of the feed kept may bring a change made later in that second. True when the
+    /// request was brought forward.
+    @discardableResult
+    package mutating func nudged(_ pk: Int, timeStamp: String, now: Date) -> Bool {
+        guard var track = tracks[pk], !track.done, track.failures == 0 else { return false }
+        if let kept = track.timeStamp, timeStamp < kept { return false }
+        if track.pushed.map({ $0 < timeStamp }) ?? true {
+            track.pushed = timeStamp
+            track.pushRetries = 0
+        }
+        let at = max(now, track.lastRequest.map { $0.addingTimeInterval(settings.nudgeInterval) } ?? now)
+        guard at < track.nextPoll else {
+            tracks[pk] = track
+            return false
+        }
+        track.nextPoll = at
+        tracks[pk] = track
+        return true
+    }
+
+    /// The games to listen to on the push: those followed and not over.
+    package var listening: Set<Int> { Set(tracks.values.filter { !$0.done }.map(\.pk)) }
 
     /// When the next thing is due (the schedule, or a game).
     package func wake() -> Date {

@@ -59,7 +59,8 @@ package struct HTTPStatsAPITransport: StatsAPITransport {
 
 /// Follows the day's games on the Stats API: the schedule of the official date (and of the day
 /// before until its games are over) at most once a minute, and each live game through diffPatch,
-/// never more often than the feed's `metaData.wait`. A failed request backs off with full jitter;
+/// at the feed's `metaData.wait` and, with the Gameday push, as soon as a message says the feed
+/// moved (at most once a second a game). A failed request backs off with full jitter;
 /// a patch that does not apply, or a response that is not a whole feed, brings the whole feed;
 /// a response older than the one kept is ignored; a feed whose timecode stops moving while the
 /// game is live is fetched whole again. Every game whose feed changed is handed to `onGame`,
@@ -81,6 +82,8 @@ package struct StatsAPIPoller: Sendable {
     package var shouldPoll: @Sendable (_ gameID: String) async throws -> Bool = { _ in true }
     /// Where each request's outcome is recorded (`/readyz`, the metrics).
     package var health: PollerHealth?
+    /// The Gameday push: a message for a game brings its request forward (nil: polling only).
+    package var push: (any GamedayPushing)?
 
     package init(transport: any StatsAPITransport, clock: any WallClock, logger: Logger) {
         self.transport = transport
@@ -106,6 +109,7 @@ package struct StatsAPIPoller: Sendable {
         onSchedule: @escaping @Sendable (ScheduleGame) async throws -> Void = { _ in },
         onGame: @escaping @Sendable (GumboGame) async throws -> Void
     ) async throws {
+        defer { push?.stop() }
         var machine = PollMachine(settings: settings, now: clock.now())
         while !Task.isCancelled {
             let now = clock.now()
@@ -126,6 +130,14 @@ package struct StatsAPIPoller: Sendable {
                 }
                 // Outside the request's error handling: a failure downstream ends the poller.
                 for game in scheduled { try await onSchedule(game) }
+            }
+            if let push {
+                push.follow(machine.listening)
+                for (pk, timeStamp) in push.nudges.take() {
+                    if machine.nudged(pk, timeStamp: timeStamp, now: now) {
+                        logger.trace("push nudge", metadata: ["game.pk": "\(pk)", "timecode": "\(timeStamp)"])
+                    }
+                }
             }
             var due: [Int] = []
             for (pk, gameID) in machine.due(now: now) {
@@ -178,10 +190,23 @@ package struct StatsAPIPoller: Sendable {
                 }
             }
             health?.roundEnded(at: clock.now(), next: machine.wake())
-            do {
-                try await clock.sleep(until: max(machine.wake(), clock.now()))
-            } catch {
-                return
+            let wake = max(machine.wake(), clock.now())
+            if let push {
+                push.follow(machine.listening)
+                // Until the next thing due, or a push message, whichever comes first.
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { try? await clock.sleep(until: wake) }
+                    group.addTask { await push.nudges.wait() }
+                    await group.next()
+                    group.cancelAll()
+                }
+                if Task.isCancelled { return }
+            } else {
+                do {
+                    try await clock.sleep(until: wake)
+                } catch {
+                    return
+                }
             }
         }
     }

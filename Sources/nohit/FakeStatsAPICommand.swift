@@ -5,6 +5,7 @@ import Configuration
 import FakeStatsAPI
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import Pipeline
 
@@ -17,14 +18,17 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
             The day's games play on a clock running --speed times real time from a minute before the first \
             pitch (each game from its real start, over its real length). Under /api/: GET v1/schedule?date=; \
             v1.1/game/{pk}/feed/live (?timecode= for a past state); feed/live/diffPatch?startTimecode= (RFC 6902 \
-            patches, or the whole feed without a usable start); feed/live/timestamps. Player ids are 600000 and \
-            up, in the order of their Retrosheet ids.
+            patches, or the whole feed without a usable start); feed/live/timestamps; and the Gameday push, a \
+            WebSocket at v1/game/push/subscribe/gameday/{pk} (a message naming the feed's new timecode each \
+            time it moves, Gameday5 every 10 s). Player ids are 600000 and up, in the order of their Retrosheet ids.
 
             Faults: POST /faults with {"kind": "server-error" | "timeout" | "truncated" | "stale" | \
-            "bad-patch" | "rescore", "game": gamePk, "count": n, "play": atBatIndex, "to": eventType}; the next \
-            n matching responses carry it (a re-scored play stays re-scored: by default the game's latest hit \
-            becomes an error). GET /faults lists those pending, DELETE /faults drops them; GET /requests counts \
-            requests by route.
+            "bad-patch" | "rescore" | "push-drop" | "push-delay" | "push-duplicate" | "push-disconnect" | \
+            "push-silence", "game": gamePk, "count": n, "play": atBatIndex, "to": eventType, "seconds": delay}; \
+            the next n matching responses or push messages carry it (a re-scored play stays re-scored: by \
+            default the game's latest hit becomes an error; a delayed message comes 5 s of game clock late by \
+            default; a silent socket sends nothing more). GET /faults lists those pending, DELETE /faults drops \
+            them; GET /requests counts requests by route (push: sockets opened, push message: messages sent).
             """
     )
 
@@ -93,6 +97,7 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
         let router = server.router()
         let app = Application(
             router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: server.pushRouter()),
             configuration: .init(address: .hostname(host, port: port), serverName: "nohit-fake-statsapi"),
             onServerRunning: { channel in
                 StandardStreams.writeError(

@@ -54,6 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: Settings.help("statsapi.url"))
     var statsapiURL: String?
 
+    @Option(help: Settings.help("statsapi.push-url"))
+    var statsapiPushURL: String?
+
     @Option(help: Settings.help("statsapi.date"))
     var statsapiDate: String?
 
@@ -121,6 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let source { flags["source"] = .string(source) }
         if let statsapiURL { flags["statsapi.url"] = .string(statsapiURL) }
         if let statsapiDate { flags["statsapi.date"] = .string(statsapiDate) }
+        if let statsapiPushURL { flags["statsapi.push-url"] = .string(statsapiPushURL) }
         if let speed { flags["replay.speed"] = .double(speed) }
         if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
         if !dealFiles.isEmpty { flags["deals.files"] = .stringArray(dealFiles) }
@@ -252,6 +256,7 @@ struct ServeCommand: AsyncParsableCommand {
         let clock: any WallClock
         var games: [ReplayGame] = []
         var statsAPIURL: String?
+        var pushURL: String?
         let banner: String
         if let replay, let day, sourceName == "replay" {
             let setup = try await ReplaySetup.prepare(
@@ -265,6 +270,7 @@ struct ServeCommand: AsyncParsableCommand {
             clock = SystemWallClock()
             places = try ReplaySetup.retrosheetPlaces(settings)
             statsAPIURL = try settings.string("statsapi.url", default: Self.statsAPIURL)
+            pushURL = try Self.pushURL(settings.string("statsapi.push-url"), statsAPI: statsAPIURL ?? Self.statsAPIURL)
             (providerSettings, channels, feedback) = try await ReplaySetup.prepareDelivery(
                 settings: settings, store: opened, location: location, providers: providers, clock: clock,
                 logger: logger)
@@ -382,6 +388,9 @@ struct ServeCommand: AsyncParsableCommand {
                 logger: Logger(label: "nohit.statsapi"))
             if let statsAPIDate { poller.officialDates = { _ in [statsAPIDate] } }
             poller.health = health
+            if let pushURL {
+                poller.push = GamedayPushClient(baseURL: pushURL, logger: Logger(label: "nohit.statsapi.push"))
+            }
             if let shared {
                 let games = SharedGames(leases: shared.leases, log: shared.log)
                 source = StatsAPISource(poller: poller, sink: games, claims: games)
@@ -444,6 +453,21 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     static let statsAPIURL = "https://statsapi.mlb.com/api/"
+
+    /// The Gameday push's base from its setting: nil for "off" (polling only), the Stats API's
+    /// own push when not set.
+    static func pushURL(_ setting: String?, statsAPI: String) throws -> String? {
+        if setting?.lowercased() == "off" { return nil }
+        let url = setting ?? GamedayPushClient.baseURL(forStatsAPI: statsAPI)
+        guard let url, let scheme = URLComponents(string: url)?.scheme?.lowercased(), ["ws", "wss"].contains(scheme),
+            URLComponents(string: url)?.host?.isEmpty == false
+        else {
+            throw ValidationError(
+                "statsapi.push-url must be a ws:// or wss:// URL, or off, not '\(setting ?? "derived from \(statsAPI)")'"
+            )
+        }
+        return url
+    }
 
     /// The Keen API's limits from the settings (`analytics.*`), each checked.
     static func analyticsLimits(_ settings: Settings) throws -> AnalyticsLimits {

@@ -86,6 +86,11 @@ extension Settings {
             "The Stats API's base URL, for source statsapi (default: https://statsapi.mlb.com/api/; a "
                 + "`nohit fake-statsapi` for tests)."),
         Setting(
+            "statsapi.push-url", "statsapi-push-url", ["serve"],
+            "The Gameday push's base URL (a WebSocket per game; a message brings the game's request forward), or "
+                + "off to poll only (default: wss://ws.statsapi.mlb.com/api/ for MLB's Stats API, the same host's "
+                + "ws:// or wss:// for another)."),
+        Setting(
             "statsapi.date", "statsapi-date", ["serve"],
             "With source statsapi: follow this official date (YYYY-MM-DD) instead of today's (a fake Stats API's "
                 + "day)."),

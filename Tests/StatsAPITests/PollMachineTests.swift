@@ -82,6 +82,59 @@ import Testing
         #expect(older.notes.map(\.message) == ["feed older than the one kept; ignored"])
     }
 
+    /// A push message brings the game's request forward, once per newer timecode and no more
+    /// often than one a second; a duplicate or a late message (the feed kept is as new) changes
+    /// nothing, nor does one while the game's requests back off after failures.
+    @Test func aPushMessageBringsTheRequestForwardOnlyForANewerFeed() throws {
+        let day = try Day()
+        let time = day.giolito.start.addingTimeInterval(3600)
+        var machine = PollMachine(now: time)
+        _ = machine.scheduled(day.schedule(at: time), date: Self.dates[0], earlier: false, now: time)
+        _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: time, random: 0.5)
+        let kept = try #require(machine.tracks[day.pk]?.timeStamp)
+        #expect(machine.tracks[day.pk]?.nextPoll == time + 10)
+        #expect(machine.listening.contains(day.pk))
+        // An older feed than the one kept (a message late): nothing.
+        var moved = machine.nudged(day.pk, timeStamp: "20200825_000000", now: time + 2)
+        #expect(!moved)
+        // A newer one: now, but not sooner than a second after the last request.
+        let newer = GumboWriter.feed(day.giolito, at: time + 300, people: day.people).metaData.timeStamp
+        #expect(newer > kept)
+        moved = machine.nudged(day.pk, timeStamp: newer, now: time + 0.2)
+        #expect(moved)
+        #expect(machine.tracks[day.pk]?.nextPoll == time + 1)
+        #expect(machine.due(now: time + 1).contains { $0.pk == day.pk })
+        // Its answer is older than the message said (the feed had not moved yet): asked again a
+        // second later, three times at most, then the feed's wait.
+        var now = time + 1
+        for _ in 0..<3 {
+            _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: now, random: 0.5)
+            #expect(machine.tracks[day.pk]?.nextPoll == now + 1)
+            now += 1
+        }
+        _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: now, random: 0.5)
+        #expect(machine.tracks[day.pk]?.nextPoll == now + 10)
+        // The feed caught up: a message naming an older second changes nothing.
+        _ = machine.answered(day.pk, .success(try day.feed(at: time + 300)), now: now + 10, random: 0.5)
+        moved = machine.nudged(day.pk, timeStamp: kept, now: now + 11)
+        #expect(!moved)
+        #expect(machine.tracks[day.pk]?.nextPoll == now + 20)
+        // A message sent twice (the same update id) is taken once; the newest timecode waits.
+        let nudges = PushNudges()
+        nudges.add(pk: day.pk, timeStamp: newer, updateID: "a")
+        nudges.add(pk: day.pk, timeStamp: newer, updateID: "a")
+        #expect(nudges.take() == [day.pk: newer])
+        nudges.add(pk: day.pk, timeStamp: newer, updateID: "a")
+        #expect(nudges.take().isEmpty && nudges.received == 3)
+        // Backing off after a failure: the backoff stands.
+        _ = machine.answered(
+            day.pk, .failure(TransportError(path: "x", reason: "HTTP 500")), now: now + 20, random: 0.99)
+        let backoff = try #require(machine.tracks[day.pk]?.nextPoll)
+        moved = machine.nudged(day.pk, timeStamp: GumboWriter.timeStamp(time + 900), now: now + 21)
+        #expect(!moved)
+        #expect(machine.tracks[day.pk]?.nextPoll == backoff)
+    }
+
     @Test func aFailureIsBackedOffWithJitterAndABadPatchBringsTheWholeFeed() throws {
         let day = try Day()
         let time = day.giolito.start.addingTimeInterval(3600)
