@@ -14,6 +14,8 @@ public struct LinearRegex: Sendable {
     /// Instructions a compiled pattern may have (a counted repetition is written out).
     public static let maximumProgram = 10_000
     public static let maximumPatternLength = 1_000
+    /// Character sets given ASCII bits at most (see `init`).
+    static let maximumASCIISets = 64
 
     enum Instruction: Sendable {
         case character(CharacterSet)
@@ -151,7 +153,10 @@ public struct LinearRegex: Sendable {
             case .match: return .match
             }
         }
-        asciiSets = sets.map { set in
+        // The first sets only: a counted repetition writes a set out once per repetition (up to
+        // the program's limit), and filling 128 bits for each was most of a long pattern's
+        // compilation. The others are asked scalar by scalar.
+        asciiSets = sets.prefix(Self.maximumASCIISets).map { set in
             var bits = ASCIIBits()
             for value in UInt32(0)..<128 where set.contains(Unicode.Scalar(value)!, caseInsensitive: flags) {
                 bits.insert(value)
@@ -220,7 +225,7 @@ public struct LinearRegex: Sendable {
             let asciiSets: UnsafeBufferPointer<ASCIIBits>
 
             func accepts(_ set: Int, _ scalar: Unicode.Scalar, caseInsensitive: Bool) -> Bool {
-                scalar.value < 128
+                scalar.value < 128 && set < asciiSets.count
                     ? asciiSets[set].contains(scalar.value)
                     : sets[set].contains(scalar, caseInsensitive: caseInsensitive)
             }

@@ -18,6 +18,9 @@ extension FakeStatsAPIServer {
             guard let pk = context.requestContext.parameters.get("pk", as: Int.self), let game = game(pk: pk) else {
                 return
             }
+            // From the clock as the socket opens (counted after: a test that sees the count may
+            // move the clock on).
+            let start = clock.now()
             requests.withLock { $0["push", default: 0] += 1 }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 // The client's end (or anything it sends, read and dropped) ends the socket.
@@ -33,7 +36,9 @@ extension FakeStatsAPIServer {
                     }
                 }
                 group.addTask { [self] in
-                    try await push(game, pk: pk, silent: silent) { text in try await outbound.write(.text(text)) }
+                    try await push(game, pk: pk, from: start, silent: silent) { text in
+                        try await outbound.write(.text(text))
+                    }
                     // Over: the socket stays until the client leaves.
                     try await Task.sleep(for: .seconds(86_400))
                 }
@@ -58,12 +63,13 @@ extension FakeStatsAPIServer {
         return Array(Set(times)).sorted()
     }
 
-    /// Sends a message at each move of the feed from now on, on the game clock, until the game is
+    /// Sends a message at each move of the feed after `start`, on the game clock, until the game is
     /// over; returns then (or throws when the socket is closed by a fault).
     func push(
-        _ game: ReplayGame, pk: Int, silent: Silence, send: @escaping @Sendable (String) async throws -> Void
+        _ game: ReplayGame, pk: Int, from start: Date, silent: Silence,
+        send: @escaping @Sendable (String) async throws -> Void
     ) async throws {
-        var sent = clock.now()
+        var sent = start
         while true {
             guard let next = pushTimes(game, pk: pk).first(where: { $0 > sent }) else { return }
             try await clock.sleep(until: next)

@@ -162,47 +162,98 @@ package final class GamedayPushClient: GamedayPushing {
         var failures = 0
         while !Task.isCancelled {
             let heard = Heard()
-            do {
-                counts.withLock { $0.opened += 1 }
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { [self] in
-                        try await WebSocketClient.connect(
-                            url: url, configuration: .init(maxFrameSize: 1 << 16),
-                            tlsConfiguration: url.hasPrefix("wss:") ? .makeClientConfiguration() : nil,
-                            logger: logger
-                        ) { inbound, _, _ in
-                            for try await message in inbound.messages(maxSize: 1 << 16) {
-                                heard.heard()
-                                guard case .text(let text) = message else { continue }
-                                self.received(text, pk: pk)
-                            }
-                        }
+            let opened = DispatchTime.now().uptimeNanoseconds
+            counts.withLock { $0.opened += 1 }
+            // The socket runs in a task of its own, and the listener waits for whichever comes
+            // first: its end, a silence, or the listener's cancellation. A connection stuck in
+            // its handshake does not heed cancellation: it is let go, not waited for.
+            let connection = Task { [self, logger] in
+                try await WebSocketClient.connect(
+                    url: url, configuration: .init(maxFrameSize: 1 << 16),
+                    tlsConfiguration: url.hasPrefix("wss:") ? .makeClientConfiguration() : nil,
+                    logger: logger
+                ) { inbound, _, _ in
+                    for try await message in inbound.messages(maxSize: 1 << 16) {
+                        heard.heard()
+                        guard case .text(let text) = message else { continue }
+                        self.received(text, pk: pk)
                     }
-                    // A socket that says nothing, not even its heartbeat, is opened again.
-                    group.addTask { [silence] in
-                        let limit = UInt64(silence.components.seconds) * 1_000_000_000
-                        while true {
-                            try await Task.sleep(for: .seconds(1))
-                            let quiet = DispatchTime.now().uptimeNanoseconds - heard.last.load(ordering: .relaxed)
-                            if quiet > limit { throw PushSilence() }
-                        }
-                    }
-                    try await group.next()
-                    group.cancelAll()
                 }
-            } catch {
-                if Task.isCancelled { return }
-                logger.debug(
-                    "push channel failed; polling meanwhile", metadata: ["game.pk": "\(pk)", "error": "\(error)"])
             }
+            let ended = Ended()
+            let watch = Task {
+                if case .failure(let error) = await connection.result { ended.fire(failure: "\(error)") }
+                ended.fire()
+            }
+            // A socket that says nothing, not even its heartbeat, is opened again.
+            let watchdog = Task { [silence] in
+                let limit =
+                    UInt64(silence.components.seconds) * 1_000_000_000
+                    + UInt64(silence.components.attoseconds / 1_000_000_000)
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    let last = heard.last.load(ordering: .relaxed)
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    if now > last, now - last > limit {
+                        ended.fire()
+                        return
+                    }
+                }
+            }
+            await withTaskCancellationHandler {
+                await ended.wait()
+            } onCancel: {
+                ended.fire()
+            }
+            connection.cancel()
+            watchdog.cancel()
+            watch.cancel()
             if Task.isCancelled { return }
+            logger.debug(
+                "push channel ended; polling meanwhile",
+                metadata: ["game.pk": "\(pk)", "reason": "\(ended.failure ?? "closed, or silent")"])
             counts.withLock { $0.failed += 1 }
-            failures = heard.any.load(ordering: .relaxed) ? 1 : failures + 1
+            // The backoff starts again only after a socket that lived and spoke: one that speaks
+            // once and drops is opened less and less often.
+            let lived = DispatchTime.now().uptimeNanoseconds - opened > 60 * 1_000_000_000
+            failures = heard.any.load(ordering: .relaxed) && lived ? 1 : failures + 1
             let ceiling = min(60, pow(2, Double(min(failures - 1, 6))))
             do {
                 try await Task.sleep(for: .seconds(max(0.05, random() * ceiling)))
             } catch {
                 return
+            }
+        }
+    }
+
+    /// Fired once, by whichever comes first (the socket's end, with its failure; a silence; the
+    /// listener's cancellation); waited for once.
+    final class Ended: Sendable {
+        private let state = Mutex<(fired: Bool, waiter: CheckedContinuation<Void, Never>?, failure: String?)>(
+            (false, nil, nil))
+
+        /// Why the socket failed, when it did and that ended it.
+        var failure: String? { state.withLock { $0.failure } }
+
+        func fire(failure: String? = nil) {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard !state.fired else { return nil }
+                state.fired = true
+                state.failure = failure
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+
+        func wait() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let fired = state.withLock { state -> Bool in
+                    if state.fired { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if fired { continuation.resume() }
             }
         }
     }

@@ -71,6 +71,21 @@ import Testing
             "-", "]", "ios", "android 14", "HELLO", "hello", "Hello world", "abcé", "café", "A", "é", "ab\n",
             "line\nbreak", "2026-11", "déjà vu",
         ]
+        // Past the sets given ASCII bits (a counted repetition writes its set out each time).
+        let long = ["(?i)^[a-c]{70}$", "^[^x]{66}y"]
+        let longTexts = [
+            String(repeating: "A", count: 70), String(repeating: "b", count: 69),
+            String(repeating: "z", count: 66) + "y",
+            String(repeating: "z", count: 65) + "xy",
+        ]
+        for pattern in long {
+            let linear = try LinearRegex(pattern)
+            let foundation = try NSRegularExpression(pattern: pattern)
+            for text in longTexts {
+                let expected = foundation.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+                #expect(linear.matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
+            }
+        }
         for pattern in patterns {
             let linear = try LinearRegex(pattern)
             let foundation = try NSRegularExpression(pattern: pattern)
