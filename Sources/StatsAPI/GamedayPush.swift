@@ -100,7 +100,6 @@ package final class GamedayPushClient: GamedayPushing {
     private let random: @Sendable () -> Double
     private let listeners = Mutex<[Int: Task<Void, Never>]>([:])
     private let stopped = Mutex(false)
-    private let counts = Mutex<(opened: Int, failed: Int)>((0, 0))
 
     package init(
         baseURL: String, logger: Logger, silence: Duration = .seconds(30),
@@ -127,9 +126,6 @@ package final class GamedayPushClient: GamedayPushing {
         guard let text = components.string else { return nil }
         return text.hasSuffix("/") ? text : text + "/"
     }
-
-    /// Sockets opened, and attempts that failed or ended, so far.
-    package var connections: (opened: Int, failed: Int) { counts.withLock { $0 } }
 
     package func follow(_ pks: Set<Int>) {
         guard !stopped.withLock({ $0 }) else { return }
@@ -163,7 +159,6 @@ package final class GamedayPushClient: GamedayPushing {
         while !Task.isCancelled {
             let heard = Heard()
             let opened = DispatchTime.now().uptimeNanoseconds
-            counts.withLock { $0.opened += 1 }
             // The socket runs in a task of its own, and the listener waits for whichever comes
             // first: its end, a silence, or the listener's cancellation. A connection stuck in
             // its handshake does not heed cancellation: it is let go, not waited for.
@@ -212,7 +207,6 @@ package final class GamedayPushClient: GamedayPushing {
             logger.debug(
                 "push channel ended; polling meanwhile",
                 metadata: ["game.pk": "\(pk)", "reason": "\(ended.failure ?? "closed, or silent")"])
-            counts.withLock { $0.failed += 1 }
             // The backoff starts again only after a socket that lived and spoke: one that speaks
             // once and drops is opened less and less often.
             let lived = DispatchTime.now().uptimeNanoseconds - opened > 60 * 1_000_000_000

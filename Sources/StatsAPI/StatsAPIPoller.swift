@@ -192,7 +192,6 @@ package struct StatsAPIPoller: Sendable {
             health?.roundEnded(at: clock.now(), next: machine.wake())
             let wake = max(machine.wake(), clock.now())
             if let push {
-                push.follow(machine.listening)
                 // Until the next thing due, or a push message, whichever comes first.
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { try? await clock.sleep(until: wake) }

@@ -459,8 +459,8 @@ struct ServeCommand: AsyncParsableCommand {
     static func pushURL(_ setting: String?, statsAPI: String) throws -> String? {
         if setting?.lowercased() == "off" { return nil }
         let url = setting ?? GamedayPushClient.baseURL(forStatsAPI: statsAPI)
-        guard let url, let scheme = URLComponents(string: url)?.scheme?.lowercased(), ["ws", "wss"].contains(scheme),
-            URLComponents(string: url)?.host?.isEmpty == false
+        guard let url, let components = URLComponents(string: url),
+            ["ws", "wss"].contains(components.scheme?.lowercased() ?? ""), components.host?.isEmpty == false
         else {
             throw ValidationError(
                 "statsapi.push-url must be a ws:// or wss:// URL, or off, not '\(setting ?? "derived from \(statsAPI)")'"

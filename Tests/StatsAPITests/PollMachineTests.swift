@@ -31,6 +31,14 @@ import Testing
         func schedule(at time: Date) -> [ScheduleGame] {
             games.map { GumboWriter.scheduleGame($0, at: time, people: people) }
         }
+
+        /// A machine that has the day's schedule and the game's whole feed as of `time`.
+        func following(at time: Date) throws -> PollMachine {
+            var machine = PollMachine(now: time)
+            _ = machine.scheduled(schedule(at: time), date: PollMachineTests.dates[0], earlier: false, now: time)
+            _ = machine.answered(pk, .success(try feed(at: time)), now: time, random: 0.5)
+            return machine
+        }
     }
 
     static let dates = ["2020-08-25", "2020-08-24"]
@@ -88,9 +96,7 @@ import Testing
     @Test func aPushMessageBringsTheRequestForwardOnlyForANewerFeed() throws {
         let day = try Day()
         let time = day.giolito.start.addingTimeInterval(3600)
-        var machine = PollMachine(now: time)
-        _ = machine.scheduled(day.schedule(at: time), date: Self.dates[0], earlier: false, now: time)
-        _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: time, random: 0.5)
+        var machine = try day.following(at: time)
         let kept = try #require(machine.tracks[day.pk]?.timeStamp)
         #expect(machine.tracks[day.pk]?.nextPoll == time + 10)
         #expect(machine.listening.contains(day.pk))
@@ -138,9 +144,7 @@ import Testing
     @Test func aFailureIsBackedOffWithJitterAndABadPatchBringsTheWholeFeed() throws {
         let day = try Day()
         let time = day.giolito.start.addingTimeInterval(3600)
-        var machine = PollMachine(now: time)
-        _ = machine.scheduled(day.schedule(at: time), date: Self.dates[0], earlier: false, now: time)
-        _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: time, random: 0.5)
+        var machine = try day.following(at: time)
         // Failures: at least the default wait (10 s), at most double it each time, drawn in between.
         let failed = machine.answered(
             day.pk, .failure(TransportError(path: "x", reason: "HTTP 500")), now: time, random: 0.99)
@@ -165,9 +169,7 @@ import Testing
     @Test func aFeedThatStopsMovingIsReadWholeAndAFinishedGameIsNoLongerPolled() throws {
         let day = try Day()
         let time = day.giolito.start.addingTimeInterval(3600)
-        var machine = PollMachine(now: time)
-        _ = machine.scheduled(day.schedule(at: time), date: Self.dates[0], earlier: false, now: time)
-        _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: time, random: 0.5)
+        var machine = try day.following(at: time)
         // The same feed for more than ten minutes while the game is live.
         let stuck = machine.answered(day.pk, .success(try day.feed(at: time)), now: time + 601, random: 0.5)
         #expect(stuck.notes.map(\.message) == ["feed has not moved; fetching it whole next time"])
@@ -183,9 +185,7 @@ import Testing
     @Test func aGameAnotherInstancePollsIsAskedAboutAgainAndReadWholeWhenItComesHere() throws {
         let day = try Day()
         let time = day.giolito.start.addingTimeInterval(3600)
-        var machine = PollMachine(now: time)
-        _ = machine.scheduled(day.schedule(at: time), date: Self.dates[0], earlier: false, now: time)
-        _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: time, random: 0.5)
+        var machine = try day.following(at: time)
         machine.declined(day.pk, now: time + 20)
         #expect(machine.tracks[day.pk]?.nextPoll == time + 25)
         #expect(machine.request(day.pk).path.hasSuffix("/feed/live"))
