@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "FakeProviders",
             dependencies: [
-                "Alerts", .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                "Alerts", "Clocks", .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 "Delivery",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -223,6 +223,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/NoHitBench"
@@ -251,7 +252,8 @@ let package = Package(
         .testTarget(
             name: "StatsAPITests",
             dependencies: [
-                "StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Clocks", "Pipeline", "Retrosheet", "TestSupport",
+                "StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline", "Retrosheet",
+                "Storage", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -9,7 +9,7 @@ struct NoHitBench: AsyncParsableCommand {
         subcommands: [
             ParseBenchmark.self, BidsBenchmark.self, FanoutBenchmark.self, SSEBenchmark.self, SSEClientsCommand.self,
             StatsAPIBenchmark.self, IdleBenchmark.self, WidgetBenchmark.self, AnalyticsBenchmark.self,
-            SSEInstancesBenchmark.self, SpinCommand.self, HostileBenchmark.self,
+            SSEInstancesBenchmark.self, SpinCommand.self, HostileBenchmark.self, LatencyBenchmark.self,
         ]
     )
 }

@@ -260,11 +260,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         return now - (.nanoseconds(Self.monotonicNanoseconds()) - .nanoseconds(nanoseconds))
     }
 
-    static func monotonicNanoseconds() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
-    }
+    static func monotonicNanoseconds() -> Int64 { MonotonicClock.nanoseconds() }
 
     /// The lines a file handle yields, read on a thread of their own (blocking reads stay out of
     /// the concurrency pool).
@@ -319,6 +315,8 @@ struct SSEClientsCommand: AsyncParsableCommand {
     @Option var expect: Int
     @Option var timeout = 120.0
     @Option var cpu: Int?
+    /// Stop (and print the receipts) when standard input closes, whatever has arrived.
+    @Flag var untilStdinCloses = false
 
     func run() async throws {
         if let cpu { try CPUAffinity.pinThisProcess(to: cpu) }
@@ -345,8 +343,17 @@ struct SSEClientsCommand: AsyncParsableCommand {
             }
         }
         FileHandle.standardOutput.write(Data("connected \(channels.count)\n".utf8))
+        let closed = Atomic(false)
+        if untilStdinCloses {
+            Thread {
+                while !FileHandle.standardInput.availableData.isEmpty {}
+                closed.store(true, ordering: .releasing)
+            }.start()
+        }
         let start = ContinuousClock.now
-        while recorder.receipts < expect && ContinuousClock.now - start < .seconds(timeout) {
+        while recorder.receipts < expect && ContinuousClock.now - start < .seconds(timeout)
+            && !closed.load(ordering: .acquiring)
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
         var text = ""

@@ -1,6 +1,10 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Wall-clock time, injected wherever code reads the time or waits for a moment of it, so
 /// replays run at any speed and tests run instantly.
 package protocol WallClock: Sendable {
@@ -107,5 +111,16 @@ package struct ScaledWallClock: WallClock {
         let real = realStart.addingTimeInterval(date.timeIntervalSince(virtualStart) / speed)
         let interval = real.timeIntervalSinceNow
         if interval > 0 { try await Task.sleep(for: .seconds(interval)) }
+    }
+}
+
+/// CLOCK_MONOTONIC, the clock every process on the machine shares: how a benchmark compares a time
+/// one process noted with one another process noted (the fakes' timelines, its clients' receipts).
+package enum MonotonicClock {
+    /// Nanoseconds since boot, now.
+    package static func nanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 }

@@ -11,7 +11,8 @@ import NIOSSL
 ///
 /// Routes: `POST /3/device/<token>` (APNs), `POST /webpush/subscriptions` (new subscription),
 /// `POST /webpush/<id>` (Web Push), `GET /webpush/<id>/messages` (what it decrypted),
-/// `GET /accepted` (every accepted `apns-id` with its count; `/accepted/count`: the counts alone),
+/// `GET /accepted` (every accepted `apns-id` with its count; `/accepted/count`: the counts alone;
+/// `/accepted/timeline`: each moment's first and last acceptance on CLOCK_MONOTONIC),
 /// `GET /notifications/<apns-id>`,
 /// `GET /stats`, `POST /reset`.
 package final class FakeProviderServer: Sendable {
@@ -212,6 +213,18 @@ enum FakeRouter {
                     "unique": accepted.count, "total": accepted.reduce(0) { $0 + $1.count },
                     "accepted": accepted.map { ["apns_id": $0.apnsID, "count": $0.count] },
                 ])
+        case ("GET", 2, "accepted") where parts[1] == "timeline":
+            return .json(
+                200,
+                [
+                    "clock": "CLOCK_MONOTONIC nanoseconds",
+                    "moments": state.timeline.map { entry -> [String: Any] in
+                        [
+                            "moment": entry.momentID ?? NSNull(), "first_ns": entry.first, "last_ns": entry.last,
+                            "count": entry.count,
+                        ]
+                    },
+                ])
         case ("GET", 2, "accepted") where parts[1] == "count":
             // The counts alone: a fan-out's listing is 100,000 entries to build and to parse.
             let counts = state.acceptedCounts
@@ -245,6 +258,7 @@ enum FakeRouter {
                     "reason": "no route for \(method) \(path): this fake serves POST /3/device/{token} (APNs), "
                         + "POST /webpush/subscriptions, POST /webpush/{id}, GET /webpush/{id}/messages, "
                         + "POST /webhooks/endpoints, POST /webhooks/{id}, GET /accepted, GET /accepted/count, "
+                        + "GET /accepted/timeline, "
                         + "GET /notifications/{apns-id}, GET /stats, POST /reset"
                 ])
         }

@@ -1,4 +1,5 @@
 import Alerts
+import Clocks
 import Crypto
 import Delivery
 import Foundation
@@ -136,6 +137,7 @@ extension FakeProviderState {
         ledger.withLock { ledger in
             if Self.accept(notification, into: &ledger.apns[key, default: APNsRecord()]) {
                 ledger.order.append(key)
+                ledger.timeline.accepted(body, at: MonotonicClock.nanoseconds())
             }
         }
         return .respond(status: 200, headers: [("apns-id", apnsID)], body: Data())
@@ -152,6 +154,29 @@ extension FakeProviderState {
         record.accepted += 1
         record.last = notification
         return record.accepted == 1
+    }
+
+    /// When the notifications of each moment were first and last accepted (an `apns-id`'s first
+    /// acceptance only), by the payload's `moment.id`: what a latency benchmark reads.
+    package var timeline: [(momentID: String?, first: Int64, last: Int64, count: Int)] {
+        let entries = ledger.withLock { $0.timeline.entries }
+        // By moment: one moment's payloads differ by wording (jinx-safe, a device's team names).
+        var byMoment: [String: (first: Int64, last: Int64, count: Int)] = [:]
+        var unnamed: [(momentID: String?, first: Int64, last: Int64, count: Int)] = []
+        for entry in entries {
+            let object = (try? JSONSerialization.jsonObject(with: entry.payload)) as? [String: Any]
+            guard let id = (object?["moment"] as? [String: Any])?["id"] as? String else {
+                unnamed.append((nil, entry.first, entry.last, entry.count))
+                continue
+            }
+            if let known = byMoment[id] {
+                byMoment[id] = (min(known.first, entry.first), max(known.last, entry.last), known.count + entry.count)
+            } else {
+                byMoment[id] = (entry.first, entry.last, entry.count)
+            }
+        }
+        return byMoment.map { ($0.key, $0.value.first, $0.value.last, $0.value.count) }.sorted { $0.first < $1.first }
+            + unnamed
     }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {

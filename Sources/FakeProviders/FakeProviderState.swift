@@ -51,6 +51,39 @@ package final class FakeProviderState: Sendable {
         var subscriptions: [String: WebPushSubscription] = [:]
         var webhooks: [String: (secret: String, received: [(id: String, body: Data)])] = [:]
         var requests = 0
+        var timeline = AcceptedTimeline()
+    }
+
+    /// First and last acceptance of each distinct APNs payload (a fan-out sends one payload to
+    /// many devices), on CLOCK_MONOTONIC.
+    struct AcceptedTimeline {
+        struct Entry {
+            var payload: Data
+            var first: Int64
+            var last: Int64
+            var count: Int
+        }
+
+        var entries: [Entry] = []
+        private var index: [Data: Int] = [:]
+        /// The entry of the payload accepted last: a fan-out's requests carry the same one.
+        private var lastIndex: Int?
+
+        mutating func accepted(_ payload: Data, at nanoseconds: Int64) {
+            let position: Int
+            if let lastIndex, entries[lastIndex].payload == payload {
+                position = lastIndex
+            } else if let known = index[payload] {
+                position = known
+            } else {
+                position = entries.count
+                entries.append(Entry(payload: payload, first: nanoseconds, last: nanoseconds, count: 0))
+                index[payload] = position
+            }
+            entries[position].last = nanoseconds
+            entries[position].count += 1
+            lastIndex = position
+        }
     }
 
     package let configuration: FakeProviderConfiguration

@@ -317,6 +317,22 @@ package final class FakeStatsAPIServer: Sendable {
         router.get("requests") { [self] _, _ in
             Self.json(try Self.encoder.encode(requestCounts))
         }
+        router.get("clock") { [self] _, _ in
+            // The game clock now beside CLOCK_MONOTONIC: when the feed shows a play, on the machine's
+            // clock (what a latency benchmark measures from).
+            let speed: Double =
+                switch clock {
+                case let scaled as ScaledWallClock: scaled.speed
+                case is ManualWallClock: 0
+                default: 1
+                }
+            let now = clock.now()
+            let monotonic = MonotonicClock.nanoseconds()
+            return Self.json(
+                try JSONSerialization.data(withJSONObject: [
+                    "now": now.timeIntervalSince1970, "monotonic_ns": monotonic, "speed": speed,
+                ]))
+        }
         return router
     }
 }
@@ -327,7 +343,7 @@ struct UnknownRouteMiddleware<Context: RequestContext>: RouterMiddleware {
     static var routes: String {
         "GET /api/v1/schedule?date=, /api/v1.1/game/{pk}/feed/live[?timecode=], "
             + "/api/v1.1/game/{pk}/feed/live/diffPatch?startTimecode=, /api/v1.1/game/{pk}/feed/live/timestamps, "
-            + "GET|POST|DELETE /faults, GET /requests"
+            + "GET|POST|DELETE /faults, GET /requests, GET /clock"
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)

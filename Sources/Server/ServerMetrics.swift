@@ -40,11 +40,15 @@ package final class ServerMetrics: Sendable {
 
     /// The latency buckets of `nohit_alert_latency_seconds`, in seconds.
     package static let latencyBuckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+    /// The buckets of `nohit_play_to_send_seconds`: around the goal of a second and a half from the
+    /// play, and a poll's wait (10 s) beyond it.
+    package static let playToSendBuckets: [Double] = [0.25, 0.5, 1, 1.5, 2, 3, 5, 10, 15, 30, 60]
 
     package init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.valueHistogramBuckets["nohit_alert_latency_seconds"] = Self.latencyBuckets
+        factory.valueHistogramBuckets["nohit_play_to_send_seconds"] = Self.playToSendBuckets
         self.factory = factory
         liveEvents = registry.makeCounter(
             name: "nohit_live_events_total", help: "Events published on the live stream.")

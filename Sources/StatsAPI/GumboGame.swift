@@ -27,6 +27,9 @@ package struct GumboGame: Sendable {
     package var decisions: LiveData.Decisions?
     /// The feed's timecode.
     package var timeStamp: String
+    /// The source's own time of the game's latest play: the last completed play's `endTime`, or
+    /// the feed's timecode when no play has one (where the play-to-send latency starts).
+    package var playedAt: Date?
     /// The first pitch, as scheduled.
     package var start: Date?
     /// Play events that did not decode and the play that could not be read, each with its place.
@@ -55,6 +58,9 @@ package struct GumboGame: Sendable {
         feedStatus = feed.gameData.status
         decisions = feed.liveData.decisions
         timeStamp = feed.metaData.timeStamp
+        playedAt =
+            feed.liveData.plays.allPlays.last { $0.about.isComplete }?.about.endTime.flatMap(Self.date(iso:))
+            ?? PollerHealth.date(timeStamp: feed.metaData.timeStamp)
         start = feed.gameData.datetime.dateTime.flatMap { ISO8601DateFormatter().date(from: $0) }
         scheduledInnings = feed.liveData.linescore?.scheduledInnings ?? 9
         let teams = feed.gameData.teams
@@ -90,6 +96,13 @@ package struct GumboGame: Sendable {
         }
         starters = try Self.starters(box, gamePk: feed.gamePk)
         read(feed.liveData.plays.allPlays)
+    }
+
+    /// An ISO 8601 time as the Stats API writes it, with or without fractional seconds
+    /// (`2020-08-26T02:06:25.484Z`).
+    static func date(iso text: String) -> Date? {
+        (try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)))
+            ?? (try? Date(text, strategy: .iso8601))
     }
 
     // MARK: Lineups

@@ -25,6 +25,8 @@ package struct StatsAPISource: Service {
 
     /// When several instances share the games: which ones this instance says (nil: all of them).
     package var claims: (any GameClaims)?
+    /// Where each game's latest play time is noted (the play-to-send latency), if anywhere.
+    package var playTimes: PlayTimes?
 
     package init(poller: StatsAPIPoller, sink: any GameFeedSink, claims: (any GameClaims)? = nil) {
         self.poller = poller
@@ -72,6 +74,7 @@ package struct StatsAPISource: Service {
     package func say(_ game: GumboGame) async throws {
         let now = poller.clock.now()
         let items = ledger.withLock { $0.items(for: game, now: now) }
+        if !items.isEmpty, let played = game.playedAt { playTimes?.played(gameID: game.gameID, at: played) }
         for item in items { try await sink.receive(item, gameID: game.gameID, at: now) }
         if game.isFinal { try await claims?.finished(game.gameID) }
     }

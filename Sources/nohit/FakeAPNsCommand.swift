@@ -21,7 +21,8 @@ struct FakeAPNsCommand: AsyncParsableCommand {
             answers by token prefix: 400 BadDeviceToken, 403 Forbidden, 410 Unregistered (4100: unregistered \
             long ago), 413 PayloadTooLarge, 429/500/503 fail then succeed, 60a GOAWAY then succeed, 57a11 \
             stall then succeed, e0 expired provider token; any other hex token is accepted. GET /accepted \
-            lists every accepted apns-id with how many times (GET /accepted/count: the counts alone); \
+            lists every accepted apns-id with how many times (GET /accepted/count: the counts alone; GET \
+            /accepted/timeline: each moment's first and last acceptance, CLOCK_MONOTONIC nanoseconds); \
             GET /notifications/<apns-id> shows one; \
             GET /stats counts statuses; POST /reset forgets everything.
 

@@ -16,7 +16,8 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
         abstract: "Serve a Retrosheet day as MLB's Stats API would show it live (schedule, feed, diffPatch).",
         discussion: """
             The day's games play on a clock running --speed times real time from a minute before the first \
-            pitch (each game from its real start, over its real length). Under /api/: GET v1/schedule?date=; \
+            pitch, or --lead real seconds before it (each game from its real start, over its real length). \
+            Under /api/: GET v1/schedule?date=; \
             v1.1/game/{pk}/feed/live (?timecode= for a past state); feed/live/diffPatch?startTimecode= (RFC 6902 \
             patches, or the whole feed without a usable start); feed/live/timestamps; and the Gameday push, a \
             WebSocket at v1/game/push/subscribe/gameday/{pk} (a message naming the feed's new timecode each \
@@ -28,7 +29,8 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
             the next n matching responses or push messages carry it (a re-scored play stays re-scored: by \
             default the game's latest hit becomes an error; a delayed message comes 5 s of game clock late by \
             default; a silent socket sends nothing more). GET /faults lists those pending, DELETE /faults drops \
-            them; GET /requests counts requests by route (push: sockets opened, push message: messages sent).
+            them; GET /requests counts requests by route (push: sockets opened, push message: messages sent); \
+            GET /clock shows the game clock beside CLOCK_MONOTONIC (when a play shows, on the machine's clock).
             """
     )
 
@@ -64,9 +66,18 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
     @Option(help: "The wait hint (metaData.wait, seconds) the feeds carry.")
     var wait = 10
 
+    @Option(
+        help: ArgumentHelp(
+            "Real seconds from the start to the first pitch (default: a minute of the game clock, at --speed).",
+            valueName: "seconds"))
+    var lead: Double?
+
     func validate() throws {
         if let speed, !(speed >= 0 && speed.isFinite) {
             throw ValidationError("--speed must be 0 or more, not \(speed)")
+        }
+        if let lead, !(lead >= 0 && lead <= 86_400) {
+            throw ValidationError("--lead must be 0 to 86400 seconds, not \(lead)")
         }
         guard (1...300).contains(wait) else { throw ValidationError("--wait must be 1 to 300 seconds, not \(wait)") }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
@@ -92,7 +103,8 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
         let clock: any WallClock =
             speed == 0
             ? ManualWallClock(games.map(\.end).max()!.addingTimeInterval(3600))
-            : ScaledWallClock(virtualStart: firstPitch.addingTimeInterval(-60), speed: speed)
+            : ScaledWallClock(
+                virtualStart: firstPitch.addingTimeInterval(-(lead.map { $0 * speed } ?? 60)), speed: speed)
         let server = FakeStatsAPIServer(date: date, games: games, clock: clock, wait: wait)
         let router = server.router()
         let app = Application(

@@ -391,12 +391,15 @@ struct ServeCommand: AsyncParsableCommand {
             if let pushURL {
                 poller.push = GamedayPushClient(baseURL: pushURL, logger: Logger(label: "nohit.statsapi.push"))
             }
+            var statsAPI: StatsAPISource
             if let shared {
                 let games = SharedGames(leases: shared.leases, log: shared.log)
-                source = StatsAPISource(poller: poller, sink: games, claims: games)
+                statsAPI = StatsAPISource(poller: poller, sink: games, claims: games)
             } else {
-                source = StatsAPISource(poller: poller, sink: runtime.hub)
+                statsAPI = StatsAPISource(poller: poller, sink: runtime.hub)
             }
+            statsAPI.playTimes = runtime.pipeline.statistics.playTimes
+            source = statsAPI
         } else if let shared {
             source = SharedReplaySource(
                 timeline: ReplayTimeline(games: games), leases: shared.leases, log: shared.log, clock: clock)

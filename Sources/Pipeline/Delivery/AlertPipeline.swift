@@ -44,6 +44,7 @@ package struct AlertPipeline: Sendable {
         self.wakes = wakes
         var publisher = MomentPublisher(outbox: store, directory: directory, wake: wakes)
         publisher.lifetime = staleAfter
+        publisher.playTimes = statistics.playTimes
         self.publisher = publisher
     }
 

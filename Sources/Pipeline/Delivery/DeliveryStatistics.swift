@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import CoreMetrics
 import Foundation
 import Histogram
@@ -9,7 +10,8 @@ import Synchronization
 /// histogram (HdrHistogram: exact percentiles to three significant digits, the same memory
 /// however long the service runs). Each outcome and latency also goes to swift-metrics
 /// (`nohit_deliveries_total{channel,outcome}`, `nohit_provider_token_refreshes_total{channel}`,
-/// `nohit_alert_latency_seconds{channel}`) through the factory given, if any.
+/// `nohit_alert_latency_seconds{channel}`, and `nohit_play_to_send_seconds{channel}` from the
+/// source's own time of the play, where `playTimes` knows it) through the factory given, if any.
 package final class DeliveryStatistics: Sendable {
     /// One channel's outcomes since start.
     package struct Counts: Sendable {
@@ -20,6 +22,11 @@ package final class DeliveryStatistics: Sendable {
         package var tokenRefreshes = 0
         /// Latencies in microseconds, up to an hour.
         package var latency = Histogram<UInt64>(
+            highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+
+        /// From the source's own time of the play to the provider's acknowledgement, in
+        /// microseconds, for the deliveries whose play time is known (`PlayTimes`).
+        package var playToSend = Histogram<UInt64>(
             highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
 
         /// The latency at `percentile` (0-100), in seconds.
@@ -48,7 +55,7 @@ package final class DeliveryStatistics: Sendable {
     /// The swift-metrics objects of one channel.
     private struct Meters: Sendable {
         var delivered, retried, failed, pruned, refreshes: Counter
-        var latency: Recorder
+        var latency, playToSend: Recorder
 
         init(_ channel: ChannelKind, factory: any MetricsFactory) {
             func outcome(_ name: String) -> Counter {
@@ -66,10 +73,15 @@ package final class DeliveryStatistics: Sendable {
             latency = Recorder(
                 label: "nohit_alert_latency_seconds", dimensions: [("channel", channel.rawValue)], aggregate: true,
                 factory: factory)
+            playToSend = Recorder(
+                label: "nohit_play_to_send_seconds", dimensions: [("channel", channel.rawValue)], aggregate: true,
+                factory: factory)
         }
     }
 
     private let state = Mutex(Snapshot())
+    /// The plays' times, by the rows published from them: the source and the publisher note them.
+    package let playTimes = PlayTimes()
     private let meters: Mutex<[ChannelKind: Meters]>
     private let factory: (any MetricsFactory)?
 
@@ -125,6 +137,20 @@ package final class DeliveryStatistics: Sendable {
             _ = state.byChannel[channel]!.latency.record(microseconds)
         }
         meter(channel)?.latency.record(seconds)
+    }
+
+    /// A delivery acknowledged at `now`: from its play's time, when this instance knows it and it
+    /// is on this server's clock (a replayed day's plays carry that day's times: not measured).
+    func recordPlayToSend(_ channel: ChannelKind, bidKey: String, createdAt: Date, now: Date) {
+        guard let played = playTimes.playTime(bidKey: bidKey, at: createdAt) else { return }
+        let seconds = now.timeIntervalSince(played)
+        guard (-60...3600).contains(seconds) else { return }
+        let clamped = max(0, seconds)
+        state.withLock { state in
+            if state.byChannel[channel] == nil { state.byChannel[channel] = Counts() }
+            _ = state.byChannel[channel]!.playToSend.record(UInt64(clamped * 1e6))
+        }
+        meter(channel)?.playToSend.record(clamped)
     }
 
     package func reset() {

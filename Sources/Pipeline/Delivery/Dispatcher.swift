@@ -173,7 +173,9 @@ package struct Dispatcher: Sendable {
         switch decision.action {
         case .markDelivered:
             statistics.record(kind, .delivered)
-            statistics.recordLatency(kind, acknowledgementClock.now().timeIntervalSince(claimed.createdAt))
+            let acknowledged = acknowledgementClock.now()
+            statistics.recordLatency(kind, acknowledged.timeIntervalSince(claimed.createdAt))
+            statistics.recordPlayToSend(kind, bidKey: claimed.bidKey, createdAt: claimed.createdAt, now: acknowledged)
         case .refreshTokenAndRetry:
             break
         case .retry(_, let reason):

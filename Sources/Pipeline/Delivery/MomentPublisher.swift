@@ -66,6 +66,8 @@ package struct MomentPublisher: Sendable {
     package let wake: [ChannelKind: WakeSignal]
     /// After this long a moment's alerts are stale (`apns-expiration`, Web Push `TTL`).
     package var lifetime: TimeInterval = 30 * 60
+    /// Where the rows' play times are noted (the play-to-send latency), if anywhere.
+    package var playTimes: PlayTimes?
 
     package init(outbox: any OutboxStore, directory: DeviceDirectory, wake: [ChannelKind: WakeSignal]) {
         self.outbox = outbox
@@ -140,6 +142,8 @@ package struct MomentPublisher: Sendable {
                 }
             return StoredPayload(key: key, body: body)
         }
+        // Noted before the rows exist: a dispatcher may send them as soon as they do.
+        if !deliveries.isEmpty { playTimes?.published(gameID: moment.gameID, bidKey: bidKey, at: time) }
         let isNew = try await outbox.record(
             StoredMoment(moment: moment, game: game, occurredAt: time), payloads: payloads, deliveries: deliveries)
         if isNew {
