@@ -34,6 +34,9 @@ struct SSEBenchmark: AsyncParsableCommand {
     @Option(help: "Client processes sharing the clients (each on one event-loop thread).")
     var clientProcesses = 1
 
+    @Option(help: "The server's event-loop threads (`nohit serve` runs one per core).")
+    var serverThreads = 1
+
     @Flag(
         help:
             "Replay the plays alone, without the count after each pitch between them (the workload before the board followed pitches)."
@@ -116,7 +119,7 @@ struct SSEBenchmark: AsyncParsableCommand {
                 AlertConsumer(publisher: pipeline.publisher), PublicationClock(feed: feed, recorder: recorder),
                 LiveConsumer(board: board, feed: feed),
             ], logger: logger)
-        let serverLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let serverLoops = MultiThreadedEventLoopGroup(numberOfThreads: serverThreads)
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: api.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
@@ -127,7 +130,15 @@ struct SSEBenchmark: AsyncParsableCommand {
         var ports = portStream.makeAsyncIterator()
         guard let port = await ports.next() else { throw ValidationError("the server did not start") }
 
-        // The clients, in their own process (each side needs one descriptor per connection).
+        // The clients, in their own process (each side needs one descriptor per connection): as
+        // many as this process can still open, with a few to spare.
+        let room = Self.openFileLimit() - Self.openFiles() - 16
+        let clients = min(self.clients, room)
+        if clients < self.clients {
+            print(
+                "note: \(self.clients) clients asked, \(clients) taken: the server process may open \(Self.openFileLimit()) "
+                    + "files (its hard limit) and has \(Self.openFiles()) open")
+        }
         let timeline = ReplayTimeline(games: games, announced: clock.now(), pitches: !withoutPitches)
         let all = timeline.entries
         let moments = timeline.moments().count
@@ -187,7 +198,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         }
         print(
             "workload: \(clients) SSE clients (HTTP/1.1; the clients in \(clientProcesses) other process(es), "
-                + "each on 1 event-loop thread, the server on 1) "
+                + "each on 1 event-loop thread, the server on \(serverThreads)) "
                 + "on `nohit serve`'s router, game hub, live board and stream while \(date) is replayed: "
                 + "\(all.count) entries (each game's schedule, lineups and start, plays, "
                 + (withoutPitches ? "" : "the count after each pitch between plays, ") + "end) over \(Int(seconds)) s, "
@@ -297,6 +308,18 @@ struct SSEBenchmark: AsyncParsableCommand {
             _ = setrlimit(RLIMIT_NOFILE_VALUE, &raised)
             print("note: open files limited to \(limit.rlim_max); \(wanted) wanted")
         }
+    }
+
+    /// The soft limit on open files now.
+    static func openFileLimit() -> Int {
+        var limit = rlimit()
+        getrlimit(RLIMIT_NOFILE_VALUE, &limit)
+        return Int(limit.rlim_cur)
+    }
+
+    /// Files this process has open now.
+    static func openFiles() -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
     }
 
     static var RLIMIT_NOFILE_VALUE: __rlimit_resource_t { __rlimit_resource_t(RLIMIT_NOFILE.rawValue) }

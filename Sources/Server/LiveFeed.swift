@@ -15,35 +15,71 @@ package struct LiveEvent: Sendable, Hashable {
         case heartbeat
     }
 
-    package var id: Int
-    package var kind: Kind
+    /// The event's fields, in one object: a client's queue holds a reference, so queueing an
+    /// event for each of thousands of clients retains one object, not its buffers and strings.
+    private final class Storage: Sendable {
+        let id: Int
+        let kind: Kind
+        let key: String?
+        let data: String
+        let frame: ByteBuffer
+        let body: ByteBuffer
+        let message: ByteBuffer
+        /// Kind and game: what a newer event supersedes (nil for moments), made once.
+        let slot: String?
+
+        init(id: Int, kind: Kind, key: String?, data: String) {
+            self.id = id
+            self.kind = kind
+            self.key = key
+            self.data = data
+            body = ByteBuffer(
+                string: kind == .heartbeat ? ": keep-alive\n\n" : "event: \(kind.rawValue)\ndata: \(data)\n\n")
+            frame = ByteBuffer(
+                string: kind == .heartbeat
+                    ? ": keep-alive\n\n" : "id: \(id)\nevent: \(kind.rawValue)\ndata: \(data)\n\n")
+            message = ByteBuffer(
+                string: kind == .heartbeat ? "" : #"{"id":\#(id),"event":"\#(kind.rawValue)","data":\#(data)}"#)
+            slot = key.map { "\(kind.rawValue):\($0)" }
+        }
+    }
+
+    private let storage: Storage
+
+    package var id: Int { storage.id }
+    package var kind: Kind { storage.kind }
     /// The game a `game` or `score` event is about: a newer event of the same kind and game
     /// supersedes it for a client that has not received it yet. Nil for moments (never
     /// superseded).
-    package var key: String?
+    package var key: String? { storage.key }
     /// The event's JSON document.
-    package var data: String
+    package var data: String { storage.data }
     /// The event as Server-Sent Events bytes with its id, encoded once and shared by every
     /// client's write.
-    package var frame: ByteBuffer
+    package var frame: ByteBuffer { storage.frame }
     /// The same without the `id:` line, for a batch whose ids are written where they hold (see
     /// `LiveBatch`).
-    package var body: ByteBuffer
+    package var body: ByteBuffer { storage.body }
     /// The event as one WebSocket text message, `{"id":N,"event":"moment","data":{...}}`, also
     /// encoded once.
-    package var message: ByteBuffer
+    package var message: ByteBuffer { storage.message }
+    /// Kind and game (`game:CHA202008250`): the waiting event a newer one supersedes.
+    var slot: String? { storage.slot }
 
     package init(id: Int, kind: Kind, data: String, key: String? = nil) {
-        self.id = id
-        self.kind = kind
-        self.key = kind == .moment ? nil : key
-        self.data = data
-        body = ByteBuffer(
-            string: kind == .heartbeat ? ": keep-alive\n\n" : "event: \(kind.rawValue)\ndata: \(data)\n\n")
-        frame = ByteBuffer(
-            string: kind == .heartbeat ? ": keep-alive\n\n" : "id: \(id)\nevent: \(kind.rawValue)\ndata: \(data)\n\n")
-        message = ByteBuffer(
-            string: kind == .heartbeat ? "" : #"{"id":\#(id),"event":"\#(kind.rawValue)","data":\#(data)}"#)
+        storage = Storage(id: id, kind: kind, key: kind == .moment ? nil : key, data: data)
+    }
+
+    package static func == (lhs: LiveEvent, rhs: LiveEvent) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.id == rhs.id && lhs.kind == rhs.kind && lhs.key == rhs.key && lhs.data == rhs.data)
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(kind)
+        hasher.combine(key)
+        hasher.combine(data)
     }
 }
 
@@ -102,6 +138,14 @@ package final class LiveSubscription: AsyncSequence, Sendable {
         var finished = false
 
         mutating func take() -> LiveBatch {
+            // A client that keeps up: one event, one array.
+            if pending.count == 1, let event = pending[0] {
+                pending.removeAll(keepingCapacity: true)
+                latest.removeAll(keepingCapacity: true)
+                count = 0
+                moments = 0
+                return LiveBatch(events: [event])
+            }
             var moments: [LiveEvent] = []
             var others: [LiveEvent] = []
             moments.reserveCapacity(self.moments)
@@ -137,7 +181,7 @@ package final class LiveSubscription: AsyncSequence, Sendable {
         return state.withLock { state in
             guard !state.finished else { return .queued(nil) }
             if event.kind == .heartbeat, state.count > 0 { return .queued(nil) }
-            let slot = coalesce ? event.key.map { "\(event.kind.rawValue):\($0)" } : nil
+            let slot = coalesce ? event.slot : nil
             let superseded = slot.flatMap { state.latest[$0] }
             guard state.count - (superseded == nil ? 0 : 1) < limit else { return .full }
             if let superseded {
