@@ -47,7 +47,9 @@ struct LatencyBenchmark: AsyncParsableCommand {
     @Option(help: "The feeds' wait hint (metaData.wait, seconds): how long the poller waits between polls.")
     var wait = 10
 
-    @Option(help: "Real seconds from the fake's start to the day's first pitch (the server starts meanwhile).")
+    @Option(
+        help:
+            "Real seconds from the fake's start to the day's first pitch (the server and its clients start meanwhile).")
     var lead = 20.0
 
     @Option(help: "Retrosheet data (the bundled 2020 season by default).")
@@ -75,6 +77,9 @@ struct LatencyBenchmark: AsyncParsableCommand {
         var pushes = 0
         var momentsPushed = 0
         var unmatched = 0
+        var sseUnmatched = 0
+        /// Receipts before their play was published: a moment put down to the wrong play.
+        var early = 0
         var serverCPU = 0.0
         var requests: [String: Int] = [:]
     }
@@ -166,14 +171,19 @@ struct LatencyBenchmark: AsyncParsableCommand {
         print(
             "  the fake Stats API's counts: \(requests.joined(separator: ", ")); "
                 + String(format: "server CPU %.1f s", figures.serverCPU)
-                + (figures.unmatched > 0 ? "; \(figures.unmatched) moments not in the day's own (not measured)" : ""))
+                + (figures.unmatched > 0
+                    ? "; \(figures.unmatched) pushed moments not in the day's own (not measured)" : "")
+                + (figures.early > 0 ? "; \(figures.early) receipts BEFORE their play (wrongly attributed)" : "")
+                + (figures.sseUnmatched > 0
+                    ? "; \(figures.sseUnmatched) stream receipts of moments not in the day's own (not measured)" : ""))
     }
 
-    /// The p-th of the values (nearest rank), NaN for none.
+    /// The p-th of the values by nearest rank (the ⌈n·p⌉-th smallest), NaN for none.
     static func percentile(_ values: [Double], _ p: Double) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+        let rank = Int((Double(sorted.count) * p).rounded(.up))
+        return sorted[min(sorted.count - 1, max(0, rank - 1))]
     }
 
     static func number(_ value: Double) -> String {
@@ -189,7 +199,9 @@ struct LatencyBenchmark: AsyncParsableCommand {
 
     /// Every moment of the day (bid moments at every out, score moments) by id, with the game-clock
     /// time the fake's feed first shows the play that brings it: each game followed update by
-    /// update, as the fake publishes them (the feed is final with its last update).
+    /// update, as the fake publishes them. Not `ReplayTimeline.moments`: the fake's feed shows the
+    /// lineups with the first play and is final with its last update, where a replay says them at
+    /// the game's scheduled start and end.
     static func publications(_ games: [ReplayGame]) -> [String: Date] {
         var published: [String: Date] = [:]
         for game in games {
@@ -255,6 +267,9 @@ struct LatencyBenchmark: AsyncParsableCommand {
 
         // The SSE clients, in a process of their own, until told the day is over (stdin closed).
         var clients: (process: Process, input: Pipe, reader: AsyncStream<String>.AsyncIterator)?
+        defer {
+            if let process = clients?.process, process.isRunning { process.terminate() }
+        }
         if sseClients > 0 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -276,10 +291,19 @@ struct LatencyBenchmark: AsyncParsableCommand {
 
         // The fake's clock on the machine's: when its feed first shows each play.
         let clock = try await Self.json("http://127.0.0.1:\(statsPort)/clock", client: http)
-        guard let virtualNow = clock["now"] as? Double, let monotonic = (clock["monotonic_ns"] as? NSNumber)?.int64Value
-        else { throw ValidationError("the fake Stats API's /clock: \(clock)") }
+        guard let virtualNow = clock["now"] as? Double,
+            let monotonic = (clock["monotonic_ns"] as? NSNumber)?.int64Value,
+            clock["speed"] as? Double == speed
+        else { throw ValidationError("the fake Stats API's /clock is not at speed \(speed): \(clock)") }
         func monotonicNanoseconds(of time: Date) -> Int64 {
             monotonic + Int64((time.timeIntervalSince1970 - virtualNow) / speed * 1e9)
+        }
+        // Everything must be listening before the day's first moment.
+        guard let firstMoment = published.values.min(),
+            MonotonicClock.nanoseconds() < monotonicNanoseconds(of: firstMoment)
+        else {
+            throw ValidationError(
+                "the server and its clients were not ready before the day's first moment: give a longer --lead")
         }
 
         // The day: until its last play, a poll's wait and a little more; then until the fake APNs
@@ -315,16 +339,20 @@ struct LatencyBenchmark: AsyncParsableCommand {
         // The pushes: each moment's first and last acceptance.
         let timeline = try await Self.json(fake.description.url + "/accepted/timeline", client: apns)
         for entry in timeline["moments"] as? [[String: Any]] ?? [] {
+            figures.pushes += entry["count"] as? Int ?? 0
             guard let id = entry["moment"] as? String, let first = (entry["first_ns"] as? NSNumber)?.int64Value,
-                let last = (entry["last_ns"] as? NSNumber)?.int64Value, let count = entry["count"] as? Int
-            else { continue }
-            figures.pushes += count
+                let last = (entry["last_ns"] as? NSNumber)?.int64Value
+            else {
+                figures.unmatched += 1
+                continue
+            }
             guard let time = published[id] else {
                 figures.unmatched += 1
                 continue
             }
             let publishedAt = monotonicNanoseconds(of: time)
             figures.momentsPushed += 1
+            if first < publishedAt { figures.early += 1 }
             figures.firstPush.append(Double(first - publishedAt) / 1e9)
             figures.lastPush.append(Double(last - publishedAt) / 1e9)
         }
@@ -335,7 +363,11 @@ struct LatencyBenchmark: AsyncParsableCommand {
             while let line = await clients.reader.next() {
                 let fields = line.split(separator: " ")
                 guard fields.count == 2, fields[0] != "rss", let nanoseconds = Int64(fields[1]) else { continue }
-                guard let time = published[String(fields[0])] else { continue }
+                guard let time = published[String(fields[0])] else {
+                    figures.sseUnmatched += 1
+                    continue
+                }
+                if nanoseconds < monotonicNanoseconds(of: time) { figures.early += 1 }
                 figures.sse.append(Double(nanoseconds - monotonicNanoseconds(of: time)) / 1e9)
             }
             clients.process.waitUntilExit()

@@ -134,6 +134,10 @@ struct SSEBenchmark: AsyncParsableCommand {
         // many as this process can still open, with a few to spare.
         let room = Self.openFileLimit() - Self.openFiles() - 16
         let clients = min(self.clients, room)
+        guard clients >= clientProcesses else {
+            throw ValidationError(
+                "room for \(clients) clients only (open files), fewer than --client-processes \(clientProcesses)")
+        }
         if clients < self.clients {
             print(
                 "note: \(self.clients) clients asked, \(clients) taken: the server process may open \(Self.openFileLimit()) "
@@ -146,13 +150,20 @@ struct SSEBenchmark: AsyncParsableCommand {
         let connectStart = ContinuousClock.now
         var children: [Process] = []
         var readers: [AsyncStream<String>.AsyncIterator] = []
+        // Every client process started before any connects: starting a process copies this one's
+        // descriptor table (Foundation's Process crashed doing so with 10,000 connections open).
         for index in 0..<clientProcesses {
             let share = clients / clientProcesses + (index < clients % clientProcesses ? 1 : 0)
-            let (child, reader) = try await Self.startClients(
+            let (child, reader) = try Self.launchClients(
                 port: port, clients: share, expect: moments * share, timeout: Int(seconds) + 120,
                 cpu: cpuHog ? 1 : nil)
             children.append(child)
             readers.append(reader)
+        }
+        for index in readers.indices {
+            guard let ready = await readers[index].next(), ready.hasPrefix("connected") else {
+                throw ValidationError("a client process (for port \(port)) did not connect")
+            }
         }
         while feed.clientCount < clients { try await Task.sleep(for: .milliseconds(20)) }
         let connected = ContinuousClock.now - connectStart
@@ -247,6 +258,20 @@ struct SSEBenchmark: AsyncParsableCommand {
     static func startClients(port: Int, clients: Int, expect: Int, timeout: Int, cpu: Int? = nil) async throws -> (
         Process, AsyncStream<String>.AsyncIterator
     ) {
+        let (child, lines) = try launchClients(
+            port: port, clients: clients, expect: expect, timeout: timeout, cpu: cpu)
+        var reader = lines
+        guard let ready = await reader.next(), ready.hasPrefix("connected") else {
+            throw ValidationError("a client process (for port \(port)) did not connect")
+        }
+        return (child, reader)
+    }
+
+    /// `nohit-bench sse-clients` started: the process and its lines, the first of which says its
+    /// clients are connected.
+    static func launchClients(port: Int, clients: Int, expect: Int, timeout: Int, cpu: Int? = nil) throws -> (
+        Process, AsyncStream<String>.AsyncIterator
+    ) {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments =
@@ -257,11 +282,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         let output = Pipe()
         child.standardOutput = output
         try child.run()
-        var reader = lines(of: output.fileHandleForReading).makeAsyncIterator()
-        guard let ready = await reader.next(), ready.hasPrefix("connected") else {
-            throw ValidationError("a client process (for port \(port)) did not connect")
-        }
-        return (child, reader)
+        return (child, lines(of: output.fileHandleForReading).makeAsyncIterator())
     }
 
     /// A CLOCK_MONOTONIC reading from another process, as an instant of this one's clock (the

@@ -90,6 +90,13 @@ package enum GumboWriter {
         return formatter.string(from: date)
     }
 
+    /// A play's time as MLB writes it, to the millisecond (`2020-08-26T02:06:25.484Z`).
+    package static func isoMilliseconds(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
     package static func timeStamp(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -262,10 +269,10 @@ package enum GumboWriter {
                 }
                 addPlay(record, at: time)
             case .substitution(let appearance):
-                addSubstitution(appearance)
+                addSubstitution(appearance, at: time)
             case .lineupChange(let change):
                 // Retrosheet's records always give the slot; a change is placed as the engine would.
-                addSubstitution(state.appearance(for: change))
+                addSubstitution(state.appearance(for: change), at: time)
             }
         }
 
@@ -325,7 +332,8 @@ package enum GumboWriter {
                     count: record.count.map {
                         .init(balls: Int($0.balls), strikes: Int($0.strikes), outs: before.outs)
                     },
-                    player: nil, position: nil, replacedPlayer: nil, battingOrder: nil, pitchData: nil))
+                    player: nil, position: nil, replacedPlayer: nil, battingOrder: nil, pitchData: nil,
+                    endTime: isoMilliseconds(time)))
             if pitched { pitchesWritten += 1 }
             // The fielders credited: who first played the ball, and each error, on the first
             // movement written.
@@ -366,7 +374,7 @@ package enum GumboWriter {
                 credits = []
             }
             let last = plays.count - 1
-            plays[last].about.endTime = iso(time)
+            plays[last].about.endTime = isoMilliseconds(time)
             plays[last].count = .init(
                 balls: Int(record.count?.balls ?? 0), strikes: Int(record.count?.strikes ?? 0), outs: state.outs)
             plays[last].matchup.pitcher = Person(id: people.id(result.pitcher), fullName: nil)
@@ -402,7 +410,7 @@ package enum GumboWriter {
             plays[plays.count - 1].playEvents.append(.value(event))
         }
 
-        mutating func addSubstitution(_ appearance: Appearance) {
+        mutating func addSubstitution(_ appearance: Appearance, at time: Date) {
             let side = appearance.side
             let slot = Int(appearance.battingSlot)
             let replaced: PlayerID =
@@ -449,7 +457,7 @@ package enum GumboWriter {
                 count: state.count.map { .init(balls: Int($0.balls), strikes: Int($0.strikes), outs: state.outs) },
                 player: Person(id: id, fullName: nil), position: position,
                 replacedPlayer: replaced.isNone ? nil : Person(id: people.id(replaced), fullName: nil),
-                battingOrder: order, pitchData: nil)
+                battingOrder: order, pitchData: nil, endTime: isoMilliseconds(time))
             _ = try? state.apply(.substitution(appearance))
             if open {
                 var event = event

@@ -28,7 +28,9 @@ package struct GumboGame: Sendable {
     /// The feed's timecode.
     package var timeStamp: String
     /// The source's own time of the game's latest play: the last completed play's `endTime`, or
-    /// the feed's timecode when no play has one (where the play-to-send latency starts).
+    /// that of an action (a stolen base, a pickoff, a substitution) in the plate appearance under
+    /// way when it is later; the feed's timecode when no play has one (where the play-to-send
+    /// latency starts).
     package var playedAt: Date?
     /// The first pitch, as scheduled.
     package var start: Date?
@@ -58,9 +60,7 @@ package struct GumboGame: Sendable {
         feedStatus = feed.gameData.status
         decisions = feed.liveData.decisions
         timeStamp = feed.metaData.timeStamp
-        playedAt =
-            feed.liveData.plays.allPlays.last { $0.about.isComplete }?.about.endTime.flatMap(Self.date(iso:))
-            ?? PollerHealth.date(timeStamp: feed.metaData.timeStamp)
+        playedAt = Self.playedAt(feed)
         start = feed.gameData.datetime.dateTime.flatMap { ISO8601DateFormatter().date(from: $0) }
         scheduledInnings = feed.liveData.linescore?.scheduledInnings ?? 9
         let teams = feed.gameData.teams
@@ -96,6 +96,23 @@ package struct GumboGame: Sendable {
         }
         starters = try Self.starters(box, gamePk: feed.gamePk)
         read(feed.liveData.plays.allPlays)
+    }
+
+    /// See `playedAt`. A pitch in the plate appearance under way brings no update: it is not a play.
+    static func playedAt(_ feed: GameFeed) -> Date? {
+        let plays = feed.liveData.plays.allPlays
+        let completed = plays.last { $0.about.isComplete }?.about.endTime.flatMap(date(iso:))
+        let action =
+            plays.last.flatMap { play in
+                play.about.isComplete
+                    ? nil
+                    : play.playEvents.compactMap(\.value).last { $0.type != "pitch" && $0.endTime != nil }
+            }?
+            .endTime.flatMap(date(iso:))
+        guard let latest = [completed, action].compactMap({ $0 }).max() else {
+            return PollerHealth.date(timeStamp: feed.metaData.timeStamp)
+        }
+        return latest
     }
 
     /// An ISO 8601 time as the Stats API writes it, with or without fractional seconds

@@ -74,7 +74,11 @@ package struct StatsAPISource: Service {
     package func say(_ game: GumboGame) async throws {
         let now = poller.clock.now()
         let items = ledger.withLock { $0.items(for: game, now: now) }
-        if !items.isEmpty, let played = game.playedAt { playTimes?.played(gameID: game.gameID, at: played) }
+        if let playTimes, !items.isEmpty {
+            // A re-scoring is not a play of the feed's latest time: what it brings is not measured.
+            let revised = items.contains { if case .revised = $0 { true } else { false } }
+            playTimes.played(gameID: game.gameID, at: revised ? nil : game.playedAt)
+        }
         for item in items { try await sink.receive(item, gameID: game.gameID, at: now) }
         if game.isFinal { try await claims?.finished(game.gameID) }
     }

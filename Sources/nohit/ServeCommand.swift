@@ -391,15 +391,16 @@ struct ServeCommand: AsyncParsableCommand {
             if let pushURL {
                 poller.push = GamedayPushClient(baseURL: pushURL, logger: Logger(label: "nohit.statsapi.push"))
             }
-            var statsAPI: StatsAPISource
             if let shared {
                 let games = SharedGames(leases: shared.leases, log: shared.log)
-                statsAPI = StatsAPISource(poller: poller, sink: games, claims: games)
+                source = StatsAPISource(poller: poller, sink: games, claims: games)
             } else {
-                statsAPI = StatsAPISource(poller: poller, sink: runtime.hub)
+                // The play-to-send latency, where this instance both reads the games and publishes
+                // their moments (with several, another instance may publish what this one read).
+                var statsAPI = StatsAPISource(poller: poller, sink: runtime.hub)
+                statsAPI.playTimes = runtime.pipeline.statistics.playTimes
+                source = statsAPI
             }
-            statsAPI.playTimes = runtime.pipeline.statistics.playTimes
-            source = statsAPI
         } else if let shared {
             source = SharedReplaySource(
                 timeline: ReplayTimeline(games: games), leases: shared.leases, log: shared.log, clock: clock)

@@ -25,42 +25,50 @@ import Testing
         #expect(GumboGame.date(iso: "yesterday") == nil)
     }
 
-    /// Giolito's game as the fake Stats API shows it at its end, said by the Stats API source into
-    /// a hub, its alerts to a console device acknowledged `delay` after the play.
-    func deliver(acknowledgedAfter delay: TimeInterval, playedOnThisClock: Bool) async throws -> (
-        played: Date, counts: DeliveryStatistics.Counts
-    ) {
+    /// Giolito's game read as the poller reads it, one feed at each of its updates, said by the
+    /// Stats API source into a hub, each read `delay` after its play; its alerts to a console
+    /// device sent before the next read.
+    func deliver(acknowledgedAfter delay: TimeInterval, playedOnThisClock: Bool) async throws
+        -> DeliveryStatistics.Counts
+    {
         let games = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet")])
         let game = try #require(games.first { $0.record.id == "CHA202008250" })
-        let feed = GumboWriter.feed(game, at: game.end, people: GumboWriter.People(games: games))
-        let gumbo = try GumboGame(feed)
-        let played = try #require(gumbo.playedAt)
-        // The last out, to the second the feed writes.
-        #expect(abs(played.timeIntervalSince(game.updates.last!.time)) < 1)
+        let people = GumboWriter.People(games: games)
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("play-to-send-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: directory.appendingPathComponent("store.sqlite").path)
-        let now = playedOnThisClock ? played.addingTimeInterval(delay) : Date()
+        // A replayed day's plays are years before this server's clock.
+        let shift = playedOnThisClock ? 0 : Date().timeIntervalSince(game.start)
+        let clock = ManualWallClock(game.start.addingTimeInterval(shift))
         try await store.register(
             Device(
-                id: UUID(), channel: .console(label: "fan"), registeredAt: now.addingTimeInterval(-3600), secretHash: ""
-            ))
-        let clock = ManualWallClock(now)
+                id: UUID(), channel: .console(label: "fan"), registeredAt: clock.now().addingTimeInterval(-3600),
+                secretHash: ""))
         let pipeline = AlertPipeline(store: store, channels: [ConsoleChannel(write: { _ in })], clock: clock)
         let hub = GameHub(consumers: [AlertConsumer(publisher: pipeline.publisher)])
         var source = StatsAPISource(
             poller: StatsAPIPoller(transport: Unanswered(), clock: clock, logger: Logger(label: "test")), sink: hub)
         source.playTimes = pipeline.statistics.playTimes
-        try await source.say(gumbo)
 
         let stop = StopSignal()
         let dispatching = Task { try await pipeline.runDispatchers(stop: stop) }
-        try await pipeline.waitUntilDrained(manual: nil)
+        for (time, update) in game.updates {
+            let gumbo = try GumboGame(GumboWriter.feed(game, at: time, people: people))
+            // The feed's time of its latest play: a play's own, to the millisecond MLB writes (a
+            // substitution between plate appearances shows with the next one).
+            if case .play(let record) = update, record.play != nil {
+                let played = try #require(gumbo.playedAt)
+                #expect(abs(played.timeIntervalSince(time)) < 0.001, "\(record) at \(time): \(played)")
+            }
+            clock.advance(to: time.addingTimeInterval(shift + delay))
+            try await source.say(gumbo)
+            try await pipeline.waitUntilIdle()
+        }
         stop.request()
         try await dispatching.value
-        return (played, try #require(pipeline.statistics.snapshot.byChannel[.console]))
+        return try #require(pipeline.statistics.snapshot.byChannel[.console])
     }
 
     /// A transport the test never calls (the source is told the feed directly).
@@ -70,19 +78,46 @@ import Testing
         }
     }
 
-    @Test func anAlertIsMeasuredFromTheSourcesTimeOfItsPlay() async throws {
-        let (_, counts) = try await deliver(acknowledgedAfter: 0.8, playedOnThisClock: true)
-        #expect(counts.delivered > 0)
-        // Every alert sent, from the play to its acknowledgement on the (stopped) clock.
+    @Test func eachAlertIsMeasuredFromItsOwnPlay() async throws {
+        let counts = try await deliver(acknowledgedAfter: 0.8, playedOnThisClock: true)
+        // Each hitless inning from the device's threshold on, and the no-hitter.
+        #expect(counts.delivered >= 3)
+        // Every alert sent, each from its own play to its acknowledgement on the (stopped) clock.
         #expect(counts.playToSend.totalCount == UInt64(counts.delivered))
         #expect((799_000...801_000).contains(counts.playToSend.min))
         #expect((799_000...801_000).contains(counts.playToSend.max))
     }
 
     @Test func aReplayedDaysPlayIsNotMeasured() async throws {
-        // The play's time is 2020's: the source does not keep this server's clock.
-        let (_, counts) = try await deliver(acknowledgedAfter: 0, playedOnThisClock: false)
-        #expect(counts.delivered > 0)
+        // The feed's plays are 2020's: the source does not keep this server's clock.
+        let counts = try await deliver(acknowledgedAfter: 0.8, playedOnThisClock: false)
+        #expect(counts.delivered >= 3)
         #expect(counts.playToSend.totalCount == 0)
+    }
+
+    @Test func anActionInThePlateAppearanceUnderWayIsTheLatestPlay() throws {
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [TestData.path("retrosheet")])
+        let game = try #require(games.first { $0.record.id == "CHA202008250" })
+        let time = game.updates[20].time
+        var feed = GumboWriter.feed(game, at: time, people: GumboWriter.People(games: games))
+        let completed = try #require(GumboGame(feed).playedAt)
+        // A plate appearance under way: a pitch, then a pickoff a minute later, then another pitch.
+        func event(_ index: Int, _ type: String, after seconds: TimeInterval) -> Lenient<PlayEvent> {
+            .value(
+                PlayEvent(
+                    index: index, type: type, details: .init(),
+                    endTime: GumboWriter.isoMilliseconds(completed.addingTimeInterval(seconds))))
+        }
+        var current = try #require(feed.liveData.plays.allPlays.last)
+        current.about.atBatIndex += 1
+        current.about.isComplete = false
+        current.about.endTime = nil
+        current.playEvents = [event(0, "pitch", after: 20), event(1, "pickoff", after: 60)]
+        feed.liveData.plays.allPlays.append(current)
+        #expect(abs(try #require(GumboGame(feed).playedAt).timeIntervalSince(completed) - 60) < 0.001)
+        // A pitch is not a play: the pickoff stays the latest.
+        feed.liveData.plays.allPlays[feed.liveData.plays.allPlays.count - 1].playEvents.append(
+            event(2, "pitch", after: 80))
+        #expect(abs(try #require(GumboGame(feed).playedAt).timeIntervalSince(completed) - 60) < 0.001)
     }
 }

@@ -5,8 +5,10 @@ import Synchronization
 /// the play-to-send latency (`nohit_play_to_send_seconds`) starts. The source notes a game's play
 /// time before it says what the play brings; the publisher notes, for the rows of a moment it
 /// writes, the play time of the moment's game; a dispatcher reads it back by the row's bid and
-/// time when the provider accepts. In memory, for this instance: rows published by another
-/// instance, or before a restart, are not measured.
+/// time when the provider accepts. In memory, for one instance that both reads the games and
+/// publishes their moments (not wired when several instances share the games); rows published
+/// before a restart are not measured. A read that brings several plays at once measures their
+/// moments from the latest.
 package final class PlayTimes: Sendable {
     private struct Published: Hashable {
         var bidKey: String
@@ -28,8 +30,9 @@ package final class PlayTimes: Sendable {
 
     package init() {}
 
-    /// The source's time of `gameID`'s latest play, as it is about to say what the play brings.
-    package func played(gameID: String, at time: Date) {
+    /// The source's time of `gameID`'s latest play, as it is about to say what the play brings;
+    /// nil when what it says is not a play of its time (a re-scoring): its moments are not measured.
+    package func played(gameID: String, at time: Date?) {
         state.withLock { $0.games[gameID] = time }
     }
 

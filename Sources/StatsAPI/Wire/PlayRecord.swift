@@ -211,6 +211,8 @@ package struct PlayEvent: Codable, Sendable, Hashable {
     package var replacedPlayer: Person?
     package var battingOrder: String?
     package var pitchData: PitchData?
+    /// When the event ended (ISO 8601, MLB's clock).
+    package var endTime: String?
 
     package struct Details: Codable, Sendable, Hashable {
         package var description: String?
@@ -268,8 +270,10 @@ package struct PlayEvent: Codable, Sendable, Hashable {
     package init(
         index: Int, type: String, isPitch: Bool? = nil, isSubstitution: Bool? = nil, details: Details,
         count: PlayRecord.Count? = nil, player: Person? = nil, position: FieldPosition? = nil,
-        replacedPlayer: Person? = nil, battingOrder: String? = nil, pitchData: PitchData? = nil
+        replacedPlayer: Person? = nil, battingOrder: String? = nil, pitchData: PitchData? = nil,
+        endTime: String? = nil
     ) {
+        self.endTime = endTime
         self.index = index
         self.type = type
         self.isPitch = isPitch
