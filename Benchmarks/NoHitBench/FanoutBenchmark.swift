@@ -88,9 +88,7 @@ struct FanoutBenchmark: AsyncParsableCommand {
         guard runs > 1 else { return }
         func summary(_ label: String, _ format: String, _ value: (Figures) -> Double) {
             let sorted = all.map(value).sorted()
-            let median =
-                sorted.count % 2 == 1
-                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+            let median = Medians.median(sorted)
             print(
                 "\(label) over \(runs) runs: median " + String(format: format, median) + ", min "
                     + String(format: format, sorted[0]) + ", max " + String(format: format, sorted[sorted.count - 1]))
@@ -395,9 +393,8 @@ struct FanoutBenchmark: AsyncParsableCommand {
     /// line up `perf record -k CLOCK_MONOTONIC` profiles with it).
     static func mark(_ label: String) {
         guard ProcessInfo.processInfo.environment["NOHIT_BENCH_MARKS"] != nil else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        print("mark \(label) \(now.tv_sec).\(String(format: "%09d", now.tv_nsec))")
+        let now = MonotonicClock.nanoseconds()
+        print("mark \(label) \(now / 1_000_000_000).\(String(format: "%09d", now % 1_000_000_000))")
     }
 
     private func register(

@@ -127,20 +127,14 @@ struct LatencyBenchmark: AsyncParsableCommand {
         guard runs > 1 else { return }
         for mode in modes {
             let runs = all[mode] ?? []
-            func median(_ values: [Double]) -> Double {
-                let sorted = values.sorted()
-                guard !sorted.isEmpty else { return .nan }
-                return sorted.count % 2 == 1
-                    ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-            }
             func line(_ label: String, _ values: (Figures) -> [Double]) -> String {
                 let p50 = runs.map { Self.percentile(values($0), 0.50) }
                 let p99 = runs.map { Self.percentile(values($0), 0.99) }
                 let max = runs.map { values($0).max() ?? .nan }
-                return "\(label) p50 " + String(format: "%.2f s", median(p50)) + ", p99 "
-                    + String(format: "%.2f s", median(p99)) + " (runs: "
+                return "\(label) p50 " + String(format: "%.2f s", Medians.median(p50)) + ", p99 "
+                    + String(format: "%.2f s", Medians.median(p99)) + " (runs: "
                     + p99.map { String(format: "%.2f", $0) }.joined(separator: ", ") + "), max "
-                    + String(format: "%.2f s", median(max))
+                    + String(format: "%.2f s", Medians.median(max))
             }
             print("\(Self.name(mode)), medians of \(runs.count) runs:")
             print("  " + line("play → first push accepted:", \.firstPush))

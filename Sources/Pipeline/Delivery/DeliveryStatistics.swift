@@ -131,12 +131,19 @@ package final class DeliveryStatistics: Sendable {
     }
 
     func recordLatency(_ channel: ChannelKind, _ seconds: Double) {
+        record(seconds, channel, in: \.latency, meter: \.latency)
+    }
+
+    /// A latency in one of a channel's histograms (up to an hour) and its swift-metrics recorder.
+    private func record(
+        _ seconds: Double, _ channel: ChannelKind, in histogram: WritableKeyPath<Counts, Histogram<UInt64>>,
+        meter recorder: KeyPath<Meters, Recorder>
+    ) {
         let microseconds = UInt64(max(0, min(seconds, 3600)) * 1e6)
         state.withLock { state in
-            if state.byChannel[channel] == nil { state.byChannel[channel] = Counts() }
-            _ = state.byChannel[channel]!.latency.record(microseconds)
+            _ = state.byChannel[channel, default: Counts()][keyPath: histogram].record(microseconds)
         }
-        meter(channel)?.latency.record(seconds)
+        meter(channel)?[keyPath: recorder].record(seconds)
     }
 
     /// A delivery acknowledged at `now`: from its play's time, when this instance knows it and it
@@ -145,12 +152,7 @@ package final class DeliveryStatistics: Sendable {
         guard let played = playTimes.playTime(bidKey: bidKey, at: createdAt) else { return }
         let seconds = now.timeIntervalSince(played)
         guard (-60...3600).contains(seconds) else { return }
-        let clamped = max(0, seconds)
-        state.withLock { state in
-            if state.byChannel[channel] == nil { state.byChannel[channel] = Counts() }
-            _ = state.byChannel[channel]!.playToSend.record(UInt64(clamped * 1e6))
-        }
-        meter(channel)?.playToSend.record(clamped)
+        record(max(0, seconds), channel, in: \.playToSend, meter: \.playToSend)
     }
 
     package func reset() {
