@@ -105,38 +105,55 @@ import Testing
 
     /// Sends `bytes` on a new connection to `port` and returns what came back before the server
     /// closed the connection (or `wait` passed).
+    ///
+    /// The answer is gathered and the deadline kept on the connection's event loop, not in tasks:
+    /// on a loaded machine the cooperative pool can be busy for seconds, and a reader and a timer
+    /// both waiting for it could let the timer win over an answer that came long before.
     static func exchange(_ bytes: [UInt8], port: Int, from source: String? = nil, wait: Duration = .seconds(10))
         async throws -> String
     {
-        let channel = try await connect(port: port, from: source)
-        return try await withThrowingTaskGroup(of: String.self) { group in
-            group.addTask {
-                try await channel.executeThenClose { inbound, outbound in
-                    var text = ""
-                    // One iterator: the inbound stream allows only one (a second one, made to
-                    // read on after a reset, stopped the whole test process in a CI run).
-                    var chunks = inbound.makeAsyncIterator()
-                    do {
-                        if !bytes.isEmpty { try await outbound.write(ByteBuffer(bytes: bytes)) }
-                    } catch {
-                        // The server may close while a long request is still going out: what it
-                        // answered before is what counts.
-                    }
-                    do {
-                        while let chunk = try await chunks.next() { text += String(buffer: chunk) }
-                    } catch {
-                        // A reset after (or instead of) the answer: what came is what counts.
-                    }
-                    return text
-                }
+        let group = MultiThreadedEventLoopGroup.singleton
+        let answer = group.next().makePromise(of: String.self)
+        var bootstrap = ClientBootstrap(group: group).channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(AnswerCollector(answer: answer))
             }
-            group.addTask {
-                try await Task.sleep(for: wait)
-                return "(no answer within \(wait))"
-            }
-            let first = try await group.next() ?? ""
-            group.cancelAll()
-            return first
+        }
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
+        let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(wait)) {
+            answer.succeed("(no answer within \(wait))")
+            channel.close(promise: nil)
+        }
+        // The server may close while a long request is still going out: what it answered before
+        // is what counts.
+        if !bytes.isEmpty { channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil) }
+        let text = try await answer.futureResult.get()
+        deadline.cancel()
+        try? await channel.close()
+        return text
+    }
+
+    /// Gathers what the server sends until it closes (or resets: what came is what counts).
+    final class AnswerCollector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let answer: EventLoopPromise<String>
+        let text = Mutex("")
+
+        init(answer: EventLoopPromise<String>) { self.answer = answer }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let chunk = unwrapInboundIn(data)
+            text.withLock { $0 += String(buffer: chunk) }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            answer.succeed(text.withLock { $0 })
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
         }
     }
 
