@@ -230,7 +230,7 @@ let package = Package(
         ),
         // Paths to the shared real data, for tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "AnalyticsTests", dependencies: ["Analytics"]),
+        .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "TestSupport"]),
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),

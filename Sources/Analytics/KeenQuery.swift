@@ -2,8 +2,8 @@ import Foundation
 
 /// Keen's analyses.
 public enum AnalysisType: String, Sendable, CaseIterable {
-    case count, count_unique, sum, average, minimum, maximum, median, percentile, select_unique, extraction, funnel,
-        multi_analysis
+    case count, count_unique, sum, average, minimum, maximum, median, percentile, standard_deviation, select_unique,
+        extraction, funnel, multi_analysis
 
     /// Whether the analysis reads `target_property`.
     var needsTarget: Bool {
@@ -14,21 +14,39 @@ public enum AnalysisType: String, Sendable, CaseIterable {
     }
 }
 
-/// A filter: `{"property_name": "a.b", "operator": "eq", "property_value": ...}`.
+/// A filter: `{"property_name": "a.b", "operator": "eq", "property_value": ...}`, or Keen's "or"
+/// filter, `{"operator": "or", "operands": [filter, ...]}`: an event passes when any operand
+/// passes (an operand may be an "or" filter itself; the filters of a list must all pass).
 public struct KeenFilter: Sendable, Hashable {
     public enum Operator: String, Sendable, CaseIterable {
-        case eq, ne, lt, lte, gt, gte, exists, `in`, contains, not_contains, within, regex
+        case eq, ne, lt, lte, gt, gte, exists, `in`, contains, not_contains, within, regex, or
     }
 
     public var path: String
     public var op: Operator
     public var value: JSONValue
+    /// An "or" filter's filters (empty for any other).
+    public var operands: [KeenFilter]
 
     public init(path: String, op: Operator, value: JSONValue) {
         self.path = path
         self.op = op
         self.value = value
+        operands = []
     }
+
+    /// An "or" filter of `operands`.
+    public init(or operands: [KeenFilter]) {
+        path = ""
+        op = .or
+        value = .null
+        self.operands = operands
+    }
+
+    /// How deep "or" filters may nest (a list's filter is depth 1).
+    public static let maximumDepth = 4
+    /// How many operands an "or" filter may have.
+    public static let maximumOperands = 100
 
     public static func parseList(_ value: JSONValue?) throws(KeenError) -> [KeenFilter] {
         switch value {
@@ -36,44 +54,7 @@ public struct KeenFilter: Sendable, Hashable {
         case .array(let items)?:
             var filters: [KeenFilter] = []
             for (index, item) in items.enumerated() {
-                guard let path = item["property_name"]?.string, !path.isEmpty else {
-                    throw .filter(index, "needs property_name, a property path such as user.id")
-                }
-                guard let name = item["operator"]?.string else { throw .filter(index, "needs an operator") }
-                guard let op = Operator(rawValue: name) else {
-                    throw .filter(
-                        index,
-                        "'\(name)' is not an operator (\(Operator.allCases.map(\.rawValue).joined(separator: ", ")))")
-                }
-                guard let operand = item["property_value"] else { throw .filter(index, "needs property_value") }
-                switch op {
-                case .exists:
-                    guard case .bool = operand else { throw .filter(index, "exists takes true or false") }
-                case .in:
-                    guard case .array = operand else { throw .filter(index, "in takes a list of values") }
-                case .contains, .not_contains:
-                    guard case .string = operand else { throw .filter(index, "\(name) takes a string") }
-                case .regex:
-                    guard let pattern = operand.string else { throw .filter(index, "regex takes a string") }
-                    do {
-                        _ = try LinearRegex(pattern)
-                    } catch {
-                        throw .filter(index, "regex '\(pattern.prefix(80))': \(error)")
-                    }
-                case .within:
-                    guard let coordinates = operand["coordinates"]?.array, coordinates.count == 2,
-                        coordinates.allSatisfy({ $0.number != nil }), operand["max_distance_miles"]?.number != nil
-                    else {
-                        throw .filter(
-                            index, "within takes {\"coordinates\": [longitude, latitude], \"max_distance_miles\": n}")
-                    }
-                case .lt, .lte, .gt, .gte:
-                    guard operand.number != nil || operand.string != nil else {
-                        throw .filter(index, "\(name) compares with a number or a string")
-                    }
-                case .eq, .ne: break
-                }
-                filters.append(KeenFilter(path: path, op: op, value: operand))
+                filters.append(try parse(item, index: index, at: "", depth: 1))
             }
             return filters
         case let other?:
@@ -81,8 +62,67 @@ public struct KeenFilter: Sendable, Hashable {
         }
     }
 
+    /// The filter `item`, the `index`th of its list; `at` names an operand's place within it
+    /// (".operands[2]") for the error.
+    static func parse(_ item: JSONValue, index: Int, at place: String, depth: Int) throws(KeenError) -> KeenFilter {
+        func fail(_ why: String) -> KeenError { .filter(index, place.isEmpty ? why : "\(place.dropFirst()): \(why)") }
+        guard case .object = item else { throw fail("a filter is an object, not \(item.typeName)") }
+        guard let name = item["operator"]?.string else { throw fail("needs an operator") }
+        guard let op = Operator(rawValue: name) else {
+            throw fail("'\(name)' is not an operator (\(Operator.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        if op == .or {
+            // Keen's form is `operands`; `property_value` holding the list is read the same.
+            let list = item["operands"].flatMap { $0 == .null ? nil : $0 } ?? item["property_value"]
+            guard let operands = list?.array, !operands.isEmpty else {
+                throw fail("or takes operands, a non-empty list of filters")
+            }
+            guard operands.count <= maximumOperands else {
+                throw fail("or takes at most \(maximumOperands) operands, not \(operands.count)")
+            }
+            guard depth < maximumDepth else { throw fail("or filters nest at most \(maximumDepth - 1) deep") }
+            var parsed: [KeenFilter] = []
+            for (position, operand) in operands.enumerated() {
+                parsed.append(try parse(operand, index: index, at: place + ".operands[\(position)]", depth: depth + 1))
+            }
+            return KeenFilter(or: parsed)
+        }
+        guard let path = item["property_name"]?.string, !path.isEmpty else {
+            throw fail("needs property_name, a property path such as user.id")
+        }
+        guard let operand = item["property_value"] else { throw fail("needs property_value") }
+        switch op {
+        case .exists:
+            guard case .bool = operand else { throw fail("exists takes true or false") }
+        case .in:
+            guard case .array = operand else { throw fail("in takes a list of values") }
+        case .contains, .not_contains:
+            guard case .string = operand else { throw fail("\(name) takes a string") }
+        case .regex:
+            guard let pattern = operand.string else { throw fail("regex takes a string") }
+            do {
+                _ = try LinearRegex(pattern)
+            } catch {
+                throw fail("regex '\(pattern.prefix(80))': \(error)")
+            }
+        case .within:
+            guard let coordinates = operand["coordinates"]?.array, coordinates.count == 2,
+                coordinates.allSatisfy({ $0.number != nil }), operand["max_distance_miles"]?.number != nil
+            else {
+                throw fail("within takes {\"coordinates\": [longitude, latitude], \"max_distance_miles\": n}")
+            }
+        case .lt, .lte, .gt, .gte:
+            guard operand.number != nil || operand.string != nil else {
+                throw fail("\(name) compares with a number or a string")
+            }
+        case .eq, .ne, .or: break
+        }
+        return KeenFilter(path: path, op: op, value: operand)
+    }
+
     var json: JSONValue {
-        ["property_name": .string(path), "operator": .string(op.rawValue), "property_value": value]
+        if op == .or { return ["operator": "or", "operands": .array(operands.map(\.json))] }
+        return ["property_name": .string(path), "operator": .string(op.rawValue), "property_value": value]
     }
 }
 

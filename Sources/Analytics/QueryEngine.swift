@@ -140,9 +140,15 @@ public enum QueryEngine {
         var filter: KeenFilter
         var regex: LinearRegex.Matcher?
         var set: Set<FieldValue> = []
+        /// An "or" filter's operands.
+        var operands: [CompiledFilter] = []
 
         /// Whether the values pass; a regex's work goes on `meter` (it may stop the query).
         func matches(_ values: [FieldValue?], meter: inout QueryMeter) throws(KeenError) -> Bool {
+            if filter.op == .or {
+                for operand in operands where try operand.matches(values, meter: &meter) { return true }
+                return false
+            }
             guard filter.op == .regex else { return matches(values) }
             guard case .string(let text)? = values[slot], let regex else { return false }
             var steps = 0
@@ -152,8 +158,10 @@ public enum QueryEngine {
         }
 
         func matches(_ values: [FieldValue?]) -> Bool {
+            if filter.op == .or { return operands.contains { $0.matches(values) } }
             let value = values[slot]
             switch filter.op {
+            case .or: return false
             case .exists:
                 return (value != nil) == (filter.value == .bool(true))
             case .eq:
@@ -224,6 +232,10 @@ public enum QueryEngine {
 
     static func compile(_ filters: [KeenFilter], reader: inout Reader, paths: [String]) -> [CompiledFilter] {
         filters.map { filter in
+            if filter.op == .or {
+                return CompiledFilter(
+                    slot: -1, filter: filter, operands: compile(filter.operands, reader: &reader, paths: paths))
+            }
             var compiled = CompiledFilter(
                 slot: reader.slot(filter.path, paths: paths, prefix: filter.op == .exists), filter: filter)
             if filter.op == .regex, let pattern = filter.value.string {
@@ -246,6 +258,9 @@ public enum QueryEngine {
         var maximum = -Double.infinity
         var samples: [Double] = []
         var distinct: Set<FieldValue> = []
+        /// Welford's running mean and sum of squared differences from it (standard_deviation).
+        var mean = 0.0
+        var squares = 0.0
 
         init(_ spec: AnalysisSpec) { self.spec = spec }
 
@@ -254,10 +269,15 @@ public enum QueryEngine {
             case .count: count += 1
             case .count_unique, .select_unique:
                 if let value, distinct.insert(value).inserted { try meter.charge(QueryEngine.footprint(value)) }
-            case .sum, .average, .minimum, .maximum, .median, .percentile:
+            case .sum, .average, .minimum, .maximum, .median, .percentile, .standard_deviation:
                 guard case .number(let number)? = value else { return }
                 numbers += 1
                 sum += number
+                if spec.type == .standard_deviation {
+                    let delta = number - mean
+                    mean += delta / Double(numbers)
+                    squares += delta * (number - mean)
+                }
                 minimum = Swift.min(minimum, number)
                 maximum = Swift.max(maximum, number)
                 if spec.type == .median || spec.type == .percentile {
@@ -280,6 +300,9 @@ public enum QueryEngine {
             case .median: return QueryEngine.percentile(samples, 50).map(JSONValue.number) ?? .null
             case .percentile:
                 return QueryEngine.percentile(samples, spec.percentile ?? 50).map(JSONValue.number) ?? .null
+            case .standard_deviation:
+                // The sample standard deviation (n - 1), as SQL's stddev: none below two values.
+                return numbers < 2 ? .null : .number((squares / Double(numbers - 1)).squareRoot())
             default: return .null
             }
         }
