@@ -165,6 +165,8 @@ public struct KeenQuery: Sendable {
     public var propertyNames: [String]?
     public var analyses: [(label: String, spec: AnalysisSpec)]
     public var steps: [FunnelStep]
+    /// `max_age`: seconds a cached result may be old and still answer.
+    public var maxAge: Int?
 
     /// Query-string parameters as Keen's clients send them (`filters`, `steps`, `analyses`,
     /// `order_by`, `property_names` JSON-encoded; `timeframe` and `group_by` JSON when they are
@@ -282,9 +284,10 @@ public struct KeenQuery: Sendable {
             }
             latest = try whole(found, "latest", 1...QueryEngine.maximumExtraction)
         }
+        var maxAge: Int?
         if let found = value("max_age") {
-            // A cache hint (Keen's cached queries): read and checked.
-            _ = try whole(found, "max_age", 0...31_536_000)
+            // A cached result no older than this many seconds may answer (the server keeps them).
+            maxAge = try whole(found, "max_age", 0...31_536_000)
         }
         var propertyNames: [String]?
         if let found = value("property_names") {
@@ -351,14 +354,14 @@ public struct KeenQuery: Sendable {
             analysis: spec, collection: collection, filters: try KeenFilter.parseList(value("filters")) + keyFilters,
             timeframe: timeframe, timeframeJSON: timeframeJSON, zone: zone, zoneJSON: zoneJSON, interval: interval,
             groupBy: groupBy, orderBy: orderBy, limit: limit, latest: latest, propertyNames: propertyNames,
-            analyses: analyses, steps: steps)
+            analyses: analyses, steps: steps, maxAge: maxAge)
     }
 }
 
 extension KeenQuery {
     /// A whole-number parameter within `range`: anything else (a fraction, a huge number, text,
     /// infinity) is Keen's 400 naming the parameter and the range, never a trap on conversion.
-    static func whole(_ value: JSONValue, _ name: String, _ range: ClosedRange<Int>) throws(KeenError) -> Int {
+    public static func whole(_ value: JSONValue, _ name: String, _ range: ClosedRange<Int>) throws(KeenError) -> Int {
         guard let number = value.number, number.isFinite, number == number.rounded(),
             number >= Double(range.lowerBound), number <= Double(range.upperBound)
         else {

@@ -22,6 +22,7 @@ public final class QueryBudget: Sendable {
     private let turnStart: Atomic<UInt64>
     /// Whether the query runs on a thread of its own: 0 not known yet, 1 yes, 2 no.
     private let queryThread = Atomic<UInt8>(0)
+    private let events = Atomic<Int>(0)
 
     /// A budget from now: `seconds` on `now` (monotonic nanoseconds; the system's uptime by default).
     /// `yield`, called at each check on a query's own thread (``QueryThread``), may pause it for
@@ -47,6 +48,14 @@ public final class QueryBudget: Sendable {
     /// Stops the query at its next check, with `reason` (Keen's 503 answer says it).
     public func cancel(_ reason: String) {
         stopped.withLock { if $0 == nil { $0 = reason } }
+    }
+
+    /// The events the query's scans went through (Keen's `execution_metadata.events_scanned`).
+    public var eventsScanned: Int { events.load(ordering: .relaxed) }
+
+    /// Counts `count` more events scanned.
+    public func scanned(events count: Int) {
+        events.add(count, ordering: .relaxed)
     }
 
     /// Why the query was stopped, if it was.
@@ -87,6 +96,8 @@ public struct QueryMeter {
     var steps = 0
     var nextCheck = QueryMeter.stride
     public private(set) var bytes = 0
+    /// Events read by the scans.
+    public internal(set) var rows = 0
 
     /// Steps between two checks of the budget: a row is a step, a regex's state on a character
     /// is one, so a check comes every few tens of microseconds of work (a clock read and a lock
@@ -106,6 +117,13 @@ public struct QueryMeter {
             nextCheck = steps &+ Self.stride
             try budget.check()
         }
+    }
+
+    /// Counts one event read by a scan, a step of work.
+    @inline(__always)
+    public mutating func row() throws(KeenError) {
+        rows &+= 1
+        try tick()
     }
 
     /// Counts `count` bytes of state the query now holds.

@@ -28,7 +28,7 @@ extension QueryEngine {
                 return (index: index, filters: filters, actor: reader.slot(query.steps[index].actor, paths: paths))
             }
             try source.scan(plan) { row in
-                try meter.tick()
+                try meter.row()
                 reader.read(row)
                 steps: for step in steps {
                     for filter in step.filters where try !filter.matches(reader.values, meter: &meter) {
@@ -78,7 +78,7 @@ extension QueryEngine {
         let limit = query.latest ?? maximumExtraction + 1
         var events: [JSONValue] = []
         try source.scan(scan) { row in
-            try meter.tick()
+            try meter.row()
             if !filters.isEmpty {
                 reader.read(row)
                 for filter in filters where try !filter.matches(reader.values, meter: &meter) { return true }

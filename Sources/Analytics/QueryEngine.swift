@@ -70,6 +70,7 @@ public enum QueryEngine {
         let paths = try source.paths()
         var meter = QueryMeter(budget: budget)
         try budget.check()
+        defer { budget.scanned(events: meter.rows) }
         switch query.analysis.type {
         case .funnel: return try funnel(query, paths: paths, source: source, meter: &meter)
         case .extraction: return try extraction(query, paths: paths, source: source, meter: &meter)
@@ -336,7 +337,10 @@ public enum QueryEngine {
         if specs.count == 1, specs[0].spec.type == .count, query.filters.isEmpty, query.groupBy.isEmpty,
             query.interval == nil
         {
-            return .number(Double(try source.count(scan)))
+            // Counted from the index: each event counts as scanned, none of its properties read.
+            let count = try source.count(scan)
+            meter.rows += count
+            return .number(Double(count))
         }
 
         var reader = Reader(pathCount: paths.count)
@@ -349,7 +353,7 @@ public enum QueryEngine {
         var groups = Array(repeating: [[FieldValue?]: [Accumulator]](), count: bucketCount)
         var groupCount = 0
         try source.scan(scan) { row in
-            try meter.tick()
+            try meter.row()
             reader.read(row)
             for filter in filters where try !filter.matches(reader.values, meter: &meter) { return true }
             var bucket = 0
@@ -465,7 +469,7 @@ extension QueryEngine {
         let filters = compile(filters, reader: &reader, paths: paths)
         var rows: [(timestamp: Int64, id: Int64)] = []
         try source.scan(ScanPlan(collection: collection, timeframe: timeframe ?? .allTime)) { row in
-            try meter.tick()
+            try meter.row()
             reader.read(row)
             for filter in filters where try !filter.matches(reader.values, meter: &meter) { return true }
             rows.append((row.timestamp, row.rowID))

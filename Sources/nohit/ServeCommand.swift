@@ -434,7 +434,10 @@ struct ServeCommand: AsyncParsableCommand {
                     .init(service: app),
                     // Last, so stopped first: the server's graceful stop waits for its requests,
                     // and a running query must end before it (at its next check).
-                ] + (api.options.analytics.map { [.init(service: $0.queries)] } ?? []), logger: logger)
+                ]
+                    + (api.options.analytics.map {
+                        [.init(service: SavedQueryRefresher(api: $0)), .init(service: $0.queries)]
+                    } ?? []), logger: logger)
         } catch {
             failure = error
         }

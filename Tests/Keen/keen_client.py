@@ -1,6 +1,6 @@
 """Keen's own Python client (keen 0.7.0, unchanged) against `nohit serve`: it writes events (one,
-a batch, an image beacon), then runs every analysis type with filters, intervals, group_by and
-funnels, and checks each answer against a value computed here, independently, from the events it
+a batch, an image beacon), then runs every analysis type with filters ("or" ones too), intervals,
+group_by and funnels, saves queries (a cached one too) and reads their results, and checks each answer against a value computed here, independently, from the events it
 sent. Arguments: base URL, project id, master, write and read keys. Exit status 0 when every check
 holds; each check prints one line."""
 import base64, datetime, json, math, re, statistics, sys, urllib.request
@@ -279,6 +279,65 @@ try:
     check("a revoked key is refused", "answered", "InvalidApiKeyError")
 except exceptions.KeenApiError as error:
     check("a revoked key is refused", error.args[0]["error_code"], "InvalidApiKeyError")
+
+# standard_deviation (the sample deviation) and Keen's "or" filters, through the client's own calls.
+check("standard_deviation", client.api.query("standard_deviation", {
+    "event_collection": "purchases", "target_property": "price", "timeframe": json.dumps(window)}),
+    statistics.stdev(prices))
+either = [{"operator": "or", "operands": [
+    {"property_name": "category", "operator": "eq", "property_value": "glove"},
+    {"property_name": "user.tier", "operator": "eq", "property_value": "gold"}]}]
+check("count with an or filter", client.count("purchases", timeframe=window, filters=either),
+      len([e for e in events if any(passes(e, f) for f in either[0]["operands"])]))
+with_metadata = client.api.query("count", {"event_collection": "purchases", "timeframe": json.dumps(window),
+                                           "include_metadata": "true"}, all_keys=True)
+check("include_metadata answers execution_metadata",
+      (with_metadata["result"], sorted(with_metadata["execution_metadata"]),
+       with_metadata["execution_metadata"]["events_scanned"]),
+      (300, ["events_scanned", "properties_per_event", "total_processing_time", "total_properties_scanned"], 300))
+
+# Saved queries: create, list, get, result, update, delete (client.saved_queries, unchanged).
+saved = client.saved_queries
+created = saved.create("gold-purchases", {"refresh_rate": 0, "query": {
+    "analysis_type": "count", "event_collection": "purchases", "timeframe": window,
+    "filters": [{"property_name": "user.tier", "operator": "eq", "property_value": "gold"}]},
+    "metadata": {"display_name": "Gold purchases", "visualization": {"chart_type": "metric"}}})
+check("a saved query is created with its name and URLs",
+      (created["query_name"], created["urls"]["cached_query_results_url"], created["metadata"]["display_name"]),
+      ("gold-purchases", f"/3.0/projects/{project}/queries/saved/gold-purchases/result", "Gold purchases"))
+gold = len(chosen([{"property_name": "user.tier", "operator": "eq", "property_value": "gold"}]))
+check("a saved query's result", saved.results("gold-purchases")["result"], gold)
+saved.create("spread", {"query": {"analysis_type": "standard_deviation", "event_collection": "purchases",
+                                  "target_property": "price", "timeframe": window}})
+check("saved queries are listed", sorted(q["query_name"] for q in saved.all()), ["gold-purchases", "spread"])
+check("a saved query is read back", saved.get("spread")["query"]["analysis_type"], "standard_deviation")
+saved.update("gold-purchases", {"query": {"filters": [
+    {"property_name": "category", "operator": "eq", "property_value": "glove"}]}})
+check("an updated saved query answers its new definition", saved.results("gold-purchases")["result"],
+      len(chosen(filters[4])))
+check("an update keeps the metadata", saved.get("gold-purchases")["metadata"]["display_name"], "Gold purchases")
+saved.delete("spread")
+check("a deleted saved query is gone", [q["query_name"] for q in saved.all()], ["gold-purchases"])
+try:
+    saved.results("spread")
+    check("a deleted saved query has no result", "answered", "ResourceNotFoundError")
+except exceptions.KeenApiError as error:
+    check("a deleted saved query has no result", error.args[0]["error_code"], "ResourceNotFoundError")
+try:
+    saved.create("bad-rate", {"refresh_rate": 60, "query": {"analysis_type": "count", "event_collection": "x"}})
+    check("a refresh rate under 4 hours is refused", "accepted", "InvalidParameterError")
+except exceptions.KeenApiError as error:
+    check("a refresh rate under 4 hours is refused", error.args[0]["error_code"], "InvalidParameterError")
+# A cached query: the first result is computed and kept; the next is answered from the cache.
+saved.create("cached-count", {"refresh_rate": 14400, "query": {
+    "analysis_type": "count", "event_collection": "purchases", "timeframe": window}})
+first = saved.results("cached-count")
+again = saved.results("cached-count")
+check("a cached query is answered from its cache",
+      (first["result"], again["result"], again["execution_metadata"].get("from_cache")), (300, 300, True))
+check("a read key reads a saved query's result",
+      KeenClient(project_id=project, read_key=read, base_url=base_url).saved_queries.results("gold-purchases")["result"],
+      len(chosen(filters[4])))
 
 # Delete with a filter (master key): the gloves go, the rest stay.
 client.delete_events("purchases", filters=[{"property_name": "category", "operator": "eq", "property_value": "glove"}])

@@ -5,8 +5,9 @@ import Testing
 
 /// Keen's official Python client (PyPI keen 0.7.0, unchanged; `Tests/Keen/get-keen` puts it in
 /// `.build/keen-venv`, `.ci/run` calls it) against `nohit serve`: `Tests/Keen/keen_client.py`
-/// writes events through it and checks every analysis type, filters, intervals, group_by and
-/// funnels against values it computes from the events it sent.
+/// writes events through it and checks every analysis type (standard_deviation too), filters ("or"
+/// ones too), intervals, group_by, funnels, execution metadata and saved and cached queries against
+/// values it computes from the events it sent.
 @Suite(.ownThreads) struct KeenClientTests {
     static let python: String? = {
         let path = TestData.packageRoot.appendingPathComponent(".build/keen-venv/bin/python").path

@@ -234,4 +234,99 @@ import Testing
             }
         }
     }
+
+    /// Saved queries on every store: created, read, listed, replaced (a replaced cached query's
+    /// result is dropped and it is due again), deleted; a cached query is taken for a refresh once
+    /// until its lease runs out, and a result computed from an older definition is not kept.
+    @Test(arguments: StoreFactory.available)
+    func savedQueriesAreKeptAndCachedOnesTakenForRefreshOnce(_ factory: StoreFactory) async throws {
+        try await factory.withStore { contract in
+            let store = try Self.analytics(contract)
+            _ = try await store.createProject(name: "app", id: "app", now: Date())
+            let count = JSONObject([
+                ("refresh_rate", 0), ("query", ["analysis_type": "count", "event_collection": "views"]),
+            ])
+            let (made, created) = try await store.putSavedQuery(
+                project: "app", name: "views", definition: count, now: 10)
+            #expect(created && made.createdAt == 10 && made.refreshRate == 0)
+            #expect(try await store.savedQuery(project: "app", name: "views")?.definition == count)
+            var cached = count
+            cached["refresh_rate"] = 14_400
+            let (daily, new) = try await store.putSavedQuery(project: "app", name: "daily", definition: cached, now: 20)
+            #expect(new && daily.refreshRate == 14_400)
+            #expect(try await store.savedQueries(project: "app").map(\.name) == ["daily", "views"])
+            #expect(try await store.savedQueries(project: "other").isEmpty)
+
+            // Due at once; taken once; due again when its lease runs out.
+            #expect(try await store.claimDueSavedQueries(now: 19, lease: 100, limit: 10).isEmpty)
+            #expect(try await store.claimDueSavedQueries(now: 30, lease: 100, limit: 10).map(\.name) == ["daily"])
+            #expect(try await store.claimDueSavedQueries(now: 31, lease: 100, limit: 10).isEmpty)
+            #expect(try await store.claimDueSavedQueries(now: 130, lease: 100, limit: 10).map(\.name) == ["daily"])
+            // Its result kept, due after its rate.
+            let result = JSONObject([("result", 3), ("execution_metadata", ["events_scanned": 3])])
+            try await store.cacheSavedQueryResult(
+                project: "app", name: "daily", modifiedAt: 20, result: result, at: 140, due: 140 + 14_400_000_000)
+            let kept = try #require(try await store.savedQuery(project: "app", name: "daily"))
+            #expect(kept.result == result && kept.resultAt == 140)
+            #expect(try await store.claimDueSavedQueries(now: 14_400_000_139, lease: 100, limit: 10).isEmpty)
+            #expect(
+                try await store.claimDueSavedQueries(now: 14_400_000_140, lease: 100, limit: 10).map(\.name) == [
+                    "daily"
+                ])
+
+            // Replaced: created date kept, result dropped, due at once; a result of the old one is not kept.
+            var changed = cached
+            changed["metadata"] = ["display_name": "Daily views"]
+            let (replaced, again) = try await store.putSavedQuery(
+                project: "app", name: "daily", definition: changed, now: 200)
+            #expect(!again && replaced.createdAt == 20 && replaced.modifiedAt == 200)
+            let fresh = try #require(try await store.savedQuery(project: "app", name: "daily"))
+            #expect(fresh.result == nil && fresh.definition == changed && fresh.createdAt == 20)
+            try await store.cacheSavedQueryResult(
+                project: "app", name: "daily", modifiedAt: 20, result: result, at: 210, due: 999)
+            #expect(try await store.savedQuery(project: "app", name: "daily")?.result == nil)
+            #expect(try await store.claimDueSavedQueries(now: 200, lease: 100, limit: 10).map(\.name) == ["daily"])
+
+            #expect(try await store.deleteSavedQuery(project: "app", name: "daily"))
+            #expect(try await !store.deleteSavedQuery(project: "app", name: "daily"))
+            #expect(try await store.savedQuery(project: "app", name: "daily") == nil)
+            await #expect(throws: StoreError.self) {
+                try await store.putSavedQuery(project: "nope", name: "x", definition: count, now: 1)
+            }
+        }
+    }
+
+    /// On PostgreSQL, instances taking due cached queries at the same time take each one once.
+    @Test(.postgres) func instancesTakeEachDueCachedQueryOnce() async throws {
+        let url = try #require(TestPostgres.url(schema: "saved_queries"))
+        let location = try PostgresStore.Location(url: url)
+        try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "a") { a in
+            try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "b") { b in
+                _ = try await a.createProject(name: "app", id: "app", now: Date())
+                let cached = JSONObject([
+                    ("refresh_rate", 14_400), ("query", ["analysis_type": "count", "event_collection": "views"]),
+                ])
+                for index in 0..<40 {
+                    _ = try await a.putSavedQuery(project: "app", name: "q\(index)", definition: cached, now: 10)
+                }
+                let taken = try await withThrowingTaskGroup(of: [String].self) { group in
+                    for store in [a, b, a, b] {
+                        group.addTask {
+                            var names: [String] = []
+                            while true {
+                                let batch = try await store.claimDueSavedQueries(now: 50, lease: 1_000, limit: 3)
+                                if batch.isEmpty { return names }
+                                names += batch.map(\.name)
+                            }
+                        }
+                    }
+                    var all: [String] = []
+                    for try await names in group { all += names }
+                    return all
+                }
+                #expect(taken.count == 40 && Set(taken).count == 40, "\(taken.sorted())")
+                try await a.dropSchema()
+            }
+        }
+    }
 }

@@ -103,6 +103,7 @@ extension AnalyticsAPI {
                 case .writes: "write events"
                 case .queries: "run queries"
                 case .schema: "read the schema"
+                case .savedQueries: "read saved queries' results"
                 case .master: "do this (it needs the master key)"
                 }
             throw KeenError.invalidKey("a \(key.kind.rawValue) key cannot \(what)")

@@ -22,6 +22,8 @@ package struct AnalyticsAPI: Sendable {
     let queriesPerKey: RateLimiter
     let queriesPerClient: RateLimiter
     let bodies: ByteAllowance
+    /// Ad-hoc results kept for queries that name a `max_age`.
+    let resultCache = QueryResultCache()
     package var logger = Logger(label: "nohit.analytics")
 
     package init(store: any AnalyticsStore, clock: any WallClock, queries: AnalyticsQueries = AnalyticsQueries()) {
@@ -43,7 +45,7 @@ package struct AnalyticsAPI: Sendable {
     static let cors: [(HTTPField.Name, String)] = [
         (.accessControlAllowOrigin, "*"),
         (.accessControlAllowHeaders, "Authorization, Content-Type, Keen-Sdk"),
-        (.accessControlAllowMethods, "GET, POST, DELETE, OPTIONS"),
+        (.accessControlAllowMethods, "GET, POST, PUT, DELETE, OPTIONS"),
         (.accessControlMaxAge, "86400"),
     ]
 
@@ -56,7 +58,10 @@ package struct AnalyticsAPI: Sendable {
 
     package func add(to router: Router<APIRequestContext>) {
         let project = router.group("3.0/projects/:project")
-        for path in ["events", "events/:collection", "queries/:analysis", "keys", "keys/:key", "keys/:key/:action"] {
+        for path in [
+            "events", "events/:collection", "queries/:analysis", "queries/saved/:name", "queries/saved/:name/result",
+            "keys", "keys/:key", "keys/:key/:action",
+        ] {
             project.on(RouterPath(path), method: .options) { _, _ in
                 Self.response(.noContent, body: nil)
             }
@@ -175,17 +180,32 @@ package struct AnalyticsAPI: Sendable {
                         keyFilters: try KeenFilter.parseList(key.queryFilters))
                     // Turns are shared fairly between each project's clients.
                     let share = "\(id) \(ConnectionGate.clientKey(context.remoteAddress))"
-                    let result = try await queries.run(for: share) { budget in
-                        try await store.query(project: id, query, budget: budget)
+                    let includeMetadata =
+                        parameters["include_metadata"] == .bool(true)
+                        || parameters["include_metadata"] == .string("true")
+                    // `max_age`: a result computed at most that many seconds ago may be answered.
+                    let cacheKey = QueryResultCache.key(
+                        project: id, analysis: analysis, parameters: parameters, keyFilters: key.queryFilters)
+                    var (result, metadata): (JSONValue, JSONObject)
+                    if let maxAge = query.maxAge, let cached = resultCache.get(cacheKey, maxAge: maxAge, now: now()) {
+                        (result, metadata) = cached
+                    } else {
+                        (result, metadata) = try await execute(query, project: id, share: share)
+                        if query.maxAge != nil {
+                            resultCache.put(cacheKey, result: result, metadata: metadata, at: now())
+                        }
                     }
-                    if case .object(let object) = result, analysis == "funnel" {
+                    if case .object(var object) = result, analysis == "funnel" {
+                        if includeMetadata { object["execution_metadata"] = .object(metadata) }
                         return Self.response(.ok, body: .object(object))
                     }
-                    let answer = JSONObject([("result", result)])
+                    var answer = JSONObject([("result", result)])
+                    if includeMetadata { answer["execution_metadata"] = .object(metadata) }
                     return Self.response(.ok, body: .object(answer))
                 }
             }
         }
+        addSavedQueries(project)
         addKeys(project)
     }
 

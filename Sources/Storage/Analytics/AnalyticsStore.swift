@@ -39,6 +39,8 @@ package struct AnalyticsKey: Sendable, Hashable {
     /// What a request asks to do with a key.
     package enum Operation: String, Sendable {
         case writes, queries, schema, master
+        /// Reading saved (and cached) queries' results.
+        case savedQueries = "saved_queries"
     }
 
     package func allows(_ operation: Operation) -> Bool {
@@ -46,8 +48,12 @@ package struct AnalyticsKey: Sendable, Hashable {
         switch kind {
         case .master: return true
         case .write: return operation == .writes
-        case .read: return operation == .queries || operation == .schema
-        case .access: return operation != .master && permitted.contains(operation.rawValue)
+        case .read: return operation == .queries || operation == .schema || operation == .savedQueries
+        case .access:
+            if operation == .savedQueries {
+                return permitted.contains("saved_queries") || permitted.contains("cached_queries")
+            }
+            return operation != .master && permitted.contains(operation.rawValue)
         }
     }
 
@@ -119,6 +125,37 @@ package struct CollectionSchema: Sendable, Hashable {
     }
 }
 
+/// A saved query as stored: its definition as Keen keeps it (`refresh_rate`, `query`,
+/// `metadata`) and, for a cached query (a refresh rate above 0), its last result.
+package struct SavedQuery: Sendable, Hashable {
+    package var project: String
+    package var name: String
+    /// `{"refresh_rate": n, "query": {...}, "metadata": {...}}`.
+    package var definition: JSONObject
+    /// Microseconds since 1970.
+    package var createdAt: Int64
+    package var modifiedAt: Int64
+    /// The cached result, as the query answered it (`result` and `execution_metadata`).
+    package var result: JSONObject?
+    package var resultAt: Int64?
+
+    package init(
+        project: String, name: String, definition: JSONObject, createdAt: Int64, modifiedAt: Int64,
+        result: JSONObject? = nil, resultAt: Int64? = nil
+    ) {
+        self.project = project
+        self.name = name
+        self.definition = definition
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+        self.result = result
+        self.resultAt = resultAt
+    }
+
+    /// Seconds between refreshes of a cached query; 0 for a saved query that is not cached.
+    package var refreshRate: Int { Int(definition["refresh_rate"]?.number ?? 0) }
+}
+
 /// Keen-compatible analytics: projects and keys, events, queries. The SQLite store keeps them in
 /// its own tables of the service's database.
 package protocol AnalyticsStore: Sendable {
@@ -150,4 +187,23 @@ package protocol AnalyticsStore: Sendable {
     ) async throws -> Int
     /// Bytes the analytics tables take (for the benchmark), when the store can tell.
     func analyticsBytes() async throws -> Int?
+
+    // MARK: Saved and cached queries
+
+    /// Creates or replaces saved query `name` of `project` at `now` (µs); whether it was new. A
+    /// replaced query's cached result is dropped; a cached query is due for a refresh at once.
+    func putSavedQuery(project: String, name: String, definition: JSONObject, now: Int64) async throws
+        -> (query: SavedQuery, created: Bool)
+    func savedQuery(project: String, name: String) async throws -> SavedQuery?
+    /// The project's saved queries, by name.
+    func savedQueries(project: String) async throws -> [SavedQuery]
+    func deleteSavedQuery(project: String, name: String) async throws -> Bool
+    /// Keeps `result` (computed at `at` from the definition of `modifiedAt`; dropped when the query
+    /// changed since) as the query's cached result, due for its next refresh at `due`.
+    func cacheSavedQueryResult(
+        project: String, name: String, modifiedAt: Int64, result: JSONObject, at: Int64, due: Int64?
+    ) async throws
+    /// Takes up to `limit` cached queries due at `now` for a refresh: each one's due time moves on
+    /// to `now + lease` as it is taken, so no other instance takes it while this one refreshes it.
+    func claimDueSavedQueries(now: Int64, lease: Int64, limit: Int) async throws -> [SavedQuery]
 }

@@ -317,6 +317,26 @@ extension PostgresStore {
                 WHERE active AND channel IN ('apns', 'live-activity', 'web-push');
             """
         ),
+        (
+            "8 analytics: saved and cached queries",
+            """
+            -- As in the SQLite store: the definition as Keen keeps it, and for a cached query its
+            -- last result and when it is next due (NULL: not cached). An instance takes a due
+            -- query by moving its due time on (FOR UPDATE SKIP LOCKED), so one refreshes it.
+            CREATE TABLE analytics_saved_queries (
+                project_id bigint NOT NULL REFERENCES analytics_projects (id),
+                name text NOT NULL,
+                definition text NOT NULL,
+                created_us bigint NOT NULL,
+                modified_us bigint NOT NULL,
+                result text,
+                result_us bigint,
+                due_us bigint,
+                PRIMARY KEY (project_id, name)
+            );
+            CREATE INDEX analytics_saved_queries_due ON analytics_saved_queries (due_us) WHERE due_us IS NOT NULL;
+            """
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

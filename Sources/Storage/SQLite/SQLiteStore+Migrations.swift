@@ -271,6 +271,9 @@ extension SQLiteStore {
                     WHERE active = 1 AND channel IN ('apns', 'live-activity', 'web-push')
                     """)
         }
+        migrator.registerMigration("14 analytics: saved and cached queries") { db in
+            try analyticsSavedQueries(db)
+        }
         return migrator
     }
 }
