@@ -436,7 +436,8 @@ struct ServeCommand: AsyncParsableCommand {
                     // and a running query must end before it (at its next check).
                 ]
                     + (api.options.analytics.map {
-                        [.init(service: SavedQueryRefresher(api: $0)), .init(service: $0.queries)]
+                        // The refresher after the queries, so stopped before them.
+                        [.init(service: $0.queries), .init(service: SavedQueryRefresher(api: $0))]
                     } ?? []), logger: logger)
         } catch {
             failure = error

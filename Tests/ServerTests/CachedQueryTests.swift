@@ -23,14 +23,14 @@ import Testing
         let project: NewAnalyticsProject
         let api: AnalyticsAPI
 
-        init() async throws {
+        init(limits: AnalyticsLimits = AnalyticsLimits()) async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("analytics-\(UUID())").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             store = try SQLiteStore(path: directory + "/nohit.sqlite")
             let start = Date(timeIntervalSince1970: 1_795_530_600)
             clock = ManualWallClock(start)
             project = try await store.createProject(name: "app", id: "app", now: start)
-            api = AnalyticsAPI(store: store, clock: clock)
+            api = AnalyticsAPI(store: store, clock: clock, queries: AnalyticsQueries(limits: limits))
         }
 
         /// Records `count` views now.
@@ -153,5 +153,139 @@ import Testing
             #expect(try await count("&max_age=300") == (3, nil))
             #expect(try await count("&max_age=300") == (3, true))
         }
+    }
+
+    /// A key past its queries a minute gets Keen's 429 (`TooManyRequestsError`, with Retry-After)
+    /// and nothing runs; another key's queries still run.
+    @Test func aKeyOverItsQueryRateGetsKeens429() async throws {
+        var limits = AnalyticsLimits()
+        limits.queriesPerMinutePerKey = 3
+        limits.queriesPerMinutePerClient = 1_000
+        let fixture = try await Fixture(limits: limits)
+        defer { fixture.remove() }
+        let project = fixture.project
+        try await fixture.record(2)
+        let router = Router(context: APIRequestContext.self)
+        fixture.api.add(to: router)
+        try await Application(router: router).test(.router) { client in
+            func count(_ key: String) async throws -> (HTTPResponse.Status, String, String?) {
+                try await client.execute(
+                    uri: "/3.0/projects/app/queries/count?event_collection=views", method: .get,
+                    headers: [.authorization: key]
+                ) { response in
+                    (response.status, String(buffer: response.body), response.headers[.retryAfter])
+                }
+            }
+            for _ in 0..<3 { #expect(try await count(project.readKey).0 == .ok) }
+            let refused = try await count(project.readKey)
+            #expect(refused.0 == .tooManyRequests, "\(refused.1)")
+            let body = try JSONValue.parse(Array(refused.1.utf8))
+            #expect(body["error_code"] == "TooManyRequestsError")
+            #expect(body["message"]?.string?.contains("3 a minute with one key") == true, "\(refused.1)")
+            #expect(refused.2.flatMap(Int.init).map { (1...60).contains($0) } == true)
+            // The master key is another key: its own three.
+            #expect(try await count(project.masterKey).0 == .ok)
+        }
+    }
+
+    /// Which saved queries an access key reads: `saved_queries` within its allowed and blocked
+    /// names, `cached_queries` only cached ones; a key whose queries are filtered reads none; a
+    /// key's options that are not lists of names are refused when the key is made.
+    @Test func accessKeysReadOnlyTheSavedQueriesTheirOptionsAllow() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        let (store, project) = (fixture.store, fixture.project)
+        try await fixture.record(2)
+        let count = JSONObject([("query", ["analysis_type": "count", "event_collection": "views"])])
+        var cached = count
+        cached["refresh_rate"] = 14_400
+        _ = try await store.putSavedQuery(project: "app", name: "open", definition: count, now: fixture.api.now())
+        _ = try await store.putSavedQuery(project: "app", name: "daily", definition: cached, now: fixture.api.now())
+        func key(_ permitted: [String], _ options: JSONValue = [:]) async throws -> String {
+            try await store.createAccessKey(
+                project: "app", name: "k", isActive: true, permitted: permitted,
+                options: options.object ?? JSONObject(),
+                now: Date()
+            ).secret
+        }
+        let cases: [(String, open: Bool, daily: Bool)] = [
+            (try await key(["saved_queries"], ["saved_queries": ["allowed": ["open"]]]), true, false),
+            (try await key(["saved_queries"], ["saved_queries": ["blocked": ["daily"]]]), true, false),
+            (try await key(["saved_queries"]), true, true),
+            (try await key(["cached_queries"]), false, true),
+            (try await key(["cached_queries"], ["cached_queries": ["allowed": ["other"]]]), false, false),
+            (
+                try await key(
+                    ["queries", "saved_queries"],
+                    ["queries": ["filters": [["property_name": "tab", "operator": "eq", "property_value": "x"]]]]),
+                false, false
+            ),
+            (try await key(["queries"]), false, false),
+            (project.readKey, true, true),
+        ]
+        let router = Router(context: APIRequestContext.self)
+        fixture.api.add(to: router)
+        try await Application(router: router).test(.router) { client in
+            for (index, (secret, open, daily)) in cases.enumerated() {
+                for (name, allowed) in [("open", open), ("daily", daily)] {
+                    try await client.execute(
+                        uri: "/3.0/projects/app/queries/saved/\(name)/result", method: .get,
+                        headers: [.authorization: secret]
+                    ) { response in
+                        #expect(
+                            response.status == (allowed ? .ok : .unauthorized),
+                            "key \(index), \(name): \(String(buffer: response.body))")
+                        if allowed {
+                            let body = try JSONValue.parse(Array(buffer: response.body))
+                            #expect(body["result"] == 2)
+                        }
+                    }
+                }
+            }
+            // Options that are not lists of names are refused when the key is made.
+            for options in [#"{"saved_queries": {"allowed": "open"}}"#, #"{"cached_queries": ["daily"]}"#] {
+                try await client.execute(
+                    uri: "/3.0/projects/app/keys", method: .post, headers: [.authorization: project.masterKey],
+                    body: ByteBuffer(
+                        string: #"{"name": "bad", "permitted": ["saved_queries"], "options": \#(options)}"#)
+                ) { response in
+                    #expect(response.status == .badRequest, "\(options): \(String(buffer: response.body))")
+                }
+            }
+        }
+    }
+
+    /// A refresh that fails (here past the query's memory) keeps no result, is tried again after
+    /// five minutes, and a kept result of an earlier run stays.
+    @Test func aFailedRefreshIsTriedAgainLaterAndKeepsNoFalseResult() async throws {
+        var limits = AnalyticsLimits()
+        limits.queryMemoryBytes = 2_000
+        let fixture = try await Fixture(limits: limits)
+        defer { fixture.remove() }
+        let (store, api, clock) = (fixture.store, fixture.api, fixture.clock)
+        let now = api.now()
+        let events = try (0..<10).map { try KeenEventRules.normalize(["user": .string("u\($0)")], now: now) }
+        _ = try await store.record(project: "app", batch: [("views", events)], createdAt: now)
+        let definition = JSONObject([
+            ("refresh_rate", 14_400),
+            ("query", ["analysis_type": "count_unique", "event_collection": "views", "target_property": "user"]),
+        ])
+        _ = try await store.putSavedQuery(project: "app", name: "users", definition: definition, now: now)
+        let refresher = SavedQueryRefresher(api: api)
+        #expect(try await refresher.refreshDue() == 1)
+        #expect(try await store.savedQuery(project: "app", name: "users")?.result?["result"] == 10)
+
+        // Many more users: past the query's memory, the next refresh fails.
+        let more = try (10..<200).map { try KeenEventRules.normalize(["user": .string("u\($0)")], now: now) }
+        _ = try await store.record(project: "app", batch: [("views", more)], createdAt: now)
+        clock.advance(by: 14_400)
+        #expect(try await refresher.refreshDue() == 0)
+        let after = try #require(try await store.savedQuery(project: "app", name: "users"))
+        #expect(after.result?["result"] == 10 && after.resultAt == now)
+        #expect(after.dueAt == api.now() + refresher.retry)
+        #expect(try await refresher.refreshDue() == 0)
+        clock.advance(by: 300)
+        #expect(try await refresher.refreshDue() == 0)
+        #expect(try await store.savedQuery(project: "app", name: "users")?.dueAt == api.now() + refresher.retry)
     }
 }

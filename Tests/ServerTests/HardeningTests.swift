@@ -119,8 +119,15 @@ import Testing
                 try channel.pipeline.syncOperations.addHandler(AnswerCollector(answer: answer))
             }
         }
-        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
-        let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
+        let channel: any Channel
+        do {
+            if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+            channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
+        } catch {
+            // A promise left unfulfilled stops the process in a debug build.
+            answer.fail(error)
+            throw error
+        }
         let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(wait)) {
             answer.succeed("(no answer within \(wait))")
             channel.close(promise: nil)

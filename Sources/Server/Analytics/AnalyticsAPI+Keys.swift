@@ -103,7 +103,7 @@ extension AnalyticsAPI {
                 case .writes: "write events"
                 case .queries: "run queries"
                 case .schema: "read the schema"
-                case .savedQueries: "read saved queries' results"
+                case .savedQueries: "read saved queries' results (an access key needs saved_queries or cached_queries)"
                 case .master: "do this (it needs the master key)"
                 }
             throw KeenError.invalidKey("a \(key.kind.rawValue) key cannot \(what)")
@@ -139,6 +139,19 @@ extension AnalyticsAPI {
         if let filters = options["queries"]?["filters"] { _ = try KeenFilter.parseList(filters) }
         if let autofill = options["writes"]?["autofill"], autofill.object == nil {
             throw KeenError.badParameter("options.writes.autofill", "must be an object of properties")
+        }
+        for kind in ["saved_queries", "cached_queries"] {
+            guard let found = options[kind], found != .null else { continue }
+            guard case .object = found else {
+                throw KeenError.badParameter(
+                    "options.\(kind)", "must be an object ({\"allowed\": [...], \"blocked\": [...]})")
+            }
+            for list in ["allowed", "blocked"] {
+                guard let names = found[list], names != .null else { continue }
+                guard let items = names.array, items.allSatisfy({ $0.string != nil }) else {
+                    throw KeenError.badParameter("options.\(kind).\(list)", "must be a list of saved query names")
+                }
+            }
         }
         if case .bool(let active)? = object["is_active"] {
             return KeyBody(name: name, isActive: active, permitted: permitted, options: options)

@@ -12,6 +12,8 @@ import Storage
 extension AnalyticsAPI {
     /// Keen's bounds on a cached query's refresh rate, in seconds (0: not cached).
     static let refreshRates = 14_400...172_800
+    /// A cached query's result larger than this is not kept (it is run when asked for).
+    static let maximumCachedResultBytes = 4 << 20
 
     func addSavedQueries(_ project: RouterGroup<APIRequestContext>) {
         project.get("queries/saved") { request, context in
@@ -60,10 +62,10 @@ extension AnalyticsAPI {
             await handle {
                 let (id, key) = try await authorize(request, context, .savedQueries)
                 let name = try context.parameters.require("name")
-                try Self.checkAllowed(key, savedQuery: name)
                 guard let saved = try await store.savedQuery(project: id, name: name) else {
                     throw KeenError.notFound("no saved query \(name) in project \(id)")
                 }
+                try Self.checkAllowed(key, saved)
                 var answer = Self.savedQueryJSON(saved).object ?? JSONObject()
                 if saved.refreshRate > 0, let cached = saved.result, let at = saved.resultAt {
                     // From the cache: what the last refresh answered, and when.
@@ -93,12 +95,19 @@ extension AnalyticsAPI {
         let share = "\(saved.project) \(context.map { ConnectionGate.clientKey($0.remoteAddress) } ?? "refresh")"
         let (result, metadata) = try await execute(query, project: saved.project, share: share)
         if saved.refreshRate > 0 {
+            let due = started + Int64(saved.refreshRate) * 1_000_000
             var kept = JSONObject()
             kept["result"] = result
             kept["execution_metadata"] = .object(metadata)
-            try await store.cacheSavedQueryResult(
-                project: saved.project, name: saved.name, modifiedAt: saved.modifiedAt, result: kept, at: started,
-                due: started + Int64(saved.refreshRate) * 1_000_000)
+            if JSONValue.object(kept).jsonBytes.count <= Self.maximumCachedResultBytes {
+                try await store.cacheSavedQueryResult(
+                    project: saved.project, name: saved.name, modifiedAt: saved.modifiedAt, result: kept, at: started,
+                    due: due)
+            } else {
+                // Too large to keep (an extraction, say): answered when asked for, as a saved query.
+                try await store.postponeSavedQuery(
+                    project: saved.project, name: saved.name, modifiedAt: saved.modifiedAt, due: due)
+            }
         }
         return (result, metadata)
     }
@@ -129,9 +138,7 @@ extension AnalyticsAPI {
         if saved.refreshRate > 0 {
             runInformation = [
                 "last_run_date": saved.resultAt.map { .string(KeenTime.format($0)) } ?? .null,
-                "next_run_date": saved.resultAt.map {
-                    .string(KeenTime.format($0 + Int64(saved.refreshRate) * 1_000_000))
-                } ?? .null,
+                "next_run_date": saved.dueAt.map { .string(KeenTime.format($0)) } ?? .null,
             ]
         }
         return .object(
@@ -192,15 +199,37 @@ extension AnalyticsAPI {
         ])
     }
 
-    /// An access key's `options.saved_queries`: `allowed` names the only ones it may read,
-    /// `blocked` ones it may not.
-    static func checkAllowed(_ key: AnalyticsKey, savedQuery name: String) throws {
-        guard key.kind == .access, let options = key.options["saved_queries"] else { return }
-        if let allowed = options["allowed"]?.array?.compactMap(\.string), !allowed.contains(name) {
-            throw KeenError.invalidKey("this access key may not read saved query \(name)")
+    /// Whether `key` may read `saved`'s result. The read and master keys may read any. An access
+    /// key permitted `saved_queries` may read saved queries, within `options.saved_queries`
+    /// (`allowed`: the only names it may read; `blocked`: names it may not); one permitted
+    /// `cached_queries` may read cached ones, within `options.cached_queries`. An access key whose
+    /// queries carry filters (`options.queries.filters`) reads no saved query: their results are
+    /// not filtered, and it would read past its filters.
+    static func checkAllowed(_ key: AnalyticsKey, _ saved: SavedQuery) throws {
+        guard key.kind == .access else { return }
+        if key.queryFilters.map({ $0 != .null && $0 != .array([]) }) == true {
+            throw KeenError.invalidKey(
+                "this access key's queries are filtered (options.queries.filters); a saved query's result is not, so it may not read one"
+            )
         }
-        if let blocked = options["blocked"]?.array?.compactMap(\.string), blocked.contains(name) {
-            throw KeenError.invalidKey("this access key may not read saved query \(name)")
+        func within(_ kind: String) -> Bool {
+            guard key.permitted.contains(kind) else { return false }
+            let options = key.options[kind]
+            if let allowed = options?["allowed"], allowed != .null,
+                !(allowed.array?.contains(.string(saved.name)) ?? false)
+            {
+                return false
+            }
+            if let blocked = options?["blocked"], blocked != .null,
+                blocked.array?.contains(.string(saved.name)) ?? true
+            {
+                return false
+            }
+            return true
+        }
+        guard within("saved_queries") || (saved.refreshRate > 0 && within("cached_queries")) else {
+            throw KeenError.invalidKey(
+                "this access key may not read saved query \(saved.name) (its saved_queries or cached_queries options)")
         }
     }
 }

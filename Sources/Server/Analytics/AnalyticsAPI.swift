@@ -59,7 +59,8 @@ package struct AnalyticsAPI: Sendable {
     package func add(to router: Router<APIRequestContext>) {
         let project = router.group("3.0/projects/:project")
         for path in [
-            "events", "events/:collection", "queries/:analysis", "queries/saved/:name", "queries/saved/:name/result",
+            "events", "events/:collection", "queries/:analysis", "queries/saved", "queries/saved/:name",
+            "queries/saved/:name/result",
             "keys", "keys/:key", "keys/:key/:action",
         ] {
             project.on(RouterPath(path), method: .options) { _, _ in
@@ -215,7 +216,7 @@ package struct AnalyticsAPI: Sendable {
             "message": "this server keeps no analytics: its store does not keep them",
             "error_code": "ResourceNotFoundError",
         ]
-        for method in [HTTPRequest.Method.get, .post, .delete, .options] {
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .options] {
             router.on("3.0/**", method: method) { _, _ in response(.notFound, body: none) }
         }
     }

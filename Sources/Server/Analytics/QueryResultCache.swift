@@ -3,14 +3,15 @@ import Synchronization
 
 /// Ad-hoc query results kept for Keen's `max_age`: a query that names one is answered from a
 /// result of the same query (same project, analysis, parameters and key filters) computed at most
-/// that many seconds before, else run and kept. Bounded: the oldest results go first past
-/// `maximumEntries` or `maximumBytes`. Each instance keeps its own.
+/// that many seconds before, else run and kept. Results are kept as their JSON text (what they
+/// take is what is counted) and bounded: the oldest go first past `maximumEntries` or
+/// `maximumBytes`. Each instance keeps its own.
 final class QueryResultCache: Sendable {
     struct Entry {
-        var result: JSONValue
-        var metadata: JSONObject
+        /// `{"result": ..., "execution_metadata": ...}` as JSON text.
+        var text: [UInt8]
         var at: Int64
-        var bytes: Int
+        var bytes: Int { text.count }
     }
 
     let maximumEntries: Int
@@ -33,30 +34,33 @@ final class QueryResultCache: Sendable {
 
     /// A result no older than `maxAge` seconds at `now` (µs), with its metadata saying so.
     func get(_ key: String, maxAge: Int, now: Int64) -> (JSONValue, JSONObject)? {
-        guard let entry = state.withLock({ $0.entries[key] }), now - entry.at <= Int64(maxAge) * 1_000_000 else {
+        guard let entry = state.withLock({ $0.entries[key] }), now - entry.at <= Int64(maxAge) * 1_000_000,
+            let kept = try? JSONValue.parse(entry.text), let result = kept["result"]
+        else {
             return nil
         }
-        var metadata = entry.metadata
+        var metadata = kept["execution_metadata"]?.object ?? JSONObject()
         metadata["from_cache"] = true
         metadata["computed_at"] = .string(KeenTime.format(entry.at))
         metadata["age_seconds"] = .number(Double(max(0, now - entry.at) / 1_000_000))
-        return (entry.result, metadata)
+        return (result, metadata)
     }
 
     func put(_ key: String, result: JSONValue, metadata: JSONObject, at: Int64) {
-        let bytes = result.jsonBytes.count + key.utf8.count
-        guard bytes <= maximumBytes / 4 else { return }
+        let text = JSONValue.object(JSONObject([("result", result), ("execution_metadata", .object(metadata))]))
+            .jsonBytes
+        guard text.count + key.utf8.count <= maximumBytes / 4 else { return }
         state.withLock { state in
             if let old = state.entries[key] {
-                state.bytes -= old.bytes
+                state.bytes -= old.bytes + key.utf8.count
                 state.order.removeAll { $0 == key }
             }
-            state.entries[key] = Entry(result: result, metadata: metadata, at: at, bytes: bytes)
+            state.entries[key] = Entry(text: text, at: at)
             state.order.append(key)
-            state.bytes += bytes
+            state.bytes += text.count + key.utf8.count
             while state.order.count > maximumEntries || state.bytes > maximumBytes, !state.order.isEmpty {
                 let oldest = state.order.removeFirst()
-                state.bytes -= state.entries.removeValue(forKey: oldest)?.bytes ?? 0
+                state.bytes -= (state.entries.removeValue(forKey: oldest)?.bytes ?? 0) + oldest.utf8.count
             }
         }
     }

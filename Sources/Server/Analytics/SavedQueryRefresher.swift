@@ -5,9 +5,10 @@ import ServiceLifecycle
 import Storage
 
 /// Refreshes cached queries (saved queries with a `refresh_rate`) as they fall due: every
-/// `interval` it takes the due ones from the store (on PostgreSQL each is taken by one instance:
-/// its due time moves on as it is taken) and runs them in the analytics queries' turns, keeping
-/// each result until its next refresh. A query that fails is tried again after `retry`.
+/// `interval` it takes the due ones from the store one by one (on PostgreSQL each is taken by one
+/// instance: its due time moves on by `lease` as it is taken) and runs them in the analytics
+/// queries' turns, keeping each result until its next refresh. A query that fails is tried again
+/// after `retry`, its last result kept.
 package struct SavedQueryRefresher: Service {
     package let api: AnalyticsAPI
     package var interval: Duration = .seconds(30)
@@ -31,22 +32,26 @@ package struct SavedQueryRefresher: Service {
         }
     }
 
-    /// Refreshes the cached queries due at the API's clock; how many were refreshed.
+    /// Refreshes the cached queries due at the API's clock, one taken at a time (so each is run
+    /// well within its lease), at most `limit`; how many were refreshed.
     @discardableResult
-    package func refreshDue(limit: Int = 20) async throws -> Int {
-        let now = api.now()
+    package func refreshDue(limit: Int = 100) async throws -> Int {
         var refreshed = 0
-        for saved in try await api.store.claimDueSavedQueries(now: now, lease: lease, limit: limit) {
+        for _ in 0..<limit {
+            let now = api.now()
+            guard let saved = try await api.store.claimDueSavedQueries(now: now, lease: lease, limit: 1).first else {
+                break
+            }
             do {
                 _ = try await api.runSaved(saved, context: nil)
                 refreshed += 1
             } catch {
                 logger.warning(
-                    "a cached query could not be refreshed",
+                    "a cached query could not be refreshed; it is tried again later",
                     metadata: ["project": "\(saved.project)", "query": "\(saved.name)", "error": "\(error)"])
-                try? await api.store.cacheSavedQueryResult(
-                    project: saved.project, name: saved.name, modifiedAt: saved.modifiedAt,
-                    result: saved.result ?? JSONObject(), at: saved.resultAt ?? now, due: now + retry)
+                // Its kept result (if any) stays; it is due again after `retry`.
+                try? await api.store.postponeSavedQuery(
+                    project: saved.project, name: saved.name, modifiedAt: saved.modifiedAt, due: now + retry)
             }
         }
         return refreshed

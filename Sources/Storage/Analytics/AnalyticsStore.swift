@@ -138,10 +138,12 @@ package struct SavedQuery: Sendable, Hashable {
     /// The cached result, as the query answered it (`result` and `execution_metadata`).
     package var result: JSONObject?
     package var resultAt: Int64?
+    /// When a cached query is next due for a refresh (nil for one that is not cached).
+    package var dueAt: Int64?
 
     package init(
         project: String, name: String, definition: JSONObject, createdAt: Int64, modifiedAt: Int64,
-        result: JSONObject? = nil, resultAt: Int64? = nil
+        result: JSONObject? = nil, resultAt: Int64? = nil, dueAt: Int64? = nil
     ) {
         self.project = project
         self.name = name
@@ -150,6 +152,7 @@ package struct SavedQuery: Sendable, Hashable {
         self.modifiedAt = modifiedAt
         self.result = result
         self.resultAt = resultAt
+        self.dueAt = dueAt
     }
 
     /// Seconds between refreshes of a cached query; 0 for a saved query that is not cached.
@@ -195,14 +198,17 @@ package protocol AnalyticsStore: Sendable {
     func putSavedQuery(project: String, name: String, definition: JSONObject, now: Int64) async throws
         -> (query: SavedQuery, created: Bool)
     func savedQuery(project: String, name: String) async throws -> SavedQuery?
-    /// The project's saved queries, by name.
+    /// The project's saved queries, by name (without their cached results).
     func savedQueries(project: String) async throws -> [SavedQuery]
     func deleteSavedQuery(project: String, name: String) async throws -> Bool
-    /// Keeps `result` (computed at `at` from the definition of `modifiedAt`; dropped when the query
-    /// changed since) as the query's cached result, due for its next refresh at `due`.
+    /// Keeps `result` (computed at `at` from the definition of `modifiedAt`) as the query's cached
+    /// result, due for its next refresh at `due`; dropped when the query changed since, or when a
+    /// result computed later is already kept.
     func cacheSavedQueryResult(
         project: String, name: String, modifiedAt: Int64, result: JSONObject, at: Int64, due: Int64?
     ) async throws
+    /// Moves a cached query's next refresh to `due`, its kept result untouched (a refresh failed).
+    func postponeSavedQuery(project: String, name: String, modifiedAt: Int64, due: Int64) async throws
     /// Takes up to `limit` cached queries due at `now` for a refresh: each one's due time moves on
     /// to `now + lease` as it is taken, so no other instance takes it while this one refreshes it.
     func claimDueSavedQueries(now: Int64, lease: Int64, limit: Int) async throws -> [SavedQuery]

@@ -429,19 +429,23 @@ extension PostgresStore: AnalyticsStore {
 
     // MARK: Saved and cached queries
 
-    static let savedQueryColumns = """
-        SELECT p.public_id, q.name, q.definition, q.created_us, q.modified_us, q.result, q.result_us
+    /// The columns of a saved query; `withResult` false leaves its kept result out (a listing).
+    static func savedQueryColumns(withResult: Bool = true) -> String {
+        """
+        SELECT p.public_id, q.name, q.definition, q.created_us, q.modified_us,
+            \(withResult ? "q.result" : "NULL::text"), q.result_us, q.due_us
         FROM analytics_saved_queries q JOIN analytics_projects p ON p.id = q.project_id
         """
+    }
 
-    typealias SavedQueryRow = (String, String, String, Int64, Int64, String?, Int64?)
+    typealias SavedQueryRow = (String, String, String, Int64, Int64, String?, Int64?, Int64?)
 
     static func savedQuery(_ row: SavedQueryRow) throws -> SavedQuery {
         let definition = try JSONValue.parse(Array(row.2.utf8)).object ?? JSONObject()
         let result = try row.5.map { try JSONValue.parse(Array($0.utf8)).object ?? JSONObject() }
         return SavedQuery(
             project: row.0, name: row.1, definition: definition, createdAt: row.3, modifiedAt: row.4, result: result,
-            resultAt: row.6)
+            resultAt: row.6, dueAt: row.7)
     }
 
     package func putSavedQuery(project: String, name: String, definition: JSONObject, now: Int64) async throws
@@ -469,7 +473,7 @@ extension PostgresStore: AnalyticsStore {
 
     package func savedQuery(project: String, name: String) async throws -> SavedQuery? {
         for try await row in try await client.query(
-            "\(unescaped: Self.savedQueryColumns) WHERE p.public_id = \(project) AND q.name = \(name)", logger: logger
+            "\(unescaped: Self.savedQueryColumns()) WHERE p.public_id = \(project) AND q.name = \(name)", logger: logger
         ).decode(SavedQueryRow.self) {
             return try Self.savedQuery(row)
         }
@@ -479,7 +483,8 @@ extension PostgresStore: AnalyticsStore {
     package func savedQueries(project: String) async throws -> [SavedQuery] {
         var queries: [SavedQuery] = []
         for try await row in try await client.query(
-            "\(unescaped: Self.savedQueryColumns) WHERE p.public_id = \(project) ORDER BY q.name", logger: logger
+            "\(unescaped: Self.savedQueryColumns(withResult: false)) WHERE p.public_id = \(project) ORDER BY q.name",
+            logger: logger
         ).decode(SavedQueryRow.self) {
             queries.append(try Self.savedQuery(row))
         }
@@ -505,6 +510,16 @@ extension PostgresStore: AnalyticsStore {
             """
             UPDATE analytics_saved_queries SET result = \(text), result_us = \(at), due_us = \(due)
             WHERE project_id = (SELECT id FROM analytics_projects WHERE public_id = \(project)) AND name = \(name)
+                AND modified_us = \(modifiedAt) AND (result_us IS NULL OR result_us <= \(at))
+            """, logger: logger
+        ).collect()
+    }
+
+    package func postponeSavedQuery(project: String, name: String, modifiedAt: Int64, due: Int64) async throws {
+        _ = try await client.query(
+            """
+            UPDATE analytics_saved_queries SET due_us = \(due)
+            WHERE project_id = (SELECT id FROM analytics_projects WHERE public_id = \(project)) AND name = \(name)
                 AND modified_us = \(modifiedAt)
             """, logger: logger
         ).collect()
@@ -522,9 +537,9 @@ extension PostgresStore: AnalyticsStore {
             ), taken AS (
                 UPDATE analytics_saved_queries q SET due_us = \(next) FROM due
                 WHERE q.project_id = due.project_id AND q.name = due.name
-                RETURNING q.project_id, q.name, q.definition, q.created_us, q.modified_us, q.result, q.result_us
+                RETURNING q.project_id, q.name, q.definition, q.created_us, q.modified_us, q.result_us, q.due_us
             )
-            SELECT p.public_id, t.name, t.definition, t.created_us, t.modified_us, t.result, t.result_us
+            SELECT p.public_id, t.name, t.definition, t.created_us, t.modified_us, NULL::text, t.result_us, t.due_us
             FROM taken t JOIN analytics_projects p ON p.id = t.project_id
             """, logger: logger
         ).decode(SavedQueryRow.self) {

@@ -498,17 +498,21 @@ extension SQLiteStore: AnalyticsStore {
                 """)
     }
 
-    static let savedQueryColumns = """
-        SELECT p.public_id, q.name, q.definition, q.created_us, q.modified_us, q.result, q.result_us
+    /// The columns of a saved query; `withResult` false leaves its kept result out (a listing).
+    static func savedQueryColumns(withResult: Bool = true) -> String {
+        """
+        SELECT p.public_id, q.name, q.definition, q.created_us, q.modified_us, \(withResult ? "q.result" : "NULL"),
+            q.result_us, q.due_us
         FROM analytics_saved_queries q JOIN analytics_projects p ON p.id = q.project_id
         """
+    }
 
     static func savedQuery(_ row: Row) throws -> SavedQuery {
         let definition = try JSONValue.parse(Array((row[2] as String).utf8)).object ?? JSONObject()
         let result = try (row[5] as String?).map { try JSONValue.parse(Array($0.utf8)).object ?? JSONObject() }
         return SavedQuery(
             project: row[0], name: row[1], definition: definition, createdAt: row[3], modifiedAt: row[4],
-            result: result, resultAt: row[6])
+            result: result, resultAt: row[6], dueAt: row[7])
     }
 
     package func putSavedQuery(project: String, name: String, definition: JSONObject, now: Int64) async throws
@@ -542,7 +546,8 @@ extension SQLiteStore: AnalyticsStore {
     package func savedQuery(project: String, name: String) async throws -> SavedQuery? {
         try await database.read { db in
             try Row.fetchOne(
-                db, sql: "\(Self.savedQueryColumns) WHERE p.public_id = ? AND q.name = ?", arguments: [project, name]
+                db, sql: "\(Self.savedQueryColumns()) WHERE p.public_id = ? AND q.name = ?",
+                arguments: [project, name]
             ).map(Self.savedQuery)
         }
     }
@@ -550,7 +555,8 @@ extension SQLiteStore: AnalyticsStore {
     package func savedQueries(project: String) async throws -> [SavedQuery] {
         try await database.read { db in
             try Row.fetchAll(
-                db, sql: "\(Self.savedQueryColumns) WHERE p.public_id = ? ORDER BY q.name", arguments: [project]
+                db, sql: "\(Self.savedQueryColumns(withResult: false)) WHERE p.public_id = ? ORDER BY q.name",
+                arguments: [project]
             ).map(Self.savedQuery)
         }
     }
@@ -574,9 +580,20 @@ extension SQLiteStore: AnalyticsStore {
                 sql: """
                     UPDATE analytics_saved_queries SET result = ?, result_us = ?, due_us = ?
                     WHERE project_id = (SELECT id FROM analytics_projects WHERE public_id = ?) AND name = ?
-                        AND modified_us = ?
+                        AND modified_us = ? AND (result_us IS NULL OR result_us <= ?)
                     """,
-                arguments: [JSONValue.object(result).jsonText, at, due, project, name, modifiedAt])
+                arguments: [JSONValue.object(result).jsonText, at, due, project, name, modifiedAt, at])
+        }
+    }
+
+    package func postponeSavedQuery(project: String, name: String, modifiedAt: Int64, due: Int64) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE analytics_saved_queries SET due_us = ?
+                    WHERE project_id = (SELECT id FROM analytics_projects WHERE public_id = ?) AND name = ?
+                        AND modified_us = ?
+                    """, arguments: [due, project, name, modifiedAt])
         }
     }
 
@@ -585,7 +602,8 @@ extension SQLiteStore: AnalyticsStore {
             let due = try Row.fetchAll(
                 db,
                 sql: """
-                    \(Self.savedQueryColumns) WHERE q.due_us IS NOT NULL AND q.due_us <= ? ORDER BY q.due_us LIMIT ?
+                    \(Self.savedQueryColumns(withResult: false))
+                    WHERE q.due_us IS NOT NULL AND q.due_us <= ? ORDER BY q.due_us LIMIT ?
                     """, arguments: [now, limit]
             ).map(Self.savedQuery)
             for query in due {
