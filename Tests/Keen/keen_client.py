@@ -339,6 +339,37 @@ check("a read key reads a saved query's result",
       KeenClient(project_id=project, read_key=read, base_url=base_url).saved_queries.results("gold-purchases")["result"],
       len(chosen(filters[4])))
 
+# Cached datasets (client.cached_datasets, unchanged): a daily count indexed by the user's tier,
+# answered per tier and day from its buckets.
+datasets = client.cached_datasets
+made = datasets.create("daily-by-tier", {"analysis_type": "count", "event_collection": "purchases",
+                                         "timeframe": "this_5_days", "interval": "daily"},
+                       "user.tier", "Purchases a day by tier")
+check("a dataset is created", (made["dataset_name"], made["index_by"], made["status"]),
+      ("daily-by-tier", ["user.tier"], "Created"))
+check("datasets are listed", [d["dataset_name"] for d in datasets.all()["datasets"]], ["daily-by-tier"])
+answer = datasets.results("daily-by-tier", "gold", "this_5_days")["result"]
+def in_bucket(event, bucket):
+    start = datetime.datetime.fromisoformat(bucket["timeframe"]["start"])
+    end = datetime.datetime.fromisoformat(bucket["timeframe"]["end"])
+    return start <= event["_when"] < end
+gold_events = [e for e in events if e["user"]["tier"] == "gold"]
+check("a dataset answers each day's count for an index value",
+      [b["value"] for b in answer], [len([e for e in gold_events if in_bucket(e, b)]) for b in answer])
+check("a dataset's days hold every event of that value", (len(answer), sum(b["value"] for b in answer)),
+      (5, len(gold_events)))
+check("a dataset by an index value given as JSON",
+      [b["value"] for b in datasets.results("daily-by-tier", {"user.tier": "basic"}, "this_5_days")["result"]],
+      [len([e for e in events if e["user"]["tier"] == "basic" and in_bucket(e, b)]) for b in answer])
+check("a dataset once computed is OK", datasets.get("daily-by-tier")["status"], "OK")
+try:
+    datasets.results("daily-by-tier", "gold", "this_9_days")
+    check("a timeframe past the dataset's is refused", "answered", "TimeframeDefinitionError")
+except exceptions.KeenApiError as error:
+    check("a timeframe past the dataset's is refused", error.args[0]["error_code"], "TimeframeDefinitionError")
+datasets.delete("daily-by-tier")
+check("a deleted dataset is gone", datasets.all()["datasets"], [])
+
 # Delete with a filter (master key): the gloves go, the rest stay.
 client.delete_events("purchases", filters=[{"property_name": "category", "operator": "eq", "property_value": "glove"}])
 check("delete with a filter", client.count("purchases", timeframe=window), 300 - len(chosen(filters[4])))

@@ -288,4 +288,123 @@ import Testing
         #expect(try await refresher.refreshDue() == 0)
         #expect(try await store.savedQuery(project: "app", name: "users")?.dueAt == api.now() + refresher.retry)
     }
+
+    /// A cached dataset on the injected clock: "Created", computed by the refresher ("OK"), answered
+    /// per index value and day from its buckets (a day with none of that value answers 0); new
+    /// events reach its latest bucket at the next refresh, not before; days that leave its
+    /// timeframe are dropped; an access key needs `datasets`.
+    @Test func aDatasetIsComputedAheadAndItsLatestBucketsRefreshed() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.remove() }
+        let (store, project, api, clock) = (fixture.store, fixture.project, fixture.api, fixture.clock)
+        @Sendable func view(_ tab: String, _ count: Int = 1) async throws {
+            let now = api.now()
+            let events = try (0..<count).map { _ in try KeenEventRules.normalize(["tab": .string(tab)], now: now) }
+            _ = try await store.record(project: "app", batch: [("views", events)], createdAt: now)
+        }
+        let refresher = SavedQueryRefresher(api: api)
+        let reader = try await store.createAccessKey(
+            project: "app", name: "datasets", isActive: true, permitted: ["datasets"], options: JSONObject(),
+            now: Date()
+        ).secret
+        let writer = try await store.createAccessKey(
+            project: "app", name: "writes", isActive: true, permitted: ["writes"], options: JSONObject(), now: Date()
+        ).secret
+        try await view("live", 3)
+        try await view("scores")
+        let router = Router(context: APIRequestContext.self)
+        api.add(to: router)
+        try await Application(router: router).test(.router) { client in
+            func results(_ tab: String, key: String? = nil) async throws -> [JSONValue] {
+                try await client.execute(
+                    uri: "/3.0/projects/app/datasets/by-tab/results?index_by=\(tab)&timeframe=this_3_days",
+                    method: .get, headers: [.authorization: key ?? project.readKey]
+                ) { response in
+                    #expect(response.status == .ok, "\(String(buffer: response.body))")
+                    return try JSONValue.parse(Array(buffer: response.body))["result"]?.array ?? []
+                }
+            }
+            func status() async throws -> String? {
+                try await client.execute(
+                    uri: "/3.0/projects/app/datasets/by-tab", method: .get, headers: [.authorization: project.readKey]
+                ) { response in try JSONValue.parse(Array(buffer: response.body))["status"]?.string }
+            }
+            let definition = #"""
+                {"display_name": "Views by tab", "index_by": "tab",
+                 "query": {"analysis_type": "count", "event_collection": "views", "timeframe": "this_3_days",
+                           "interval": "daily", "timezone": "UTC"}}
+                """#
+            try await client.execute(
+                uri: "/3.0/projects/app/datasets/by-tab", method: .put, headers: [.authorization: project.masterKey],
+                body: ByteBuffer(string: definition)
+            ) { response in
+                #expect(response.status == .created, "\(String(buffer: response.body))")
+            }
+            #expect(try await status() == "Created")
+            #expect(try await refresher.refreshDueDatasets() == 1)
+            #expect(try await status() == "OK")
+            #expect(try await results("live").map { $0["value"] } == [0, 0, 3])
+            #expect(try await results("scores").map { $0["value"] } == [0, 0, 1])
+            #expect(try await results("settings").map { $0["value"] } == [0, 0, 0])
+            #expect(try await results("live", key: reader).count == 3)
+            try await client.execute(
+                uri: "/3.0/projects/app/datasets/by-tab/results?index_by=live&timeframe=this_3_days", method: .get,
+                headers: [.authorization: writer]
+            ) { response in
+                #expect(response.status == .unauthorized)
+            }
+
+            // New views: the kept day until the next refresh (15 minutes on).
+            try await view("live", 2)
+            #expect(try await refresher.refreshDueDatasets() == 0)
+            #expect(try await results("live").map { $0["value"] } == [0, 0, 3])
+            clock.advance(by: 15 * 60)
+            #expect(try await refresher.refreshDueDatasets() == 1)
+            #expect(try await results("live").map { $0["value"] } == [0, 0, 5])
+
+            // Two days on: the days slide, the ones before the timeframe are dropped.
+            clock.advance(by: 2 * 86_400)
+            try await view("live")
+            #expect(try await refresher.refreshDueDatasets() == 1)
+            #expect(try await results("live").map { $0["value"] } == [5, 0, 1])
+            let kept = try await store.datasetBuckets(
+                project: "app", name: "by-tab", index: #"["live"]"#, from: .min, to: .max)
+            #expect(kept.count == 2)
+
+            // What is refused, and why.
+            for (body, why) in [
+                (
+                    #"{"display_name": "x", "index_by": "tab", "query": {"analysis_type": "count", "event_collection": "views", "timeframe": "this_3_days"}}"#,
+                    "interval"
+                ),
+                (
+                    #"{"display_name": "x", "index_by": "tab", "query": {"analysis_type": "count", "event_collection": "views", "interval": "daily", "timeframe": {"start": "2026-01-01T00:00:00Z", "end": "2026-01-02T00:00:00Z"}}}"#,
+                    "relative"
+                ),
+                (
+                    #"{"display_name": "x", "query": {"analysis_type": "count", "event_collection": "views", "interval": "daily", "timeframe": "this_3_days"}}"#,
+                    "index_by"
+                ),
+                (
+                    #"{"display_name": "x", "index_by": "tab", "query": {"analysis_type": "extraction", "event_collection": "views", "interval": "daily", "timeframe": "this_3_days"}}"#,
+                    "extraction"
+                ),
+            ] {
+                try await client.execute(
+                    uri: "/3.0/projects/app/datasets/bad", method: .put, headers: [.authorization: project.masterKey],
+                    body: ByteBuffer(string: body)
+                ) { response in
+                    #expect(response.status == .badRequest)
+                    #expect(String(buffer: response.body).contains(why), "\(String(buffer: response.body))")
+                }
+            }
+            try await client.execute(
+                uri: "/3.0/projects/app/datasets/by-tab/results?index_by=live&timeframe=this_4_days", method: .get,
+                headers: [.authorization: project.readKey]
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("TimeframeDefinitionError"))
+            }
+        }
+    }
 }

@@ -296,6 +296,70 @@ import Testing
         }
     }
 
+    /// Cached datasets on every store: created ("Created", due at once), taken once while its lease
+    /// runs ("Bootstrapping" until first computed), buckets kept per index value (the ones before
+    /// the window dropped, those from a run's start replaced), none kept for a replaced definition.
+    @Test(arguments: StoreFactory.available)
+    func datasetsKeepTheirBucketsPerIndexValue(_ factory: StoreFactory) async throws {
+        try await factory.withStore { contract in
+            let store = try Self.analytics(contract)
+            _ = try await store.createProject(name: "app", id: "app", now: Date())
+            let definition = JSONObject([
+                ("display_name", "Views"), ("index_by", ["tab"]),
+                ("query", ["analysis_type": "count", "event_collection": "views", "interval": "daily"]),
+            ])
+            let (made, created) = try await store.putDataset(
+                project: "app", name: "views", definition: definition, now: 10)
+            #expect(created && made.status == "Created")
+            let taken = try await store.claimDueDatasets(now: 10, lease: 100, limit: 5)
+            #expect(taken.map(\.name) == ["views"] && taken.first?.status == "Bootstrapping")
+            #expect(try await store.claimDueDatasets(now: 50, lease: 100, limit: 5).isEmpty)
+            #expect(try await store.dataset(project: "app", name: "views")?.status == "Bootstrapping")
+            let day: Int64 = 86_400_000_000
+            func bucket(_ tab: String, _ index: Int64, _ value: Int) -> DatasetBucket {
+                DatasetBucket(index: "[\"\(tab)\"]", start: index * day, end: (index + 1) * day, value: "\(value)")
+            }
+            try await store.storeDatasetBuckets(
+                project: "app", name: "views", modifiedAt: 10, windowStart: 0, from: 0,
+                buckets: [bucket("live", 0, 1), bucket("live", 1, 2), bucket("live", 2, 3), bucket("scores", 2, 4)],
+                at: 60, due: 1_000)
+            let ok = try #require(try await store.dataset(project: "app", name: "views"))
+            #expect(ok.status == "OK" && ok.refreshedAt == 60 && ok.dueAt == 1_000)
+            #expect(
+                try await store.datasetBuckets(project: "app", name: "views", index: #"["live"]"#, from: 0, to: 3 * day)
+                    .map(\.value) == ["1", "2", "3"])
+            // A later run from day 2 on, its window starting on day 1.
+            try await store.storeDatasetBuckets(
+                project: "app", name: "views", modifiedAt: 10, windowStart: day, from: 2 * day,
+                buckets: [bucket("live", 2, 5), bucket("live", 3, 1)], at: 2_000, due: 3_000)
+            #expect(
+                try await store.datasetBuckets(project: "app", name: "views", index: #"["live"]"#, from: .min, to: .max)
+                    .map(\.value) == ["2", "5", "1"])
+            #expect(
+                try await store.datasetBuckets(
+                    project: "app", name: "views", index: #"["scores"]"#, from: .min, to: .max
+                )
+                .isEmpty)
+            // A failed run is recorded; a run of a replaced definition keeps nothing.
+            try await store.failDataset(
+                project: "app", name: "views", modifiedAt: 10, status: "OK", error: "too slow", due: 4_000)
+            #expect(try await store.dataset(project: "app", name: "views")?.error == "too slow")
+            _ = try await store.putDataset(project: "app", name: "views", definition: definition, now: 5_000)
+            try await store.storeDatasetBuckets(
+                project: "app", name: "views", modifiedAt: 10, windowStart: 0, from: 0, buckets: [bucket("live", 0, 9)],
+                at: 5_001, due: 6_000)
+            let replaced = try #require(try await store.dataset(project: "app", name: "views"))
+            #expect(replaced.status == "Created" && replaced.refreshedAt == nil && replaced.error == nil)
+            #expect(
+                try await store.datasetBuckets(project: "app", name: "views", index: #"["live"]"#, from: .min, to: .max)
+                    .isEmpty)
+            #expect(try await store.datasets(project: "app").map(\.name) == ["views"])
+            #expect(try await store.deleteDataset(project: "app", name: "views"))
+            #expect(try await store.dataset(project: "app", name: "views") == nil)
+            #expect(try await !store.deleteDataset(project: "app", name: "views"))
+        }
+    }
+
     /// On PostgreSQL, instances taking due cached queries at the same time take each one once.
     @Test(.postgres) func instancesTakeEachDueCachedQueryOnce() async throws {
         let url = try #require(TestPostgres.url(schema: "saved_queries"))

@@ -104,6 +104,7 @@ extension AnalyticsAPI {
                 case .queries: "run queries"
                 case .schema: "read the schema"
                 case .savedQueries: "read saved queries' results (an access key needs saved_queries or cached_queries)"
+                case .datasets: "read cached datasets (an access key needs datasets)"
                 case .master: "do this (it needs the master key)"
                 }
             throw KeenError.invalidKey("a \(key.kind.rawValue) key cannot \(what)")

@@ -155,10 +155,10 @@ extension AnalyticsAPI {
             ]))
     }
 
-    static func checkSavedQueryName(_ name: String) throws {
+    static func checkSavedQueryName(_ name: String, what: String = "a saved query's name") throws {
         guard name.wholeMatch(of: /[A-Za-z0-9_-]{1,100}/) != nil else {
             throw KeenError.badParameter(
-                "query_name", "a saved query's name is 1 to 100 letters, digits, '-' or '_', not '\(name.prefix(100))'")
+                "name", "\(what) is 1 to 100 letters, digits, '-' or '_', not '\(name.prefix(100))'")
         }
     }
 

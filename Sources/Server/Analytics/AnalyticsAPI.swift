@@ -60,7 +60,7 @@ package struct AnalyticsAPI: Sendable {
         let project = router.group("3.0/projects/:project")
         for path in [
             "events", "events/:collection", "queries/:analysis", "queries/saved", "queries/saved/:name",
-            "queries/saved/:name/result",
+            "queries/saved/:name/result", "datasets", "datasets/:name", "datasets/:name/results",
             "keys", "keys/:key", "keys/:key/:action",
         ] {
             project.on(RouterPath(path), method: .options) { _, _ in
@@ -207,6 +207,7 @@ package struct AnalyticsAPI: Sendable {
             }
         }
         addSavedQueries(project)
+        addDatasets(project)
         addKeys(project)
     }
 

@@ -25,36 +25,69 @@ package struct SavedQueryRefresher: Service {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 _ = try await refreshDue()
+                _ = try await refreshDueDatasets()
             } catch {
-                logger.warning("cached queries could not be read for refreshing", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "cached queries or datasets could not be read for refreshing", metadata: ["error": "\(error)"])
             }
             try? await gracefulShutdown(for: interval)
         }
     }
 
     /// Refreshes the cached queries due at the API's clock, one taken at a time (so each is run
-    /// well within its lease), at most `limit`; how many were refreshed.
+    /// well within its lease), at most `limit`; how many were refreshed. A run that fails keeps
+    /// the result it had and is tried again after `retry`.
     @discardableResult
     package func refreshDue(limit: Int = 100) async throws -> Int {
-        var refreshed = 0
+        try await drain(limit, "cached query", name: { "\($0.project)/\($0.name)" }) { now in
+            try await api.store.claimDueSavedQueries(now: now, lease: lease, limit: 1).first
+        } run: { saved in
+            _ = try await api.runSaved(saved, context: nil)
+        } failed: { saved, _, now in
+            try await api.store.postponeSavedQuery(
+                project: saved.project, name: saved.name, modifiedAt: saved.modifiedAt, due: now + retry)
+        }
+    }
+
+    /// Computes the cached datasets due at the API's clock (a new one's whole timeframe, then its
+    /// latest buckets), one taken at a time, at most `limit`; how many were computed. A run that
+    /// fails leaves the buckets it had and is tried again after five minutes.
+    @discardableResult
+    package func refreshDueDatasets(limit: Int = 100) async throws -> Int {
+        try await drain(limit, "cached dataset", name: { "\($0.project)/\($0.name)" }) { now in
+            try await api.store.claimDueDatasets(now: now, lease: lease, limit: 1).first
+        } run: { dataset in
+            try await api.refreshDataset(dataset, share: "\(dataset.project) datasets")
+        } failed: { dataset, error, now in
+            try await api.store.failDataset(
+                project: dataset.project, name: dataset.name, modifiedAt: dataset.modifiedAt,
+                status: dataset.refreshedAt == nil ? "BootstrappingFailed" : "OK",
+                error: (error as? KeenError)?.message ?? "\(error)", due: now + AnalyticsAPI.datasetRetry)
+        }
+    }
+
+    /// Takes what is due one at a time (`claim`) and runs it, at most `limit`; one whose run fails
+    /// is logged and handed to `failed`. How many ran.
+    private func drain<Item: Sendable>(
+        _ limit: Int, _ what: String, name: (Item) -> String, claim: (Int64) async throws -> Item?,
+        run: (Item) async throws -> Void,
+        failed: (Item, any Error, Int64) async throws -> Void
+    ) async throws -> Int {
+        var ran = 0
         for _ in 0..<limit {
             let now = api.now()
-            guard let saved = try await api.store.claimDueSavedQueries(now: now, lease: lease, limit: 1).first else {
-                break
-            }
+            guard let item = try await claim(now) else { break }
             do {
-                _ = try await api.runSaved(saved, context: nil)
-                refreshed += 1
+                try await run(item)
+                ran += 1
             } catch {
                 logger.warning(
-                    "a cached query could not be refreshed; it is tried again later",
-                    metadata: ["project": "\(saved.project)", "query": "\(saved.name)", "error": "\(error)"])
-                // Its kept result (if any) stays; it is due again after `retry`.
-                try? await api.store.postponeSavedQuery(
-                    project: saved.project, name: saved.name, modifiedAt: saved.modifiedAt, due: now + retry)
+                    "a \(what) could not be refreshed; it is tried again later",
+                    metadata: ["name": "\(name(item))", "error": "\(error)"])
+                try? await failed(item, error, now)
             }
         }
-        return refreshed
+        return ran
     }
 }
 

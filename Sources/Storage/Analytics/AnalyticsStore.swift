@@ -41,6 +41,8 @@ package struct AnalyticsKey: Sendable, Hashable {
         case writes, queries, schema, master
         /// Reading saved (and cached) queries' results.
         case savedQueries = "saved_queries"
+        /// Reading cached datasets and their results.
+        case datasets
     }
 
     package func allows(_ operation: Operation) -> Bool {
@@ -48,7 +50,9 @@ package struct AnalyticsKey: Sendable, Hashable {
         switch kind {
         case .master: return true
         case .write: return operation == .writes
-        case .read: return operation == .queries || operation == .schema || operation == .savedQueries
+        case .read:
+            return operation == .queries || operation == .schema || operation == .savedQueries
+                || operation == .datasets
         case .access:
             if operation == .savedQueries {
                 return permitted.contains("saved_queries") || permitted.contains("cached_queries")
@@ -159,6 +163,55 @@ package struct SavedQuery: Sendable, Hashable {
     package var refreshRate: Int { Int(definition["refresh_rate"]?.number ?? 0) }
 }
 
+/// A cached dataset as stored: its definition as Keen keeps it (`display_name`, `query` with its
+/// `interval` and relative `timeframe`, `index_by`), and the state of its buckets.
+package struct CachedDataset: Sendable, Hashable {
+    package var project: String
+    package var name: String
+    /// `{"display_name": ..., "query": {...}, "index_by": [...]}`.
+    package var definition: JSONObject
+    package var createdAt: Int64
+    package var modifiedAt: Int64
+    /// Keen's words: "Created", "Bootstrapping", "OK", "BootstrappingFailed", "Failed".
+    package var status: String
+    /// When the buckets were last computed (the run's start), if ever.
+    package var refreshedAt: Int64?
+    package var dueAt: Int64?
+    /// Why the last run failed, if it did.
+    package var error: String?
+
+    package init(
+        project: String, name: String, definition: JSONObject, createdAt: Int64, modifiedAt: Int64,
+        status: String = "Created", refreshedAt: Int64? = nil, dueAt: Int64? = nil, error: String? = nil
+    ) {
+        self.project = project
+        self.name = name
+        self.definition = definition
+        self.createdAt = createdAt
+        self.modifiedAt = modifiedAt
+        self.status = status
+        self.refreshedAt = refreshedAt
+        self.dueAt = dueAt
+        self.error = error
+    }
+}
+
+/// One bucket of a dataset for one index value: its time range and its value (JSON text).
+package struct DatasetBucket: Sendable, Hashable {
+    /// The index values, as a JSON list in `index_by`'s order.
+    package var index: String
+    package var start: Int64
+    package var end: Int64
+    package var value: String
+
+    package init(index: String, start: Int64, end: Int64, value: String) {
+        self.index = index
+        self.start = start
+        self.end = end
+        self.value = value
+    }
+}
+
 /// Keen-compatible analytics: projects and keys, events, queries. The SQLite store keeps them in
 /// its own tables of the service's database.
 package protocol AnalyticsStore: Sendable {
@@ -212,4 +265,30 @@ package protocol AnalyticsStore: Sendable {
     /// Takes up to `limit` cached queries due at `now` for a refresh: each one's due time moves on
     /// to `now + lease` as it is taken, so no other instance takes it while this one refreshes it.
     func claimDueSavedQueries(now: Int64, lease: Int64, limit: Int) async throws -> [SavedQuery]
+
+    // MARK: Cached datasets
+
+    /// Creates or replaces dataset `name` (its buckets dropped, due at once, "Created").
+    func putDataset(project: String, name: String, definition: JSONObject, now: Int64) async throws
+        -> (dataset: CachedDataset, created: Bool)
+    func dataset(project: String, name: String) async throws -> CachedDataset?
+    func datasets(project: String) async throws -> [CachedDataset]
+    /// Deletes a dataset and its buckets.
+    func deleteDataset(project: String, name: String) async throws -> Bool
+    /// Takes up to `limit` datasets due at `now` (their due time moved on by `lease`; a dataset never
+    /// computed is "Bootstrapping" from then).
+    func claimDueDatasets(now: Int64, lease: Int64, limit: Int) async throws -> [CachedDataset]
+    /// Keeps a run's buckets (for the definition of `modifiedAt` only): the buckets starting before
+    /// `windowStart` are dropped, those from `from` on replaced by `buckets`; the dataset is "OK",
+    /// computed at `at`, due again at `due`.
+    func storeDatasetBuckets(
+        project: String, name: String, modifiedAt: Int64, windowStart: Int64, from: Int64, buckets: [DatasetBucket],
+        at: Int64, due: Int64
+    ) async throws
+    /// Records a failed run: the status ("BootstrappingFailed" or "Failed"), why, and when to try again.
+    func failDataset(project: String, name: String, modifiedAt: Int64, status: String, error: String, due: Int64)
+        async throws
+    /// The buckets of `index` starting in `from..<to`, oldest first.
+    func datasetBuckets(project: String, name: String, index: String, from: Int64, to: Int64) async throws
+        -> [DatasetBucket]
 }

@@ -337,6 +337,35 @@ extension PostgresStore {
             CREATE INDEX analytics_saved_queries_due ON analytics_saved_queries (due_us) WHERE due_us IS NOT NULL;
             """
         ),
+        (
+            "9 analytics: cached datasets",
+            """
+            -- As in the SQLite store: a dataset's definition and state, and one row per index value
+            -- and bucket. An instance takes a due dataset as it takes a cached query.
+            CREATE TABLE analytics_datasets (
+                project_id bigint NOT NULL REFERENCES analytics_projects (id),
+                name text NOT NULL,
+                definition text NOT NULL,
+                created_us bigint NOT NULL,
+                modified_us bigint NOT NULL,
+                status text NOT NULL,
+                refreshed_us bigint,
+                due_us bigint,
+                error text,
+                PRIMARY KEY (project_id, name)
+            );
+            CREATE INDEX analytics_datasets_due ON analytics_datasets (due_us);
+            CREATE TABLE analytics_dataset_buckets (
+                project_id bigint NOT NULL,
+                dataset text NOT NULL,
+                index_key text NOT NULL,
+                start_us bigint NOT NULL,
+                end_us bigint NOT NULL,
+                value text NOT NULL,
+                PRIMARY KEY (project_id, dataset, index_key, start_us)
+            );
+            """
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

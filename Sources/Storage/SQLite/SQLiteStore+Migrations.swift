@@ -274,6 +274,9 @@ extension SQLiteStore {
         migrator.registerMigration("14 analytics: saved and cached queries") { db in
             try analyticsSavedQueries(db)
         }
+        migrator.registerMigration("15 analytics: cached datasets") { db in
+            try analyticsDatasets(db)
+        }
         return migrator
     }
 }
