@@ -118,4 +118,69 @@ import Testing
             #expect(count.body == #"{"result":2}"#)
         }
     }
+
+    /// keen-analysis.js 3's requests for saved queries and execution metadata (its README and
+    /// lib/index.js): a CORS preflight for PUT, `client.post(queryPath + '/saved/name', {...})` to
+    /// create, `client.put` to update, `client.query('saved', 'name')` (GET `.../result` with the
+    /// read key), `client.del` to delete, and `POST /queries/count` with `include_metadata: true`
+    /// and its browser's `timezone` in seconds.
+    @Test func keenAnalysisJSSavedQueriesAndMetadata() async throws {
+        try await AnalyticsServer.with(projectID: "app") { server in
+            let base = "\(server.address)/3.0/projects/\(server.project)"
+            let (master, read) = (server.keys["master_key"]!, server.keys["read_key"]!)
+            let origin = ("Origin", "https://fans.example.org")
+            let json = ("Content-Type", "application/json")
+            for event in [#"{"tab":"live"}"#, #"{"tab":"live"}"#, #"{"tab":"scores"}"#] {
+                let stored = try await Self.send(
+                    "POST", "\(base)/events/views", headers: [("Authorization", server.keys["write_key"]!), json],
+                    body: event)
+                #expect(stored.status == 201)
+            }
+            let preflight = try await Self.send(
+                "OPTIONS", "\(base)/queries/saved/live-views",
+                headers: [
+                    origin, ("Access-Control-Request-Method", "PUT"),
+                    ("Access-Control-Request-Headers", "authorization,content-type"),
+                ])
+            #expect((200..<300).contains(preflight.status))
+            #expect((preflight.headers["access-control-allow-methods"] ?? "").contains("PUT"))
+            let listPreflight = try await Self.send(
+                "OPTIONS", "\(base)/queries/saved", headers: [origin, ("Access-Control-Request-Method", "GET")])
+            #expect((200..<300).contains(listPreflight.status), "\(listPreflight.body)")
+
+            let created = try await Self.send(
+                "POST", "\(base)/queries/saved/live-views", headers: [origin, ("Authorization", master), json],
+                body: #"""
+                    {"refresh_rate": 0, "query": {"analysis_type": "count", "event_collection": "views",
+                     "filters": [{"property_name": "tab", "operator": "eq", "property_value": "live"}]},
+                     "metadata": {"display_name": "Live views", "visualization": {"chart_type": "metric"}}}
+                    """#)
+            #expect(created.status == 201, "\(created.body)")
+            #expect(created.headers["access-control-allow-origin"] == "*")
+            let result = try await Self.send(
+                "GET", "\(base)/queries/saved/live-views/result", headers: [origin, ("Authorization", read)])
+            #expect(result.status == 200 && result.body.contains(#""result":2"#), "\(result.body)")
+            #expect(result.body.contains(#""display_name":"Live views""#))
+
+            let updated = try await Self.send(
+                "PUT", "\(base)/queries/saved/live-views", headers: [origin, ("Authorization", master), json],
+                body: #"{"refresh_rate": 0, "query": {"analysis_type": "count", "event_collection": "views"}}"#)
+            #expect(updated.status == 200, "\(updated.body)")
+            let all = try await Self.send(
+                "GET", "\(base)/queries/saved/live-views/result", headers: [("Authorization", read)])
+            #expect(all.body.contains(#""result":3"#), "\(all.body)")
+
+            let metadata = try await Self.send(
+                "POST", "\(base)/queries/count", headers: [origin, ("Authorization", read), json],
+                body: #"{"event_collection": "views", "timezone": -18000, "include_metadata": true}"#)
+            #expect(metadata.body.contains(#""result":3"#) && metadata.body.contains(#""events_scanned":3"#))
+
+            let deleted = try await Self.send(
+                "DELETE", "\(base)/queries/saved/live-views", headers: [origin, ("Authorization", master)])
+            #expect(deleted.status == 204)
+            let gone = try await Self.send(
+                "GET", "\(base)/queries/saved/live-views/result", headers: [("Authorization", read)])
+            #expect(gone.status == 404 && gone.body.contains("ResourceNotFoundError"), "\(gone.body)")
+        }
+    }
 }
