@@ -15,7 +15,14 @@ import Foundation
 ///
 /// Every event carries `keen.timestamp`, `keen.uniqueness_token` (made once, so a batch resent
 /// after a lost answer is not counted twice), `session_id`, `user.id_hash` (a salted SHA-256 of the
-/// user's id, or of this install's random id) and `standard_properties`.
+/// user's id, or of this install's random id; with `saltRotation = .daily` the day is in the salt,
+/// so one day's hashes cannot be joined to another's) and `standard_properties`; in `testMode`
+/// (debug builds) also `test_mode: true`, so dashboards leave them out.
+///
+/// Errors the app reports (`recordError`) and, on iOS, MetricKit's crash and hang diagnostics
+/// (`MetricKitReporter`) go to the `errors` collection. A session the app did not end (it crashed
+/// or was killed) is closed at the next start with `clean_exit: false`: crash-free sessions are the
+/// `app_launch` events with `clean_exit` true.
 public actor MetricsRecorder {
     public struct Configuration: Sendable {
         public var projectID: String
@@ -28,6 +35,12 @@ public actor MetricsRecorder {
         public var app: AppInfo
         /// Mixed into `user.id_hash`, so the ids cannot be looked up from the hashes.
         public var salt: String
+        /// `.daily`: the day (UTC) is mixed into the salt too, so a device's hash changes every day
+        /// (as Aptabase does): no one can follow a device across days, and so no retention beyond
+        /// a day can be computed either.
+        public var saltRotation: SaltRotation = .never
+        /// Debug builds: every event says `test_mode: true`, and the dashboards leave them out.
+        public var testMode = false
         public var batchSize = 500
         public var maximumAttempts = 3
         /// Events kept at most; past it the oldest go.
@@ -46,6 +59,10 @@ public actor MetricsRecorder {
             self.app = app
             self.salt = salt
         }
+    }
+
+    public enum SaltRotation: String, Sendable, Hashable {
+        case never, daily
     }
 
     /// What `standard_properties` says of the app and the device.
@@ -160,10 +177,10 @@ public actor MetricsRecorder {
     // MARK: Recording
 
     /// Starts a session (the app came to the foreground). A session still open from before (the
-    /// app was killed) is closed first, ending at its last activity.
+    /// app crashed or was killed) is closed first, ending at its last activity, `clean_exit: false`.
     public func startSession() {
         let time = now()
-        closeSession()
+        closeSession(clean: false)
         state.session = State.Session(
             id: UUID().uuidString.lowercased(), start: time, lastActivity: time, firstLaunch: state.launches == 0)
         state.launches += 1
@@ -174,7 +191,40 @@ public actor MetricsRecorder {
     /// end and duration.
     public func endSession() {
         state.session?.lastActivity = now()
-        closeSession()
+        closeSession(clean: true)
+        saveState()
+    }
+
+    /// An error the app met: its domain and code (an `NSError`'s, or the Swift error's type), what
+    /// it says, whether it ended what the user was doing (`fatal`), on which screen; one `errors`
+    /// event with `kind: "error"`.
+    public func recordError(
+        _ error: any Error, fatal: Bool = false, screen: String? = nil, properties: [String: MetricValue] = [:]
+    ) {
+        let bridged = error as NSError
+        var event = properties
+        event["kind"] = .string("error")
+        event["domain"] = .string(bridged.domain)
+        event["code"] = .number(Double(bridged.code))
+        event["message"] = .string(String(String(describing: error).prefix(1_000)))
+        event["fatal"] = .bool(fatal)
+        if let screen { event["screen"] = .string(screen) }
+        record("errors", event)
+    }
+
+    /// A crash or hang diagnostic (MetricKit's, delivered at a later launch): `kind` "crash" or
+    /// "hang", when it happened, the app version and OS it happened on (which may not be this
+    /// launch's), and what it says; one `errors` event.
+    public func recordDiagnostic(
+        kind: String, at time: Date, appVersion: String?, osVersion: String?, properties: [String: MetricValue]
+    ) {
+        var event = properties
+        event["kind"] = .string(kind)
+        event["fatal"] = .bool(kind == "crash")
+        if let appVersion { event["diagnostic_app_version"] = .string(appVersion) }
+        if let osVersion { event["diagnostic_os_version"] = .string(osVersion) }
+        touchSession()
+        append("errors", event, at: time, session: nil)
         saveState()
     }
 
@@ -237,18 +287,24 @@ public actor MetricsRecorder {
             nextUploadAt: state.nextUploadAt)
     }
 
-    /// `user.id_hash`: SHA-256 of the salt and the user's id (or the install's), in hex.
-    public var idHash: String {
-        SHA256.hex(configuration.salt + ":" + (state.userID ?? "install:" + state.installID))
+    /// `user.id_hash`: SHA-256 of the salt and the user's id (or the install's), in hex; with a
+    /// daily rotation, of the salt, the day (UTC) and the id.
+    public var idHash: String { idHash(at: now()) }
+
+    func idHash(at time: Date) -> String {
+        var salt = configuration.salt
+        if configuration.saltRotation == .daily { salt += ":" + String(Self.timestamp(time).prefix(10)) }
+        return SHA256.hex(salt + ":" + (state.userID ?? "install:" + state.installID))
     }
 
-    private func closeSession() {
+    private func closeSession(clean: Bool) {
         guard let session = state.session else { return }
         state.session = nil
         let event: [String: MetricValue] = [
             "session_start": .string(Self.timestamp(session.start)),
             "session_end": .string(Self.timestamp(session.lastActivity)),
             "session_duration": .number(session.lastActivity.timeIntervalSince(session.start)),
+            "clean_exit": .bool(clean),
         ]
         append("app_launch", event, at: session.start, session: session)
     }
@@ -282,7 +338,8 @@ public actor MetricsRecorder {
             "timestamp": .string(Self.timestamp(time)), "uniqueness_token": .string(UUID().uuidString.lowercased()),
         ]
         event["session_id"] = session.map { .string($0.id) } ?? .null
-        event["user"] = ["id_hash": .string(idHash)]
+        event["user"] = ["id_hash": .string(idHash(at: time))]
+        if configuration.testMode { event["test_mode"] = .bool(true) }
         let app = configuration.app
         event["standard_properties"] = [
             "app_version": .string(app.version), "app_build_number": .string(app.build),
