@@ -4,7 +4,8 @@ learns its analytics project from /api/config, records its views (one per tab sh
 alert opened from a Web Push notification (?via=push, as the service worker opens it), and sends
 them as Keen batches; then the operator's Metrics page (#metrics, the admin token typed in) charts
 devices active today, alerts opened per channel and views per tab from those very events, and
-says no delivery has failed. No
+says no delivery has failed. Settings says what the page records, and its switch stops it (kept
+across a reload). No
 Content-Security-Policy violation and no uncaught exception. Exit status 0 when all holds, 1 with
 the reason.
 
@@ -91,6 +92,31 @@ try:
     refused = wait("(() => { const t = document.querySelector('#metrics-status').textContent; return t.includes('could not') ? t : null; })()",
                    "the wrong token refused")
     print("wrong token:", refused)
+    # Settings says what the page records, and its switch stops it: nothing queued, the id gone.
+    chromium.evaluate("location.hash = '#settings'")
+    disclosure = wait("""(() => { const s = document.querySelector('#usage-switch');
+      return s && !s.hidden ? document.querySelector('#usage-what').textContent : null; })()""",
+                      "the usage statistics in Settings")
+    print("usage statistics:", disclosure)
+    if "random id made in this browser" not in disclosure or not chromium.evaluate("document.querySelector('#usage-record').checked"):
+        fail(f"Settings does not say what is recorded, switched on: {disclosure}")
+    chromium.evaluate("document.querySelector('#usage-record').click()")
+    wait("document.querySelector('#usage-status').textContent.includes('Nothing more is recorded')", "the switch's answer")
+    for tab in ["scores", "deals", "settings"]:
+        chromium.evaluate(f"document.querySelector('nav a[data-tab=\"{tab}\"]').click()")
+        wait(f"!document.getElementById('{tab}').hidden", f"the {tab} tab shown")
+    after = chromium.evaluate(f"({{ queued: {QUEUE}.length, id: localStorage.getItem('nohit-device-id') }})")
+    if after != {"queued": 0, "id": None}:
+        fail(f"with the switch off the page still records: {after}")
+    chromium.page("Page.reload", {})
+    wait("state.config && !document.querySelector('#usage-switch').hidden", "Settings after a reload")
+    if chromium.evaluate("document.querySelector('#usage-record').checked"):
+        fail("the switch is on again after a reload")
+    chromium.evaluate("document.querySelector('#usage-record').click()")
+    chromium.evaluate("document.querySelector('nav a[data-tab=\"scores\"]').click()")
+    wait(f"{QUEUE}.length > 0", "recording again once switched back on")
+    print("usage switch: off records nothing and survives a reload; on records again")
+
     problems = chromium.problems()
     if problems:
         print("the page reported problems:", *problems, sep="\n  ")

@@ -2,7 +2,8 @@
 // events into this server's web project (/api/config names it and its public write key), queued
 // in localStorage and sent in batches as Keen's clients send them: results by index, a success or
 // an invalid event leaves the queue, others are tried again up to three times; sendBeacon when
-// the page is hidden. No personal data: the device is a random id made here.
+// the page is hidden. No personal data: the device is a random id made here. Settings says so,
+// and its switch stops it (the queue and the id are deleted then; nothing is recorded or sent).
 import { currentTab, state } from './state.js';
 
 const QUEUE = 'nohit-metrics-queue';
@@ -11,11 +12,27 @@ const newID = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${
 const stored = (storage, key) => { let v = storage.getItem(key); if (!v) { v = newID(); storage.setItem(key, v); } return v; };
 const load = () => { try { return JSON.parse(localStorage.getItem(QUEUE) || '[]'); } catch { return []; } };
 const save = (queue) => { try { localStorage.setItem(QUEUE, JSON.stringify(queue.slice(-500))); } catch { /* full: dropped */ } };
-const endpoint = () => state.config?.analytics && `/3.0/projects/${encodeURIComponent(state.config.analytics.project_id)}/events`;
+const OFF = 'nohit-metrics-off';
+/** Whether this browser records its use of the page (Settings' switch). */
+export const recording = () => localStorage.getItem(OFF) !== '1';
+const endpoint = () => recording() && state.config?.analytics && `/3.0/projects/${encodeURIComponent(state.config.analytics.project_id)}/events`;
+
+/** Turns the page's recording on or off; off deletes what is queued and the device's random id. */
+export function setRecording(on) {
+  if (on) {
+    localStorage.removeItem(OFF);
+    return;
+  }
+  localStorage.setItem(OFF, '1');
+  localStorage.removeItem(QUEUE);
+  localStorage.removeItem('nohit-device-id');
+  clearTimeout(timer);
+}
 let timer = null;
 let sending = false;
 
 export function record(collection, properties) {
+  if (!recording()) return;
   const device = stored(localStorage, 'nohit-device-id');
   const firstVisit = !localStorage.getItem('nohit-visited');
   localStorage.setItem('nohit-visited', '1');

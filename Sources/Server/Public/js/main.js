@@ -11,7 +11,7 @@ import { announceReached, drawLive, momentArrived, observe } from './live.js';
 import { showMetrics, wireMetrics } from './metrics.js';
 import { drawFavourites, drawScores, wireScores } from './scores.js';
 import { loadStandings } from './standings.js';
-import { drawChips, loadDealSubscriptions, restorePreferences, restoreServerPreferences, wireSettings } from './settings.js';
+import { drawChips, loadDealSubscriptions, restorePreferences, restoreServerPreferences, showUsage, wireSettings } from './settings.js';
 import { currentTab, state } from './state.js';
 import { connect } from './stream.js';
 import { invalidate, registerView, showTab, wireTabs } from './tabs.js';
@@ -38,6 +38,7 @@ function configured() {
   drawSeasons();
   drawFavourites();
   drawChips();
+  showUsage();
   if (currentTab() === 'hall-of-fame') loadHallOfFame();
 }
 

@@ -3,6 +3,7 @@
 // browser, and sent with the subscription when notifications are turned on; with a device, saved
 // on the server too. The controls answer from the first moment, before anything is loaded (Save
 // never submits the form and reloads the page).
+import { recording, setRecording } from './analytics.js';
 import { api } from './api.js';
 import { $, $$, esc, patch } from './dom.js';
 import { clubName } from './format.js';
@@ -128,8 +129,24 @@ export function restoreServerPreferences() {
   if (mine) api(`/api/devices/${mine.id}/preferences`, { headers: { authorization: `Bearer ${mine.secret}` } }).then(showPreferences).catch(() => {});
 }
 
+/** Settings' disclosure of the page's own statistics, once /api/config says whether there are any. */
+export function showUsage() {
+  if (!state.config?.analytics) return;
+  $('#usage-what').textContent = 'This page records which tabs you open, what you tap and which alerts you open, '
+    + 'with a random id made in this browser (no name, no location, no IP address kept with them), '
+    + 'into this server\'s own statistics.';
+  $('#usage-switch').hidden = false;
+  $('#usage-record').checked = recording();
+}
+
 export function wireSettings() {
   onFavourites(drawChips);
+  $('#usage-record').addEventListener('change', (event) => {
+    setRecording(event.target.checked);
+    $('#usage-status').textContent = event.target.checked
+      ? 'Recording again from now on.'
+      : 'Nothing more is recorded; what was waiting to be sent is deleted.';
+  });
   $('#chips').addEventListener('click', (event) => {
     const team = event.target.dataset.remove;
     if (!team) return;
