@@ -17,7 +17,7 @@ usage: accessibility.py URL OUTPUT_DIR AXE_JS [TIMEOUT_SECONDS]
 import json, os, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import open_browser
+from cdp import each_view, open_browser
 
 url, output, axe_path = sys.argv[1], sys.argv[2], sys.argv[3]
 timeout = float(sys.argv[4]) if len(sys.argv) > 4 else 60
@@ -104,25 +104,21 @@ try:
         fail(f"axe did not report an input without a label: {probe}")
 
     serious = []
-    for device, metrics in [("desktop", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}),
-                            ("phone", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})]:
-        chromium.page("Emulation.setDeviceMetricsOverride", metrics)
-        for scheme in ("light", "dark"):
-            chromium.page("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
-            for page, ready in PAGES:
-                chromium.evaluate(f"location.hash = '#{page}'")
-                wait(ready, f"{page} ready ({device}, {scheme})")
-                violations = chromium.evaluate(AXE)
-                if violations is None:
-                    fail(f"axe did not answer on {page} ({device}, {scheme})")
-                name = f"a11y-{page.replace('/', '-')}-{device}-{scheme}.png"
-                chromium.screenshot(name)
-                counted = [v for v in violations if v["impact"] in ("serious", "critical")]
-                print(f"axe {page:18} {device:7} {scheme:5}: {len(violations)} violation(s), "
-                      f"{len(counted)} serious or critical")
-                for v in violations:
-                    print(f"    {v['impact']}: {v['id']} ({v['nodes']} node(s), first {v['first']}): {v['summary']}")
-                serious += [(page, device, scheme, v["id"]) for v in counted]
+    for device, scheme in each_view(chromium):
+        for page, ready in PAGES:
+            chromium.evaluate(f"location.hash = '#{page}'")
+            wait(ready, f"{page} ready ({device}, {scheme})")
+            violations = chromium.evaluate(AXE)
+            if violations is None:
+                fail(f"axe did not answer on {page} ({device}, {scheme})")
+            name = f"a11y-{page.replace('/', '-')}-{device}-{scheme}.png"
+            chromium.screenshot(name)
+            counted = [v for v in violations if v["impact"] in ("serious", "critical")]
+            print(f"axe {page:18} {device:7} {scheme:5}: {len(violations)} violation(s), "
+                  f"{len(counted)} serious or critical")
+            for v in violations:
+                print(f"    {v['impact']}: {v['id']} ({v['nodes']} node(s), first {v['first']}): {v['summary']}")
+            serious += [(page, device, scheme, v["id"]) for v in counted]
     if serious:
         fail(f"serious or critical violations: {serious}")
     chromium.page("Emulation.clearDeviceMetricsOverride")

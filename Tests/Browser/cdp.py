@@ -130,6 +130,21 @@ class Browser:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
+# The views axe-core is run in: a desktop and a phone, each in light and dark.
+VIEWS = [(device, metrics, scheme)
+         for device, metrics in [("desktop", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False}),
+                                 ("phone", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})]
+         for scheme in ("light", "dark")]
+
+
+def each_view(browser):
+    """Sets the page to each of VIEWS in turn; yields (device, scheme)."""
+    for device, metrics, scheme in VIEWS:
+        browser.page("Emulation.setDeviceMetricsOverride", metrics)
+        browser.page("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        yield device, scheme
+
+
 class CuttableProxy:
     """A TCP proxy on loopback in front of the server, for a network that goes and comes back:
     `cut()` closes every open connection and turns new ones away (closed at once), `restore()`

@@ -9,15 +9,21 @@ across a reload). No
 Content-Security-Policy violation and no uncaught exception. Exit status 0 when all holds, 1 with
 the reason.
 
-usage: metrics_page.py URL OUTPUT_DIR ADMIN_TOKEN [TIMEOUT_SECONDS]
+An app's events are sent into the same project too (two devices over four days: versions, sessions
+that ended cleanly or not, a crash), and the dashboard shows them: the period compared with the one
+before, the retention table, the versions chart, the crash-free figure; axe-core finds no serious or
+critical violation on it, light and dark, desktop and phone.
+
+usage: metrics_page.py URL OUTPUT_DIR ADMIN_TOKEN [TIMEOUT_SECONDS] [AXE_JS]
 """
 import json, os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cdp import open_browser
+from cdp import each_view, open_browser
 
 url, output, token = sys.argv[1], sys.argv[2], sys.argv[3]
 timeout = float(sys.argv[4]) if len(sys.argv) > 4 else 60
+axe_path = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] else None
 chromium = open_browser(output)
 
 
@@ -49,6 +55,31 @@ try:
     chromium.evaluate("metrics.flush()")
     wait(f"{QUEUE}.length === 0", "the push's events sent")
 
+    # An app's events (as NoHitterKit records them) in the same project: devices A (1.4.0) and B
+    # (1.3.9) first launched three days ago at noon UTC; A back two days ago; B's first session did
+    # not end cleanly (a crash), its second did.
+    app = chromium.evaluate("""(async () => {
+      const day = (n) => { const d = new Date(); d.setUTCHours(12, 0, 0, 0); d.setUTCDate(d.getUTCDate() - n); return d.toISOString(); };
+      const std = (version, first) => ({ app_version: version, system_version: version === '1.4.0' ? '18.1' : '17.6',
+        model: 'iPhone15,2', language: 'en-US', first_time_app_launch: first });
+      const ev = (device, version, n, first, extra) => ({ ...extra, keen: { timestamp: day(n) }, user: { id_hash: device },
+        standard_properties: std(version, first) });
+      const body = {
+        views: [ev('dev-a', '1.4.0', 3, true, { class_name: 'Live' }), ev('dev-b', '1.3.9', 3, true, { class_name: 'Live' }),
+                ev('dev-a', '1.4.0', 2, false, { class_name: 'Scores' }), ev('dev-b', '1.3.9', 1, false, { class_name: 'Live' })],
+        app_launch: [ev('dev-a', '1.4.0', 3, true, { session_duration: 60, clean_exit: true }),
+                     ev('dev-b', '1.3.9', 3, true, { session_duration: 20, clean_exit: false }),
+                     ev('dev-a', '1.4.0', 2, false, { session_duration: 100, clean_exit: true }),
+                     ev('dev-b', '1.3.9', 1, false, { session_duration: 40, clean_exit: true })],
+        errors: [ev('dev-b', '1.3.9', 3, false, { kind: 'crash', fatal: true, signal: 11 }),
+                 ev('dev-a', '1.4.0', 2, false, { kind: 'error', domain: 'NSURLErrorDomain', code: -1009, fatal: false })],
+      };
+      const r = await fetch(`/3.0/projects/${state.config.analytics.project_id}/events`, { method: 'POST',
+        headers: { authorization: state.config.analytics.write_key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return r.status; })()""")
+    if app != 200:
+        fail(f"the app's events were not taken: {app}")
+
     chromium.evaluate("location.hash = '#metrics'")
     wait("!document.getElementById('metrics').hidden", "the Metrics page")
     chromium.evaluate(f"document.querySelector('#metrics-token').value = {json.dumps(token)}")
@@ -70,6 +101,48 @@ try:
         fail(f"today does not show one active device: {charts['active']}")
     if "scores" not in charts["touches"]:
         fail(f"the taps on the tabs are not counted: {charts['touches']}")
+    # The dashboard from the app's events: the period and the one before, retention, versions,
+    # stability.
+    board = wait("""(() => { const crash = document.querySelector('#metrics-crash-free').textContent;
+      if (!crash) return null;
+      const rows = [...document.querySelectorAll('#metrics-retention-daily tbody tr')].map((r) => [...r.cells].map((c) => c.textContent));
+      return { crash, rows, tiles: [...document.querySelectorAll('#metrics-totals div')].map((d) => d.textContent),
+        versions: document.querySelector('#metrics-versions svg')?.getAttribute('aria-label'),
+        errors: document.querySelector('#metrics-errors svg')?.getAttribute('aria-label'),
+        length: document.querySelector('#metrics-session-length').textContent }; })()""", "the dashboard")
+    print("dashboard:", json.dumps(board))
+    if "75% of 4 sessions" not in board["crash"] or "50% of 2 devices" not in board["crash"]:
+        fail(f"the crash-free figure is not 3 of 4 sessions and 1 of 2 devices: {board['crash']}")
+    cohort = [row for row in board["rows"] if row[1] == "2"]
+    if not cohort or cohort[0][2] != "50%":
+        fail(f"the retention table does not show the app's two devices, half back the next day: {board['rows']}")
+    if not board["versions"] or "1.4.0" not in board["versions"] or "1.3.9" not in board["versions"]:
+        fail(f"the versions chart does not show both versions: {board['versions']}")
+    if "crash 1" not in (board["errors"] or ""):
+        fail(f"the errors chart does not count the crash: {board['errors']}")
+    if not any(tile.startswith("Sessions4") for tile in board["tiles"]):
+        fail(f"the tiles do not count 4 sessions: {board['tiles']}")
+    if "55 s on average" not in board["length"]:
+        fail(f"the session length is not 55 s on average: {board['length']}")
+    print("screenshot:", chromium.screenshot("metrics-dashboard.png"))
+    if axe_path:
+        chromium.evaluate(open(axe_path, encoding="utf-8").read() + "\n;true")
+        serious = []
+        for device, scheme in each_view(chromium):
+            violations = chromium.evaluate("""(async () => (await axe.run(document, { resultTypes: ['violations'] }))
+              .violations.map(v => ({ id: v.id, impact: v.impact, first: v.nodes[0]?.target?.join(' ') })))()""")
+            counted = [v for v in violations if v["impact"] in ("serious", "critical")]
+            print(f"axe dashboard {device:7} {scheme:5}: {len(violations)} violation(s), {len(counted)} serious or critical",
+                  *[f"{v['impact']}: {v['id']} ({v['first']})" for v in violations], sep="\n    ")
+            chromium.screenshot(f"metrics-dashboard-{device}-{scheme}.png")
+            serious += counted
+        chromium.page("Emulation.clearDeviceMetricsOverride", {})
+        chromium.page("Emulation.setEmulatedMedia", {"features": []})
+        if serious:
+            fail(f"axe found serious or critical violations on the dashboard: {serious}")
+    else:
+        print("axe: skipped on the dashboard (no axe-core given: Tests/Browser/get-axe)")
+
     # The deliveries that failed: none on this server (its only channels cannot fail here).
     failed = wait("(() => { const t = document.querySelector('#metrics-failed-status').textContent; return t ? t : null; })()",
                   "the failed deliveries")

@@ -96,7 +96,7 @@ import Testing
         let token = "metrics-test-\(UUID().uuidString)"
         let (status, text) = try await Executable.onThread {
             try Self.probe(
-                "metrics_page.py", speed: 60, arguments: [Self.output.path, token, "60"],
+                "metrics_page.py", speed: 60, arguments: [Self.output.path, token, "60", Self.axe ?? ""],
                 serveArguments: ["--admin-token", token])
         }
         #expect(status == 0, "\(text)")

@@ -478,38 +478,3 @@ package struct AnalyticsAPI: Sendable {
         }
     }
 }
-
-extension AnalyticsAPI {
-    /// The operator's Metrics page: how a project's devices use the app over the last `days`
-    /// days (`this_N_days` in `timezone`), from the events its clients record: devices active each
-    /// day (distinct `user.id_hash` in `views`), alerts opened per channel (`pushes` by `channel`),
-    /// views per tab (`views` by `tab`) and taps per target (`touches` by `target`). The queries are
-    /// Keen's, run on the store directly (the admin token stands for the read key); an unknown
-    /// project is the store's `notFound`.
-    package func usage(project: String, days: Int, timezone: String) async throws -> JSONValue {
-        guard (1...90).contains(days) else { throw KeenError.badParameter("days", "must be 1 to 90, not \(days)") }
-        let now = now()
-        func run(_ analysis: String, _ collection: String, _ extra: [(key: String, value: JSONValue)]) async throws
-            -> JSONValue
-        {
-            var parameters = JSONObject(extra)
-            parameters["event_collection"] = .string(collection)
-            parameters["timeframe"] = .string("this_\(days)_days")
-            parameters["timezone"] = .string(timezone)
-            let query = try KeenQuery.parse(analysis, parameters: parameters, now: now)
-            return try await queries.run { budget in try await store.query(project: project, query, budget: budget) }
-        }
-        return .object(
-            JSONObject([
-                ("project", .string(project)), ("days", .number(Double(days))), ("timezone", .string(timezone)),
-                (
-                    "daily_active_devices",
-                    try await run(
-                        "count_unique", "views", [("target_property", "user.id_hash"), ("interval", "daily")])
-                ),
-                ("alerts_opened_by_channel", try await run("count", "pushes", [("group_by", "channel")])),
-                ("views_by_tab", try await run("count", "views", [("group_by", "tab")])),
-                ("touches_by_target", try await run("count", "touches", [("group_by", "target")])),
-            ]))
-    }
-}

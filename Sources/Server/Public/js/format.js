@@ -80,6 +80,47 @@ export function diamond(bases) {
 }
 
 // A horizontal bar chart (SVG): one row per entry, scaled to the largest; it fits any width.
+/**
+ * Stacked bars, one per bucket (`{label, parts: [{series, value}]}`), the five largest series in
+ * their own colours and the rest as "other", with a legend; the figures in the label for readers.
+ */
+export function stackedChart(buckets, title, empty) {
+  const totals = new Map();
+  for (const bucket of buckets) for (const part of bucket.parts) totals.set(part.series, (totals.get(part.series) || 0) + part.value);
+  if (!totals.size) return `<p class="muted">${esc(empty)}</p>`;
+  const top = [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([series]) => series);
+  const series = totals.size > top.length ? [...top, 'other'] : top;
+  const colour = (name) => `s${top.includes(name) ? top.indexOf(name) : 5}`;
+  const rows = buckets.map((bucket) => {
+    const byName = new Map();
+    for (const part of bucket.parts) {
+      const name = top.includes(part.series) ? part.series : 'other';
+      byName.set(name, (byName.get(name) || 0) + part.value);
+    }
+    return { label: bucket.label, parts: series.map((name) => ({ name, value: byName.get(name) || 0 })) };
+  });
+  const max = Math.max(...rows.map((r) => r.parts.reduce((sum, p) => sum + p.value, 0)), 1);
+  const row = 24;
+  const legend = 22;
+  const height = rows.length * row + legend + 8;
+  const bars = rows.map((r, i) => {
+    const y = legend + i * row + 4;
+    let x = 22;
+    const rects = r.parts.filter((p) => p.value > 0).map((p) => {
+      const width = (p.value / max) * 70;
+      const rect = `<rect x="${x}%" y="${y + 3}" width="${width}%" height="${row - 8}" class="${colour(p.name)}"></rect>`;
+      x += width;
+      return rect;
+    }).join('');
+    const total = r.parts.reduce((sum, p) => sum + p.value, 0);
+    return `<text x="0" y="${y + 15}" class="label">${esc(r.label)}</text>${rects}<text x="${x + 1}%" y="${y + 15}" class="value">${total}</text>`;
+  }).join('');
+  const keys = series.map((name, i) => `<rect x="${i * 16}%" y="4" width="10" height="10" class="${colour(name)}"></rect>` +
+    `<text x="${i * 16 + 2.5}%" y="13" class="legend">${esc(name)}</text>`).join('');
+  const said = rows.map((r) => `${r.label}: ${r.parts.filter((p) => p.value).map((p) => `${p.name} ${p.value}`).join(', ') || 'none'}`).join('; ');
+  return `<svg role="img" aria-label="${esc(title)}. ${esc(said)}" width="100%" height="${height}">${keys}${bars}</svg>`;
+}
+
 export function barChart(entries, title, empty = 'No deal days.') {
   if (!entries.length) return `<p class="muted">${esc(empty)}</p>`;
   const max = Math.max(...entries.map((e) => e.value), 1);

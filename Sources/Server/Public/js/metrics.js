@@ -2,8 +2,8 @@
 // page's own events (analytics.js) and the apps' (NoHitterKit), through /api/admin/metrics; and
 // the deliveries that failed, with the providers' reasons (/api/admin/deliveries/failed).
 import { api } from './api.js';
-import { $ } from './dom.js';
-import { barChart } from './format.js';
+import { $, esc } from './dom.js';
+import { barChart, stackedChart } from './format.js';
 
 let shown = false;
 
@@ -25,18 +25,79 @@ async function loadMetrics(event) {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     const usage = await api(`/api/admin/metrics?days=${encodeURIComponent(days)}&timezone=${encodeURIComponent(zone)}`, { headers: { authorization: `Bearer ${token}` } });
     shown = true;
-    const groups = (rows, key) => rows.map((row) => ({ label: String(row[key] ?? 'none'), value: row.result })).sort((a, b) => b.value - a.value);
-    const daily = usage.daily_active_devices.map((row) => ({ label: row.timeframe.start.slice(5, 10), value: row.value }));
-    $('#metrics-active').innerHTML = barChart(daily, 'Devices active each day', 'No visits yet.');
-    $('#metrics-pushes').innerHTML = barChart(groups(usage.alerts_opened_by_channel, 'channel'), 'Alerts opened per channel', 'No alert opened yet.');
-    $('#metrics-tabs').innerHTML = barChart(groups(usage.views_by_tab, 'tab'), 'Views per tab', 'No views yet.');
-    $('#metrics-touches').innerHTML = barChart(groups(usage.touches_by_target, 'target').slice(0, 12), 'Most tapped', 'No taps yet.');
+    showUsage(usage);
     status.textContent = `Project ${usage.project}, the last ${usage.days} days (${usage.timezone}).`;
     showFailed(await api('/api/admin/deliveries/failed?limit=50', { headers: { authorization: `Bearer ${token}` } }));
   } catch (error) {
     status.textContent = `Metrics could not be loaded: ${error.message}`;
     if (/401|403|token/i.test(error.message)) sessionStorage.removeItem('nohit-admin-token');
   }
+}
+
+const percent = (share) => (share == null ? '–' : `${Math.round(share * 1000) / 10}%`);
+const day = (bucket) => bucket.timeframe.start.slice(5, 10);
+
+/** The change from the period before, in words a screen reader reads as they are. */
+function change(now, before, asShare) {
+  if (now == null || before == null) return 'no figure for the period before';
+  if (asShare) {
+    const points = Math.round((now - before) * 1000) / 10;
+    return points === 0 ? 'as in the period before' : `${points > 0 ? 'up' : 'down'} ${Math.abs(points)} points from ${percent(before)}`;
+  }
+  if (before === 0) return now === 0 ? 'as in the period before' : `up from 0`;
+  const ratio = Math.round(((now - before) / before) * 100);
+  return ratio === 0 ? `as in the period before (${before})` : `${ratio > 0 ? 'up' : 'down'} ${Math.abs(ratio)}% from ${before}`;
+}
+
+function showUsage(usage) {
+  const groups = (rows, key) => rows.map((row) => ({ label: String(row[key] ?? 'none'), value: row.result })).sort((a, b) => b.value - a.value);
+  const series = (buckets, key) => buckets.map((bucket) => ({
+    label: day(bucket), parts: bucket.value.map((row) => ({ series: String(row[key] ?? 'web'), value: row.result })),
+  }));
+  const { totals, previous } = usage;
+  const tiles = [
+    ['Active devices', totals.active_devices, previous.active_devices],
+    ['New devices', totals.new_devices, previous.new_devices],
+    ['Sessions', totals.sessions, previous.sessions],
+    ['Crash-free sessions', totals.crash_free_sessions, previous.crash_free_sessions, true],
+    ['Crash-free devices', totals.crash_free_devices, previous.crash_free_devices, true],
+    ['Errors and crashes', totals.errors, previous.errors],
+  ];
+  $('#metrics-totals').innerHTML = tiles.map(([name, now, before, share]) =>
+    `<div><dt>${esc(name)}</dt><dd>${share ? percent(now) : esc(String(now ?? 0))}<small>${esc(change(now, before, share))}</small></dd></div>`).join('');
+  $('#metrics-active').innerHTML = barChart(usage.daily_active_devices.map((b) => ({ label: day(b), value: b.value })), 'Devices active each day', 'No visits yet.');
+  $('#metrics-new').innerHTML = barChart(usage.new_devices_by_day.map((b) => ({ label: day(b), value: b.value })), 'New devices each day', 'No new device yet.');
+  $('#metrics-weekly').innerHTML = barChart(usage.weekly_active_devices.map((b) => ({ label: `from ${day(b)}`, value: b.value })), 'Devices active each week', 'No visits yet.');
+  showRetention($('#metrics-retention-daily'), usage.retention.daily, 7);
+  showRetention($('#metrics-retention-weekly'), usage.retention.weekly, 3);
+  $('#metrics-retention-none').hidden = usage.retention.daily.length > 0;
+  $('#metrics-crash-free').textContent = totals.sessions
+    ? `${percent(totals.crash_free_sessions)} of ${totals.sessions} sessions and ${percent(totals.crash_free_devices)} of ${totals.session_devices} devices crash-free`
+    : 'No app session recorded in this period (crash-free figures come from the apps’ sessions).';
+  $('#metrics-errors').innerHTML = barChart(groups(usage.errors_by_kind, 'kind'), 'Errors and crashes, by kind', 'No error or crash reported.');
+  $('#metrics-errors-version').innerHTML = barChart(usage.errors_by_version.map((row) => ({
+    label: `${row.kind} ${row['standard_properties.app_version'] ?? 'web'}`, value: row.result })).sort((a, b) => b.value - a.value).slice(0, 12),
+  'Errors and crashes, by kind and app version', 'No error or crash reported.');
+  const length = usage.session_length;
+  $('#metrics-session-length').textContent = length.average == null ? 'No app session recorded in this period.'
+    : `A session lasts ${Math.round(length.average)} s on average, ${Math.round(length.median)} s at the median.`;
+  $('#metrics-sessions').innerHTML = barChart(usage.sessions_by_day.map((b) => ({ label: day(b), value: b.value })), 'Sessions each day', 'No app session yet.');
+  $('#metrics-versions').innerHTML = stackedChart(series(usage.versions_by_day, 'standard_properties.app_version'), 'Devices each day, by app version', 'No visits yet.');
+  $('#metrics-os').innerHTML = stackedChart(series(usage.os_versions_by_day, 'standard_properties.system_version'), 'Devices each day, by OS version', 'No visits yet.');
+  $('#metrics-models').innerHTML = barChart(groups(usage.devices_by_model, 'standard_properties.model').slice(0, 12), 'Devices, by model', 'No model reported (the web page has none).');
+  $('#metrics-languages').innerHTML = barChart(groups(usage.languages, 'standard_properties.language').slice(0, 12), 'Devices, by language', 'No visits yet.');
+  $('#metrics-pushes').innerHTML = barChart(groups(usage.alerts_opened_by_channel, 'channel'), 'Alerts opened per channel', 'No alert opened yet.');
+  $('#metrics-tabs').innerHTML = barChart(groups(usage.views_by_tab, 'tab'), 'Views per tab', 'No views yet.');
+  $('#metrics-touches').innerHTML = barChart(groups(usage.touches_by_target, 'target').slice(0, 12), 'Most tapped', 'No taps yet.');
+  $('#metrics-deals').innerHTML = barChart(groups(usage.deal_taps, 'target').slice(0, 12), 'Deal taps', 'No deal tapped yet.');
+}
+
+/** A retention table: a row per cohort, its size, and the share seen again after each step. */
+function showRetention(table, cohorts, steps) {
+  fillRows(table, cohorts.map((cohort) => [
+    cohort.cohort.slice(0, 10), String(cohort.size),
+    ...Array.from({ length: steps }, (_, i) => (i < cohort.retained.length ? percent(cohort.retained[i]) : '')),
+  ]));
 }
 
 /** A table body of rows of cells, as text (the reasons are the providers' words). */
@@ -52,6 +113,9 @@ function fillRows(table, rows) {
     return row;
   }));
   table.hidden = rows.length === 0;
+  // Its scrolling region (a focus stop, for keyboards on a phone) goes with it.
+  const region = table.closest('.table-scroll');
+  if (region) region.hidden = table.hidden;
 }
 
 function showFailed(failed) {
