@@ -24,6 +24,17 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
     @Option(help: "Days the events' timestamps cover (ending 2026-10-31).") var days = 31
     @Option(help: "Runs of each query (the median is reported).") var runs = 3
     @Option(help: "The nohit executable to serve (default: beside this benchmark).") var nohit: String?
+    @Option(
+        help: ArgumentHelp(
+            "A reference to run the same queries on the same events in the same run: duckdb (PyPI duckdb, one "
+                + "thread, in process; the benchmark makes .build/duckdb-venv for it).", valueName: "tool"))
+    var reference: String?
+
+    func validate() throws {
+        if let reference, reference != "duckdb" {
+            throw ValidationError("--reference: the reference is duckdb, not '\(reference)'")
+        }
+    }
 
     func run() async throws {
         let executable =
@@ -180,6 +191,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
                 #"{"event_collection":"views","target_property":"view.duration_ms",\#(sliced)}"#
             ),
         ]
+        var ours: [(name: String, median: Double, cpu: Double, answer: String)] = []
         for query in queries {
             var times: [Double] = []
             var cpu: [Double] = []
@@ -201,7 +213,14 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
                     throw ValidationError("\(query.name): \(response.status.code) \(text.prefix(500))")
                 }
                 summary = Self.summarize(text)
+                if ours.count == queries.firstIndex(where: { $0.name == query.name }) {
+                    ours.append((query.name, 0, 0, text))
+                } else {
+                    ours[ours.count - 1].answer = text
+                }
             }
+            ours[ours.count - 1].median = times.sorted()[times.count / 2]
+            ours[ours.count - 1].cpu = cpu.sorted()[cpu.count / 2]
             print(
                 String(
                     format: "query %@: median %.0f ms (runs: %@; server CPU median %.0f ms) → %@", query.name,
@@ -210,6 +229,9 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         }
 
         try await client.shutdown()
+        if reference == "duckdb" {
+            try Self.compareWithDuckDB(workload: workload, ours: ours, runs: runs, work: work)
+        }
 
         // Storage, read with the server stopped.
         server.terminate()
@@ -278,7 +300,21 @@ struct EventWorkload: Sendable {
         return out
     }
 
-    func event(_ index: Int, into out: inout [UInt8]) {
+    /// One event's values, from its index alone.
+    struct Fields {
+        var second: Int
+        var millis: Int
+        var device: Int
+        var hash: String
+        var tab: String
+        var duration: Int
+        var token: UInt64
+
+        /// `keen.timestamp` in microseconds.
+        var microseconds: Int64 { Int64(second) * 1_000_000 + Int64(millis) * 1_000 }
+    }
+
+    func fields(_ index: Int) -> Fields {
         var random = UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15 &+ 0xD1B5_4A32_D192_ED03
         func next() -> UInt64 {
             random = random &+ 0x9E37_79B9_7F4A_7C15
@@ -294,20 +330,47 @@ struct EventWorkload: Sendable {
         let millis = Int(next() % 1000)
         let tab = Self.tabs[Int(next() % UInt64(Self.tabs.count))]
         let duration = 200 + Int(next() % 60_000)
-        let date = Date(timeIntervalSince1970: TimeInterval(second))
+        let hash = String(UInt64(truncatingIfNeeded: device) &* 0x2545_F491_4F6C_DD1D, radix: 16)
+        return Fields(
+            second: second, millis: millis, device: device, hash: hash, tab: tab, duration: duration,
+            token: next() % 1_000_000)
+    }
+
+    func event(_ index: Int, into out: inout [UInt8]) {
+        let f = fields(index)
+        let date = Date(timeIntervalSince1970: TimeInterval(f.second))
         let parts = Calendar.utc.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
         let timestamp = String(
             format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.year!, parts.month!, parts.day!, parts.hour!,
-            parts.minute!, parts.second!, millis)
-        let hash = String(UInt64(truncatingIfNeeded: device) &* 0x2545_F491_4F6C_DD1D, radix: 16)
+            parts.minute!, parts.second!, f.millis)
+        let (device, hash) = (f.device, f.hash)
         let text =
-            #"{"keen":{"timestamp":"\#(timestamp)","uniqueness_token":"b\#(index)-\#(next() % 1_000_000)"},"#
-            + #""session_id":"\#(hash)-\#(second / 1800)","user":{"id_hash":"\#(hash)"},"#
-            + #""view":{"name":"\#(tab)","duration_ms":\#(duration)},"standard_properties":{"app_version":"1.\#(device % 4).0","#
+            #"{"keen":{"timestamp":"\#(timestamp)","uniqueness_token":"b\#(index)-\#(f.token)"},"#
+            + #""session_id":"\#(hash)-\#(f.second / 1800)","user":{"id_hash":"\#(hash)"},"#
+            + #""view":{"name":"\#(f.tab)","duration_ms":\#(f.duration)},"standard_properties":{"app_version":"1.\#(device % 4).0","#
             + #""app_build":"\#(140 + device % 4)","device_model":"\#(Self.models[device % 5])","os_version":"\#(Self.systems[device % 5])","#
             + #""language":"\#(Self.languages[device % 5])","screen_scale":\#(2 + device % 2),"first_launch":\#(index % 97 == 0),"#
             + #""logged_in":\#(device % 3 != 0),"notifications":"\#(device % 4 == 0 ? "denied" : "authorized")"}}"#
         out.append(contentsOf: text.utf8)
+    }
+
+    /// The events as CSV, the columns the reference's queries read: `ts` (µs), `id_hash`, `name`,
+    /// `duration_ms`, `os_version`, `logged_in`.
+    func writeCSV(to path: String) throws {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        var chunk = "ts,id_hash,name,duration_ms,os_version,logged_in\n"
+        for index in 0..<total {
+            let f = fields(index)
+            chunk +=
+                "\(f.microseconds),\(f.hash),\(f.tab),\(f.duration),\(Self.systems[f.device % 5]),\(f.device % 3 != 0)\n"
+            if chunk.utf8.count > 1 << 20 {
+                try handle.write(contentsOf: Data(chunk.utf8))
+                chunk = ""
+            }
+        }
+        try handle.write(contentsOf: Data(chunk.utf8))
     }
 }
 
@@ -317,4 +380,104 @@ extension Calendar {
         calendar.timeZone = TimeZone(identifier: "UTC")!
         return calendar
     }()
+}
+
+extension AnalyticsBenchmark {
+    /// Runs `Benchmarks/duckdb_reference.py` (DuckDB, one thread, in process) on the same events
+    /// (written as CSV by the same generator) and prints, per query, our median over HTTP beside
+    /// DuckDB's, the ratio, the goal (at most twice DuckDB's, or 5 ms where DuckDB takes under
+    /// 2.5 ms) and whether the answers agree.
+    static func compareWithDuckDB(
+        workload: EventWorkload, ours: [(name: String, median: Double, cpu: Double, answer: String)], runs: Int,
+        work: String
+    ) throws {
+        let python = ".build/duckdb-venv/bin/python"
+        if !FileManager.default.isExecutableFile(atPath: python) {
+            print("reference: making .build/duckdb-venv (python3 -m venv; pip install duckdb from PyPI)")
+            try Self.shell(["python3", "-m", "venv", ".build/duckdb-venv"])
+            try Self.shell([".build/duckdb-venv/bin/pip", "install", "--quiet", "duckdb"])
+        }
+        let csv = (work as NSString).appendingPathComponent("events.csv")
+        try workload.writeCSV(to: csv)
+        let start = Int64(1_790_812_800) * 1_000_000  // 2026-10-01T00:00:00Z, as the queries' timeframe
+        let end = Int64(1_793_491_200) * 1_000_000  // 2026-11-01T00:00:00Z
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["Benchmarks/duckdb_reference.py", csv, "\(runs)", "\(start)", "\(end)"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ValidationError(
+                "the DuckDB reference failed (exit \(process.terminationStatus)): \(text.suffix(500))")
+        }
+        let lines = text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        guard let header = lines.first, lines.count == ours.count + 1 else {
+            throw ValidationError("the DuckDB reference answered \(lines.count) lines: \(text.prefix(500))")
+        }
+        print(
+            "reference: DuckDB \(header["duckdb"] ?? "?") in process, SET threads = 1, the same \(header["rows"] ?? "?") events "
+                + "(CSV from the same generator, loaded in \(header["load_s"] ?? "?") s), the same queries as SQL; "
+                + "medians of \(runs) runs; ours over HTTP, DuckDB in process")
+        for (mine, theirs) in zip(ours, lines.dropFirst()) {
+            let reference = theirs["median_ms"] as? Double ?? .nan
+            let goal = reference < 2.5 ? 5 : 2 * reference
+            let agree = Self.summary(mine.answer, index: ours.firstIndex { $0.name == mine.name } ?? 0)
+            let theirsAnswer = theirs["answer"].map { Self.canonical($0) } ?? "?"
+            print(
+                String(
+                    format: "vs duckdb %@: ours %.1f ms (server CPU %.0f ms), DuckDB %.1f ms (CPU %.1f ms): %.1f× "
+                        + "(goal ≤ %.1f ms: %@); answers %@ (ours %@, DuckDB %@)",
+                    mine.name, mine.median, mine.cpu, reference, theirs["cpu_ms"] as? Double ?? .nan,
+                    mine.median / reference, goal, mine.median <= goal ? "met" : "not met",
+                    agree == theirsAnswer ? "agree" : "DIFFER", agree, theirsAnswer))
+        }
+    }
+
+    /// Our answer in the reference's form: the number, the funnel's list, or for a grouped daily
+    /// result its cells and the sum of their values.
+    static func summary(_ text: String, index: Int) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            return "?"
+        }
+        let result = object["result"]
+        guard index >= 4, let buckets = result as? [[String: Any]] else { return canonical(result ?? "?") }
+        var cells = 0
+        var total = 0.0
+        for bucket in buckets {
+            for group in bucket["value"] as? [[String: Any]] ?? [] {
+                cells += 1
+                total += (group["result"] as? Double) ?? Double(group["result"] as? Int ?? 0)
+            }
+        }
+        let rounded = index == 6 ? (total * 1000).rounded() / 1000 : total
+        return canonical(["cells": cells, "total": rounded] as [String: Any])
+    }
+
+    /// A JSON value as sorted, plain text (whole numbers without a fraction), to compare.
+    static func canonical(_ value: Any) -> String {
+        switch value {
+        case let double as Double:
+            return double == double.rounded() && abs(double) < 1e15 ? String(Int64(double)) : String(double)
+        case let list as [Any]: return "[" + list.map(canonical).joined(separator: ",") + "]"
+        case let object as [String: Any]:
+            return "{" + object.keys.sorted().map { "\($0):\(canonical(object[$0]!))" }.joined(separator: ",") + "}"
+        default: return "\(value)"
+        }
+    }
+
+    static func shell(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ValidationError("`\(arguments.joined(separator: " "))` failed (exit \(process.terminationStatus))")
+        }
+    }
 }
