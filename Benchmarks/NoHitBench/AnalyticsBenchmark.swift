@@ -29,6 +29,11 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             "A reference to run the same queries on the same events in the same run: duckdb (PyPI duckdb, one "
                 + "thread, in process; the benchmark makes .build/duckdb-venv for it).", valueName: "tool"))
     var reference: String?
+    @Option(
+        help: ArgumentHelp(
+            "A PostgreSQL database to serve from instead of SQLite (postgres://user@host:port/db); each run "
+                + "makes a schema of its own and drops it after.", valueName: "url"))
+    var database: String?
 
     func validate() throws {
         if let reference, reference != "duckdb" {
@@ -50,7 +55,14 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         // The project and its keys, created by the CLI as an operator would.
         let create = Process()
         create.executableURL = URL(fileURLWithPath: executable)
-        create.arguments = ["analytics", "project", "create", "bench", "--id", "bench", "--json", "--data-dir", work]
+        // On PostgreSQL, a schema of this run's own.
+        let databaseURL = try database.map { url -> String in
+            let schema = "bench_" + UUID().uuidString.prefix(8).lowercased()
+            _ = try PostgresStore.Location(url: url)
+            return url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"
+        }
+        let storeArguments = ["--data-dir", work] + (databaseURL.map { ["--database", $0] } ?? [])
+        create.arguments = ["analytics", "project", "create", "bench", "--id", "bench", "--json"] + storeArguments
         let created = Pipe()
         create.standardOutput = created
         try create.run()
@@ -65,12 +77,13 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         let port = try await IdleBenchmark.freePort(loops)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: executable)
-        server.arguments = [
-            "serve", "--port", "\(port)", "--date", "2020-08-25", "--speed", "1", "--data", "Data/retrosheet",
-            "--data-dir", work, "--log-level", "error",
-            // One client writing a million events as fast as it can: no per-key or per-client rate.
-            "--config", try Self.unlimitedRates(in: work),
-        ]
+        server.arguments =
+            [
+                "serve", "--port", "\(port)", "--date", "2020-08-25", "--speed", "1", "--data", "Data/retrosheet",
+                "--log-level", "error",
+                // One client writing a million events as fast as it can: no per-key or per-client rate.
+                "--config", try Self.unlimitedRates(in: work),
+            ] + storeArguments
         server.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         try server.run()
         var serverRunning = true
@@ -141,7 +154,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         }
 
         print(
-            "workload: `\(([executable] + server.arguments!).joined(separator: " "))` (SQLite), project created by "
+            "workload: `\(([executable] + server.arguments!).joined(separator: " "))` (\(database == nil ? "SQLite" : "PostgreSQL")), project created by "
                 + "`nohit analytics project create`; \(events) `views` events from \(devices) devices over \(days) days "
                 + "in arrival order, each up to an hour late (keen.timestamp, keen.uniqueness_token, session_id, user.id_hash, view.name, view.duration_ms, "
                 + "standard_properties: 9 fields), POST /3.0/projects/bench/events in batches of \(batch), \(uploaders) "
@@ -237,16 +250,29 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         server.terminate()
         server.waitUntilExit()
         serverRunning = false
-        let path = (work as NSString).appendingPathComponent("nohit.sqlite")
-        let store = try SQLiteStore(path: path)
-        let analyticsBytes = try await store.analyticsBytes() ?? 0
-        let fileBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
-        print(
-            String(
-                format:
-                    "storage: analytics tables (events, time index, uniqueness tokens) %.1f MB = %.0f bytes/event; "
-                    + "database file %.1f MB (with the service's own tables)",
-                Double(analyticsBytes) / 1e6, Double(analyticsBytes) / Double(events), Double(fileBytes) / 1e6))
+        if let databaseURL {
+            let location = try PostgresStore.Location(url: databaseURL)
+            try await PostgresStore.withStore(location, secrets: .ephemeral()) { store in
+                let analyticsBytes = try await store.analyticsBytes() ?? 0
+                print(
+                    String(
+                        format: "storage: analytics tables (events with their primary key, uniqueness tokens) %.1f MB "
+                            + "= %.0f bytes/event (PostgreSQL, pg_total_relation_size)",
+                        Double(analyticsBytes) / 1e6, Double(analyticsBytes) / Double(events)))
+                try await store.dropSchema()
+            }
+        } else {
+            let path = (work as NSString).appendingPathComponent("nohit.sqlite")
+            let store = try SQLiteStore(path: path)
+            let analyticsBytes = try await store.analyticsBytes() ?? 0
+            let fileBytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+            print(
+                String(
+                    format:
+                        "storage: analytics tables (events, time index, uniqueness tokens) %.1f MB = %.0f bytes/event; "
+                        + "database file %.1f MB (with the service's own tables)",
+                    Double(analyticsBytes) / 1e6, Double(analyticsBytes) / Double(events), Double(fileBytes) / 1e6))
+        }
         try await loops.shutdownGracefully()
     }
 

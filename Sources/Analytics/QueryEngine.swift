@@ -391,12 +391,27 @@ public enum QueryEngine {
             return true
         }
 
-        func value(_ accumulators: [Accumulator]) -> JSONValue {
-            guard query.analysis.type == .multi_analysis else { return accumulators[0].result }
-            return .object(JSONObject(zip(specs, accumulators).map { ($0.label ?? "", $1.result) }))
+        let cells: [[(key: [FieldValue?], results: [JSONValue])]] = (0..<bucketCount).map { bucket in
+            groupSlots.isEmpty
+                ? [([], totals[bucket].map(\.result))]
+                : groups[bucket].map { ($0.key, $0.value.map(\.result)) }
         }
-        func grouped(_ bucket: Int) -> JSONValue {
-            var rows: [(key: [FieldValue?], result: JSONValue)] = groups[bucket].map { ($0.key, value($0.value)) }
+        return answer(query, labels: specs.map(\.label), buckets: buckets, grouped: !groupSlots.isEmpty, cells: cells)
+    }
+
+    /// An aggregate query's answer from each bucket's cells (one per group, or one with no key when
+    /// the query has no group_by), each with its analyses' results: Keen's shape, groups in order
+    /// of their keys then `order_by`, `limit` applied, buckets with their timeframes.
+    static func answer(
+        _ query: KeenQuery, labels: [String?], buckets: [Int64], grouped: Bool,
+        cells: [[(key: [FieldValue?], results: [JSONValue])]]
+    ) -> JSONValue {
+        func value(_ results: [JSONValue]) -> JSONValue {
+            guard query.analysis.type == .multi_analysis else { return results[0] }
+            return .object(JSONObject(zip(labels, results).map { ($0 ?? "", $1) }))
+        }
+        func groupedAnswer(_ bucket: Int) -> JSONValue {
+            var rows: [(key: [FieldValue?], result: JSONValue)] = cells[bucket].map { ($0.key, value($0.results)) }
             rows.sort { a, b in
                 for (x, y) in zip(a.key, b.key) where x != y {
                     return (x ?? .null) < (y ?? .null) || (x == nil && y != nil)
@@ -429,20 +444,17 @@ public enum QueryEngine {
                     return .object(object)
                 })
         }
-
-        let result: JSONValue
-        if buckets.isEmpty {
-            result = groupSlots.isEmpty ? value(totals[0]) : grouped(0)
-        } else {
-            result = .array(
-                (0..<bucketCount).map { bucket in
-                    [
-                        "value": groupSlots.isEmpty ? value(totals[bucket]) : grouped(bucket),
-                        "timeframe": Timeframe(start: buckets[bucket], end: buckets[bucket + 1]).json(zone: query.zone),
-                    ]
-                })
+        func bucketValue(_ bucket: Int) -> JSONValue {
+            grouped ? groupedAnswer(bucket) : value(cells[bucket].first?.results ?? [])
         }
-        return result
+        if buckets.isEmpty { return bucketValue(0) }
+        return .array(
+            (0..<(buckets.count - 1)).map { bucket in
+                [
+                    "value": bucketValue(bucket),
+                    "timeframe": Timeframe(start: buckets[bucket], end: buckets[bucket + 1]).json(zone: query.zone),
+                ]
+            })
     }
 
     static func stableSorted<T>(_ items: [T], by less: (T, T) -> Bool) -> [T] {
