@@ -96,6 +96,9 @@ public enum QueryEngine {
         var virtual: [(slot: Int, column: String)] = []
         var values: [FieldValue?] = []
         var bySlotPath: [String: Int] = [:]
+        /// Paths read into more than one slot (a property a query both tests with `exists` and
+        /// reads, say): read into a slot of their own, then copied into each of `consumers`.
+        var shared: [(id: Int, consumers: [Int])] = []
 
         init(pathCount: Int) { slots = Array(repeating: -1, count: pathCount) }
 
@@ -111,7 +114,17 @@ public enum QueryEngine {
             }
             for (id, name) in paths.enumerated()
             where name == path || (prefix && name.hasPrefix(path + ".")) {
-                slots[id] = Int32(slot)
+                if slots[id] < 0 {
+                    slots[id] = Int32(slot)
+                } else if let index = shared.firstIndex(where: { $0.id == id }) {
+                    shared[index].consumers.append(slot)
+                } else {
+                    // A second slot wants this path: it gets one of its own, copied into both.
+                    let own = count
+                    count += 1
+                    shared.append((id, [Int(slots[id]), slot]))
+                    slots[id] = Int32(own)
+                }
             }
             return slot
         }
@@ -119,6 +132,10 @@ public enum QueryEngine {
         mutating func read(_ row: EventRow) {
             if values.count != count { values = Array(repeating: nil, count: count) }
             EventCodec.read(row.data, slots: slots, into: &values)
+            for (id, consumers) in shared {
+                guard let value = values[Int(slots[id])] else { continue }
+                for consumer in consumers { values[consumer] = value }
+            }
             for (slot, column) in virtual {
                 switch column {
                 case "keen.timestamp": values[slot] = .string(KeenTime.format(row.timestamp))

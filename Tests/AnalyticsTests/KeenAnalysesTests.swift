@@ -193,4 +193,30 @@ import Testing
             message(["operator": "or", "operands": many])
                 == "FilterDefinitionError: filters[0]: or takes at most 100 operands, not 101")
     }
+
+    /// A property a query both tests with `exists` and reads (as its target, a group or another
+    /// filter): each use sees it (the second use took the first's place before, so an `exists`
+    /// on a property also grouped by never held).
+    @Test func aPropertyTestedWithExistsAndReadIsSeenByBoth() throws {
+        var events = MemoryEvents()
+        try events.add("e", [["n": 1], ["n": 2], ["n": 2], ["m": 5]], now: 1_795_530_600_000_000)
+        func run(_ type: String, _ parameters: [(String, JSONValue)]) throws -> JSONValue {
+            let query = try KeenQuery.parse(
+                type, parameters: JSONObject([("event_collection", "e")] + parameters), now: 1_795_530_600_000_000)
+            return try QueryEngine.run(query, on: events)
+        }
+        let exists: JSONValue = [["property_name": "n", "operator": "exists", "property_value": true]]
+        let missing: JSONValue = [["property_name": "n", "operator": "exists", "property_value": false]]
+        #expect(try run("sum", [("target_property", "n"), ("filters", exists)]) == 5)
+        #expect(
+            try run("count", [("group_by", "n"), ("filters", exists)]) == [
+                ["n": 1, "result": 1], ["n": 2, "result": 2],
+            ])
+        #expect(try run("count", [("group_by", "n"), ("filters", missing)]) == [["n": nil, "result": 1]])
+        let both: JSONValue = [
+            ["property_name": "n", "operator": "exists", "property_value": true],
+            ["property_name": "n", "operator": "gt", "property_value": 1],
+        ]
+        #expect(try run("count", [("filters", both)]) == 2)
+    }
 }

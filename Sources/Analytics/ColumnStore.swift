@@ -1,0 +1,206 @@
+import Foundation
+import Synchronization
+
+/// One property of a collection's events as a column: per event its kind, and for a string its
+/// number in the column's dictionary, for a number its value. Built from the stored events and
+/// kept up to date by the store as it writes (``ColumnStore``).
+public struct Column: Sendable {
+    /// What an event holds at this path.
+    public enum Kind: UInt8, Sendable {
+        case missing, null, falseValue, trueValue, number, string, list, emptyObject
+    }
+
+    public internal(set) var kinds: [UInt8] = []
+    /// For a string, its number in `dictionary` (0 otherwise).
+    public internal(set) var codes: [Int32] = []
+    /// For a number, its value (0 otherwise).
+    public internal(set) var numbers: [Double] = []
+    public internal(set) var dictionary: [String] = []
+    var index: [String: Int32] = [:]
+    /// Whether any event holds a list here (queries over such a path run on the rows instead).
+    public internal(set) var hasLists = false
+
+    public init() {}
+
+    public var count: Int { kinds.count }
+
+    mutating func reserve(_ count: Int) {
+        kinds.reserveCapacity(count)
+        codes.reserveCapacity(count)
+        numbers.reserveCapacity(count)
+    }
+
+    mutating func append(_ value: FieldValue?) {
+        var kind = Kind.missing
+        var code: Int32 = 0
+        var number = 0.0
+        switch value {
+        case nil: kind = .missing
+        case .null?: kind = .null
+        case .bool(let flag)?: kind = flag ? .trueValue : .falseValue
+        case .number(let value)?:
+            kind = .number
+            number = value
+        case .string(let text)?:
+            kind = .string
+            if let known = index[text] {
+                code = known
+            } else {
+                code = Int32(dictionary.count)
+                dictionary.append(text)
+                index[text] = code
+            }
+        case .list?:
+            kind = .list
+            hasLists = true
+        case .emptyObject?: kind = .emptyObject
+        }
+        kinds.append(kind.rawValue)
+        codes.append(code)
+        numbers.append(number)
+    }
+
+    /// The value of row `row` as queries see it (lists are not kept: a path with lists is not
+    /// queried from its column).
+    public func value(_ row: Int) -> FieldValue? {
+        switch Kind(rawValue: kinds[row]) ?? .missing {
+        case .missing, .list: nil
+        case .null: .null
+        case .falseValue: .bool(false)
+        case .trueValue: .bool(true)
+        case .number: .number(numbers[row])
+        case .string: .string(dictionary[Int(codes[row])])
+        case .emptyObject: .emptyObject
+        }
+    }
+
+    /// Bytes the column holds, roughly.
+    var bytes: Int { kinds.count * 13 + dictionary.reduce(0) { $0 + $1.utf8.count + 40 } }
+}
+
+/// A collection's events as columns: their timestamps and numbers, and a column per property
+/// asked for so far. Rows `0..<sorted` are in the table's `(timestamp, id)` order (they were read
+/// from it); rows appended since, as written, follow.
+public struct CollectionColumns: Sendable {
+    public internal(set) var timestamps: [Int64] = []
+    public internal(set) var rowIDs: [Int64] = []
+    public internal(set) var sorted = 0
+    public internal(set) var columns: [String: Column] = [:]
+
+    public var count: Int { timestamps.count }
+    /// Rows written since the columns were read from the table (not in timestamp order).
+    public var unsorted: Int { count - sorted }
+
+    /// Bytes the columns hold, roughly.
+    public var bytes: Int { count * 16 + columns.values.reduce(0) { $0 + $1.bytes } }
+
+    /// Reads `paths` of `collection` from `source`, every event of it, in the table's order.
+    public static func read(
+        collection: String, paths wanted: Set<String>, from source: some EventSource
+    ) throws -> CollectionColumns {
+        let paths = try source.paths()
+        var slots = [Int32](repeating: -1, count: paths.count)
+        let names = wanted.sorted()
+        for (id, path) in paths.enumerated() {
+            if let slot = names.firstIndex(of: path) { slots[id] = Int32(slot) }
+        }
+        var result = CollectionColumns()
+        var columns = names.map { _ in Column() }
+        let expected = try source.count(ScanPlan(collection: collection, timeframe: .allTime))
+        result.timestamps.reserveCapacity(expected)
+        result.rowIDs.reserveCapacity(expected)
+        for index in columns.indices { columns[index].reserve(expected) }
+        var values = [FieldValue?](repeating: nil, count: names.count)
+        try source.scan(ScanPlan(collection: collection, timeframe: .allTime)) { row in
+            result.timestamps.append(row.timestamp)
+            result.rowIDs.append(row.rowID)
+            EventCodec.read(row.data, slots: slots, into: &values)
+            for index in columns.indices { columns[index].append(values[index]) }
+            return true
+        }
+        result.sorted = result.timestamps.count
+        for (name, column) in zip(names, columns) { result.columns[name] = column }
+        return result
+    }
+
+    /// Appends events as they were written (their leaves; only the paths held are kept).
+    mutating func append(timestamp: Int64, rowID: Int64, leaves: [EventLeaf]) {
+        timestamps.append(timestamp)
+        rowIDs.append(rowID)
+        for name in columns.keys {
+            columns[name]!.append(leaves.first { $0.path == name }?.value)
+        }
+    }
+}
+
+/// The columns of the collections queried so far, per project, in memory beside the store's
+/// tables (which stay the record): the store reads a collection's columns once (under its writer,
+/// so no event written meanwhile is missed), appends each event it writes, and drops them when
+/// events are deleted or a write fails. Bounded: past `maximumBytes` in all, columns are not kept
+/// (queries read the rows instead); a collection with many events written since it was read is
+/// read again, in order.
+public final class ColumnStore: Sendable {
+    struct Key: Hashable {
+        var project: String
+        var collection: String
+    }
+
+    public let maximumBytes: Int
+    private let state = Mutex<[Key: CollectionColumns]>([:])
+
+    public init(maximumBytes: Int = 1 << 30) {
+        self.maximumBytes = maximumBytes
+    }
+
+    /// The columns of `collection` holding every path of `paths`, if kept, and few enough rows
+    /// written since they were read.
+    public func columns(project: String, collection: String, paths: Set<String>) -> CollectionColumns? {
+        state.withLock { state in
+            guard let columns = state[Key(project: project, collection: collection)],
+                paths.isSubset(of: Set(columns.columns.keys)),
+                columns.unsorted <= max(100_000, columns.count / 4)
+            else { return nil }
+            return columns
+        }
+    }
+
+    /// The paths already kept for `collection` (read again with any new ones).
+    public func keptPaths(project: String, collection: String) -> Set<String> {
+        state.withLock { Set($0[Key(project: project, collection: collection)]?.columns.keys ?? [:].keys) }
+    }
+
+    /// Keeps `columns` for `collection`, unless they would take the store past its bound.
+    @discardableResult
+    public func keep(_ columns: CollectionColumns, project: String, collection: String) -> Bool {
+        state.withLock { state in
+            let key = Key(project: project, collection: collection)
+            let others = state.filter { $0.key != key }.values.reduce(0) { $0 + $1.bytes }
+            guard others + columns.bytes <= maximumBytes else {
+                state[key] = nil
+                return false
+            }
+            state[key] = columns
+            return true
+        }
+    }
+
+    /// Events just written to `collection` (in the writer, before it commits).
+    public func append(
+        project: String, collection: String, events: [(timestamp: Int64, rowID: Int64, leaves: [EventLeaf])]
+    ) {
+        state.withLock { state in
+            let key = Key(project: project, collection: collection)
+            guard state[key] != nil else { return }
+            for event in events {
+                state[key]!.append(timestamp: event.timestamp, rowID: event.rowID, leaves: event.leaves)
+            }
+        }
+    }
+
+    /// Forgets a project's columns (a write failed) or one collection's (events were deleted).
+    public func drop(project: String, collection: String? = nil) {
+        state.withLock { state in
+            state = state.filter { $0.key.project != project || (collection != nil && $0.key.collection != collection) }
+        }
+    }
+}

@@ -1,0 +1,410 @@
+import Foundation
+
+/// Keen's aggregate analyses over a collection's columns (``CollectionColumns``) instead of its
+/// rows: the time range by binary search over the ordered rows, filters by a table per string
+/// (each filter decided once per distinct string, by the row engine's own test), groups and
+/// distinct values by their numbers, medians by selection. The same answers as ``QueryEngine``
+/// (the tests run both on the same events); what it does not cover (funnels, extractions, regex,
+/// `contains`, `within`, lists, the `keen` columns, `exists` on an object) it declines (nil), and
+/// the rows answer.
+public enum ColumnarQuery {
+    static let analyses: Set<AnalysisType> = [
+        .count, .count_unique, .sum, .average, .minimum, .maximum, .median, .percentile, .standard_deviation,
+        .select_unique,
+    ]
+    static let operators: Set<KeenFilter.Operator> = [.eq, .ne, .lt, .lte, .gt, .gte, .exists, .in, .or]
+
+    /// The properties `query` reads, when this executor can answer it; nil when it cannot.
+    public static func paths(of query: KeenQuery) -> Set<String>? {
+        guard query.collection != nil else { return nil }
+        let specs = query.analysis.type == .multi_analysis ? query.analyses.map(\.spec) : [query.analysis]
+        guard specs.allSatisfy({ analyses.contains($0.type) }) else { return nil }
+        var paths = Set<String>()
+        func add(_ filters: [KeenFilter]) -> Bool {
+            for filter in filters {
+                guard operators.contains(filter.op) else { return false }
+                if filter.op == .or {
+                    guard add(filter.operands) else { return false }
+                } else {
+                    paths.insert(filter.path)
+                }
+            }
+            return true
+        }
+        guard add(query.filters) else { return nil }
+        for spec in specs { if let target = spec.target { paths.insert(target) } }
+        paths.formUnion(query.groupBy)
+        guard !paths.contains(where: { $0.hasPrefix("keen.") }) else { return nil }
+        return paths
+    }
+
+    /// A column's values as small numbers: a string its dictionary number, then the other kinds,
+    /// then each distinct number; and back.
+    struct Keys {
+        let column: Column
+        let strings: Int
+        var numberIDs: [Double: Int32] = [:]
+        var numbers: [Double] = []
+
+        init(_ column: Column) {
+            self.column = column
+            strings = column.dictionary.count
+        }
+
+        /// null, false, true, empty object, missing.
+        var special: Int { strings }
+        static let specials = 5
+
+        mutating func key(_ row: Int) -> Int32 {
+            switch Column.Kind(rawValue: column.kinds[row]) ?? .missing {
+            case .string: return column.codes[row]
+            case .null: return Int32(special)
+            case .falseValue: return Int32(special + 1)
+            case .trueValue: return Int32(special + 2)
+            case .emptyObject: return Int32(special + 3)
+            case .missing, .list: return Int32(special + 4)
+            case .number:
+                let value = column.numbers[row]
+                if let id = numberIDs[value] { return id }
+                let id = Int32(special + Self.specials + numbers.count)
+                numberIDs[value] = id
+                numbers.append(value)
+                return id
+            }
+        }
+
+        var isMissing: (Int32) -> Bool { { [special] in $0 == Int32(special + 4) } }
+
+        func value(_ key: Int32) -> FieldValue? {
+            let key = Int(key)
+            if key < strings { return .string(column.dictionary[key]) }
+            switch key - strings {
+            case 0: return .null
+            case 1: return .bool(false)
+            case 2: return .bool(true)
+            case 3: return .emptyObject
+            case 4: return nil
+            default: return .number(numbers[key - strings - Self.specials])
+            }
+        }
+    }
+
+    /// A filter decided per row from its column: strings and the other kinds by table, numbers
+    /// by comparison (as the row engine's test decides them).
+    struct Test {
+        var column: Column?
+        var byCode: [Bool] = []
+        /// By kind: missing, null, false, true, (number: `number`), (string: `byCode`), list, empty.
+        var byKind: [Bool] = Array(repeating: false, count: 8)
+        var number: (Double) -> Bool = { _ in false }
+        var operands: [Test] = []
+        var isOr = false
+
+        init(_ filter: KeenFilter, columns: [String: Column]) {
+            if filter.op == .or {
+                isOr = true
+                operands = filter.operands.map { Test($0, columns: columns) }
+                return
+            }
+            var reader = QueryEngine.Reader(pathCount: 1)
+            let compiled = QueryEngine.compile([filter], reader: &reader, paths: [filter.path])[0]
+            func decide(_ value: FieldValue?) -> Bool { compiled.matches([value]) }
+            let column = columns[filter.path]
+            self.column = column
+            byKind[Int(Column.Kind.missing.rawValue)] = decide(nil)
+            byKind[Int(Column.Kind.null.rawValue)] = decide(.null)
+            byKind[Int(Column.Kind.falseValue.rawValue)] = decide(.bool(false))
+            byKind[Int(Column.Kind.trueValue.rawValue)] = decide(.bool(true))
+            byKind[Int(Column.Kind.emptyObject.rawValue)] = decide(.emptyObject)
+            byCode = (column?.dictionary ?? []).map { decide(.string($0)) }
+            let operand = filter.value
+            switch filter.op {
+            case .exists: number = { _ in operand == .bool(true) }
+            case .eq:
+                if let wanted = operand.number { number = { $0 == wanted } }
+            case .ne:
+                if let wanted = operand.number { number = { $0 != wanted } } else { number = { _ in true } }
+            case .lt, .lte, .gt, .gte:
+                if let wanted = operand.number {
+                    switch filter.op {
+                    case .lt: number = { $0 < wanted }
+                    case .lte: number = { $0 <= wanted }
+                    case .gt: number = { $0 > wanted }
+                    default: number = { $0 >= wanted }
+                    }
+                }
+            case .in:
+                let wanted = Set((operand.array ?? []).compactMap(\.number))
+                number = { wanted.contains($0) }
+            default: break
+            }
+        }
+
+        func passes(_ row: Int) -> Bool {
+            if isOr { return operands.contains { $0.passes(row) } }
+            guard let column else { return byKind[0] }
+            let kind = column.kinds[row]
+            switch kind {
+            case Column.Kind.string.rawValue: return byCode[Int(column.codes[row])]
+            case Column.Kind.number.rawValue: return number(column.numbers[row])
+            default: return byKind[Int(kind)]
+            }
+        }
+    }
+
+    /// One analysis of one cell.
+    struct Cell {
+        var count = 0
+        var accumulator: QueryEngine.Accumulator
+        var distinct: [UInt64] = []
+        var distinctSet: Set<Int32> = []
+        var samples: [Double] = []
+    }
+
+    /// Answers `query` from `data`, or nil when it reads what the columns cannot answer.
+    public static func run(
+        _ query: KeenQuery, on data: CollectionColumns, projectPaths: [String], budget: QueryBudget = .unlimited
+    ) throws -> JSONValue? {
+        guard let wanted = paths(of: query) else { return nil }
+        // A path with lists, or an `exists` on an object (its leaves are other paths), is the rows'.
+        for path in wanted {
+            guard let column = data.columns[path] else { return nil }
+            if column.hasLists { return nil }
+        }
+        // `exists` on an object asks for any of its leaves: the rows answer it.
+        func objectExists(_ filters: [KeenFilter]) -> Bool {
+            filters.contains { filter in
+                filter.op == .or
+                    ? objectExists(filter.operands)
+                    : filter.op == .exists && projectPaths.contains { $0.hasPrefix(filter.path + ".") }
+            }
+        }
+        if objectExists(query.filters) { return nil }
+        var meter = QueryMeter(budget: budget)
+        try budget.check()
+        let specs: [(label: String?, spec: AnalysisSpec)] =
+            query.analysis.type == .multi_analysis
+            ? query.analyses.map { ($0.label, $0.spec) } : [(nil, query.analysis)]
+        let timeframe = query.timeframe ?? .allTime
+        var buckets: [Int64] = []
+        if let interval = query.interval { buckets = try interval.boundaries(of: timeframe, zone: query.zone) }
+        let bucketCount = max(1, buckets.count - 1)
+
+        // The rows in the timeframe: a range of the ordered ones, and the later ones that fall in it.
+        func firstAtOrAfter(_ time: Int64) -> Int {
+            var (low, high) = (0, data.sorted)
+            while low < high {
+                let middle = (low + high) / 2
+                if data.timestamps[middle] < time { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        let low = firstAtOrAfter(timeframe.start)
+        let high = max(low, firstAtOrAfter(timeframe.end))
+        let tests = query.filters.map { Test($0, columns: data.columns) }
+        var groupKeys = query.groupBy.map { Keys(data.columns[$0]!) }
+        var targetKeys = specs.map { spec -> Keys? in
+            guard spec.spec.type == .count_unique || spec.spec.type == .select_unique, let target = spec.spec.target
+            else { return nil }
+            return Keys(data.columns[target]!)
+        }
+        let targets = specs.map { $0.spec.target.flatMap { data.columns[$0] } }
+        var cells: [Int: [Cell]] = [:]
+        var order: [Int] = []
+        let fresh = specs.map { Cell(accumulator: QueryEngine.Accumulator($0.spec)) }
+        var keyOfCell: [Int: [Int32]] = [:]
+        var combined: [[Int32]: Int] = [:]
+        var flat: [Int] = []
+        // Up to 64 KB of cells, indexed directly by one group's key; more go through a dictionary.
+        let single = groupKeys.count == 1
+        var visited = 0
+
+        func visit(_ row: Int) throws {
+            visited += 1
+            if visited & 4095 == 0 {
+                meter.rows += 4096
+                try budget.check()
+            }
+            for test in tests where !test.passes(row) { return }
+            var bucket = 0
+            if !buckets.isEmpty {
+                let stamp = data.timestamps[row]
+                guard stamp >= buckets[0], stamp < buckets[buckets.count - 1] else { return }
+                var lower = 0
+                var upper = buckets.count - 1
+                while upper - lower > 1 {
+                    let middle = (lower + upper) / 2
+                    if buckets[middle] <= stamp { lower = middle } else { upper = middle }
+                }
+                bucket = lower
+            }
+            var cellID = bucket
+            if !groupKeys.isEmpty {
+                if single {
+                    let key = Int(groupKeys[0].key(row))
+                    let slot = bucket * 65_536 + key
+                    if key < 65_536 {
+                        if flat.isEmpty { flat = Array(repeating: -1, count: bucketCount * 65_536) }
+                        if flat[slot] < 0 {
+                            flat[slot] = keyOfCell.count
+                            keyOfCell[keyOfCell.count] = [Int32(bucket), Int32(key)]
+                        }
+                        cellID = flat[slot]
+                    } else {
+                        let full = [Int32(bucket), Int32(key)]
+                        if let known = combined[full] {
+                            cellID = known
+                        } else {
+                            cellID = keyOfCell.count
+                            combined[full] = cellID
+                            keyOfCell[cellID] = full
+                        }
+                    }
+                } else {
+                    var full = [Int32(bucket)]
+                    for index in groupKeys.indices { full.append(groupKeys[index].key(row)) }
+                    if let known = combined[full] {
+                        cellID = known
+                    } else {
+                        cellID = keyOfCell.count
+                        combined[full] = cellID
+                        keyOfCell[cellID] = full
+                    }
+                }
+            }
+            if cells[cellID] == nil {
+                guard cells.count < QueryEngine.maximumGroups * bucketCount else {
+                    throw KeenError.tooMany(
+                        "group_by makes more than \(QueryEngine.maximumGroups) groups; filter or group by fewer values")
+                }
+                cells[cellID] = fresh
+                order.append(cellID)
+                try meter.charge(96 + 64 * specs.count)
+            }
+            for index in specs.indices {
+                let type = specs[index].spec.type
+                switch type {
+                case .count: cells[cellID]![index].count += 1
+                case .count_unique, .select_unique:
+                    guard targetKeys[index] != nil else { continue }
+                    let key = targetKeys[index]!.key(row)
+                    if targetKeys[index]!.isMissing(key) { continue }
+                    let limit = targetKeys[index]!.strings + Keys.specials
+                    if Int(key) < limit {
+                        if cells[cellID]![index].distinct.isEmpty {
+                            cells[cellID]![index].distinct = Array(repeating: 0, count: limit / 64 + 1)
+                            try meter.charge(limit / 8 + 8)
+                        }
+                        let (word, bit) = (Int(key) / 64, UInt64(1) << UInt64(Int(key) % 64))
+                        cells[cellID]![index].distinct[word] |= bit
+                    } else if cells[cellID]![index].distinctSet.insert(key).inserted {
+                        try meter.charge(32)
+                    }
+                case .median, .percentile:
+                    guard let column = targets[index], column.kinds[row] == Column.Kind.number.rawValue else {
+                        continue
+                    }
+                    cells[cellID]![index].samples.append(column.numbers[row])
+                    try meter.charge(8)
+                default:
+                    guard let column = targets[index] else { continue }
+                    if column.kinds[row] == Column.Kind.number.rawValue {
+                        try cells[cellID]![index].accumulator.add(.number(column.numbers[row]), meter: &meter)
+                    } else {
+                        try cells[cellID]![index].accumulator.add(column.value(row), meter: &meter)
+                    }
+                }
+            }
+        }
+        for row in low..<high { try visit(row) }
+        for row in data.sorted..<data.count where timeframe.contains(data.timestamps[row]) { try visit(row) }
+        meter.rows += visited % 4096
+        budget.scanned(events: visited)
+
+        func result(_ cell: Cell, _ index: Int) -> JSONValue {
+            let spec = specs[index].spec
+            switch spec.type {
+            case .count: return .number(Double(cell.count))
+            case .count_unique:
+                let bits = cell.distinct.reduce(0) { $0 + $1.nonzeroBitCount }
+                return .number(Double(bits + cell.distinctSet.count))
+            case .select_unique:
+                guard let keys = targetKeys[index] else { return .array([]) }
+                var values: [FieldValue] = []
+                for (word, bits) in cell.distinct.enumerated() where bits != 0 {
+                    for bit in 0..<64 where bits & (1 << UInt64(bit)) != 0 {
+                        if let value = keys.value(Int32(word * 64 + bit)) { values.append(value) }
+                    }
+                }
+                values += cell.distinctSet.compactMap { keys.value($0) }
+                return .array(values.sorted().map(\.json))
+            case .median, .percentile:
+                var samples = cell.samples
+                return percentileBySelection(&samples, spec.type == .median ? 50 : spec.percentile ?? 50)
+                    .map(JSONValue.number) ?? .null
+            default: return cell.accumulator.result
+            }
+        }
+        var answerCells = Array(repeating: [(key: [FieldValue?], results: [JSONValue])](), count: bucketCount)
+        if groupKeys.isEmpty {
+            for bucket in 0..<bucketCount {
+                let cell = cells[bucket] ?? fresh
+                answerCells[bucket] = [([], cell.indices.map { result(cell[$0], $0) })]
+            }
+        } else {
+            for cellID in order {
+                let full = keyOfCell[cellID]!
+                let cell = cells[cellID]!
+                let key = groupKeys.indices.map { groupKeys[$0].value(full[$0 + 1]) }
+                answerCells[Int(full[0])].append((key, cell.indices.map { result(cell[$0], $0) }))
+            }
+        }
+        return QueryEngine.answer(
+            query, labels: specs.map(\.label), buckets: buckets, grouped: !groupKeys.isEmpty, cells: answerCells)
+    }
+
+    /// The `p`th percentile as ``QueryEngine/percentile(_:_:)`` gives it (linear between the
+    /// closest ranks), found by selection instead of a sort; `values` is reordered.
+    public static func percentileBySelection(_ values: inout [Double], _ p: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let rank = p / 100 * Double(values.count - 1)
+        let lower = Int(rank.rounded(.down))
+        let upper = min(lower + 1, values.count - 1)
+        select(&values, lower)
+        let a = values[lower]
+        let b = upper == lower ? a : values[(lower + 1)...].min()!
+        return a + (b - a) * (rank - Double(lower))
+    }
+
+    /// Puts the `k`th smallest value at `k`, the smaller before it and the larger after it.
+    static func select(_ values: inout [Double], _ k: Int) {
+        var low = 0
+        var high = values.count - 1
+        while high > low {
+            let middle = low + (high - low) / 2
+            // The median of three as the pivot.
+            if values[middle] < values[low] { values.swapAt(middle, low) }
+            if values[high] < values[low] { values.swapAt(high, low) }
+            if values[high] < values[middle] { values.swapAt(high, middle) }
+            let pivot = values[middle]
+            var i = low
+            var j = high
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j {
+                    values.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j {
+                high = j
+            } else if k >= i {
+                low = i
+            } else {
+                return
+            }
+        }
+    }
+}

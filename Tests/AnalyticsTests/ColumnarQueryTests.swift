@@ -1,0 +1,186 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Analytics
+
+/// The columnar executor against the row engine on the same events: thousands of random queries
+/// (every analysis it answers, every filter operator it takes, "or" filters, group_by on one and
+/// two properties, daily intervals, order_by and limit, multi_analysis) over events whose
+/// properties are sometimes missing, null, of another type or nested; before and after events are
+/// appended to the columns unsorted. Every answer must be the row engine's (sums to 1e-9).
+@Suite struct ColumnarQueryTests {
+    static let start: Int64 = 1_790_812_800_000_000  // 2026-10-01T00:00:00Z
+    static let day: Int64 = 86_400_000_000
+
+    static func events(_ count: Int, seed: UInt64, offset: Int = 0) throws -> [JSONValue] {
+        var random = SplitMix(seed: seed)
+        func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
+        return (0..<count).map { index in
+            var event = JSONObject()
+            let time = start + Int64.random(in: 0..<(10 * day), using: &random)
+            event["keen"] = ["timestamp": .string(KeenTime.format(time))]
+            event["user"] = ["id": .string("u\(Int.random(in: 0..<40, using: &random))")]
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0: break
+            case 1: event["n"] = .null
+            case 2: event["n"] = .string("7")
+            case 3: event["n"] = true
+            default: event["n"] = .number(Double(Int.random(in: -50...500, using: &random)) / 4)
+            }
+            switch Int.random(in: 0..<12, using: &random) {
+            case 0: break
+            case 1: event["s"] = 3
+            case 2: event["s"] = [:]
+            default: event["s"] = .string(pick(["live", "scores", "deals", "game", "Live", "settings", ""]))
+            }
+            if Int.random(in: 0..<4, using: &random) > 0 { event["b"] = .bool(Bool.random(using: &random)) }
+            event["v"] = ["os": .string(pick(["17.6", "18.1", "18.0", "16.7", "26.1"]))]
+            event["i"] = .number(Double(index + offset))
+            return .object(event)
+        }
+    }
+
+    static func randomQuery(_ random: inout SplitMix) throws -> (String, JSONObject) {
+        func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
+        let properties = ["n", "s", "b", "v.os", "user.id", "missing"]
+        // "v" is an object: `exists` on it asks for any of its leaves (the rows answer that).
+        let filtered = properties + ["v"]
+        func filter(depth: Int = 0) -> JSONValue {
+            if depth < 2, Int.random(in: 0..<6, using: &random) == 0 {
+                return [
+                    "operator": "or",
+                    "operands": .array(
+                        (0..<Int.random(in: 1...3, using: &random)).map { _ in filter(depth: depth + 1) }),
+                ]
+            }
+            let op = pick(["eq", "ne", "lt", "lte", "gt", "gte", "exists", "in"])
+            let operand: JSONValue
+            switch op {
+            case "exists": operand = .bool(Bool.random(using: &random))
+            case "in":
+                operand = .array([
+                    pick(["live", "game", 7, 12.5, true, "18.1", "u3"]), pick(["scores", 0, "u7", "17.6"]),
+                ])
+            case "lt", "lte", "gt", "gte":
+                operand = pick([.number(10), .number(-3.25), .string("m"), .string("18"), .string("u2")])
+            default:
+                operand = pick([
+                    .string("live"), .number(7), .string("7"), .bool(true), .null, .string("18.1"), .string("u5"),
+                ])
+            }
+            return ["property_name": .string(pick(filtered)), "operator": .string(op), "property_value": operand]
+        }
+        let analysis = pick([
+            "count", "count_unique", "sum", "average", "minimum", "maximum", "median", "percentile",
+            "standard_deviation", "select_unique", "multi_analysis",
+        ])
+        var parameters = JSONObject([("event_collection", "e")])
+        if analysis == "multi_analysis" {
+            parameters["analyses"] = [
+                "c": ["analysis_type": "count"], "u": ["analysis_type": "count_unique", "target_property": "user.id"],
+                "m": ["analysis_type": "median", "target_property": "n"],
+                "a": ["analysis_type": .string(pick(["sum", "average", "maximum"])), "target_property": "n"],
+            ]
+        } else if analysis != "count" {
+            parameters["target_property"] = .string(pick(["n", "s", "b", "v.os", "user.id", "missing", "i"]))
+        }
+        if analysis == "percentile" { parameters["percentile"] = .number(pick([0, 10, 25, 50, 90, 99.5, 100])) }
+        if Int.random(in: 0..<3, using: &random) > 0 {
+            parameters["filters"] = .array((0..<Int.random(in: 1...3, using: &random)).map { _ in filter() })
+        }
+        let groupCount = Int.random(in: 0..<4, using: &random)
+        if groupCount == 1 { parameters["group_by"] = .string(pick(properties)) }
+        if groupCount == 2 {
+            parameters["group_by"] = .array([.string(pick(["s", "b"])), .string(pick(["v.os", "n"]))])
+        }
+        let from = start + Int64.random(in: -day...(5 * day), using: &random)
+        let to = from + Int64.random(in: 1...(8 * day), using: &random)
+        if Int.random(in: 0..<4, using: &random) > 0 {
+            parameters["timeframe"] = ["start": .string(KeenTime.format(from)), "end": .string(KeenTime.format(to))]
+            if Int.random(in: 0..<2, using: &random) == 0 {
+                parameters["interval"] = .string(pick(["daily", "every_6_hours", "every_2_days"]))
+                parameters["timezone"] = .string(pick(["UTC", "America/New_York", "-18000"]))
+            }
+        }
+        if groupCount == 1 || groupCount == 2, analysis != "multi_analysis", Int.random(in: 0..<3, using: &random) == 0
+        {
+            parameters["order_by"] = [["property_name": "result", "direction": .string(pick(["ASC", "DESC"]))]]
+            if Bool.random(using: &random) {
+                parameters["limit"] = .number(Double(Int.random(in: 1...4, using: &random)))
+            }
+        }
+        return (analysis, parameters)
+    }
+
+    /// Whether two answers agree: the same shape and values, numbers to 1e-9 (a sum's order).
+    static func agree(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.number(let x), .number(let y)): return x == y || abs(x - y) <= 1e-9 * max(abs(x), abs(y))
+        case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { agree($0, $1) }
+        case (.object(let x), .object(let y)):
+            return x.members.map(\.key) == y.members.map(\.key)
+                && zip(x.members, y.members).allSatisfy { agree($0.value, $1.value) }
+        default: return a == b
+        }
+    }
+
+    @Test func everyAnswerIsTheRowEnginesOnRandomQueries() throws {
+        let seed = TestSeed.draw()
+        print("columnar vs rows: seed \(seed) (NOHIT_TEST_SEED=\(seed) draws the same)")
+        var random = SplitMix(seed: seed)
+        var events = MemoryEvents()
+        let first = try Self.events(3_000, seed: seed &+ 1)
+        try events.add("e", first, now: Self.start)
+        var columns = try CollectionColumns.read(
+            collection: "e", paths: ["n", "s", "b", "v.os", "user.id", "missing", "i"], from: events)
+        var answered = 0
+        var declined = 0
+        var failures: [String] = []
+        for round in 0..<2 {
+            if round == 1 {
+                // Later events appended as a store writes them: not in timestamp order.
+                let later = try Self.events(1_000, seed: seed &+ 2, offset: 3_000)
+                try events.add("e", later, now: Self.start)
+                for (index, event) in later.enumerated() {
+                    let normalized = try KeenEventRules.normalize(event, now: Self.start)
+                    columns.append(
+                        timestamp: normalized.timestamp, rowID: Int64(10_000 + index), leaves: normalized.leaves)
+                }
+                #expect(columns.unsorted == 1_000)
+            }
+            for _ in 0..<800 {
+                let (analysis, parameters) = try Self.randomQuery(&random)
+                let query = try KeenQuery.parse(analysis, parameters: parameters, now: Self.start + 20 * Self.day)
+                let rows = try QueryEngine.run(query, on: events)
+                guard let columnar = try ColumnarQuery.run(query, on: columns, projectPaths: try events.paths()) else {
+                    declined += 1
+                    continue
+                }
+                answered += 1
+                if !Self.agree(rows, columnar) {
+                    failures.append(
+                        "\(analysis) \(JSONValue.object(parameters).jsonText)\n rows: \(rows.jsonText.prefix(300))\n columns: \(columnar.jsonText.prefix(300))"
+                    )
+                }
+            }
+        }
+        print("columnar vs rows: \(answered) answered alike, \(declined) declined (the rows answer those)")
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) answers differ; the first: \(failures.prefix(4).joined(separator: "\n"))")
+        #expect(answered > 1_000 && declined > 0)
+    }
+
+    @Test func percentileBySelectionIsTheSortedOne() {
+        var random = SplitMix(seed: 11)
+        for count in [1, 2, 3, 10, 101, 1_000] {
+            let values = (0..<count).map { _ in Double(Int.random(in: -20...20, using: &random)) / 2 }
+            for p in [0.0, 1, 25, 33.3, 50, 75, 99, 100] {
+                var copy = values
+                #expect(
+                    ColumnarQuery.percentileBySelection(&copy, p) == QueryEngine.percentile(values, p), "\(count) \(p)")
+            }
+        }
+    }
+}
