@@ -14,9 +14,113 @@ public enum ColumnarQuery {
     ]
     static let operators: Set<KeenFilter.Operator> = [.eq, .ne, .lt, .lte, .gt, .gte, .exists, .in, .or]
 
+    /// The properties a query reads, by collection, when this executor can answer it; nil when it
+    /// cannot.
+    public static func pathsByCollection(of query: KeenQuery) -> [String: Set<String>]? {
+        guard query.analysis.type == .funnel else {
+            return query.collection.flatMap { collection in paths(of: query).map { [collection: $0] } }
+        }
+        var byCollection: [String: Set<String>] = [:]
+        for step in query.steps {
+            var paths: Set<String> = [step.actor]
+            guard collect(step.filters, into: &paths), !paths.contains(where: { $0.hasPrefix("keen.") }) else {
+                return nil
+            }
+            byCollection[step.collection, default: []].formUnion(paths)
+        }
+        return byCollection
+    }
+
+    static func collect(_ filters: [KeenFilter], into paths: inout Set<String>) -> Bool {
+        for filter in filters {
+            guard operators.contains(filter.op) else { return false }
+            if filter.op == .or {
+                guard collect(filter.operands, into: &paths) else { return false }
+            } else {
+                paths.insert(filter.path)
+            }
+        }
+        return true
+    }
+
+    /// A funnel from its steps' collections' columns: who did each step, by the actor's number
+    /// in its column, then the row engine's own arithmetic over them.
+    public static func funnel(
+        _ query: KeenQuery, on data: [String: CollectionColumns], projectPaths: [String],
+        budget: QueryBudget = .unlimited
+    ) throws -> JSONValue? {
+        guard query.analysis.type == .funnel, let wanted = pathsByCollection(of: query) else { return nil }
+        for (collection, paths) in wanted {
+            guard let columns = data[collection] else { return nil }
+            for path in paths {
+                guard let column = columns.columns[path], !column.hasLists else { return nil }
+            }
+        }
+        func objectExists(_ filters: [KeenFilter]) -> Bool {
+            filters.contains { filter in
+                filter.op == .or
+                    ? objectExists(filter.operands)
+                    : filter.op == .exists && projectPaths.contains { $0.hasPrefix(filter.path + ".") }
+            }
+        }
+        if query.steps.contains(where: { objectExists($0.filters) }) { return nil }
+        try budget.check()
+        var done: [Set<FieldValue>] = []
+        var visited = 0
+        for step in query.steps {
+            let columns = data[step.collection]!
+            let timeframe = step.timeframe ?? .allTime
+            let tests = step.filters.map { Test($0, columns: columns.columns) }
+            var actors = Keys(columns.columns[step.actor]!)
+            var bits = [UInt64](repeating: 0, count: (actors.strings + Keys.specials) / 64 + 1)
+            var others = Set<Int32>()
+            func visit(_ row: Int) throws {
+                visited += 1
+                if visited & 4095 == 0 { try budget.check() }
+                for test in tests where !test.passes(row) { return }
+                let key = actors.key(row)
+                if actors.isMissing(key) { return }
+                if Int(key) < actors.strings + Keys.specials {
+                    bits[Int(key) / 64] |= UInt64(1) << UInt64(Int(key) % 64)
+                } else {
+                    others.insert(key)
+                }
+            }
+            let (low, high) = range(of: timeframe, in: columns)
+            for row in low..<high { try visit(row) }
+            for row in columns.sorted..<columns.count where timeframe.contains(columns.timestamps[row]) {
+                try visit(row)
+            }
+            var did = Set<FieldValue>()
+            for (word, value) in bits.enumerated() where value != 0 {
+                for bit in 0..<64 where value & (UInt64(1) << UInt64(bit)) != 0 {
+                    if let actor = actors.value(Int32(word * 64 + bit)) { did.insert(actor) }
+                }
+            }
+            for key in others { if let actor = actors.value(key) { did.insert(actor) } }
+            done.append(did)
+        }
+        budget.scanned(events: visited)
+        return QueryEngine.funnelAnswer(query, done: done)
+    }
+
+    /// The ordered rows of `data` within `timeframe`, by binary search.
+    static func range(of timeframe: Timeframe, in data: CollectionColumns) -> (Int, Int) {
+        func firstAtOrAfter(_ time: Int64) -> Int {
+            var (low, high) = (0, data.sorted)
+            while low < high {
+                let middle = (low + high) / 2
+                if data.timestamps[middle] < time { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        let low = firstAtOrAfter(timeframe.start)
+        return (low, max(low, firstAtOrAfter(timeframe.end)))
+    }
+
     /// The properties `query` reads, when this executor can answer it; nil when it cannot.
     public static func paths(of query: KeenQuery) -> Set<String>? {
-        guard query.collection != nil else { return nil }
+        guard query.collection != nil, query.analysis.type != .funnel else { return nil }
         let specs = query.analysis.type == .multi_analysis ? query.analyses.map(\.spec) : [query.analysis]
         guard specs.allSatisfy({ analyses.contains($0.type) }) else { return nil }
         var paths = Set<String>()
@@ -191,16 +295,7 @@ public enum ColumnarQuery {
         let bucketCount = max(1, buckets.count - 1)
 
         // The rows in the timeframe: a range of the ordered ones, and the later ones that fall in it.
-        func firstAtOrAfter(_ time: Int64) -> Int {
-            var (low, high) = (0, data.sorted)
-            while low < high {
-                let middle = (low + high) / 2
-                if data.timestamps[middle] < time { low = middle + 1 } else { high = middle }
-            }
-            return low
-        }
-        let low = firstAtOrAfter(timeframe.start)
-        let high = max(low, firstAtOrAfter(timeframe.end))
+        let (low, high) = range(of: timeframe, in: data)
         let tests = query.filters.map { Test($0, columns: data.columns) }
         var groupKeys = query.groupBy.map { Keys(data.columns[$0]!) }
         var targetKeys = specs.map { spec -> Keys? in
@@ -209,7 +304,10 @@ public enum ColumnarQuery {
             return Keys(data.columns[target]!)
         }
         let targets = specs.map { $0.spec.target.flatMap { data.columns[$0] } }
-        var cells: [Int: [Cell]] = [:]
+        // Each cell's analyses, flat: cell c's analysis i at c * specs.count + i; a cell has
+        // been met when `met[c]`.
+        var cells: [Cell] = []
+        var met: [Bool] = []
         var order: [Int] = []
         let fresh = specs.map { Cell(accumulator: QueryEngine.Accumulator($0.spec)) }
         var keyOfCell: [Int: [Int32]] = [:]
@@ -272,49 +370,61 @@ public enum ColumnarQuery {
                     }
                 }
             }
-            if cells[cellID] == nil {
-                guard cells.count < QueryEngine.maximumGroups * bucketCount else {
+            if cellID >= met.count {
+                met += Array(repeating: false, count: cellID + 1 - met.count)
+                cells += Array(repeating: fresh[0], count: (cellID + 1) * specs.count - cells.count)
+            }
+            let base = cellID * specs.count
+            if !met[cellID] {
+                guard order.count < QueryEngine.maximumGroups * bucketCount else {
                     throw KeenError.tooMany(
                         "group_by makes more than \(QueryEngine.maximumGroups) groups; filter or group by fewer values")
                 }
-                cells[cellID] = fresh
+                met[cellID] = true
+                for index in specs.indices { cells[base + index] = fresh[index] }
                 order.append(cellID)
                 try meter.charge(96 + 64 * specs.count)
             }
             for index in specs.indices {
                 let type = specs[index].spec.type
                 switch type {
-                case .count: cells[cellID]![index].count += 1
+                case .count: cells[base + index].count += 1
                 case .count_unique, .select_unique:
                     guard targetKeys[index] != nil else { continue }
                     let key = targetKeys[index]!.key(row)
                     if targetKeys[index]!.isMissing(key) { continue }
                     let limit = targetKeys[index]!.strings + Keys.specials
                     if Int(key) < limit {
-                        if cells[cellID]![index].distinct.isEmpty {
-                            cells[cellID]![index].distinct = Array(repeating: 0, count: limit / 64 + 1)
+                        if cells[base + index].distinct.isEmpty {
+                            cells[base + index].distinct = Array(repeating: 0, count: limit / 64 + 1)
                             try meter.charge(limit / 8 + 8)
                         }
                         let (word, bit) = (Int(key) / 64, UInt64(1) << UInt64(Int(key) % 64))
-                        cells[cellID]![index].distinct[word] |= bit
-                    } else if cells[cellID]![index].distinctSet.insert(key).inserted {
+                        cells[base + index].distinct[word] |= bit
+                    } else if cells[base + index].distinctSet.insert(key).inserted {
                         try meter.charge(32)
                     }
                 case .median, .percentile:
                     guard let column = targets[index], column.kinds[row] == Column.Kind.number.rawValue else {
                         continue
                     }
-                    cells[cellID]![index].samples.append(column.numbers[row])
+                    cells[base + index].samples.append(column.numbers[row])
                     try meter.charge(8)
                 default:
                     guard let column = targets[index] else { continue }
                     if column.kinds[row] == Column.Kind.number.rawValue {
-                        try cells[cellID]![index].accumulator.add(.number(column.numbers[row]), meter: &meter)
+                        try cells[base + index].accumulator.add(.number(column.numbers[row]), meter: &meter)
                     } else {
-                        try cells[cellID]![index].accumulator.add(column.value(row), meter: &meter)
+                        try cells[base + index].accumulator.add(column.value(row), meter: &meter)
                     }
                 }
             }
+        }
+        // A plain count: the ordered rows in range by their positions, the later ones one by one.
+        if specs.count == 1, specs[0].spec.type == .count, tests.isEmpty, groupKeys.isEmpty, buckets.isEmpty {
+            let later = (data.sorted..<data.count).reduce(0) { $0 + (timeframe.contains(data.timestamps[$1]) ? 1 : 0) }
+            budget.scanned(events: high - low + later)
+            return .number(Double(high - low + later))
         }
         for row in low..<high { try visit(row) }
         for row in data.sorted..<data.count where timeframe.contains(data.timestamps[row]) { try visit(row) }
@@ -348,13 +458,15 @@ public enum ColumnarQuery {
         var answerCells = Array(repeating: [(key: [FieldValue?], results: [JSONValue])](), count: bucketCount)
         if groupKeys.isEmpty {
             for bucket in 0..<bucketCount {
-                let cell = cells[bucket] ?? fresh
+                let cell =
+                    bucket < met.count && met[bucket]
+                    ? Array(cells[(bucket * specs.count)..<((bucket + 1) * specs.count)]) : fresh
                 answerCells[bucket] = [([], cell.indices.map { result(cell[$0], $0) })]
             }
         } else {
             for cellID in order {
                 let full = keyOfCell[cellID]!
-                let cell = cells[cellID]!
+                let cell = Array(cells[(cellID * specs.count)..<((cellID + 1) * specs.count)])
                 let key = groupKeys.indices.map { groupKeys[$0].value(full[$0 + 1]) }
                 answerCells[Int(full[0])].append((key, cell.indices.map { result(cell[$0], $0) }))
             }

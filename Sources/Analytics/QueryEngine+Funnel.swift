@@ -7,10 +7,6 @@ extension QueryEngine {
     static func funnel(
         _ query: KeenQuery, paths: [String], source: some EventSource, meter: inout QueryMeter
     ) throws -> JSONValue {
-        var running: Set<FieldValue>?
-        var counts: [JSONValue] = []
-        var actors: [JSONValue] = []
-        var stepsOut: [JSONValue] = []
         // Who did each step: one scan for all the steps that read the same collection and
         // timeframe (a funnel's steps are often one collection under different filters).
         var done = Array(repeating: Set<FieldValue>(), count: query.steps.count)
@@ -41,6 +37,16 @@ extension QueryEngine {
                 return true
             }
         }
+        return funnelAnswer(query, done: done)
+    }
+
+    /// A funnel's answer from who did each step: each step reached by those who reached the
+    /// steps before it (the optional ones aside) and did it (or, inverted, did not).
+    static func funnelAnswer(_ query: KeenQuery, done: [Set<FieldValue>]) -> JSONValue {
+        var running: Set<FieldValue>?
+        var counts: [JSONValue] = []
+        var actors: [JSONValue] = []
+        var stepsOut: [JSONValue] = []
         for (step, did) in zip(query.steps, done) {
             let reached: Set<FieldValue>
             if step.inverted {

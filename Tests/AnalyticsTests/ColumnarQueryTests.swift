@@ -172,6 +172,64 @@ import Testing
         #expect(answered > 1_000 && declined > 0)
     }
 
+    /// Funnels: two and three steps over two collections, actors of one property or another,
+    /// random filters, optional, inverted and with_actors steps, timeframes per step.
+    @Test func funnelsAreTheRowEngines() throws {
+        let seed = TestSeed.draw()
+        print("columnar funnels vs rows: seed \(seed)")
+        var random = SplitMix(seed: seed)
+        var events = MemoryEvents()
+        try events.add("e", try Self.events(2_000, seed: seed &+ 1), now: Self.start)
+        try events.add("f", try Self.events(1_000, seed: seed &+ 2), now: Self.start)
+        let paths: Set<String> = ["n", "s", "b", "v.os", "user.id", "missing", "i"]
+        let data = [
+            "e": try CollectionColumns.read(collection: "e", paths: paths, from: events),
+            "f": try CollectionColumns.read(collection: "f", paths: paths, from: events),
+        ]
+        var failures: [String] = []
+        var answered = 0
+        for _ in 0..<300 {
+            func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &random)] }
+            let (_, sample) = try Self.randomQuery(&random)
+            let steps: [JSONValue] = (0..<Int.random(in: 2...3, using: &random)).map { index in
+                var step = JSONObject([
+                    ("event_collection", .string(pick(["e", "f"]))),
+                    ("actor_property", .string(pick(["user.id", "user.id", "s", "n"]))),
+                ])
+                if let filters = sample["filters"], Bool.random(using: &random) { step["filters"] = filters }
+                if index > 0 {
+                    step["optional"] = .bool(Int.random(in: 0..<4, using: &random) == 0)
+                    step["inverted"] = .bool(Int.random(in: 0..<4, using: &random) == 0)
+                }
+                step["with_actors"] = .bool(Int.random(in: 0..<3, using: &random) == 0)
+                if Bool.random(using: &random) {
+                    let from = Self.start + Int64.random(in: 0...(5 * Self.day), using: &random)
+                    step["timeframe"] = [
+                        "start": .string(KeenTime.format(from)), "end": .string(KeenTime.format(from + 3 * Self.day)),
+                    ]
+                }
+                return .object(step)
+            }
+            let parameters = JSONObject([("steps", .array(steps))])
+            let query = try KeenQuery.parse("funnel", parameters: parameters, now: Self.start + 20 * Self.day)
+            let rows = try QueryEngine.run(query, on: events)
+            guard let columnar = try ColumnarQuery.funnel(query, on: data, projectPaths: try events.paths()) else {
+                continue
+            }
+            answered += 1
+            if !Self.agree(rows, columnar) {
+                failures.append(
+                    "\(JSONValue.object(parameters).jsonText)\n rows: \(rows.jsonText.prefix(300))\n columns: \(columnar.jsonText.prefix(300))"
+                )
+            }
+        }
+        print("columnar funnels vs rows: \(answered) answered alike")
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) funnels differ; the first: \(failures.prefix(3).joined(separator: "\n"))")
+        #expect(answered > 100)
+    }
+
     @Test func percentileBySelectionIsTheSortedOne() {
         var random = SplitMix(seed: 11)
         for count in [1, 2, 3, 10, 101, 1_000] {

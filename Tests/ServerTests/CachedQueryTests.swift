@@ -268,7 +268,15 @@ import Testing
         _ = try await store.record(project: "app", batch: [("views", events)], createdAt: now)
         let definition = JSONObject([
             ("refresh_rate", 14_400),
-            ("query", ["analysis_type": "count_unique", "event_collection": "views", "target_property": "user"]),
+            // (A `contains` filter: the rows answer it, holding each distinct value, so many of them
+            // pass the query's memory; the columns would hold a bit each.)
+            (
+                "query",
+                [
+                    "analysis_type": "count_unique", "event_collection": "views", "target_property": "user",
+                    "filters": [["property_name": "user", "operator": "contains", "property_value": "u"]],
+                ]
+            ),
         ])
         _ = try await store.putSavedQuery(project: "app", name: "users", definition: definition, now: now)
         let refresher = SavedQueryRefresher(api: api)

@@ -296,6 +296,57 @@ import Testing
         }
     }
 
+    /// Answers follow every write and delete, whichever way a store answers them (on SQLite, the
+    /// columns read at the first query, appended to by each write after, dropped by a delete):
+    /// events written after a query count in the next, a repeated uniqueness token does not, a
+    /// delete takes its events away, and late events count where they belong.
+    @Test(arguments: StoreFactory.available)
+    func answersFollowWritesAndDeletes(_ factory: StoreFactory) async throws {
+        try await factory.withStore { contract in
+            let store = try Self.analytics(contract)
+            _ = try await store.createProject(name: "app", id: "app", now: Date())
+            func write(_ events: [(String, Int64)], token: String? = nil) async throws {
+                let batch = try events.map { user, time in
+                    try Self.event(
+                        token.map { #"{"user":"\#(user)","keen":{"uniqueness_token":"\#($0)"}}"# }
+                            ?? #"{"user":"\#(user)"}"#,
+                        at: time)
+                }
+                _ = try await store.record(project: "app", batch: [("views", batch)], createdAt: Self.base)
+            }
+            func unique(_ extra: String = "") async throws -> JSONValue {
+                try await Self.query(
+                    store, project: "app", "count_unique",
+                    #"{"event_collection":"views","target_property":"user"\#(extra)}"#)
+            }
+            try await write([("a", Self.base), ("b", Self.base + 10)])
+            #expect(try await unique() == 2)
+            // Later, and earlier than the first (a phone's queue), and a token sent twice.
+            try await write([("c", Self.base + 20), ("d", Self.base - 1_000)])
+            try await write([("e", Self.base + 30)], token: "once")
+            try await write([("f", Self.base + 40)], token: "once")
+            #expect(try await unique() == 5)
+            #expect(
+                try await unique(#","timeframe":{"start":"2026-09-21T14:13:19Z","end":"2100-01-01T00:00:00Z"}"#) == 5)
+            try await store.deleteEvents(
+                project: "app", collection: "views", timeframe: nil,
+                filters: [KeenFilter(path: "user", op: .eq, value: "c")], budget: .unlimited)
+            #expect(try await unique() == 4)
+            // Many late events (older than those the columns were read with): the same answers.
+            let late = (0..<300).map { ("late\($0 % 50)", Self.base - Int64($0) * 1_000_000) }
+            for chunk in stride(from: 0, to: late.count, by: 100) {
+                try await write(Array(late[chunk..<(chunk + 100)]))
+            }
+            #expect(try await unique() == 54)
+            #expect(
+                try await Self.query(
+                    store, project: "app", "count",
+                    #"{"event_collection":"views","group_by":"user","order_by":[{"property_name":"result","direction":"DESC"}],"limit":1}"#
+                )
+                    == [["user": "late0", "result": 6]])
+        }
+    }
+
     /// Cached datasets on every store: created ("Created", due at once), taken once while its lease
     /// runs ("Bootstrapping" until first computed), buckets kept per index value (the ones before
     /// the window dropped, those from a run's start replaced), none kept for a replaced definition.

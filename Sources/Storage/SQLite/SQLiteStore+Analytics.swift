@@ -25,6 +25,9 @@ final class AnalyticsCache: Sendable {
 
     let projects = Mutex<[String: Project]>([:])
     let keys = Mutex<[Data: AnalyticsKey]>([:])
+    /// The collections queried so far as columns (SQLite only: one process writes, and appends
+    /// each event it writes to them).
+    let columns = ColumnStore(maximumBytes: 512 << 20)
 }
 
 extension SQLiteStore: AnalyticsStore {
@@ -316,7 +319,10 @@ extension SQLiteStore: AnalyticsStore {
                         WHERE analytics_tokens.created_us <= excluded.created_us - \(KeenEventRules.tokenLifetime)
                         """)
                 var stored: [[Bool]] = []
+                var written: [(collection: String, events: [(timestamp: Int64, rowID: Int64, leaves: [EventLeaf])])] =
+                    []
                 for (collection, events) in batch {
+                    var appended: [(timestamp: Int64, rowID: Int64, leaves: [EventLeaf])] = []
                     let collectionID: Int64
                     if let known = state.collections[collection] {
                         collectionID = known
@@ -368,19 +374,26 @@ extension SQLiteStore: AnalyticsStore {
                             $0.bind(createdAt)
                             $0.bind(blob: data)
                         }
+                        appended.append((event.timestamp, nextID, event.leaves))
                         nextID += 1
                         kept.append(true)
                     }
                     stored.append(kept)
+                    written.append((collection, appended))
                 }
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO analytics_counters (name, next) VALUES ('event', ?)",
                     arguments: [nextID])
                 cache.projects.withLock { $0[project] = state }
+                // Still in the writer: a collection's columns being read wait for it, and see these.
+                for (collection, events) in written {
+                    cache.columns.append(project: project, collection: collection, events: events)
+                }
                 return stored
             }
         } catch {
             cache.projects.withLock { $0[project] = nil }
+            cache.columns.drop(project: project)
             throw error
         }
     }
@@ -415,6 +428,29 @@ extension SQLiteStore: AnalyticsStore {
 
     package func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
         let (cache, reader) = (analytics, analyticsReader)
+        // What the columns answer, they answer; the rows answer the rest.
+        if let byCollection = ColumnarQuery.pathsByCollection(of: query),
+            let paths = cache.projects.withLock({ $0[project]?.paths })
+        {
+            var data: [String: CollectionColumns] = [:]
+            for (collection, wanted) in byCollection {
+                guard let columns = try await columns(project: project, collection: collection, paths: wanted) else {
+                    break
+                }
+                data[collection] = columns
+            }
+            if data.count == byCollection.count {
+                let data = data
+                let answer = try await BlockingBridge.onThread(query: true) { () throws -> JSONValue? in
+                    if query.analysis.type == .funnel {
+                        return try ColumnarQuery.funnel(query, on: data, projectPaths: paths, budget: budget)
+                    }
+                    guard let collection = query.collection, let columns = data[collection] else { return nil }
+                    return try ColumnarQuery.run(query, on: columns, projectPaths: paths, budget: budget)
+                }
+                if let answer { return answer }
+            }
+        }
         // On a thread of its own (a pool's read runs on the calling thread), where it may pause for
         // another client's query: not on an in-memory store, whose one serial queue that other
         // query would wait for.
@@ -425,6 +461,25 @@ extension SQLiteStore: AnalyticsStore {
                 }
                 return try QueryEngine.run(query, on: SQLiteEventSource(db: db, state: state), budget: budget)
             }
+        }
+    }
+
+    /// `collection`'s columns holding `paths`: kept ones, or read now under the writer (no event is
+    /// written meanwhile, so none is missed; every column kept before is read again with them, in
+    /// the table's order). Nil for a collection without events, or past the columns' bound.
+    func columns(project: String, collection: String, paths: Set<String>) async throws -> CollectionColumns? {
+        let cache = analytics
+        if let kept = cache.columns.columns(project: project, collection: collection, paths: paths) { return kept }
+        return try await database.write { db -> CollectionColumns? in
+            if let kept = cache.columns.columns(project: project, collection: collection, paths: paths) {
+                return kept
+            }
+            guard let state = try Self.projectState(db, project, cache: cache), state.collections[collection] != nil
+            else { return nil }
+            let wanted = paths.union(cache.columns.keptPaths(project: project, collection: collection))
+            let columns = try CollectionColumns.read(
+                collection: collection, paths: wanted, from: SQLiteEventSource(db: db, state: state))
+            return cache.columns.keep(columns, project: project, collection: collection) ? columns : nil
         }
     }
 
@@ -446,6 +501,8 @@ extension SQLiteStore: AnalyticsStore {
     ) async throws -> Int {
         let cache = analytics
         return try await database.write { db in
+            // Its columns are read again at the next query.
+            cache.columns.drop(project: project, collection: collection)
             guard let state = try Self.projectState(db, project, cache: cache),
                 let collectionID = state.collections[collection]
             else { return 0 }
