@@ -74,22 +74,26 @@ public enum ColumnarQuery {
             var actors = Keys(columns.columns[step.actor]!)
             var bits = [UInt64](repeating: 0, count: (actors.strings + Keys.specials) / 64 + 1)
             var others = Set<Int32>()
-            func visit(_ row: Int) throws {
-                visited += 1
-                if visited & 4095 == 0 { try budget.check() }
-                for test in tests where !test.passes(row) { return }
-                let key = actors.key(row)
-                if actors.isMissing(key) { return }
+            let (low, high) = range(of: timeframe, in: columns)
+            var selected = [Int32]()
+            selected.reserveCapacity(high - low + columns.unsorted)
+            for row in low..<high { selected.append(Int32(row)) }
+            for row in columns.sorted..<columns.count where timeframe.contains(columns.timestamps[row]) {
+                selected.append(Int32(row))
+            }
+            visited += selected.count
+            for test in tests {
+                try test.narrow(&selected)
+                try budget.check()
+            }
+            for row in selected {
+                let key = actors.key(Int(row))
+                if actors.isMissing(key) { continue }
                 if Int(key) < actors.strings + Keys.specials {
                     bits[Int(key) / 64] |= UInt64(1) << UInt64(Int(key) % 64)
                 } else {
                     others.insert(key)
                 }
-            }
-            let (low, high) = range(of: timeframe, in: columns)
-            for row in low..<high { try visit(row) }
-            for row in columns.sorted..<columns.count where timeframe.contains(columns.timestamps[row]) {
-                try visit(row)
             }
             var did = Set<FieldValue>()
             for (word, value) in bits.enumerated() where value != 0 {
@@ -244,6 +248,42 @@ public enum ColumnarQuery {
             }
         }
 
+        /// Keeps the rows of `selected` that pass, in order.
+        func narrow(_ selected: inout [Int32]) throws {
+            var kept = 0
+            if isOr || column == nil {
+                for row in selected where passes(Int(row)) {
+                    selected[kept] = row
+                    kept += 1
+                }
+            } else {
+                let column = column!
+                let string = Column.Kind.string.rawValue
+                let numeric = Column.Kind.number.rawValue
+                column.kinds.withUnsafeBufferPointer { kinds in
+                    column.codes.withUnsafeBufferPointer { codes in
+                        byCode.withUnsafeBufferPointer { byCode in
+                            byKind.withUnsafeBufferPointer { byKind in
+                                for row in selected {
+                                    let index = Int(row)
+                                    let kind = kinds[index]
+                                    let pass =
+                                        kind == string
+                                        ? byCode[Int(codes[index])]
+                                        : kind == numeric ? number(column.numbers[index]) : byKind[Int(kind)]
+                                    if pass {
+                                        selected[kept] = row
+                                        kept += 1
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            selected.removeLast(selected.count - kept)
+        }
+
         func passes(_ row: Int) -> Bool {
             if isOr { return operands.contains { $0.passes(row) } }
             guard let column else { return byKind[0] }
@@ -304,132 +344,150 @@ public enum ColumnarQuery {
             return Keys(data.columns[target]!)
         }
         let targets = specs.map { $0.spec.target.flatMap { data.columns[$0] } }
-        // Each cell's analyses, flat: cell c's analysis i at c * specs.count + i; a cell has
-        // been met when `met[c]`.
-        var cells: [Cell] = []
-        var met: [Bool] = []
-        var order: [Int] = []
-        let fresh = specs.map { Cell(accumulator: QueryEngine.Accumulator($0.spec)) }
-        var keyOfCell: [Int: [Int32]] = [:]
-        var combined: [[Int32]: Int] = [:]
-        var flat: [Int] = []
-        // Up to 64 KB of cells, indexed directly by one group's key; more go through a dictionary.
-        let single = groupKeys.count == 1
-        var visited = 0
 
-        func visit(_ row: Int) throws {
-            visited += 1
-            if visited & 4095 == 0 {
-                meter.rows += 4096
-                try budget.check()
-            }
-            for test in tests where !test.passes(row) { return }
-            var bucket = 0
-            if !buckets.isEmpty {
-                let stamp = data.timestamps[row]
-                guard stamp >= buckets[0], stamp < buckets[buckets.count - 1] else { return }
-                var lower = 0
-                var upper = buckets.count - 1
-                while upper - lower > 1 {
-                    let middle = (lower + upper) / 2
-                    if buckets[middle] <= stamp { lower = middle } else { upper = middle }
-                }
-                bucket = lower
-            }
-            var cellID = bucket
-            if !groupKeys.isEmpty {
-                if single {
-                    let key = Int(groupKeys[0].key(row))
-                    let slot = bucket * 65_536 + key
-                    if key < 65_536 {
-                        if flat.isEmpty { flat = Array(repeating: -1, count: bucketCount * 65_536) }
-                        if flat[slot] < 0 {
-                            flat[slot] = keyOfCell.count
-                            keyOfCell[keyOfCell.count] = [Int32(bucket), Int32(key)]
-                        }
-                        cellID = flat[slot]
-                    } else {
-                        let full = [Int32(bucket), Int32(key)]
-                        if let known = combined[full] {
-                            cellID = known
-                        } else {
-                            cellID = keyOfCell.count
-                            combined[full] = cellID
-                            keyOfCell[cellID] = full
-                        }
-                    }
-                } else {
-                    var full = [Int32(bucket)]
-                    for index in groupKeys.indices { full.append(groupKeys[index].key(row)) }
-                    if let known = combined[full] {
-                        cellID = known
-                    } else {
-                        cellID = keyOfCell.count
-                        combined[full] = cellID
-                        keyOfCell[cellID] = full
-                    }
-                }
-            }
-            if cellID >= met.count {
-                met += Array(repeating: false, count: cellID + 1 - met.count)
-                cells += Array(repeating: fresh[0], count: (cellID + 1) * specs.count - cells.count)
-            }
-            let base = cellID * specs.count
-            if !met[cellID] {
-                guard order.count < QueryEngine.maximumGroups * bucketCount else {
-                    throw KeenError.tooMany(
-                        "group_by makes more than \(QueryEngine.maximumGroups) groups; filter or group by fewer values")
-                }
-                met[cellID] = true
-                for index in specs.indices { cells[base + index] = fresh[index] }
-                order.append(cellID)
-                try meter.charge(96 + 64 * specs.count)
-            }
-            for index in specs.indices {
-                let type = specs[index].spec.type
-                switch type {
-                case .count: cells[base + index].count += 1
-                case .count_unique, .select_unique:
-                    guard targetKeys[index] != nil else { continue }
-                    let key = targetKeys[index]!.key(row)
-                    if targetKeys[index]!.isMissing(key) { continue }
-                    let limit = targetKeys[index]!.strings + Keys.specials
-                    if Int(key) < limit {
-                        if cells[base + index].distinct.isEmpty {
-                            cells[base + index].distinct = Array(repeating: 0, count: limit / 64 + 1)
-                            try meter.charge(limit / 8 + 8)
-                        }
-                        let (word, bit) = (Int(key) / 64, UInt64(1) << UInt64(Int(key) % 64))
-                        cells[base + index].distinct[word] |= bit
-                    } else if cells[base + index].distinctSet.insert(key).inserted {
-                        try meter.charge(32)
-                    }
-                case .median, .percentile:
-                    guard let column = targets[index], column.kinds[row] == Column.Kind.number.rawValue else {
-                        continue
-                    }
-                    cells[base + index].samples.append(column.numbers[row])
-                    try meter.charge(8)
-                default:
-                    guard let column = targets[index] else { continue }
-                    if column.kinds[row] == Column.Kind.number.rawValue {
-                        try cells[base + index].accumulator.add(.number(column.numbers[row]), meter: &meter)
-                    } else {
-                        try cells[base + index].accumulator.add(column.value(row), meter: &meter)
-                    }
-                }
-            }
-        }
         // A plain count: the ordered rows in range by their positions, the later ones one by one.
         if specs.count == 1, specs[0].spec.type == .count, tests.isEmpty, groupKeys.isEmpty, buckets.isEmpty {
             let later = (data.sorted..<data.count).reduce(0) { $0 + (timeframe.contains(data.timestamps[$1]) ? 1 : 0) }
             budget.scanned(events: high - low + later)
             return .number(Double(high - low + later))
         }
-        for row in low..<high { try visit(row) }
-        for row in data.sorted..<data.count where timeframe.contains(data.timestamps[row]) { try visit(row) }
-        meter.rows += visited % 4096
-        budget.scanned(events: visited)
+
+        // Column at a time: the rows in range, narrowed by each filter in turn.
+        var selected = [Int32]()
+        selected.reserveCapacity(high - low + data.unsorted)
+        for row in low..<high { selected.append(Int32(row)) }
+        for row in data.sorted..<data.count where timeframe.contains(data.timestamps[row]) {
+            selected.append(Int32(row))
+        }
+        budget.scanned(events: selected.count)
+        meter.rows += selected.count
+        try budget.check()
+        for test in tests {
+            try test.narrow(&selected)
+            try budget.check()
+        }
+
+        // Each row's cell: its bucket, then its group.
+        var cellOf = [Int32](repeating: 0, count: selected.count)
+        var keyOfCell: [[Int32]] = []
+        if !buckets.isEmpty {
+            var kept = 0
+            data.timestamps.withUnsafeBufferPointer { stamps in
+                for index in selected.indices {
+                    let stamp = stamps[Int(selected[index])]
+                    guard stamp >= buckets[0], stamp < buckets[buckets.count - 1] else { continue }
+                    var lower = 0
+                    var upper = buckets.count - 1
+                    while upper - lower > 1 {
+                        let middle = (lower + upper) / 2
+                        if buckets[middle] <= stamp { lower = middle } else { upper = middle }
+                    }
+                    selected[kept] = selected[index]
+                    cellOf[kept] = Int32(lower)
+                    kept += 1
+                }
+            }
+            selected.removeLast(selected.count - kept)
+            cellOf.removeLast(cellOf.count - kept)
+        }
+        var cellCount = bucketCount
+        if !groupKeys.isEmpty {
+            // A cell per bucket and group, numbered as met.
+            var index: [[Int32]: Int32] = [:]
+            var flat: [Int32] = []
+            var keys = [Int32](repeating: 0, count: groupKeys.count)
+            let single = groupKeys.count == 1
+            let width = single ? groupKeys[0].strings + Keys.specials : 0
+            if single && bucketCount * width <= 1 << 22 { flat = Array(repeating: -1, count: bucketCount * width) }
+            for position in selected.indices {
+                let row = Int(selected[position])
+                let bucket = cellOf[position]
+                for group in groupKeys.indices { keys[group] = groupKeys[group].key(row) }
+                if !flat.isEmpty, Int(keys[0]) < width {
+                    let slot = Int(bucket) * width + Int(keys[0])
+                    if flat[slot] < 0 {
+                        flat[slot] = Int32(keyOfCell.count)
+                        keyOfCell.append([bucket] + keys)
+                    }
+                    cellOf[position] = flat[slot]
+                    continue
+                }
+                let full = [bucket] + keys
+                if let known = index[full] {
+                    cellOf[position] = known
+                } else {
+                    let cell = Int32(keyOfCell.count)
+                    index[full] = cell
+                    keyOfCell.append(full)
+                    cellOf[position] = cell
+                }
+            }
+            cellCount = keyOfCell.count
+            guard cellCount <= QueryEngine.maximumGroups * bucketCount else {
+                throw KeenError.tooMany(
+                    "group_by makes more than \(QueryEngine.maximumGroups) groups; filter or group by fewer values")
+            }
+            try meter.charge(cellCount * (96 + 64 * specs.count))
+        }
+        try budget.check()
+
+        // Each analysis over the rows, by cell.
+        let fresh = specs.map { Cell(accumulator: QueryEngine.Accumulator($0.spec)) }
+        var cells = [[Cell]](repeating: [], count: specs.count)
+        for index in specs.indices {
+            var mine = [Cell](repeating: fresh[index], count: cellCount)
+            let type = specs[index].spec.type
+            switch type {
+            case .count:
+                for cell in cellOf { mine[Int(cell)].count += 1 }
+            case .count_unique, .select_unique:
+                guard var keys = targetKeys[index] else { break }
+                let limit = keys.strings + Keys.specials
+                try meter.charge(cellCount * (limit / 8 + 8))
+                for position in selected.indices {
+                    let key = keys.key(Int(selected[position]))
+                    if keys.isMissing(key) { continue }
+                    let cell = Int(cellOf[position])
+                    if Int(key) < limit {
+                        if mine[cell].distinct.isEmpty {
+                            mine[cell].distinct = Array(repeating: 0, count: limit / 64 + 1)
+                        }
+                        mine[cell].distinct[Int(key) / 64] |= UInt64(1) << UInt64(Int(key) % 64)
+                    } else {
+                        mine[cell].distinctSet.insert(key)
+                    }
+                }
+                try meter.charge(mine.reduce(0) { $0 + $1.distinctSet.count * 32 })
+                targetKeys[index] = keys
+            case .median, .percentile:
+                guard let column = targets[index] else { break }
+                var gathered = 0
+                column.kinds.withUnsafeBufferPointer { kinds in
+                    column.numbers.withUnsafeBufferPointer { numbers in
+                        for position in selected.indices {
+                            let row = Int(selected[position])
+                            guard kinds[row] == Column.Kind.number.rawValue else { continue }
+                            mine[Int(cellOf[position])].samples.append(numbers[row])
+                            gathered += 1
+                        }
+                    }
+                }
+                try meter.charge(gathered * 8)
+            default:
+                guard let column = targets[index] else { break }
+                for position in selected.indices {
+                    let row = Int(selected[position])
+                    let cell = Int(cellOf[position])
+                    if column.kinds[row] == Column.Kind.number.rawValue {
+                        try mine[cell].accumulator.add(.number(column.numbers[row]), meter: &meter)
+                    } else {
+                        try mine[cell].accumulator.add(column.value(row), meter: &meter)
+                    }
+                }
+            }
+            cells[index] = mine
+            try budget.check()
+        }
 
         func result(_ cell: Cell, _ index: Int) -> JSONValue {
             let spec = specs[index].spec
@@ -458,17 +516,12 @@ public enum ColumnarQuery {
         var answerCells = Array(repeating: [(key: [FieldValue?], results: [JSONValue])](), count: bucketCount)
         if groupKeys.isEmpty {
             for bucket in 0..<bucketCount {
-                let cell =
-                    bucket < met.count && met[bucket]
-                    ? Array(cells[(bucket * specs.count)..<((bucket + 1) * specs.count)]) : fresh
-                answerCells[bucket] = [([], cell.indices.map { result(cell[$0], $0) })]
+                answerCells[bucket] = [([], specs.indices.map { result(cells[$0][bucket], $0) })]
             }
         } else {
-            for cellID in order {
-                let full = keyOfCell[cellID]!
-                let cell = Array(cells[(cellID * specs.count)..<((cellID + 1) * specs.count)])
+            for (cell, full) in keyOfCell.enumerated() {
                 let key = groupKeys.indices.map { groupKeys[$0].value(full[$0 + 1]) }
-                answerCells[Int(full[0])].append((key, cell.indices.map { result(cell[$0], $0) }))
+                answerCells[Int(full[0])].append((key, specs.indices.map { result(cells[$0][cell], $0) }))
             }
         }
         return QueryEngine.answer(

@@ -165,7 +165,7 @@ import Testing
                 }
             }
         }
-        print("columnar vs rows: \(answered) answered alike, \(declined) declined (the rows answer those)")
+        print("columnar vs rows: \(answered) answered (\(failures.count) differ), \(declined) declined (the rows answer those)")
         #expect(
             failures.isEmpty,
             "\(failures.count) answers differ; the first: \(failures.prefix(4).joined(separator: "\n"))")
@@ -223,7 +223,7 @@ import Testing
                 )
             }
         }
-        print("columnar funnels vs rows: \(answered) answered alike")
+        print("columnar funnels vs rows: \(answered) answered (\(failures.count) differ)")
         #expect(
             failures.isEmpty,
             "\(failures.count) funnels differ; the first: \(failures.prefix(3).joined(separator: "\n"))")
