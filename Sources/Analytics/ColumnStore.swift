@@ -123,6 +123,15 @@ public struct CollectionColumns: Sendable {
         return result
     }
 
+    /// These columns with `other`'s added, when both hold the same rows in the same order (read
+    /// from the same table with nothing written between); nil otherwise.
+    public func adding(_ other: CollectionColumns) -> CollectionColumns? {
+        guard unsorted == 0, other.unsorted == 0, rowIDs == other.rowIDs else { return nil }
+        var merged = self
+        for (path, column) in other.columns { merged.columns[path] = column }
+        return merged
+    }
+
     /// Appends events as they were written (their leaves; only the paths held are kept).
     mutating func append(timestamp: Int64, rowID: Int64, leaves: [EventLeaf]) {
         timestamps.append(timestamp)
@@ -164,9 +173,9 @@ public final class ColumnStore: Sendable {
         }
     }
 
-    /// The paths already kept for `collection` (read again with any new ones).
-    public func keptPaths(project: String, collection: String) -> Set<String> {
-        state.withLock { Set($0[Key(project: project, collection: collection)]?.columns.keys ?? [:].keys) }
+    /// What is kept for `collection`, whatever its paths and late rows.
+    public func kept(project: String, collection: String) -> CollectionColumns? {
+        state.withLock { $0[Key(project: project, collection: collection)] }
     }
 
     /// Keeps `columns` for `collection`, unless they would take the store past its bound.

@@ -465,8 +465,9 @@ extension SQLiteStore: AnalyticsStore {
     }
 
     /// `collection`'s columns holding `paths`: kept ones, or read now under the writer (no event is
-    /// written meanwhile, so none is missed; every column kept before is read again with them, in
-    /// the table's order). Nil for a collection without events, or past the columns' bound.
+    /// written meanwhile, so none is missed): the new paths alone beside kept columns without late
+    /// rows, else every column again in the table's order. Nil for a collection without events,
+    /// or past the columns' bound.
     func columns(project: String, collection: String, paths: Set<String>) async throws -> CollectionColumns? {
         let cache = analytics
         if let kept = cache.columns.columns(project: project, collection: collection, paths: paths) { return kept }
@@ -476,9 +477,21 @@ extension SQLiteStore: AnalyticsStore {
             }
             guard let state = try Self.projectState(db, project, cache: cache), state.collections[collection] != nil
             else { return nil }
-            let wanted = paths.union(cache.columns.keptPaths(project: project, collection: collection))
-            let columns = try CollectionColumns.read(
-                collection: collection, paths: wanted, from: SQLiteEventSource(db: db, state: state))
+            let source = SQLiteEventSource(db: db, state: state)
+            let kept = cache.columns.kept(project: project, collection: collection)
+            // Kept columns with no late rows: only the new paths are read (the same rows, in the
+            // same order); else every path, in order.
+            var columns: CollectionColumns
+            if let kept, kept.unsorted == 0,
+                let added = try kept.adding(
+                    CollectionColumns.read(
+                        collection: collection, paths: paths.subtracting(kept.columns.keys), from: source))
+            {
+                columns = added
+            } else {
+                columns = try CollectionColumns.read(
+                    collection: collection, paths: paths.union(kept?.columns.keys ?? [:].keys), from: source)
+            }
             return cache.columns.keep(columns, project: project, collection: collection) ? columns : nil
         }
     }
