@@ -165,7 +165,9 @@ import Testing
                 }
             }
         }
-        print("columnar vs rows: \(answered) answered (\(failures.count) differ), \(declined) declined (the rows answer those)")
+        print(
+            "columnar vs rows: \(answered) answered (\(failures.count) differ), \(declined) declined "
+                + "(the rows answer those)")
         #expect(
             failures.isEmpty,
             "\(failures.count) answers differ; the first: \(failures.prefix(4).joined(separator: "\n"))")
