@@ -75,7 +75,10 @@ public struct Column: Sendable {
     }
 
     /// Bytes the column holds, roughly.
-    var bytes: Int { kinds.count * 13 + dictionary.reduce(0) { $0 + $1.utf8.count + 40 } }
+    var bytes: Int {
+        kinds.capacity + codes.capacity * 4 + numbers.capacity * 8
+            + dictionary.reduce(0) { $0 + 2 * $1.utf8.count + 80 }
+    }
 }
 
 /// A collection's events as columns: their timestamps and numbers, and a column per property
@@ -92,11 +95,13 @@ public struct CollectionColumns: Sendable {
     public var unsorted: Int { count - sorted }
 
     /// Bytes the columns hold, roughly.
-    public var bytes: Int { count * 16 + columns.values.reduce(0) { $0 + $1.bytes } }
+    public var bytes: Int {
+        timestamps.capacity * 8 + rowIDs.capacity * 8 + columns.values.reduce(0) { $0 + $1.bytes }
+    }
 
     /// Reads `paths` of `collection` from `source`, every event of it, in the table's order.
     public static func read(
-        collection: String, paths wanted: Set<String>, from source: some EventSource
+        collection: String, paths wanted: Set<String>, from source: some EventSource, budget: QueryBudget = .unlimited
     ) throws -> CollectionColumns {
         let paths = try source.paths()
         var slots = [Int32](repeating: -1, count: paths.count)
@@ -112,6 +117,7 @@ public struct CollectionColumns: Sendable {
         for index in columns.indices { columns[index].reserve(expected) }
         var values = [FieldValue?](repeating: nil, count: names.count)
         try source.scan(ScanPlan(collection: collection, timeframe: .allTime)) { row in
+            if result.timestamps.count & 4095 == 4095 { try budget.check() }
             result.timestamps.append(row.timestamp)
             result.rowIDs.append(row.rowID)
             EventCodec.read(row.data, slots: slots, into: &values)
@@ -136,10 +142,15 @@ public struct CollectionColumns: Sendable {
     mutating func append(timestamp: Int64, rowID: Int64, leaves: [EventLeaf]) {
         timestamps.append(timestamp)
         rowIDs.append(rowID)
-        for name in columns.keys {
-            columns[name]!.append(leaves.first { $0.path == name }?.value)
-        }
+        // A path an event holds twice (an add-on's output over a property) is its last, as stored.
+        var values: [String: FieldValue] = [:]
+        for leaf in leaves where columns[leaf.path] != nil { values[leaf.path] = leaf.value }
+        for name in columns.keys { columns[name]!.append(values[name]) }
     }
+
+    /// Bytes columns of `count` events and `paths` properties would take, roughly (to decide before
+    /// reading them).
+    public static func estimate(count: Int, paths: Int) -> Int { count * (16 + 16 * paths) }
 }
 
 /// The columns of the collections queried so far, per project, in memory beside the store's
@@ -184,10 +195,8 @@ public final class ColumnStore: Sendable {
         state.withLock { state in
             let key = Key(project: project, collection: collection)
             let others = state.filter { $0.key != key }.values.reduce(0) { $0 + $1.bytes }
-            guard others + columns.bytes <= maximumBytes else {
-                state[key] = nil
-                return false
-            }
+            // Refused: what was kept for it stays (it answers what it holds).
+            guard others + columns.bytes <= maximumBytes else { return false }
             state[key] = columns
             return true
         }
@@ -202,6 +211,14 @@ public final class ColumnStore: Sendable {
             guard state[key] != nil else { return }
             for event in events {
                 state[key]!.append(timestamp: event.timestamp, rowID: event.rowID, leaves: event.leaves)
+            }
+            // Past what a query would use (too many late rows) or the bound: dropped, read again
+            // in order when next asked for.
+            let columns = state[key]!
+            if columns.unsorted > max(100_000, columns.count / 4)
+                || state.values.reduce(0, { $0 + $1.bytes }) > maximumBytes
+            {
+                state[key] = nil
             }
         }
     }

@@ -65,6 +65,7 @@ public enum ColumnarQuery {
         }
         if query.steps.contains(where: { objectExists($0.filters) }) { return nil }
         try budget.check()
+        var meter = QueryMeter(budget: budget)
         var done: [Set<FieldValue>] = []
         var visited = 0
         for step in query.steps {
@@ -74,13 +75,8 @@ public enum ColumnarQuery {
             var actors = Keys(columns.columns[step.actor]!)
             var bits = [UInt64](repeating: 0, count: (actors.strings + Keys.specials) / 64 + 1)
             var others = Set<Int32>()
-            let (low, high) = range(of: timeframe, in: columns)
-            var selected = [Int32]()
-            selected.reserveCapacity(high - low + columns.unsorted)
-            for row in low..<high { selected.append(Int32(row)) }
-            for row in columns.sorted..<columns.count where timeframe.contains(columns.timestamps[row]) {
-                selected.append(Int32(row))
-            }
+            var selected = selection(timeframe, in: columns)
+            try meter.charge(selected.count * 4 + bits.count * 8)
             visited += selected.count
             for test in tests {
                 try test.narrow(&selected)
@@ -106,6 +102,29 @@ public enum ColumnarQuery {
         }
         budget.scanned(events: visited)
         return QueryEngine.funnelAnswer(query, done: done)
+    }
+
+    /// The rows of `data` within `timeframe` in the table's order, `(timestamp, id)`: the ordered
+    /// ones by binary search, the later ones sorted and merged in (so sums add in the order the
+    /// rows do).
+    static func selection(_ timeframe: Timeframe, in data: CollectionColumns) -> [Int32] {
+        let (low, high) = range(of: timeframe, in: data)
+        var late = (data.sorted..<data.count).filter { timeframe.contains(data.timestamps[$0]) }
+        late.sort { (data.timestamps[$0], data.rowIDs[$0]) < (data.timestamps[$1], data.rowIDs[$1]) }
+        var selected = [Int32]()
+        selected.reserveCapacity(high - low + late.count)
+        var next = 0
+        for row in low..<high {
+            while next < late.count,
+                (data.timestamps[late[next]], data.rowIDs[late[next]]) < (data.timestamps[row], data.rowIDs[row])
+            {
+                selected.append(Int32(late[next]))
+                next += 1
+            }
+            selected.append(Int32(row))
+        }
+        for row in late[next...] { selected.append(Int32(row)) }
+        return selected
     }
 
     /// The ordered rows of `data` within `timeframe`, by binary search.
@@ -353,12 +372,8 @@ public enum ColumnarQuery {
         }
 
         // Column at a time: the rows in range, narrowed by each filter in turn.
-        var selected = [Int32]()
-        selected.reserveCapacity(high - low + data.unsorted)
-        for row in low..<high { selected.append(Int32(row)) }
-        for row in data.sorted..<data.count where timeframe.contains(data.timestamps[row]) {
-            selected.append(Int32(row))
-        }
+        var selected = selection(timeframe, in: data)
+        try meter.charge(selected.count * 8)
         budget.scanned(events: selected.count)
         meter.rows += selected.count
         try budget.check()
@@ -423,7 +438,8 @@ public enum ColumnarQuery {
                 }
             }
             cellCount = keyOfCell.count
-            guard cellCount <= QueryEngine.maximumGroups * bucketCount else {
+            // As the rows count them: every group of every bucket.
+            guard cellCount <= QueryEngine.maximumGroups else {
                 throw KeenError.tooMany(
                     "group_by makes more than \(QueryEngine.maximumGroups) groups; filter or group by fewer values")
             }

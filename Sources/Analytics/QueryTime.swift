@@ -102,6 +102,17 @@ extension QueryZone {
         return self.micros(interval.start)
     }
 
+    /// The `count` days from local midnight of `date` (`YYYY-MM-DD`) in this zone; nil for a text
+    /// that is not such a date.
+    public func days(from date: String, count: Int) -> Timeframe? {
+        guard date.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}/) != nil,
+            let noon = KeenTime.parse(date + "T12:00:00Z"), count > 0
+        else { return nil }
+        // The date's local noon (noon UTC less the zone's offset), then the start of its day.
+        let start = startOfUnit(.day, at: noon - Int64(offset(at: noon)) * 1_000_000)
+        return Timeframe(start: start, end: adding(count, .day, to: start))
+    }
+
     /// `micros` moved by `count` units, in this zone's calendar (a day across a change to
     /// daylight saving time is 23 or 25 hours).
     func adding(_ count: Int, _ unit: TimeUnit, to micros: Int64) -> Int64 {

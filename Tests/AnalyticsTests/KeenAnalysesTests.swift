@@ -219,4 +219,22 @@ import Testing
         ]
         #expect(try run("count", [("filters", both)]) == 2)
     }
+
+    /// A date's days in a zone: from its local midnight, as many local days (23 or 25 hours across
+    /// a change to daylight saving time), wherever the zone is.
+    @Test func daysFromADateStartAtItsLocalMidnight() throws {
+        func days(_ zone: String, _ date: String, _ count: Int) throws -> (String, String)? {
+            let zone = try QueryZone.parse(.string(zone))
+            return zone.days(from: date, count: count).map { (KeenTime.format($0.start), KeenTime.format($0.end)) }
+        }
+        #expect(try days("UTC", "2026-11-14", 7)?.0 == "2026-11-14T00:00:00.000Z")
+        #expect(
+            try days("America/New_York", "2026-03-07", 2)! == ("2026-03-07T05:00:00.000Z", "2026-03-09T04:00:00.000Z"))
+        #expect(
+            try days("Pacific/Kiritimati", "2026-11-14", 1)! == ("2026-11-13T10:00:00.000Z", "2026-11-14T10:00:00.000Z")
+        )
+        #expect(try days("Pacific/Pago_Pago", "2026-11-14", 1)?.0 == "2026-11-14T11:00:00.000Z")
+        #expect(try days("UTC", "14/11/2026", 7) == nil)
+        #expect(try days("UTC", "2026-11-14", 0) == nil)
+    }
 }

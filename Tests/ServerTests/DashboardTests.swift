@@ -68,6 +68,14 @@ import Testing
         #expect(daily[1]["retained"]?.array?.prefix(3).map { $0 } == [1, 1, 1])
         // d, first seen yesterday: not back today; no later day in the period.
         #expect(daily[2]["retained"]?.array == [0])
+        // Any other period: the 7 days from the date 10 days ago (old, a, b and c were seen then).
+        let tenDaysAgo = String(KeenTime.format(Int64((now.timeIntervalSince1970 - 10 * day) * 1e6)).prefix(10))
+        let compared = try await api.usage(project: "app", days: 7, timezone: "UTC", compare: tenDaysAgo)
+        #expect(compared["previous"]?["active_devices"] == 4 && compared["previous"]?["sessions"] == 6)
+        #expect(compared["previous_period"]?["start"]?.string == tenDaysAgo + "T00:00:00.000Z")
+        await #expect(throws: KeenError.self) {
+            try await api.usage(project: "app", days: 7, timezone: "UTC", compare: "last month")
+        }
         // Versions: only the real devices' (the debug build's events are not counted).
         let versions = try #require(usage["versions_by_day"]?.array)
         #expect(versions.map { $0["value"]?.array?.first?["result"] ?? 0 } == [2, 2, 2, 2, 1, 1, 0])

@@ -321,6 +321,10 @@ import Testing
             }
             try await write([("a", Self.base), ("b", Self.base + 10)])
             #expect(try await unique() == 2)
+            // On SQLite that answer came from the collection's columns, kept since.
+            if let sqlite = contract as? SQLiteStore {
+                #expect(sqlite.analytics.columns.kept(project: "app", collection: "views")?.count == 2)
+            }
             // Later, and earlier than the first (a phone's queue), and a token sent twice.
             try await write([("c", Self.base + 20), ("d", Self.base - 1_000)])
             try await write([("e", Self.base + 30)], token: "once")

@@ -10,7 +10,9 @@ extension AnalyticsAPI {
     /// What every dashboard query leaves out: debug builds' events.
     static let notTestMode: JSONValue = [["property_name": "test_mode", "operator": "exists", "property_value": false]]
 
-    package func usage(project: String, days: Int, timezone: String) async throws -> JSONValue {
+    /// `compare`: the first day (`YYYY-MM-DD`, in `timezone`) of the period to set beside this one
+    /// (as many days); the days just before this period by default.
+    package func usage(project: String, days: Int, timezone: String, compare: String? = nil) async throws -> JSONValue {
         guard (1...90).contains(days) else { throw KeenError.badParameter("days", "must be 1 to 90, not \(days)") }
         let now = now()
         let zone = try QueryZone.parse(.string(timezone))
@@ -18,7 +20,14 @@ extension AnalyticsAPI {
             throw KeenError.timeframe("this_\(days)_days could not be resolved")
         }
         let span = Int64(days) * 86_400_000_000
-        let previous = Timeframe(start: period.start - span, end: period.start)
+        var previous = Timeframe(start: period.start - span, end: period.start)
+        if let compare {
+            guard let other = zone.days(from: compare, count: days) else {
+                throw KeenError.badParameter(
+                    "compare", "the first day of the other period, as YYYY-MM-DD, not '\(compare.prefix(40))'")
+            }
+            previous = other
+        }
         func frame(_ timeframe: Timeframe) -> JSONValue {
             ["start": .string(KeenTime.format(timeframe.start)), "end": .string(KeenTime.format(timeframe.end))]
         }

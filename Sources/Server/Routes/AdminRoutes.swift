@@ -58,7 +58,8 @@ struct AdminRoutes: Sendable {
                 } ?? 14
             do {
                 let usage = try await analytics.usage(
-                    project: project, days: days, timezone: parameters.get("timezone") ?? "UTC")
+                    project: project, days: days, timezone: parameters.get("timezone") ?? "UTC",
+                    compare: parameters.get("compare").flatMap { $0.isEmpty ? nil : $0 })
                 return AnalyticsAPI.response(.ok, body: usage)
             } catch let error as KeenError {
                 throw API.error(error.status == 404 ? .notFound : .badRequest, error.message)

@@ -385,9 +385,13 @@ extension SQLiteStore: AnalyticsStore {
                     sql: "INSERT OR REPLACE INTO analytics_counters (name, next) VALUES ('event', ?)",
                     arguments: [nextID])
                 cache.projects.withLock { $0[project] = state }
-                // Still in the writer: a collection's columns being read wait for it, and see these.
-                for (collection, events) in written {
-                    cache.columns.append(project: project, collection: collection, events: events)
+                // Once committed, still in the writer: a collection's columns being read wait for
+                // it, and see these; a transaction rolled back appends nothing.
+                let committed = written
+                db.afterNextTransaction { _ in
+                    for (collection, events) in committed {
+                        cache.columns.append(project: project, collection: collection, events: events)
+                    }
                 }
                 return stored
             }
@@ -429,17 +433,17 @@ extension SQLiteStore: AnalyticsStore {
     package func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
         let (cache, reader) = (analytics, analyticsReader)
         // What the columns answer, they answer; the rows answer the rest.
-        if let byCollection = ColumnarQuery.pathsByCollection(of: query),
-            let paths = cache.projects.withLock({ $0[project]?.paths })
-        {
+        if let byCollection = ColumnarQuery.pathsByCollection(of: query) {
             var data: [String: CollectionColumns] = [:]
             for (collection, wanted) in byCollection {
-                guard let columns = try await columns(project: project, collection: collection, paths: wanted) else {
-                    break
-                }
+                guard
+                    let columns = try await columns(
+                        project: project, collection: collection, paths: wanted, budget: budget)
+                else { break }
                 data[collection] = columns
             }
-            if data.count == byCollection.count {
+            // The project's paths read after its columns: they name every path those rows hold.
+            if data.count == byCollection.count, let paths = cache.projects.withLock({ $0[project]?.paths }) {
                 let data = data
                 let answer = try await BlockingBridge.onThread(query: true) { () throws -> JSONValue? in
                     if query.analysis.type == .funnel {
@@ -468,7 +472,9 @@ extension SQLiteStore: AnalyticsStore {
     /// written meanwhile, so none is missed): the new paths alone beside kept columns without late
     /// rows, else every column again in the table's order. Nil for a collection without events,
     /// or past the columns' bound.
-    func columns(project: String, collection: String, paths: Set<String>) async throws -> CollectionColumns? {
+    func columns(project: String, collection: String, paths: Set<String>, budget: QueryBudget = .unlimited)
+        async throws -> CollectionColumns?
+    {
         let cache = analytics
         if let kept = cache.columns.columns(project: project, collection: collection, paths: paths) { return kept }
         return try await database.write { db -> CollectionColumns? in
@@ -479,18 +485,25 @@ extension SQLiteStore: AnalyticsStore {
             else { return nil }
             let source = SQLiteEventSource(db: db, state: state)
             let kept = cache.columns.kept(project: project, collection: collection)
+            // Not read at all when they could not be kept.
+            let count = try source.count(ScanPlan(collection: collection, timeframe: .allTime))
+            let estimate = CollectionColumns.estimate(
+                count: count, paths: paths.union(kept?.columns.keys ?? [:].keys).count)
+            guard estimate <= cache.columns.maximumBytes else { return nil }
             // Kept columns with no late rows: only the new paths are read (the same rows, in the
             // same order); else every path, in order.
             var columns: CollectionColumns
             if let kept, kept.unsorted == 0,
                 let added = try kept.adding(
                     CollectionColumns.read(
-                        collection: collection, paths: paths.subtracting(kept.columns.keys), from: source))
+                        collection: collection, paths: paths.subtracting(kept.columns.keys), from: source,
+                        budget: budget))
             {
                 columns = added
             } else {
                 columns = try CollectionColumns.read(
-                    collection: collection, paths: paths.union(kept?.columns.keys ?? [:].keys), from: source)
+                    collection: collection, paths: paths.union(kept?.columns.keys ?? [:].keys), from: source,
+                    budget: budget)
             }
             return cache.columns.keep(columns, project: project, collection: collection) ? columns : nil
         }

@@ -23,7 +23,8 @@ async function loadMetrics(event) {
   try {
     const days = $('#metrics-days').value;
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-    const usage = await api(`/api/admin/metrics?days=${encodeURIComponent(days)}&timezone=${encodeURIComponent(zone)}`, { headers: { authorization: `Bearer ${token}` } });
+    const compare = $('#metrics-compare').value;
+    const usage = await api(`/api/admin/metrics?days=${encodeURIComponent(days)}&timezone=${encodeURIComponent(zone)}${compare ? `&compare=${encodeURIComponent(compare)}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
     shown = true;
     showUsage(usage);
     status.textContent = `Project ${usage.project}, the last ${usage.days} days (${usage.timezone}).`;
@@ -39,14 +40,14 @@ const day = (bucket) => bucket.timeframe.start.slice(5, 10);
 
 /** The change from the period before, in words a screen reader reads as they are. */
 function change(now, before, asShare) {
-  if (now == null || before == null) return 'no figure for the period before';
+  if (now == null || before == null) return 'no figure for the other period';
   if (asShare) {
     const points = Math.round((now - before) * 1000) / 10;
-    return points === 0 ? 'as in the period before' : `${points > 0 ? 'up' : 'down'} ${Math.abs(points)} points from ${percent(before)}`;
+    return points === 0 ? 'as in the other period' : `${points > 0 ? 'up' : 'down'} ${Math.abs(points)} points from ${percent(before)}`;
   }
-  if (before === 0) return now === 0 ? 'as in the period before' : `up from 0`;
+  if (before === 0) return now === 0 ? 'as in the other period' : `up from 0`;
   const ratio = Math.round(((now - before) / before) * 100);
-  return ratio === 0 ? `as in the period before (${before})` : `${ratio > 0 ? 'up' : 'down'} ${Math.abs(ratio)}% from ${before}`;
+  return ratio === 0 ? `as in the other period (${before})` : `${ratio > 0 ? 'up' : 'down'} ${Math.abs(ratio)}% from ${before}`;
 }
 
 function showUsage(usage) {
@@ -55,6 +56,8 @@ function showUsage(usage) {
     label: day(bucket), parts: bucket.value.map((row) => ({ series: String(row[key] ?? 'web'), value: row.result })),
   }));
   const { totals, previous } = usage;
+  const from = (frame) => new Date(frame.start).toLocaleDateString();
+  $('#metrics-compared').textContent = `This period (from ${from(usage.period)}) and the one from ${from(usage.previous_period)}`;
   const tiles = [
     ['Active devices', totals.active_devices, previous.active_devices],
     ['New devices', totals.new_devices, previous.new_devices],
