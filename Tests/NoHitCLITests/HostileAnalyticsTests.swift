@@ -240,12 +240,21 @@ import Testing
             async let waiting = query("(a?){500}a{500}")
             // Meanwhile the service answers: health, and a device registered and read.
             var slowest = 0.0
-            for _ in 0..<10 {
+            var healthTimes: [Double] = []
+            for _ in 0..<100 {
                 let start = Date()
                 let health = try await Self.send("GET", "\(server.address)/healthz", timeout: 5)
                 #expect(health.status == 200)
-                slowest = max(slowest, Date().timeIntervalSince(start))
+                healthTimes.append(Date().timeIntervalSince(start))
+                slowest = max(slowest, healthTimes.last!)
             }
+            // The figure, printed (a time is the benchmarks' to hold to, not a test's).
+            let sorted = healthTimes.sorted()
+            print(
+                String(
+                    format: "/healthz beside two queries running to their time limit: %d requests, p50 %.1f ms, "
+                        + "p99 %.1f ms, max %.1f ms", sorted.count, sorted[sorted.count / 2] * 1000,
+                    sorted[Int((Double(sorted.count) * 0.99).rounded(.up)) - 1] * 1000, sorted.last! * 1000))
             let token = String(repeating: "ab", count: 32)
             let registration = Data(#"{"channel":"apns","token":"\#(token)","topic":"com.example.nohit"}"#.utf8)
             let start = Date()
