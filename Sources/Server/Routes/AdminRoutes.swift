@@ -59,7 +59,7 @@ struct AdminRoutes: Sendable {
             do {
                 let usage = try await analytics.usage(
                     project: project, days: days, timezone: parameters.get("timezone") ?? "UTC",
-                    compare: parameters.get("compare").flatMap { $0.isEmpty ? nil : $0 })
+                    compare: parameters.get("compare"))
                 return AnalyticsAPI.response(.ok, body: usage)
             } catch let error as KeenError {
                 throw API.error(error.status == 404 ? .notFound : .badRequest, error.message)
