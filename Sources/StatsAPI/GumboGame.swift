@@ -110,7 +110,7 @@ package struct GumboGame: Sendable {
             }?
             .endTime.flatMap(date(iso:))
         guard let latest = [completed, action].compactMap({ $0 }).max() else {
-            return PollerHealth.date(timeStamp: feed.metaData.timeStamp)
+            return Self.date(timeStamp: feed.metaData.timeStamp)
         }
         return latest
     }
@@ -439,5 +439,31 @@ package struct GumboGame: Sendable {
         case "other_advance", "error": .otherAdvance
         default: nil
         }
+    }
+}
+
+extension GumboGame {
+    /// `yyyyMMdd_HHmmss` (UTC) as a date.
+    package static func date(timeStamp: String) -> Date? {
+        let digits = Array(timeStamp.utf8)
+        guard digits.count == 15, digits[8] == UInt8(ascii: "_") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(digits[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
+            let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15)
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let components = DateComponents(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        guard components.isValidDate(in: calendar) else { return nil }
+        return calendar.date(from: components)
     }
 }

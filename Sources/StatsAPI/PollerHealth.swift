@@ -118,7 +118,7 @@ package final class PollerHealth: Sendable {
                 game.answered += 1
                 game.lastSuccess = now
                 if let gameID { game.gameID = gameID }
-                if let stamp = feedTimeStamp.flatMap(Self.date(timeStamp:)), stamp != game.feedTime {
+                if let stamp = feedTimeStamp.flatMap(GumboGame.date(timeStamp:)), stamp != game.feedTime {
                     game.feedTime = stamp
                     // Only where the feed keeps this server's time: a fake replaying an old day
                     // stamps its feeds with that day's.
@@ -136,30 +136,6 @@ package final class PollerHealth: Sendable {
     /// A game's feed request that failed.
     package func failed(pk: Int, at now: Date) {
         answered(pk: pk, gameID: nil, feedTimeStamp: nil, readable: false, at: now)
-    }
-
-    /// `yyyyMMdd_HHmmss` (UTC) as a date.
-    package static func date(timeStamp: String) -> Date? {
-        let digits = Array(timeStamp.utf8)
-        guard digits.count == 15, digits[8] == UInt8(ascii: "_") else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let digit = Int(digits[index]) - 48
-                guard (0...9).contains(digit) else { return nil }
-                value = value * 10 + digit
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(4..<6), let day = number(6..<8),
-            let hour = number(9..<11), let minute = number(11..<13), let second = number(13..<15)
-        else { return nil }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .gmt
-        let components = DateComponents(
-            year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        guard components.isValidDate(in: calendar) else { return nil }
-        return calendar.date(from: components)
     }
 
     /// The round over: the next request is planned for `next`.

@@ -39,9 +39,9 @@ struct PollerHealthTests {
     /// Each game's requests, and how late its changes are read by the feed's own clock.
     @Test func eachGamesRequestsAndFeedLag() throws {
         let health = PollerHealth(now: start, timeout: 10)
-        #expect(PollerHealth.date(timeStamp: "20200913_122640") == start)
+        #expect(GumboGame.date(timeStamp: "20200913_122640") == start)
         for bad in ["2020091_3122640", "20201313_122640", "2020-09-13T12", "20200913_12264x", ""] {
-            #expect(PollerHealth.date(timeStamp: bad) == nil, "\(bad)")
+            #expect(GumboGame.date(timeStamp: bad) == nil, "\(bad)")
         }
         // Read 4 s after the change the feed stamps.
         health.answered(
