@@ -31,6 +31,18 @@ public enum ColumnarQuery {
         return byCollection
     }
 
+    /// Whether a filter asks `exists` of an object (a path with leaves under it among
+    /// `projectPaths`): any of its leaves answers it, which only the rows can tell.
+    static func existsOnAnObject(_ filters: [KeenFilter], projectPaths: [String]) -> Bool {
+        filters.contains { filter in
+            filter.op == .or
+                ? existsOnAnObject(filter.operands, projectPaths: projectPaths)
+                : filter.op == .exists && projectPaths.contains { $0.hasPrefix(filter.path + ".") }
+        }
+    }
+
+    /// Adds the paths `filters` read to `paths`; false when one uses an operator this executor
+    /// does not take.
     static func collect(_ filters: [KeenFilter], into paths: inout Set<String>) -> Bool {
         for filter in filters {
             guard operators.contains(filter.op) else { return false }
@@ -56,14 +68,7 @@ public enum ColumnarQuery {
                 guard let column = columns.columns[path], !column.hasLists else { return nil }
             }
         }
-        func objectExists(_ filters: [KeenFilter]) -> Bool {
-            filters.contains { filter in
-                filter.op == .or
-                    ? objectExists(filter.operands)
-                    : filter.op == .exists && projectPaths.contains { $0.hasPrefix(filter.path + ".") }
-            }
-        }
-        if query.steps.contains(where: { objectExists($0.filters) }) { return nil }
+        if query.steps.contains(where: { existsOnAnObject($0.filters, projectPaths: projectPaths) }) { return nil }
         try budget.check()
         var meter = QueryMeter(budget: budget)
         var done: [Set<FieldValue>] = []
@@ -147,18 +152,7 @@ public enum ColumnarQuery {
         let specs = query.analysis.type == .multi_analysis ? query.analyses.map(\.spec) : [query.analysis]
         guard specs.allSatisfy({ analyses.contains($0.type) }) else { return nil }
         var paths = Set<String>()
-        func add(_ filters: [KeenFilter]) -> Bool {
-            for filter in filters {
-                guard operators.contains(filter.op) else { return false }
-                if filter.op == .or {
-                    guard add(filter.operands) else { return false }
-                } else {
-                    paths.insert(filter.path)
-                }
-            }
-            return true
-        }
-        guard add(query.filters) else { return nil }
+        guard collect(query.filters, into: &paths) else { return nil }
         for spec in specs { if let target = spec.target { paths.insert(target) } }
         paths.formUnion(query.groupBy)
         guard !paths.contains(where: { $0.hasPrefix("keen.") }) else { return nil }
@@ -200,7 +194,7 @@ public enum ColumnarQuery {
             }
         }
 
-        var isMissing: (Int32) -> Bool { { [special] in $0 == Int32(special + 4) } }
+        func isMissing(_ key: Int32) -> Bool { key == Int32(special + 4) }
 
         func value(_ key: Int32) -> FieldValue? {
             let key = Int(key)
@@ -334,15 +328,7 @@ public enum ColumnarQuery {
             guard let column = data.columns[path] else { return nil }
             if column.hasLists { return nil }
         }
-        // `exists` on an object asks for any of its leaves: the rows answer it.
-        func objectExists(_ filters: [KeenFilter]) -> Bool {
-            filters.contains { filter in
-                filter.op == .or
-                    ? objectExists(filter.operands)
-                    : filter.op == .exists && projectPaths.contains { $0.hasPrefix(filter.path + ".") }
-            }
-        }
-        if objectExists(query.filters) { return nil }
+        if existsOnAnObject(query.filters, projectPaths: projectPaths) { return nil }
         var meter = QueryMeter(budget: budget)
         try budget.check()
         let specs: [(label: String?, spec: AnalysisSpec)] =

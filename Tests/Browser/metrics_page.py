@@ -135,6 +135,11 @@ try:
             print(f"axe dashboard {device:7} {scheme:5}: {len(violations)} violation(s), {len(counted)} serious or critical",
                   *[f"{v['impact']}: {v['id']} ({v['first']})" for v in violations], sep="\n    ")
             chromium.screenshot(f"metrics-dashboard-{device}-{scheme}.png")
+            # The retention table and the versions chart, as they look there.
+            for part in ("retention", "versions"):
+                chromium.evaluate(f"document.querySelector('#metrics-{part}' + ('{part}' === 'retention' ? '-daily' : '')).scrollIntoView()")
+                chromium.screenshot(f"metrics-{part}-{device}-{scheme}.png")
+            chromium.evaluate("window.scrollTo(0, 0)")
             serious += counted
         chromium.page("Emulation.clearDeviceMetricsOverride", {})
         chromium.page("Emulation.setEmulatedMedia", {"features": []})

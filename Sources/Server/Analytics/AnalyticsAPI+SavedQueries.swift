@@ -70,11 +70,9 @@ extension AnalyticsAPI {
                 if saved.refreshRate > 0, let cached = saved.result, let at = saved.resultAt {
                     // From the cache: what the last refresh answered, and when.
                     answer["result"] = cached["result"] ?? .null
-                    var metadata = cached["execution_metadata"]?.object ?? JSONObject()
-                    metadata["from_cache"] = true
-                    metadata["computed_at"] = .string(KeenTime.format(at))
-                    metadata["age_seconds"] = .number(Double(max(0, now() - at) / 1_000_000))
-                    answer["execution_metadata"] = .object(metadata)
+                    answer["execution_metadata"] = .object(
+                        QueryResultCache.fromCache(
+                            cached["execution_metadata"]?.object ?? JSONObject(), at: at, now: now()))
                     return Self.response(.ok, body: .object(answer))
                 }
                 try takeQuery(key: key, context)

@@ -39,11 +39,17 @@ final class QueryResultCache: Sendable {
         else {
             return nil
         }
-        var metadata = kept["execution_metadata"]?.object ?? JSONObject()
+        return (result, Self.fromCache(kept["execution_metadata"]?.object ?? JSONObject(), at: entry.at, now: now))
+    }
+
+    /// A kept result's execution metadata as its answer gives it: that it came from a cache,
+    /// when it was computed and how old it is.
+    static func fromCache(_ metadata: JSONObject, at: Int64, now: Int64) -> JSONObject {
+        var metadata = metadata
         metadata["from_cache"] = true
-        metadata["computed_at"] = .string(KeenTime.format(entry.at))
-        metadata["age_seconds"] = .number(Double(max(0, now - entry.at) / 1_000_000))
-        return (result, metadata)
+        metadata["computed_at"] = .string(KeenTime.format(at))
+        metadata["age_seconds"] = .number(Double(max(0, now - at) / 1_000_000))
+        return metadata
     }
 
     func put(_ key: String, result: JSONValue, metadata: JSONObject, at: Int64) {

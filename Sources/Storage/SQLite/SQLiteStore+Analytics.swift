@@ -602,10 +602,7 @@ extension SQLiteStore: AnalyticsStore {
         -> (query: SavedQuery, created: Bool)
     {
         try await database.write { db in
-            guard
-                let projectID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM analytics_projects WHERE public_id = ?", arguments: [project])
-            else { throw StoreError.invalid("no project \(project)") }
+            let projectID = try Self.projectRowID(db, project)
             let created =
                 try Int64.fetchOne(
                     db, sql: "SELECT created_us FROM analytics_saved_queries WHERE project_id = ? AND name = ?",
@@ -797,10 +794,7 @@ extension SQLiteStore: AnalyticsStore {
 
     package func deleteDataset(project: String, name: String) async throws -> Bool {
         try await database.write { db in
-            guard
-                let projectID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM analytics_projects WHERE public_id = ?", arguments: [project])
-            else { return false }
+            guard let projectID = try? Self.projectRowID(db, project) else { return false }
             try db.execute(
                 sql: "DELETE FROM analytics_dataset_buckets WHERE project_id = ? AND dataset = ?",
                 arguments: [projectID, name])

@@ -101,10 +101,9 @@ export function stackedChart(buckets, title, empty) {
   });
   const max = Math.max(...rows.map((r) => r.parts.reduce((sum, p) => sum + p.value, 0)), 1);
   const row = 24;
-  const legend = 22;
-  const height = rows.length * row + legend + 8;
+  const height = rows.length * row + 8;
   const bars = rows.map((r, i) => {
-    const y = legend + i * row + 4;
+    const y = i * row + 4;
     let x = 22;
     const rects = r.parts.filter((p) => p.value > 0).map((p) => {
       const width = (p.value / max) * 70;
@@ -115,10 +114,10 @@ export function stackedChart(buckets, title, empty) {
     const total = r.parts.reduce((sum, p) => sum + p.value, 0);
     return `<text x="0" y="${y + 15}" class="label">${esc(r.label)}</text>${rects}<text x="${x + 1}%" y="${y + 15}" class="value">${total}</text>`;
   }).join('');
-  const keys = series.map((name, i) => `<rect x="${i * 16}%" y="4" width="10" height="10" class="${colour(name)}"></rect>` +
-    `<text x="${i * 16 + 2.5}%" y="13" class="legend">${esc(name)}</text>`).join('');
+  // The key as a list above the bars: it wraps on a phone, and long names never overlap.
+  const keys = series.map((name) => `<li class="${colour(name)}">${esc(name)}</li>`).join('');
   const said = rows.map((r) => `${r.label}: ${r.parts.filter((p) => p.value).map((p) => `${p.name} ${p.value}`).join(', ') || 'none'}`).join('; ');
-  return `<svg role="img" aria-label="${esc(title)}. ${esc(said)}" width="100%" height="${height}">${keys}${bars}</svg>`;
+  return `<ul class="legend" aria-hidden="true">${keys}</ul><svg role="img" aria-label="${esc(title)}. ${esc(said)}" width="100%" height="${height}">${bars}</svg>`;
 }
 
 export function barChart(entries, title, empty = 'No deal days.') {

@@ -98,7 +98,7 @@ function showUsage(usage) {
 /** A retention table: a row per cohort, its size, and the share seen again after each step. */
 function showRetention(table, cohorts, steps) {
   fillRows(table, cohorts.map((cohort) => [
-    cohort.cohort.slice(0, 10), String(cohort.size),
+    cohort.cohort.slice(5, 10), String(cohort.size),
     ...Array.from({ length: steps }, (_, i) => (i < cohort.retained.length ? percent(cohort.retained[i]) : '')),
   ]));
 }
