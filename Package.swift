@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -49,6 +50,8 @@ let package = Package(
         // One C call for the fan-out benchmark: freed memory back to the system (glibc's
         // malloc_trim is not in the Swift overlay).
         .target(name: "CAllocator"),
+        // Linux's epoll, for the SSE benchmark's clients.
+        .target(name: "CEpoll", path: "Benchmarks/CEpoll"),
         // The game follower and its events, moments, preferences, the planner and message text. Pure.
         .target(name: "Alerts", dependencies: ["Baseball"]),
         // Sports-triggered deals: rules as data, their evaluation over final games (from the one
@@ -154,6 +157,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 "Alerts", "Analytics", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet",
                 "Scores", "Storage",
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -209,6 +213,7 @@ let package = Package(
                 "FakeStatsAPI",
                 "StatsAPI",
                 "CAllocator",
+                "CEpoll",
                 "FakeProviders",
                 "Baseball",
                 "Delivery",
@@ -285,6 +290,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 "Server", "Alerts", "Analytics", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet",
                 "Scores", "StatsAPI", "Storage",
                 "TestSupport",

@@ -34,8 +34,8 @@ struct SSEBenchmark: AsyncParsableCommand {
     @Option(help: "Client processes sharing the clients (each on one event-loop thread).")
     var clientProcesses = 1
 
-    @Option(help: "The server's event-loop threads (`nohit serve` runs one per core).")
-    var serverThreads = 1
+    @Option(help: "The server's event-loop threads (default: one per core, as `nohit serve` runs).")
+    var serverThreads = System.coreCount
 
     @Flag(
         help:
@@ -52,23 +52,11 @@ struct SSEBenchmark: AsyncParsableCommand {
     @Option(help: "Retrosheet data (the bundled 2020 season by default).")
     var data = "Data/retrosheet"
 
-    static let pacingHelp =
-        "Batches a client may have queued on the server's event loop before it waits (coalescing meanwhile), "
-        + "or 'off' (every batch queued at once, as before pacing)."
-    @Option(help: ArgumentHelp(pacingHelp, valueName: "n|off"))
-    var pacing = "2"
-
     static let cpuHogHelp =
         "Make the server short of CPU: pin it and a spin loop to CPU 0 (the spin loop takes about half of it), the "
         + "client processes to CPU 1."
     @Flag(help: ArgumentHelp(cpuHogHelp))
     var cpuHog = false
-
-    func validate() throws {
-        guard pacing == "off" || (Int(pacing) ?? 0) >= 1 else {
-            throw ValidationError("--pacing must be a number of batches (1 or more) or 'off', not '\(pacing)'")
-        }
-    }
 
     func run() async throws {
         Self.raiseFileLimit(to: UInt64(clients) * 2 + 1024)
@@ -107,7 +95,6 @@ struct SSEBenchmark: AsyncParsableCommand {
         limits.maxConnectionsPerClient = 0
         var options = APIServer.Options()
         options.gate = ConnectionGate(limits: limits)
-        options.pacing = StreamPacing(limit: Int(pacing))
         let api = APIServer(
             store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock,
             options: options)
@@ -179,15 +166,21 @@ struct SSEBenchmark: AsyncParsableCommand {
             clock.advance(to: entry.time)
             try await hub.receive(entry.item, gameID: entry.gameID, at: entry.time)
         }
+        let replayed = ContinuousClock.now - start
         // The client process reports each receipt ("id nanoseconds", CLOCK_MONOTONIC) once every
         // client has read every moment, or after a minute.
         let expected = moments * clients
         var clientMemory = 0
+        var clientCPU = 0.0
+        var clientSeconds = 0.0
         for index in readers.indices {
             while let line = await readers[index].next() {
                 let fields = line.split(separator: " ")
                 if fields.first == "rss", fields.count == 2 {
                     clientMemory += Int(fields[1]) ?? 0
+                } else if fields.first == "cpu", fields.count == 3 {
+                    clientCPU += Double(fields[1]) ?? 0
+                    clientSeconds = max(clientSeconds, Double(fields[2]) ?? 0)
                 } else if fields.count == 2, let nanoseconds = Int64(fields[1]) {
                     recorder.received(id: String(fields[0]), at: Self.instant(nanoseconds))
                 }
@@ -209,11 +202,12 @@ struct SSEBenchmark: AsyncParsableCommand {
         }
         print(
             "workload: \(clients) SSE clients (HTTP/1.1; the clients in \(clientProcesses) other process(es), "
-                + "each on 1 event-loop thread, the server on \(serverThreads)) "
+                + "each reading its sockets with epoll on 1 thread; the server on \(serverThreads) event-loop threads) "
                 + "on `nohit serve`'s router, game hub, live board and stream while \(date) is replayed: "
                 + "\(all.count) entries (each game's schedule, lineups and start, plays, "
                 + (withoutPitches ? "" : "the count after each pitch between plays, ") + "end) over \(Int(seconds)) s, "
-                + "each one a game event to every client, \(moments) moments; 2 cores; pacing \(pacing)"
+                + "each one a game event to every client, \(moments) moments; 2 cores; events written to the clients "
+                + "from each event loop (LoopStream)"
                 + (cpuHog
                     ? "; CPU hog: the server and a spin loop pinned to CPU 0, the client processes to CPU 1"
                     : "; CPUs \(CPUAffinity.allowed), not pinned"))
@@ -223,13 +217,10 @@ struct SSEBenchmark: AsyncParsableCommand {
                 + ms(elapsed) + String(format: " (%.0f events/s)", Double(events * clients) / Self.seconds(elapsed)))
         let coalesced = feed.coalescedCount
         print(
-            "coalesced: \(coalesced) events a client that was behind got only as a newer state of the game "
+            "coalesced: \(coalesced) events a client (or its event loop) that was behind got only as a newer state of "
                 + String(
-                    format: "(%.2f%% of events sent); every moment delivered",
+                    format: "the game (%.2f%% of events sent); every moment delivered",
                     Double(coalesced) * 100 / Double(max(1, events * clients))))
-        print(
-            "paced: a client waited \(options.pacing.waitCount) times for the server's event loop to send its queued "
-                + "batches before taking the next")
         print(
             "moment → client: p50 \(ms(percentile(0.50))), p99 \(ms(percentile(0.99))), max \(ms(delays.last ?? .zero))"
         )
@@ -243,6 +234,11 @@ struct SSEBenchmark: AsyncParsableCommand {
                 format: "cpu: %.2f s in the server process during the replay = %.2f s per million events sent "
                     + "(%.1f µs per event per client)", cpu, cpu / (Double(events * clients) / 1e6),
                 cpu * 1e6 / Double(max(1, events * clients))))
+        print(
+            String(
+                format: "client processes: %.2f s of CPU from connected to their last moment (%.1f s; the replay took "
+                    + "%.1f s) = %.2f cores", clientCPU, clientSeconds, Self.seconds(replayed),
+                clientCPU / max(clientSeconds, 0.001)))
 
         feed.finishAll()
         await services.triggerGracefulShutdown()
@@ -366,27 +362,11 @@ struct SSEClientsCommand: AsyncParsableCommand {
         if let cpu { try CPUAffinity.pinThisProcess(to: cpu) }
         SSEBenchmark.raiseFileLimit(to: UInt64(clients) + 1024)
         let recorder = Recorder()
-        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let request = ByteBuffer(
-            string: "GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-        var channels: [any Channel] = []
-        for batch in stride(from: 0, to: clients, by: 250) {
-            let connecting = (batch..<min(clients, batch + 250)).map { _ in
-                ClientBootstrap(group: loops)
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(StreamReader(recorder: recorder))
-                        }
-                    }
-                    .connect(host: "127.0.0.1", port: port)
-            }
-            for future in connecting {
-                let channel = try await future.get()
-                channel.writeAndFlush(request, promise: nil)
-                channels.append(channel)
-            }
-        }
-        FileHandle.standardOutput.write(Data("connected \(channels.count)\n".utf8))
+        let clients = try EpollSSEClients()
+        try clients.connect(port: port, count: self.clients)
+        FileHandle.standardOutput.write(Data("connected \(clients.count)\n".utf8))
+        let cpuConnected = ProcessTimes.cpuSeconds()
+        let connectedAt = ContinuousClock.now
         let closed = Atomic(false)
         if untilStdinCloses {
             Thread {
@@ -394,18 +374,28 @@ struct SSEClientsCommand: AsyncParsableCommand {
                 closed.store(true, ordering: .releasing)
             }.start()
         }
-        let start = ContinuousClock.now
-        while recorder.receipts < expect && ContinuousClock.now - start < .seconds(timeout)
-            && !closed.load(ordering: .acquiring)
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        // Read on a thread of its own (blocking in epoll_wait), until every moment expected has
+        // come, the timeout, or standard input closes.
+        let (expect, timeout) = (expect, timeout)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                let start = ContinuousClock.now
+                clients.read {
+                    recorder.receipts >= expect || ContinuousClock.now - start >= .seconds(timeout)
+                        || closed.load(ordering: .acquiring)
+                } found: { id in
+                    recorder.received(id: id, at: .now)
+                }
+                done.resume()
+            }.start()
         }
+        let cpu = ProcessTimes.cpuSeconds() - cpuConnected
+        let seconds = SSEBenchmark.seconds(ContinuousClock.now - connectedAt)
         var text = ""
         for (id, at) in recorder.receiptsSinceBoot() { text += "\(id) \(at)\n" }
+        text += "cpu \(cpu) \(seconds)\n"
         text += "rss \(ProcessMemory.kilobytes("VmRSS"))\n"
         FileHandle.standardOutput.write(Data(text.utf8))
-        for channel in channels { channel.close(promise: nil) }
-        try await loops.shutdownGracefully()
     }
 }
 
@@ -449,52 +439,64 @@ final class Recorder: Sendable {
     }
 }
 
-/// Reads the event stream line by line and records each `moment` event with the moment's id
-/// (`"id":"..."` in its data line).
-final class StreamReader: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private let recorder: Recorder
-    private var line: [UInt8] = []
-    private var inMoment = false
+/// Finds each `moment` event in a stream's bytes, read by read, and the moment's id (the first
+/// `"id":"..."` in its data line). It looks for `event: moment` with `memchr` and `memcmp`
+/// instead of reading every byte in Swift: the clients share the machine with the server, and what
+/// they spend is taken from it (a game event is 1 to 2 KB, and 20,000 clients read 70,000 of them
+/// a second).
+struct MomentScanner {
+    /// The end of the last read that may begin what the next one finishes: the last bytes (an
+    /// `event: moment` line cut in two), or a moment whose data line was not complete.
+    private var carry: [UInt8] = []
+    private static let marker = Array("event: moment\ndata: ".utf8)
     private static let idKey = Array(#""id":""#.utf8)
 
-    init(recorder: Recorder) {
-        self.recorder = recorder
+    mutating func scan(_ read: UnsafeRawBufferPointer, found: (String) -> Void) {
+        if carry.isEmpty {
+            scanJoined(read, found: found)
+        } else {
+            var bytes = carry
+            bytes.append(contentsOf: read)
+            bytes.withUnsafeBytes { scanJoined($0, found: found) }
+        }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        for byte in buffer.readableBytesView {
-            if byte == UInt8(ascii: "\n") {
-                handle()
-                line.removeAll(keepingCapacity: true)
-            } else if line.count < (inMoment ? 16_384 : 24) {
-                // Only the start of a line matters ("event: moment"), and a moment's data line.
-                line.append(byte)
+    private mutating func scanJoined(_ bytes: UnsafeRawBufferPointer, found: (String) -> Void) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        var from = 0
+        while let marker = Self.find(Self.marker, in: bytes, from: from) {
+            let line = marker + Self.marker.count
+            guard let newline = memchr(base + line, Int32(UInt8(ascii: "\n")), bytes.count - line) else {
+                // The moment's data line goes on in the next read.
+                carry = Array(bytes[marker...])
+                return
             }
+            let end = base.distance(to: UnsafeRawPointer(newline))
+            if let key = Self.find(Self.idKey, in: UnsafeRawBufferPointer(rebasing: bytes[line..<end]), from: 0) {
+                let idStart = line + key + Self.idKey.count
+                if let quote = memchr(base + idStart, Int32(UInt8(ascii: "\"")), end - idStart) {
+                    let idEnd = base.distance(to: UnsafeRawPointer(quote))
+                    found(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[idStart..<idEnd]), as: UTF8.self))
+                }
+            }
+            from = end + 1
         }
+        // A marker cut by the end of the read.
+        let keep = max(from, bytes.count - (Self.marker.count - 1))
+        carry = keep < bytes.count ? Array(bytes[keep...]) : []
     }
 
-    private func handle() {
-        if line.elementsEqual("event: moment".utf8) {
-            inMoment = true
-        } else if inMoment, line.starts(with: Array("data: ".utf8)) {
-            inMoment = false
-            guard let key = Self.range(of: Self.idKey, in: line) else { return }
-            let rest = line[key.upperBound...]
-            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return }
-            recorder.received(id: String(decoding: rest[..<end], as: UTF8.self), at: .now)
-        } else if line.isEmpty {
-            inMoment = false
-        }
-    }
-
-    private static func range(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count)
-        where haystack[start] == needle[0] && haystack[start..<start + needle.count].elementsEqual(needle) {
-            return start..<start + needle.count
+    /// Where `needle` starts in `bytes` at or after `from`.
+    private static func find(_ needle: [UInt8], in bytes: UnsafeRawBufferPointer, from: Int) -> Int? {
+        guard let base = bytes.baseAddress, bytes.count - from >= needle.count else { return nil }
+        // memchr for the first byte (Glibc's memmem is not exported to Swift), then a comparison.
+        var at = from
+        while bytes.count - at >= needle.count,
+            let hit = memchr(base + at, Int32(needle[0]), bytes.count - at - needle.count + 1)
+        {
+            let start = base.distance(to: UnsafeRawPointer(hit))
+            if needle.withUnsafeBytes({ memcmp(base + start, $0.baseAddress!, needle.count) }) == 0 { return start }
+            at = start + 1
         }
         return nil
     }

@@ -115,6 +115,61 @@ package struct LiveBatch: Sendable {
     }
 }
 
+/// The events one client has not received yet, coalesced as they come: a newer `game` or `score`
+/// event of a game supersedes the waiting one, moments are kept, and what is taken goes moments
+/// first. Not thread-safe: its owner (a subscription's lock, or a connection's event loop) guards it.
+struct PendingEvents {
+    /// In id order; nil where a newer event superseded one.
+    private var pending: [LiveEvent?] = []
+    private(set) var count = 0
+    private var moments = 0
+    /// Index in `pending` of the waiting event of each kind and game.
+    private var latest: [String: Int] = [:]
+
+    /// Queues an event, superseding a waiting one of the same kind and game (unless `coalesce` is
+    /// false); whether it superseded one, or nil when more than `limit` events would wait (nothing
+    /// queued). A heartbeat is queued only when nothing else waits.
+    mutating func offer(_ event: LiveEvent, coalesce: Bool = true, limit: Int) -> Bool? {
+        if event.kind == .heartbeat, count > 0 { return false }
+        let slot = coalesce ? event.slot : nil
+        let superseded = slot.flatMap { latest[$0] }
+        guard count - (superseded == nil ? 0 : 1) < limit else { return nil }
+        if let superseded {
+            pending[superseded] = nil
+            count -= 1
+        }
+        if let slot { latest[slot] = pending.count }
+        pending.append(event)
+        count += 1
+        if event.kind == .moment { moments += 1 }
+        return superseded != nil
+    }
+
+    /// Everything waiting, moments first (in their order), then the rest in id order; empties it.
+    mutating func take() -> LiveBatch {
+        // A client that keeps up: one event, one array.
+        if pending.count == 1, let event = pending[0] {
+            pending.removeAll(keepingCapacity: true)
+            latest.removeAll(keepingCapacity: true)
+            count = 0
+            moments = 0
+            return LiveBatch(events: [event])
+        }
+        var moments: [LiveEvent] = []
+        var others: [LiveEvent] = []
+        moments.reserveCapacity(self.moments)
+        others.reserveCapacity(count - self.moments)
+        for case let event? in pending {
+            if event.kind == .moment { moments.append(event) } else { others.append(event) }
+        }
+        pending.removeAll(keepingCapacity: true)
+        latest.removeAll(keepingCapacity: true)
+        count = 0
+        self.moments = 0
+        return LiveBatch(events: moments + others)
+    }
+}
+
 /// One client of the live stream: the events it has not received yet, coalesced as they come.
 /// Iterating gives the events one at a time; `nextBatch()` gives all that are waiting at once.
 package final class LiveSubscription: AsyncSequence, Sendable {
@@ -128,37 +183,9 @@ package final class LiveSubscription: AsyncSequence, Sendable {
     }
 
     private struct State {
-        /// In id order; nil where a newer event superseded one.
-        var pending: [LiveEvent?] = []
-        var count = 0
-        var moments = 0
-        /// Index in `pending` of the waiting event of each kind and game.
-        var latest: [String: Int] = [:]
+        var pending = PendingEvents()
         var waiter: CheckedContinuation<LiveBatch?, Never>?
         var finished = false
-
-        mutating func take() -> LiveBatch {
-            // A client that keeps up: one event, one array.
-            if pending.count == 1, let event = pending[0] {
-                pending.removeAll(keepingCapacity: true)
-                latest.removeAll(keepingCapacity: true)
-                count = 0
-                moments = 0
-                return LiveBatch(events: [event])
-            }
-            var moments: [LiveEvent] = []
-            var others: [LiveEvent] = []
-            moments.reserveCapacity(self.moments)
-            others.reserveCapacity(count - self.moments)
-            for case let event? in pending {
-                if event.kind == .moment { moments.append(event) } else { others.append(event) }
-            }
-            pending.removeAll(keepingCapacity: true)
-            latest.removeAll(keepingCapacity: true)
-            count = 0
-            self.moments = 0
-            return LiveBatch(events: moments + others)
-        }
     }
 
     private let state = Mutex(State())
@@ -180,28 +207,19 @@ package final class LiveSubscription: AsyncSequence, Sendable {
         if event.kind != .heartbeat && event.id <= after { return .queued(nil) }
         return state.withLock { state in
             guard !state.finished else { return .queued(nil) }
-            if event.kind == .heartbeat, state.count > 0 { return .queued(nil) }
-            let slot = coalesce ? event.slot : nil
-            let superseded = slot.flatMap { state.latest[$0] }
-            guard state.count - (superseded == nil ? 0 : 1) < limit else { return .full }
-            if let superseded {
-                state.pending[superseded] = nil
-                state.count -= 1
-            }
-            if let slot { state.latest[slot] = state.pending.count }
-            state.pending.append(event)
-            state.count += 1
-            if event.kind == .moment { state.moments += 1 }
+            guard let superseded = state.pending.offer(event, coalesce: coalesce, limit: limit) else { return .full }
             // The writer was waiting: it is handed what waits (outside the feed's lock).
-            guard let waiter = state.waiter else { return .queued(nil, superseded: superseded != nil) }
+            guard state.pending.count > 0, let waiter = state.waiter else {
+                return .queued(nil, superseded: superseded)
+            }
             state.waiter = nil
-            return .queued(waiter, superseded: superseded != nil)
+            return .queued(waiter, superseded: superseded)
         }
     }
 
     /// Takes what waits for a waiter that `offer` handed back (outside the feed's lock).
     fileprivate func wake(_ waiter: CheckedContinuation<LiveBatch?, Never>) {
-        let batch = state.withLock { state -> LiveBatch? in state.count == 0 ? nil : state.take() }
+        let batch = state.withLock { state -> LiveBatch? in state.pending.count == 0 ? nil : state.pending.take() }
         if let batch {
             waiter.resume(returning: batch)
         } else {
@@ -232,7 +250,7 @@ package final class LiveSubscription: AsyncSequence, Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<LiveBatch?, Never>) in
                 let ready = state.withLock { state -> LiveBatch?? in
-                    if state.count > 0 { return .some(state.take()) }
+                    if state.pending.count > 0 { return .some(state.pending.take()) }
                     if state.finished { return .some(nil) }
                     state.waiter = continuation
                     return .none
@@ -293,16 +311,17 @@ package final class LiveFeed: Sendable {
         var start = 0
         var nextID = 1
         var clients: [UUID: LiveSubscription] = [:]
-        /// Events never written to a client because a newer one of the same kind and game
-        /// superseded them while the client was behind.
-        var coalesced = 0
+        /// The Server-Sent Events clients, written to from their connections' event loops: one
+        /// `LoopStream` per event loop with clients, handed each event once, and its clients.
+        var loops: [ObjectIdentifier: (stream: LoopStream, clients: Int)] = [:]
+        var streamed = 0
         /// Those waiting for the number of clients to satisfy a condition.
         var waiters: [(condition: @Sendable (Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
 
         /// Takes out the waiters whose condition now holds, to be resumed outside the lock.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
             guard !waiters.isEmpty else { return [] }
-            let count = clients.count
+            let count = clients.count + streamed
             var ready: [CheckedContinuation<Void, Never>] = []
             waiters.removeAll { waiter in
                 guard waiter.condition(count) else { return false }
@@ -326,6 +345,9 @@ package final class LiveFeed: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Events never written to a client because a newer one of the same kind and game superseded
+    /// them while the client (or its event loop) was behind, summed over clients.
+    private let coalesced = Atomic<Int>(0)
 
     package init(capacity: Int = 10_000, clientBuffer: Int = 1024) {
         precondition(capacity > 0 && clientBuffer > 0)
@@ -359,7 +381,7 @@ package final class LiveFeed: Sendable {
                 state.events[state.start] = event
                 state.start = (state.start + 1) % capacity
             }
-            let (woken, dropped) = Self.hand(event, to: &state)
+            let (woken, dropped) = hand(event, to: &state)
             return (event, woken, dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
         }
         guard let (event, woken, dropped, ready) = published else { return nil }
@@ -370,22 +392,33 @@ package final class LiveFeed: Sendable {
         return event
     }
 
-    private static func hand(
+    /// Hands an event to every subscription and every event loop's stream (under the lock, so
+    /// that each gets the events in order, and a client added meanwhile misses nothing).
+    private func hand(
         _ event: LiveEvent, to state: inout State
     ) -> ([(LiveSubscription, CheckedContinuation<LiveBatch?, Never>)], [LiveSubscription]) {
         var woken: [(LiveSubscription, CheckedContinuation<LiveBatch?, Never>)] = []
         var dropped: [LiveSubscription] = []
+        var superseded = 0
         for (id, client) in state.clients {
             switch client.offer(event) {
-            case .queued(let waiter, let superseded):
+            case .queued(let waiter, let didSupersede):
                 if let waiter { woken.append((client, waiter)) }
-                if superseded { state.coalesced += 1 }
+                if didSupersede { superseded += 1 }
             case .full:
                 dropped.append(client)
                 state.clients[id] = nil
             }
         }
+        if superseded > 0 { coalesced.add(superseded, ordering: .relaxed) }
+        for loop in state.loops.values { loop.stream.post(.event(event)) }
         return (woken, dropped)
+    }
+
+    /// Events superseded for clients of an event loop's stream (less, when it takes back what it
+    /// counted ahead).
+    func countCoalesced(_ count: Int) {
+        if count != 0 { coalesced.add(count, ordering: .relaxed) }
     }
 
     /// Hands every client a heartbeat (id 0, not kept), unless it has events waiting.
@@ -393,7 +426,7 @@ package final class LiveFeed: Sendable {
 
     package func heartbeat() {
         let (woken, dropped, ready) = state.withLock { state in
-            let (woken, dropped) = Self.hand(Self.heartbeatEvent, to: &state)
+            let (woken, dropped) = hand(Self.heartbeatEvent, to: &state)
             return (woken, dropped, dropped.isEmpty ? [] : state.satisfiedWaiters())
         }
         for (client, waiter) in woken { client.wake(waiter) }
@@ -406,7 +439,7 @@ package final class LiveFeed: Sendable {
 
     /// Events a client that was behind never got because a newer one of the same kind and game
     /// superseded them, summed over clients since start.
-    package var coalescedCount: Int { state.withLock { $0.coalesced } }
+    package var coalescedCount: Int { coalesced.load(ordering: .relaxed) }
 
     /// Events after `lastID` (all kept ones when nil), then every new one. Nothing is missed
     /// between the two; what it missed comes whole (moments first), then new events waiting are
@@ -435,15 +468,52 @@ package final class LiveFeed: Sendable {
         return subscription
     }
 
+    /// Streams the feed to a Server-Sent Events client from its connection's event loop (events
+    /// after its `lastID` first, as `subscribe(after:)` gives them), until the client goes, is let
+    /// go, or the feed finishes; then returns. The response's head and first bytes must have been
+    /// handed to the channel before: what the loop writes comes after them.
+    func stream(to client: StreamClient) async {
+        await withTaskCancellationHandler {
+            let ready = state.withLock { state in
+                let missed = client.lastID.map { state.kept(after: $0) } ?? []
+                let key = ObjectIdentifier(client.channel.eventLoop)
+                let loop = state.loops[key]?.stream ?? LoopStream(eventLoop: client.channel.eventLoop, feed: self)
+                state.loops[key] = (loop, (state.loops[key]?.clients ?? 0) + 1)
+                state.streamed += 1
+                client.limit = clientBuffer + missed.count
+                loop.post(.add(client, missed: missed))
+                return state.satisfiedWaiters()
+            }
+            for waiter in ready { waiter.resume() }
+            await client.ended()
+        } onCancel: {
+            client.end()
+        }
+    }
+
+    /// A client of `stream` ended (on its event loop). A loop left without clients is forgotten (a
+    /// loop may be shut down then): the next client on it starts a new `LoopStream`.
+    func streamEnded(on stream: LoopStream) {
+        let ready = state.withLock { state in
+            state.streamed -= 1
+            let key = ObjectIdentifier(stream.eventLoop)
+            if let loop = state.loops[key], loop.stream === stream {
+                state.loops[key] = loop.clients > 1 ? (stream, loop.clients - 1) : nil
+            }
+            return state.satisfiedWaiters()
+        }
+        for waiter in ready { waiter.resume() }
+    }
+
     /// Clients listening now.
-    package var clientCount: Int { state.withLock { $0.clients.count } }
+    package var clientCount: Int { state.withLock { $0.clients.count + $0.streamed } }
 
     /// Returns once the number of clients satisfies `condition` (at once if it already does): what
     /// a test waits on instead of polling.
     package func clientCount(reaches condition: @escaping @Sendable (Int) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let holds = state.withLock { state in
-                if condition(state.clients.count) { return true }
+                if condition(state.clients.count + state.streamed) { return true }
                 state.waiters.append((condition, continuation))
                 return false
             }
@@ -456,6 +526,7 @@ package final class LiveFeed: Sendable {
         let (clients, ready) = state.withLock { state in
             let clients = Array(state.clients.values)
             state.clients.removeAll()
+            for loop in state.loops.values { loop.stream.post(.finishAll) }
             return (clients, state.satisfiedWaiters())
         }
         for client in clients { client.finish() }

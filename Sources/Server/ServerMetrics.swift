@@ -66,8 +66,8 @@ package final class ServerMetrics: Sendable {
         pacedWaits = registry.makeGauge(
             name: "nohit_stream_client_waits_for_event_loop",
             help:
-                "Times since start a live-stream client waited for its connection's event loop to send its queued "
-                + "batches before taking the next one (meanwhile its events were coalesced)."
+                "Times since start a WebSocket live-stream client waited for its connection's event loop to send its "
+                + "queued batches before taking the next one (meanwhile its events were coalesced)."
         )
         var games: [GameSnapshot.Status: Prometheus.Gauge] = [:]
         for status in [GameSnapshot.Status.scheduled, .live, .final] {

@@ -14,7 +14,7 @@ struct StreamRoutes: Sendable {
     let gate: ConnectionGate
     /// Closes a client's connection when it has stopped reading.
     let stalls: StreamStallWatch
-    /// Keeps a client to a few batches queued on its connection's event loop.
+    /// Keeps a WebSocket client to a few batches queued on its connection's event loop.
     let pacing: StreamPacing
     /// The most live-stream clients at once.
     var maxStreams: Int { gate.limits.maxStreams }
@@ -47,31 +47,26 @@ struct StreamRoutes: Sendable {
         let after = header ?? query
         try checkStreamRoom()
         guard gate.takeStream(client) else { throw Self.tooManyStreams(gate) }
-        let events = feed.subscribe(after: after)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
         return Response(
             status: .ok, headers: headers,
-            body: ResponseBody { [feed, gate, stalls, pacing] writer in
-                let watched = stalls.register(channel) { events.cancel() }
-                var pacer = pacing.pacer(on: channel.eventLoop)
-                // However the response ends (the client gone, shutdown), the feed forgets it.
+            body: ResponseBody { [feed, gate, stalls] writer in
+                let stream = StreamClient(channel: channel, after: after)
+                let watched = stalls.register(channel) { stream.end() }
                 defer {
-                    events.cancel()
                     gate.giveStream(client)
                     stalls.unregister(watched)
                 }
+                // The head and this go first through the response's writer; the events are then
+                // written from the connection's event loop (`LoopStream`), behind them.
                 try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
-                try await withGracefulShutdownHandler {
-                    // Everything waiting in one write: a client that keeps up gets each event as
-                    // it comes, one that fell behind (or whose event loop did) the latest of every
-                    // game, moments first. A client that stopped reading has its connection
-                    // closed and its stream ended by the stall watch.
-                    while let batch = await events.nextBatch() {
-                        try await writer.write(batch.sse)
-                        await pacer.queuedBatch()
-                    }
+                await withGracefulShutdownHandler {
+                    // A client that keeps up gets each event as it comes; one that fell behind (or
+                    // whose event loop did) the latest of every game, moments first. A client that
+                    // stopped reading has its connection closed by the stall watch.
+                    await feed.stream(to: stream)
                 } onGracefulShutdown: {
                     feed.finishAll()
                 }
