@@ -1,7 +1,7 @@
-import CEpoll
 import Foundation
 
 #if canImport(Glibc)
+    import CEpoll
     import Glibc
 
     /// The SSE benchmark's clients as plain sockets read with `epoll` on one thread: each ready
