@@ -269,7 +269,7 @@ final class StreamClient: ChannelInboundHandler, RemovableChannelHandler, @unche
     /// The last event the client saw (`Last-Event-ID`), if it resumes.
     let lastID: Int?
     /// Events up to this id are not for this client: it saw them (on this instance or another).
-    let after: Int
+    var after: Int { lastID ?? 0 }
     /// The most events that may wait for the connection (set before the loop sees the client).
     var limit = 1024
 
@@ -288,7 +288,6 @@ final class StreamClient: ChannelInboundHandler, RemovableChannelHandler, @unche
     init(channel: any Channel, after lastID: Int?) {
         self.channel = channel
         self.lastID = lastID
-        after = lastID ?? 0
     }
 
     var isWritable: Bool { channel.isWritable }

@@ -11,37 +11,6 @@ import Testing
 @Suite struct StreamStallTests {
     typealias Fixture = APIServerTests.Fixture
 
-    /// Opens a connection that asks for the SSE stream and never reads (a 4 KB receive buffer,
-    /// reading off), or one that reads everything, counting the bytes.
-    final class StreamClient: ChannelInboundHandler, @unchecked Sendable {
-        typealias InboundIn = ByteBuffer
-        let closed: EventLoopPromise<Void>
-        private(set) var received = 0
-
-        init(eventLoop: any EventLoop) { closed = eventLoop.makePromise() }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            received += unwrapInboundIn(data).readableBytes
-        }
-
-        func channelInactive(context: ChannelHandlerContext) { closed.succeed() }
-
-        static func open(port: Int, reading: Bool) async throws -> (any Channel, StreamClient) {
-            let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-            let client = StreamClient(eventLoop: eventLoop)
-            let channel = try await ClientBootstrap(group: eventLoop)
-                .channelOption(.socketOption(.so_rcvbuf), value: reading ? 1 << 20 : 4096)
-                .channelOption(.autoRead, value: reading)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(client) }
-                }
-                .connect(host: "127.0.0.1", port: port).get()
-            try await channel.writeAndFlush(
-                ByteBuffer(string: "GET /api/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n"))
-            return (channel, client)
-        }
-    }
-
     @Test(.timeLimit(.minutes(2))) func aClientThatNeverReadsIsClosedAndOneThatReadsIsNot() async throws {
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
@@ -56,8 +25,9 @@ import Testing
                 try await StreamStallSweep(watch: stalls).sweepUntilCancelled()
             }
             defer { sweep.cancel() }
-            let (silentChannel, silent) = try await StreamClient.open(port: port, reading: false)
-            let (readerChannel, _) = try await StreamClient.open(port: port, reading: true)
+            // One that never reads (a 4 KB receive buffer, reading off), one that reads everything.
+            let (silentChannel, silent) = try await LoopStreamTests.Reader.open(port: port, paused: true) { _ in false }
+            let (readerChannel, _) = try await LoopStreamTests.Reader.open(port: port) { _ in false }
             await feed.clientCount(reaches: { $0 == 2 })
             // 8 MB of moments (never coalesced), more than the silent client's socket buffers
             // hold (its 4 KB, the server's send buffer of at most 4 MB here: tcp_wmem): the
@@ -70,8 +40,8 @@ import Testing
             if readerChannel.isActive {
                 // The silent client, reading at last, gets what its buffers held, then the end.
                 try await silentChannel.setOption(.autoRead, value: true).get()
-                try await silent.closed.futureResult.get()
-                #expect(silent.received > 0)
+                let received = try await silent.finished.futureResult.get()
+                #expect(!received.isEmpty)
                 await feed.clientCount(reaches: { $0 == 1 })
             }
             #expect(stalls.closedCount == 1)
