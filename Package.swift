@@ -98,7 +98,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
-                "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Retrosheet", "Storage",
+                "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Retrosheet", "StatsAPI", "Storage",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -109,15 +109,19 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The service's one JSON value: objects' members in order, a strict and bounded parser, a
+        // compact writer. Keen's analytics and the Stats API's live feed both read and write it. Pure.
+        .target(name: "JSON"),
         // Keen-compatible analytics: events checked and flattened as Keen's rules say, their compact
         // binary form, queries read from Keen's parameters, planned and run over any event source. Pure.
-        .target(name: "Analytics"),
+        .target(name: "Analytics", dependencies: ["JSON"]),
         // Store protocols and their implementations: SQLite (the default: migrations, WAL) and
         // PostgreSQL (several instances: leases, the shared game log, LISTEN/NOTIFY).
         .target(
             name: "Storage",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
+                "JSON", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 "Alerts", "Analytics", "Baseball", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -130,12 +134,14 @@ let package = Package(
         .target(
             name: "StatsAPI",
             dependencies: [
-                "Baseball", "Clocks",
+                "JSON", "Baseball", "Clocks",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -143,7 +149,7 @@ let package = Package(
         .target(
             name: "FakeStatsAPI",
             dependencies: [
-                "Baseball", "Clocks", "Retrosheet", "StatsAPI",
+                "JSON", "Baseball", "Clocks", "Retrosheet", "StatsAPI",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -154,7 +160,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                "JSON", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -169,19 +175,37 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The web UI: HTML, CSS and plain JavaScript, served as they are.
             resources: [.copy("Public"), .copy("OpenAPI")]
         ),
+        // The composition root: the whole service built from one settings value (the store, the
+        // source, the hub and its consumers, delivery, the HTTP API, the services beside them), as
+        // `nohit serve`, `nohit replay`, the tests and the benchmarks start it.
+        .target(
+            name: "Assembly",
+            dependencies: [
+                "JSON", "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "Pipeline", "Retrosheet", "Scores",
+                "Server", "StatsAPI", "Storage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // `nohit`: the command line (serve, replay, devices, analytics, the Retrosheet tools, the fakes):
+        // each command reads and checks its settings, and the service commands call the assembly.
         .executableTarget(
             name: "nohit",
             dependencies: [
-                "Analytics",
+                "Assembly",
                 "Server",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 "Alerts",
@@ -197,7 +221,6 @@ let package = Package(
                 "StatsAPI",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -205,10 +228,13 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // `nohit-bench`: the benchmarks (`Benchmarks/run`), the service's built by the assembly.
         .executableTarget(
             name: "NoHitBench",
             dependencies: [
-                "Alerts",
+                "JSON", "Alerts",
+                "Assembly",
+                "Deals",
                 "Clocks",
                 "FakeStatsAPI",
                 "StatsAPI",
@@ -219,7 +245,6 @@ let package = Package(
                 "Delivery",
                 "Pipeline",
                 "Retrosheet",
-                "Scores",
                 "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "Server",
@@ -229,13 +254,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/NoHitBench"
         ),
         // Paths to the shared real data, for tests only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "AnalyticsTests", dependencies: ["Analytics", "TestSupport"]),
+        .testTarget(name: "AnalyticsTests", dependencies: ["JSON", "Analytics", "TestSupport"]),
         .testTarget(name: "BaseballTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "RetrosheetTests", dependencies: ["Baseball", "Retrosheet", "TestSupport"]),
         .testTarget(name: "AlertsTests", dependencies: ["Alerts", "Baseball", "Retrosheet", "TestSupport"]),
@@ -257,18 +281,21 @@ let package = Package(
         .testTarget(
             name: "StatsAPITests",
             dependencies: [
-                "StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline", "Retrosheet",
+                "JSON", "StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline",
+                "Retrosheet",
                 "Storage", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "Analytics",
+                "JSON", "Analytics",
                 "Storage", "Alerts", "Baseball", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -287,7 +314,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "JSON", .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -306,8 +333,19 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "AssemblyTests",
+            dependencies: [
+                "Assembly", "Alerts", "Baseball", "Clocks", "Deals", "Pipeline", "Scores", "Storage", "TestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "NoHitCLITests",
             dependencies: [
+                "Assembly",
                 "Delivery", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "nohit", "Alerts", "Baseball", "Clocks", "FakeProviders", "FakeStatsAPI", "Pipeline", "Retrosheet",
                 "Storage",

@@ -6,31 +6,32 @@ import Synchronization
 /// Every attack of issue 40 at once, each bounded and from its own loopback address; what each
 /// did and how the server answered.
 final class Attacks: Sendable {
-    static let descriptions = [
-        "idle keep-alive (127.0.1.1-127.0.1.40): up to the --idlers connections, each one GET /healthz then silent; "
-            + "every held connection below reopens at most 10 a second per address (400/s in all), as do the others",
-        "slowloris (127.0.0.12): 200 connections sending half a request line, then nothing, reopened when closed",
-        "never-reading SSE (127.0.2.1-127.0.2.20): up to the --silent-streams streams (250 an address), a 4 KB "
-            + "receive buffer, never read, reopened when closed",
-        "never-reading WebSocket (127.0.0.14): 100 sockets, never read, reopened when closed",
-        "malformed (127.0.0.15): 4 loops of unreadable requests (a bad request line, no Host, a 200 KB header, "
-            + "10,000 headers, Content-Length with chunked, a NUL in the path, date 2020-13-45)",
-        "Keen amplification (127.0.0.16): 2 loops posting 2 MB batches of invalid events and 1 MB batches of {} with "
-            + "the web app's public write key",
-        "Keen queries (127.0.0.17, another tenant's read key): 2 loops of ^(a+)+$ regex filters over its 50,000 "
-            + "events, latest=1e19, limit=1e19, latest=1000000000",
-        "HTTP/2 streams (127.0.0.18): 20 h2c connections opening 99 live streams each and a 150-field header block",
-        "HTTP/2 rapid reset (127.0.0.21): HEADERS then RST_STREAM, 100 pairs a write every 20 ms, on a new connection "
-            + "whenever the server closes one",
-        "device probes (127.0.0.19): 4 loops of preferences with a wrong secret, for a real device and unknown ones",
-        "NUL property names (127.0.0.20): 2 loops posting events with a NUL in a property name",
-    ]
+    static let descriptions =
+        [
+            "idle keep-alive (127.0.1.1-127.0.1.40): up to the --idlers connections, each one GET /healthz then silent; "
+                + "every held connection below reopens at most 10 a second per address (400/s in all), as do the others",
+            "slowloris (127.0.0.12): 200 connections sending half a request line, then nothing, reopened when closed",
+            "never-reading SSE (127.0.2.1-127.0.2.20): up to the --silent-streams streams (250 an address), a 4 KB "
+                + "receive buffer, never read, reopened when closed",
+            "never-reading WebSocket (127.0.0.14): 100 sockets, never read, reopened when closed",
+            "malformed (127.0.0.15): 4 loops of unreadable requests (a bad request line, no Host, a 200 KB header, "
+                + "10,000 headers, Content-Length with chunked, a NUL in the path, date 2020-13-45)",
+            "Keen amplification (127.0.0.16): 2 loops posting 2 MB batches of invalid events and 1 MB batches of {} with "
+                + "the web app's public write key",
+            "Keen queries (127.0.0.17, another tenant's read key): 2 loops of ^(a+)+$ regex filters over its 50,000 "
+                + "events, latest=1e19, limit=1e19, latest=1000000000",
+            "HTTP/2 streams (127.0.0.18): 20 h2c connections opening 99 live streams each and a 150-field header block",
+            "HTTP/2 rapid reset (127.0.0.21): HEADERS then RST_STREAM, 100 pairs a write every 20 ms, on a new connection "
+                + "whenever the server closes one",
+            "device probes (127.0.0.19): 4 loops of preferences with a wrong secret, for a real device and unknown ones",
+            "NUL property names (127.0.0.20): 2 loops posting events with a NUL in a property name",
+        ] + trustDescriptions
 
-    private let group: any EventLoopGroup
-    private let server: SocketAddress
-    private let http: RawHTTP
-    private let webProject: String
-    private let webWriteKey: String
+    let group: any EventLoopGroup
+    let server: SocketAddress
+    let http: RawHTTP
+    let webProject: String
+    let webWriteKey: String
     private let otherProject: String
     private let otherReadKey: String
     private let deviceID: String
@@ -55,9 +56,9 @@ final class Attacks: Sendable {
         self.silentStreams = silentStreams
     }
 
-    private var stopped: Bool { state.withLock { $0.stopped } }
+    var stopped: Bool { state.withLock { $0.stopped } }
 
-    private func tally(_ attack: String, _ outcome: String, _ count: Int = 1) {
+    func tally(_ attack: String, _ outcome: String, _ count: Int = 1) {
         state.withLock { $0.tallies[attack, default: [:]][outcome, default: 0] += count }
     }
 
@@ -77,13 +78,14 @@ final class Attacks: Sendable {
     }
 
     /// The attacks' names, for `--only`.
-    static let names = [
-        "idle", "slowloris", "silent-sse", "silent-ws", "malformed", "amplify", "queries", "h2-streams", "h2-reset",
-        "devices", "nul",
-    ]
+    static let names =
+        [
+            "idle", "slowloris", "silent-sse", "silent-ws", "malformed", "amplify", "queries", "h2-streams", "h2-reset",
+            "devices", "nul",
+        ] + trustNames
 
     func run(only: Set<String>) async {
-        func on(_ name: String) -> Bool { only.isEmpty || only.contains(name) }
+        let on: @Sendable (String) -> Bool = { name in only.isEmpty || only.contains(name) }
         await withTaskGroup(of: Void.self) { group in
             if on("idle") { group.addTask { await self.idle() } }
             if on("slowloris") {
@@ -117,6 +119,7 @@ final class Attacks: Sendable {
             if on("h2-reset") { group.addTask { await self.http2Resets() } }
             for _ in 0..<4 where on("devices") { group.addTask { await self.deviceProbes() } }
             for _ in 0..<2 where on("nul") { group.addTask { await self.nulNames() } }
+            group.addTask { await self.runTrust(on) }
         }
     }
 
@@ -124,7 +127,7 @@ final class Attacks: Sendable {
 
     /// Opens a connection from `source`, sends `request`, and keeps it (reading nothing when
     /// `receiveBuffer` is set) until the server closes it; nil when it could not connect.
-    private func open(
+    func open(
         from source: String, request: String, receiveBuffer: Int?, onClose: @escaping @Sendable () -> Void
     )
         async -> (any Channel)?
@@ -170,7 +173,7 @@ final class Attacks: Sendable {
 
     /// Keeps `count` connections from `source` open, reopening closed ones every 100 ms (at most
     /// `reopenPerSecond` a second once all were opened).
-    private func hold(
+    func hold(
         _ attack: String, from source: String, count: Int, request: String, receiveBuffer: Int?,
         reopenPerSecond: Int = 10
     ) async {
@@ -404,109 +407,4 @@ final class Attacks: Sendable {
             }
         return await connect(bootstrap, from: source, send: frames, onClose: onClose)
     }
-}
-
-/// A count shared with callbacks.
-final class Counter: Sendable {
-    private let count = Atomic<Int>(0)
-    var value: Int { count.load(ordering: .relaxed) }
-    func add(_ amount: Int) { count.add(amount, ordering: .relaxed) }
-}
-
-/// Reads and drops everything.
-final class Discard: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
-}
-
-/// HTTP/2 frames written by hand (HPACK literals without indexing or Huffman coding).
-enum HTTP2Frames {
-    static var preface: ByteBuffer {
-        var buffer = ByteBuffer(string: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
-        buffer.writeImmutableBuffer(frame(type: 0x4, flags: 0, stream: 0, payload: ByteBuffer()))
-        return buffer
-    }
-
-    static func frame(type: UInt8, flags: UInt8, stream: UInt32, payload: ByteBuffer) -> ByteBuffer {
-        var buffer = ByteBuffer()
-        let length = payload.readableBytes
-        buffer.writeInteger(UInt8(length >> 16))
-        buffer.writeInteger(UInt16(length & 0xFFFF))
-        buffer.writeInteger(type)
-        buffer.writeInteger(flags)
-        buffer.writeInteger(stream & 0x7FFF_FFFF)
-        buffer.writeImmutableBuffer(payload)
-        return buffer
-    }
-
-    /// HEADERS with END_STREAM and END_HEADERS.
-    static func headers(stream: UInt32, fields: [(String, String)]) -> ByteBuffer {
-        var block = ByteBuffer()
-        for (name, value) in fields {
-            block.writeInteger(UInt8(0))
-            string(name, into: &block)
-            string(value, into: &block)
-        }
-        return frame(type: 0x1, flags: 0x1 | 0x4, stream: stream, payload: block)
-    }
-
-    static func reset(stream: UInt32) -> ByteBuffer {
-        var payload = ByteBuffer()
-        payload.writeInteger(UInt32(0x8))
-        return frame(type: 0x3, flags: 0, stream: stream, payload: payload)
-    }
-
-    private static func string(_ text: String, into buffer: inout ByteBuffer) {
-        let bytes = Array(text.utf8)
-        if bytes.count < 127 {
-            buffer.writeInteger(UInt8(bytes.count))
-        } else {
-            buffer.writeInteger(UInt8(127))
-            var rest = bytes.count - 127
-            while rest >= 128 {
-                buffer.writeInteger(UInt8(rest & 0x7F | 0x80))
-                rest >>= 7
-            }
-            buffer.writeInteger(UInt8(rest))
-        }
-        buffer.writeBytes(bytes)
-    }
-}
-
-/// Reads HTTP/2 frames: acknowledges the server's SETTINGS and PINGs, counts the rest.
-final class HTTP2FrameReader: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    private var buffer = ByteBuffer()
-    private let answered: @Sendable (Int) -> Void
-
-    init(answered: @escaping @Sendable (Int) -> Void) { self.answered = answered }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var incoming = unwrapInboundIn(data)
-        buffer.writeBuffer(&incoming)
-        var frames = 0
-        while buffer.readableBytes >= 9 {
-            let length =
-                Int(buffer.getInteger(at: buffer.readerIndex, as: UInt8.self)!) << 16
-                | Int(buffer.getInteger(at: buffer.readerIndex + 1, as: UInt16.self)!)
-            guard buffer.readableBytes >= 9 + length else { break }
-            let type = buffer.getInteger(at: buffer.readerIndex + 3, as: UInt8.self)!
-            let flags = buffer.getInteger(at: buffer.readerIndex + 4, as: UInt8.self)!
-            buffer.moveReaderIndex(forwardBy: 9)
-            let payload = buffer.readSlice(length: length)!
-            frames += 1
-            if type == 0x4 && flags & 0x1 == 0 {
-                context.writeAndFlush(
-                    NIOAny(HTTP2Frames.frame(type: 0x4, flags: 0x1, stream: 0, payload: ByteBuffer())), promise: nil)
-            } else if type == 0x6 && flags & 0x1 == 0 {
-                context.writeAndFlush(
-                    NIOAny(HTTP2Frames.frame(type: 0x6, flags: 0x1, stream: 0, payload: payload)), promise: nil)
-            }
-        }
-        buffer.discardReadBytes()
-        if frames > 0 { answered(frames) }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
 }

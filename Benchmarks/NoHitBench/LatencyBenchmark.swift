@@ -3,7 +3,6 @@ import ArgumentParser
 import AsyncHTTPClient
 import Baseball
 import Clocks
-import FakeProviders
 import Foundation
 import NIOCore
 import NIOPosix
@@ -200,17 +199,21 @@ struct LatencyBenchmark: AsyncParsableCommand {
         var published: [String: Date] = [:]
         for game in games {
             var follower = GameFollower(gameID: game.record.id)
-            follower.momentsAtEveryOut = true
+            let everyOut = FollowContext(everyOut: true)
             func note(_ events: [GameEvent], at time: Date) {
                 for case .moment(let moment) in events where published[moment.id] == nil { published[moment.id] = time }
             }
             let start = game.updates.first?.time ?? game.start
             note(
-                follower.follow(.lineups(game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst)),
+                follower.follow(
+                    .lineups(game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst),
+                    context: everyOut),
                 at: start)
-            for (time, update) in game.updates { note(follower.follow(.updates([update])), at: time) }
+            for (time, update) in game.updates {
+                note(follower.follow(.updates([update]), context: everyOut), at: time)
+            }
             note(
-                follower.follow(.status(GameStatus(.final), result: game.result)),
+                follower.follow(.status(GameStatus(.final), result: game.result), context: everyOut),
                 at: game.updates.last?.time ?? game.end)
         }
         return published

@@ -1,5 +1,6 @@
 import Alerts
 import ArgumentParser
+import Assembly
 import Clocks
 import Foundation
 import Hummingbird
@@ -8,10 +9,7 @@ import NIOCore
 import NIOPosix
 import Pipeline
 import Retrosheet
-import Scores
 import Server
-import ServiceLifecycle
-import Storage
 import Synchronization
 
 #if canImport(Glibc)
@@ -82,41 +80,24 @@ struct SSEBenchmark: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
 
-        // The server, as `nohit serve` builds it (no delivery channels: this measures the stream).
+        // The server as `nohit serve` builds it, with no delivery channels (this measures the
+        // stream); each moment's time of publication noted just before the stream gets it.
         let games = try ReplaySchedule.games(on: date, data: [data])
-        let store = try SQLiteStore(path: work + "/bench.sqlite")
         let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
-        let pipeline = AlertPipeline(store: store, channels: [], clock: clock, logger: logger)
-        let board = LiveBoard()
-        let feed = LiveFeed()
-        // Every client comes from 127.0.0.1: the per-client limit (connections, and live streams)
-        // is off, as behind a proxy.
-        var limits = ConnectionLimits()
-        limits.maxConnectionsPerClient = 0
-        var options = APIServer.Options()
-        options.gate = ConnectionGate(limits: limits)
-        let api = APIServer(
-            store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock,
-            options: options)
         let recorder = Recorder()
-        // As `nohit serve` builds it: the publisher first, then the board and the stream; each
-        // moment's time of publication noted just before the stream gets it.
-        let hub = GameHub(
-            consumers: [
-                AlertConsumer(publisher: pipeline.publisher), PublicationClock(feed: feed, recorder: recorder),
-                LiveConsumer(board: board, feed: feed),
-            ], logger: logger)
-        let serverLoops = MultiThreadedEventLoopGroup(numberOfThreads: serverThreads)
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: api.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-            eventLoopGroupProvider: .shared(serverLoops), logger: logger)
-        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
-        let serving = Task { try await services.run() }
-        var ports = portStream.makeAsyncIterator()
-        guard let port = await ports.next() else { throw ValidationError("the server did not start") }
+        try await BenchService.run(
+            work: work, data: data, clock: clock, serverThreads: serverThreads,
+            consumers: [PublicationClock(recorder: recorder)], logger: logger
+        ) { service, port in
+            try await measure(service: service, port: port, games: games, clock: clock, recorder: recorder)
+        }
+    }
 
+    /// The clients connected, the day replayed through the service's hub, the figures printed.
+    func measure(service: NoHitService, port: Int, games: [ReplayGame], clock: ManualWallClock, recorder: Recorder)
+        async throws
+    {
+        let feed = service.feed
         // The clients, in their own process (each side needs one descriptor per connection): as
         // many as this process can still open, with a few to spare.
         let room = Self.openFileLimit() - Self.openFiles() - 16
@@ -132,7 +113,8 @@ struct SSEBenchmark: AsyncParsableCommand {
         }
         let timeline = ReplayTimeline(games: games, announced: clock.now(), pitches: !withoutPitches)
         let all = timeline.entries
-        let moments = timeline.moments().count
+        // Every out of a notable bid is a moment where the service knows the odds of history.
+        let moments = timeline.moments(everyOut: service.odds != nil).count
         let memoryBefore = ProcessMemory.kilobytes("VmRSS")
         let connectStart = ContinuousClock.now
         var children: [Process] = []
@@ -164,7 +146,7 @@ struct SSEBenchmark: AsyncParsableCommand {
         for (index, entry) in all.enumerated() {
             try await Task.sleep(until: start + interval * index, clock: .continuous)
             clock.advance(to: entry.time)
-            try await hub.receive(entry.item, gameID: entry.gameID, at: entry.time)
+            try await service.hub.receive(entry.item, gameID: entry.gameID, at: entry.time)
         }
         let replayed = ContinuousClock.now - start
         // The client process reports each receipt ("id nanoseconds", CLOCK_MONOTONIC) once every
@@ -240,10 +222,6 @@ struct SSEBenchmark: AsyncParsableCommand {
                     + "%.1f s) = %.2f cores", clientCPU, clientSeconds, Self.seconds(replayed),
                 clientCPU / max(clientSeconds, 0.001)))
 
-        feed.finishAll()
-        await services.triggerGracefulShutdown()
-        _ = try? await serving.value
-        try await serverLoops.shutdownGracefully()
         guard recorder.receipts == expected else {
             throw ValidationError("only \(recorder.receipts) of \(expected) moment receipts arrived")
         }
@@ -505,7 +483,6 @@ struct MomentScanner {
 /// Notes when each moment of a change goes on the stream (by the moment's id): placed
 /// right before the live consumer, after the publisher has stored the moments.
 struct PublicationClock: GameChangeConsumer {
-    let feed: LiveFeed
     let recorder: Recorder
 
     func consume(_ change: GameChange) async throws {

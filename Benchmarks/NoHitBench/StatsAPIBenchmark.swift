@@ -1,9 +1,8 @@
 import Alerts
 import ArgumentParser
-import Baseball
 import FakeStatsAPI
 import Foundation
-import Pipeline
+import JSON
 import Retrosheet
 import StatsAPI
 

@@ -1,5 +1,5 @@
-import Alerts
 import ArgumentParser
+import Assembly
 import Clocks
 import Foundation
 import Hummingbird
@@ -8,10 +8,7 @@ import NIOCore
 import NIOPosix
 import Pipeline
 import Retrosheet
-import Scores
 import Server
-import ServiceLifecycle
-import Storage
 
 /// `nohit-bench widget`: many widgets polling `GET /api/widget` with `If-None-Match` while a day
 /// is replayed fast — requests per second, latency, and the server's CPU per request. The load
@@ -65,42 +62,27 @@ struct WidgetBenchmark: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
 
-        // The server as `nohit serve` builds it, its hardening included; every widget comes from
-        // 127.0.0.1, so the per-client connection limit is off, as behind a proxy.
+        // The server as `nohit serve` builds it, its hardening included.
         let games = try ReplaySchedule.games(on: date, data: [data])
-        let store = try SQLiteStore(path: work + "/bench.sqlite")
         let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
-        let pipeline = AlertPipeline(store: store, channels: [], clock: clock, logger: logger)
-        let board = LiveBoard()
-        let feed = LiveFeed()
-        var limits = ConnectionLimits()
-        limits.maxConnectionsPerClient = 0
-        var options = APIServer.Options()
-        options.gate = ConnectionGate(limits: limits)
-        let api = APIServer(
-            store: store, board: board, feed: feed, seasons: SeasonLibrary(places: [data]), clock: clock,
-            options: options)
-        let hub = GameHub(
-            consumers: [AlertConsumer(publisher: pipeline.publisher), LiveConsumer(board: board, feed: feed)],
-            logger: logger)
+        try await BenchService.run(work: work, data: data, clock: clock, serverThreads: serverThreads, logger: logger) {
+            service, port in
+            try await measure(service: service, port: port, games: games, clock: clock, work: work)
+        }
+    }
+
+    /// The day's schedule said, the widgets started, the rest of the day replayed while they poll,
+    /// the figures printed.
+    func measure(service: NoHitService, port: Int, games: [ReplayGame], clock: ManualWallClock, work: String)
+        async throws
+    {
+        let hub = service.hub
         // The day's schedule first, so the board has its games before the first poll.
         let timeline = ReplayTimeline(games: games, announced: clock.now(), pitches: !withoutPitches)
         let entries = timeline.entries
         let scheduled = entries.prefix { if case .scheduled = $0.item { true } else { false } }
         for entry in scheduled { try await hub.receive(entry.item, gameID: entry.gameID, at: entry.time) }
         let rest = entries.dropFirst(scheduled.count)
-
-        let serverLoops = MultiThreadedEventLoopGroup(numberOfThreads: serverThreads)
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: api.router(), server: api.server(),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), backlog: limits.backlog),
-            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
-            eventLoopGroupProvider: .shared(serverLoops), logger: logger)
-        let services = ServiceGroup(services: [app], gracefulShutdownSignals: [], logger: logger)
-        let serving = Task { try await services.run() }
-        var ports = portStream.makeAsyncIterator()
-        guard let port = await ports.next() else { throw ValidationError("the server did not start") }
 
         // The widgets: wrk, one thread per team list.
         let lists = teams.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
@@ -132,8 +114,6 @@ struct WidgetBenchmark: AsyncParsableCommand {
         let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         wrk.waitUntilExit()
         let cpu = ProcessTimes.cpuSeconds() - cpuBefore
-        serving.cancel()
-        try? await serverLoops.shutdownGracefully()
 
         var figures: [String: Double] = [:]
         for line in report.split(separator: "\n") where line.hasPrefix("figure ") {

@@ -1,6 +1,6 @@
 import Alerts
-import Baseball
 import Foundation
+import JSON
 import StatsAPI
 
 /// The Stats API's live feed as the poller reads it: JSON into a document, a JSON Patch applied to

@@ -1,4 +1,3 @@
-import Baseball
 import Retrosheet
 
 /// Retrosheet event files: the reader, the event grammar, and every game it reads replayed

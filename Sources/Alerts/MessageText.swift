@@ -22,8 +22,13 @@ package struct MessageStrings: Sendable {
     /// Another out while hitless (an odds alert, `hitless-out`).
     package var titleOut: String
     package var bodyOut: String
-    /// The odds of history after a live bid's alert: "History: 1 in 4 such bids since 1950 ...".
+    /// The bid's one chance, after a live bid's alert: "Chance: 54% (42 of 78 bids since 1988
+    /// through 8 innings on 90 to 104 pitches ended as no-hitters)."
     package var history: String
+    /// A live bid that cannot count whatever happens: "It cannot count as an official no-hitter: a
+    /// 7-inning doubleheader game."
+    package var cannotCount: String
+    package var cannotCountWhy: [UnofficialReason: String]
     /// A completed no-hitter's last out: "The last out: {play}."
     package var lastOut: String
     package var titlePerfectLost: String
@@ -74,7 +79,14 @@ package struct MessageStrings: Sendable {
         titleOut: "{pitcher}: {kind} through {outsSoFar} outs",
         bodyOut:
             "The {pitchingTeam} have held the {battingTeam} hitless through {outsSoFar} outs. {score}, {situation}.",
-        history: "History: {sentence}.",
+        history: "Chance: {chance} ({base} ended as no-hitters).",
+        cannotCount: "It cannot count as an official {kind}: {why}.",
+        cannotCountWhy: [
+            .sevenInningDoubleheader: "a 7-inning doubleheader game",
+            .shortenedGame: "the game is being called before nine innings",
+            .brokenInExtraInnings: "the first hit came in extra innings",
+            .roadTeamLostInEightInnings: "the road team is losing, so it pitches only 8 innings",
+        ],
         lastOut: "The last out: {play}.",
         titlePerfectLost: "Perfect game over, {kind} alive",
         bodyPerfectLost: "{batter} reached ({event}), {situation}. Still no hits for the {battingTeam}. {score}.",
@@ -199,10 +211,20 @@ package enum MessageText {
             // What it means names the word: not for jinx-safe wording.
             if let meaning = moment.meaning, !jinxSafe { body += " " + meaning }
         }
-        // The odds name the word: not for jinx-safe wording.
+        // A bid that cannot count says so, on every alert while it goes on (and has no chance).
+        if moment.kind.bidStillAlive, let reason = moment.reason {
+            body +=
+                " "
+                + fill(strings.cannotCount, ["kind": kind, "why": strings.cannotCountWhy[reason] ?? reason.rawValue])
+        }
+        // The chance names the word: not for jinx-safe wording.
         if moment.kind.bidStillAlive, let odds = moment.odds, !jinxSafe {
-            body += " " + fill(strings.history, ["sentence": odds.sentence])
-            if let pitches = odds.pitches { body += " " + pitches.sentence + "." }
+            if odds.basis != nil {
+                body += " " + fill(strings.history, ["chance": odds.text, "base": odds.base])
+            } else {
+                // A moment stored before a bid had one figure.
+                body += " History: \(odds.sentence)."
+            }
         }
         if moment.kind.bidStillAlive, let listing = listing(game.broadcasts, strings: strings) {
             body += " " + listing

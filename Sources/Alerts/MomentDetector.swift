@@ -10,6 +10,9 @@ package struct MomentContext: Sendable, Hashable {
     /// Whether every out of a notable bid is a moment (`hitless-out` for those that are neither a
     /// complete inning nor the 25th or 26th): where the odds of history are known.
     package var everyOut: Bool
+    /// Why no bid of the game can count whatever happens (a seven-inning doubleheader game): its
+    /// moments say so while it goes on.
+    package var cannotCount: UnofficialReason?
 
     package init(
         gameID: String, inning: Int, battingSide: Side, outsInInning: Int, score: PerSide<Int>, everyOut: Bool = false
@@ -44,7 +47,7 @@ package enum MomentDetector {
                     gameID: context.gameID, pitchingSide: after.pitchingSide, kind: kind, outs: outs,
                     inning: context.inning, battingSide: context.battingSide, outsInInning: context.outsInInning,
                     score: context.score, perfect: after.isPerfect && after.isHitless, pitchers: after.pitchers,
-                    batter: batter, eventType: eventType, reason: after.unofficialReason))
+                    batter: batter, eventType: eventType, reason: after.unofficialReason ?? context.cannotCount))
         }
 
         // A scoring change can revive a bid that a hit had broken.

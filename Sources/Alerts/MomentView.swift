@@ -34,6 +34,8 @@ package struct MomentView: Sendable, Hashable, Codable {
     package var reason: String?
     /// How often bids like it ended as no-hitters (a bid still alive, where the odds are known).
     package var odds: BidChance?
+    /// The same figure as every surface shows it ("54%", and what it rests on).
+    package var chance: ChanceView?
     /// A completed no-hitter's last out in words, and what it means from the seasons known.
     package var lastPlay: String?
     package var meaning: String?
@@ -60,41 +62,23 @@ package struct MomentView: Sendable, Hashable, Codable {
         batter = moment.batter.map { game.name(of: $0) }
         reason = moment.reason?.rawValue
         odds = moment.odds
+        chance = moment.odds.flatMap { $0.basis == nil ? nil : ChanceView($0) }
         lastPlay = moment.lastPlay
         meaning = moment.meaning
         self.occurredAt = occurredAt
     }
+}
 
-    /// The view as a JSON object, for payloads built with `JSONSerialization`: the keys of its
-    /// `Codable` form in snake case, as the API's encoder writes them (`occurred_at` left out).
-    package var object: [String: Any] {
-        var object: [String: Any] = [
-            "id": id, "game_id": gameId, "kind": kind.rawValue, "outs": outs, "innings": innings, "inning": inning,
-            "half": half, "outs_in_inning": outsInInning, "situation": situation, "pitching_team": pitchingTeam,
-            "batting_team": battingTeam, "score": ["away": score.away, "home": score.home], "perfect": perfect,
-            "pitchers": pitchers,
-        ]
-        if let title { object["title"] = title }
-        if let body { object["body"] = body }
-        if let batter { object["batter"] = batter }
-        if let reason { object["reason"] = reason }
-        if let lastPlay { object["last_play"] = lastPlay }
-        if let meaning { object["meaning"] = meaning }
-        if let odds {
-            object["odds"] = [
-                "outs": odds.outs, "bids": odds.bids, "no_hitters": odds.noHitters, "share": odds.share,
-                "since": odds.since, "sentence": odds.sentence,
-            ]
-            if let pitches = odds.pitches {
-                var figure: [String: Any] = [
-                    "outs": pitches.outs, "from": pitches.from, "pitches": pitches.pitches, "bids": pitches.bids,
-                    "no_hitters": pitches.noHitters, "share": pitches.share, "since": pitches.since,
-                    "sentence": pitches.sentence,
-                ]
-                if let to = pitches.to { figure["to"] = to }
-                object["odds"] = (object["odds"] as? [String: Any] ?? [:]).merging(["pitches": figure]) { $1 }
-            }
-        }
-        return object
+/// A bid's one chance as every surface shows it: the figure ("54%"), what it rests on ("42 of 78
+/// bids since 1988 through 8 innings on 90 to 104 pitches"), and the share it is ranked by.
+package struct ChanceView: Sendable, Hashable, Codable {
+    package var text: String
+    package var base: String
+    package var share: Double
+
+    package init(_ chance: BidChance) {
+        text = chance.text
+        base = chance.base
+        share = chance.share
     }
 }

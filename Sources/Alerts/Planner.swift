@@ -28,6 +28,7 @@ package enum SkipReason: String, Sendable, Hashable, Codable {
     case quietHours = "quiet hours"
     case notFavourite = "not a favourite team's game"
     case notSubscribed = "not subscribed to the deal"
+    case cannotCount = "the bid cannot count as an official no-hitter"
 }
 
 /// Decides, for one moment and one device, whether to send and when. Pure, and table-tested.
@@ -39,6 +40,8 @@ package enum Planner {
         if moment.kind.isScore { return decideScore(moment, teams: teams, at: momentTime, device: device) }
         if moment.kind == .deal { return decideDeal(moment, at: momentTime, device: device) }
         let preferences = device.preferences
+        // A bid that cannot count, for a device that wants only those that can.
+        if !preferences.unofficialBids, moment.reason == .sevenInningDoubleheader { return .skip(.cannotCount) }
         let past = preferences.isPastThreshold(moment, teams: teams)
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
 

@@ -17,6 +17,9 @@ package struct Preferences: Sendable, Hashable, Codable {
     package var spoilerDelaySeconds = 0
     /// Never write the word: "No-H****r".
     package var jinxSafe = false
+    /// Alerts for bids that cannot count as official no-hitters whatever happens (a 7-inning
+    /// doubleheader game), each saying so; on by default.
+    package var unofficialBids = true
     /// Score alerts for the favourite teams' games.
     package var scoreAlerts = ScoreAlerts()
     /// Names to call teams by in this device's alerts (Retrosheet code → name), where the fan
@@ -70,6 +73,7 @@ package struct Preferences: Sendable, Hashable, Codable {
         teamNames = try container.decodeIfPresent([String: String].self, forKey: .teamNames) ?? defaults.teamNames
         deals = try container.decodeIfPresent([String].self, forKey: .deals) ?? defaults.deals
         minOdds = try container.decodeIfPresent(Double.self, forKey: .minOdds)
+        unofficialBids = try container.decodeIfPresent(Bool.self, forKey: .unofficialBids) ?? defaults.unofficialBids
     }
 
     /// Whether a bid at `moment` is past this device's threshold: its odds past `minOdds` when

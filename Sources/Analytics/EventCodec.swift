@@ -1,3 +1,5 @@
+import JSON
+
 /// An event's leaves in a compact binary form, what the store keeps per event: for each leaf, its
 /// path's number in the project's path dictionary (varint), a tag, and the value. A query reads
 /// only the paths it needs, skipping the rest without decoding them — SQLite's `->>` parses the

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Keen's data enrichment add-ons (`keen.addons`), those that need no outside data: the URL
 /// parser, the date-time parser and the user-agent parser (common browsers and systems, by

@@ -1,3 +1,5 @@
+import JSON
+
 /// An error as Keen's API answers it: `{"message": ..., "error_code": ...}` with an HTTP status.
 /// The codes are those Keen's own clients know (keen-sdk-net `KeenUtil.cs`, KeenClient-iOS
 /// `KeenConstants.h`); the query errors' codes are ours where Keen's could not be confirmed

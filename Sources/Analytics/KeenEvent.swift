@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// One property of an event, flattened: its dotted path (property names cannot hold a dot, so
 /// the path is unambiguous) and its value. Nested objects become their leaves; an empty object
@@ -181,6 +182,11 @@ public enum KeenEventRules {
                     guard let text = sent.string, !text.isEmpty, text.count <= maximumTokenLength else {
                         throw .invalidPropertyValue(
                             "keen.uniqueness_token must be a string of 1 to \(maximumTokenLength) characters")
+                    }
+                    // PostgreSQL's text holds no NUL: the event is refused alone, on every store alike,
+                    // instead of failing its whole batch there.
+                    guard !text.utf8.contains(0) else {
+                        throw .invalidPropertyValue("keen.uniqueness_token must not contain a NUL character")
                     }
                     token = text
                 }

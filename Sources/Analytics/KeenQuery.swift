@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Keen's analyses.
 public enum AnalysisType: String, Sendable, CaseIterable {

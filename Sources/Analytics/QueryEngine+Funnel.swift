@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Funnels (steps in order, actors carried from one to the next) and extractions.
 extension QueryEngine {

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A query's time zone: seconds east of UTC (a number, or a number in a string, as keen-analysis
 /// sends `-60·getTimezoneOffset()`) or an IANA name, whose offsets follow daylight saving time.
@@ -17,7 +18,15 @@ public struct QueryZone: Sendable, Hashable {
             return QueryZone(timeZone: zone)
         case .string(let name)?:
             if let seconds = Double(name.trimmingCharacters(in: .whitespaces)) { return try parse(.number(seconds)) }
-            guard let zone = TimeZone(identifier: name) else {
+            // IANA's names are letters, digits, '_', '-', '+' and '/': Foundation read
+            // "America/New_York\0anything" as New York.
+            guard name.utf8.count <= 64,
+                name.utf8.allSatisfy({ byte in
+                    (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte)
+                        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                        || byte == UInt8(ascii: "/")
+                }), let zone = TimeZone(identifier: name)
+            else {
                 throw .timezone("'\(name)' is neither seconds from UTC nor an IANA time zone name (America/New_York)")
             }
             return QueryZone(timeZone: zone)

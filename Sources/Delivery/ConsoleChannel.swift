@@ -1,7 +1,5 @@
 import Alerts
-import Clocks
 import Foundation
-import NIOCore
 
 /// Prints alerts: the demo's channel.
 package struct ConsoleChannel: DeliveryChannel {

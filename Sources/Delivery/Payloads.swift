@@ -2,69 +2,143 @@ import Alerts
 import Baseball
 import Foundation
 
-/// The bytes each channel sends for a moment.
+/// The bytes each channel sends for a moment: `Encodable` values written by the service's one
+/// JSON encoding (``WireJSON``), so the moment inside a push is the moment the API and the
+/// stream give.
 package enum Payloads {
     /// APNs refuses anything larger.
     package static let apnsLimit = 4096
 
-    /// The moment's facts, for apps and webhooks to act on.
-    static func momentObject(_ moment: Moment, game: GameInfo) -> [String: Any] {
-        MomentView(moment, game: game).object
-    }
-
-    static func json(_ object: [String: Any]) -> Data {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    /// Alert words as a notification shows them.
+    struct Alert: Encodable {
+        var title: String
+        var body: String
     }
 
     /// An APNs alert: `aps.alert`, a thread per bid, time-sensitive, and the moment.
-    package static func apnsAlert(_ message: AlertMessage, moment: Moment, game: GameInfo) -> Data {
+    struct APNsAlert: Encodable {
+        struct APS: Encodable {
+            var alert: Alert
+            var sound = "default"
+            var threadID: String
+            var interruptionLevel = "time-sensitive"
+
+            enum CodingKeys: String, CodingKey {
+                case alert, sound
+                case threadID = "thread-id"
+                case interruptionLevel = "interruption-level"
+            }
+        }
+
+        var aps: APS
+        var moment: MomentView
+    }
+
+    /// A Live Activity update: the bid's state, and an `end` once the bid is over.
+    struct LiveActivityUpdate: Encodable {
+        struct ContentState: Encodable {
+            struct Score: Encodable {
+                var away: Int
+                var home: Int
+            }
+
+            var status: String
+            var outs: Int
+            var innings: Int
+            var perfect: Bool
+            var pitchers: [String]
+            var score: Score
+            var pitchingTeam: String
+            var battingTeam: String
+        }
+
+        struct APS: Encodable {
+            var timestamp: Int
+            var event: String
+            var contentState: ContentState
+            var staleDate: Int
+            var dismissalDate: Int?
+            var alert: Alert
+
+            enum CodingKeys: String, CodingKey {
+                case timestamp, event, alert
+                case contentState = "content-state"
+                case staleDate = "stale-date"
+                case dismissalDate = "dismissal-date"
+            }
+        }
+
+        var aps: APS
+    }
+
+    /// A Web Push message's plaintext (encrypted per subscription when sent).
+    struct WebPushMessage: Encodable {
+        var title: String
+        var body: String
+        var tag: String
+        var moment: MomentView
+    }
+
+    /// A webhook body.
+    struct WebhookBody: Encodable {
+        var type: String
+        var moment: MomentView
+        var message: Alert
+    }
+
+    /// `value` in the one encoding (it throws only for a number JSON cannot write).
+    static func json(_ value: some Encodable) throws -> Data {
+        try WireJSON.encoder.encode(value)
+    }
+
+    /// An APNs alert, its body shortened until the whole fits in APNs' 4 KB.
+    package static func apnsAlert(_ message: AlertMessage, moment: Moment, game: GameInfo) throws -> Data {
         var message = message
+        let view = MomentView(moment, game: game)
         while true {
-            let data = json([
-                "aps": [
-                    "alert": ["title": message.title, "body": message.body], "sound": "default",
-                    "thread-id": message.bidKey, "interruption-level": "time-sensitive",
-                ],
-                "moment": momentObject(moment, game: game),
-            ])
+            let data = try json(
+                APNsAlert(
+                    aps: .init(alert: Alert(title: message.title, body: message.body), threadID: message.bidKey),
+                    moment: view))
             if data.count <= apnsLimit || message.body.isEmpty { return data }
             message.body = String(message.body.dropLast(max(16, data.count - apnsLimit)))
         }
     }
 
     /// A Live Activity update carrying the bid's state (`end` once the bid is over).
-    package static func liveActivity(_ message: AlertMessage, moment: Moment, game: GameInfo, at time: Date) -> Data {
-        let state: [String: Any] = [
-            "status": moment.kind.bidStillAlive ? "alive" : moment.kind.rawValue, "outs": moment.outs,
-            "innings": moment.outs / 3, "perfect": moment.perfect,
-            "pitchers": moment.pitchers.map { game.name(of: $0) },
-            "score": ["away": moment.score.away, "home": moment.score.home],
-            "pitching_team": game.team(moment.pitchingSide).abbreviation,
-            "batting_team": game.team(moment.pitchingSide.opponent).abbreviation,
-        ]
-        var aps: [String: Any] = [
-            "timestamp": Int(time.timeIntervalSince1970), "event": moment.kind.bidStillAlive ? "update" : "end",
-            "content-state": state, "stale-date": Int(time.timeIntervalSince1970) + 30 * 60,
-            "alert": ["title": message.title, "body": message.body],
-        ]
-        if !moment.kind.bidStillAlive { aps["dismissal-date"] = Int(time.timeIntervalSince1970) + 60 * 60 }
-        return json(["aps": aps])
+    package static func liveActivity(_ message: AlertMessage, moment: Moment, game: GameInfo, at time: Date) throws
+        -> Data
+    {
+        let alive = moment.kind.bidStillAlive
+        let seconds = Int(time.timeIntervalSince1970)
+        let state = LiveActivityUpdate.ContentState(
+            status: alive ? "alive" : moment.kind.rawValue, outs: moment.outs, innings: moment.outs / 3,
+            perfect: moment.perfect, pitchers: moment.pitchers.map { game.name(of: $0) },
+            score: .init(away: moment.score.away, home: moment.score.home),
+            pitchingTeam: game.team(moment.pitchingSide).abbreviation,
+            battingTeam: game.team(moment.pitchingSide.opponent).abbreviation)
+        return try json(
+            LiveActivityUpdate(
+                aps: .init(
+                    timestamp: seconds, event: alive ? "update" : "end", contentState: state,
+                    staleDate: seconds + 30 * 60,
+                    dismissalDate: alive ? nil : seconds + 60 * 60,
+                    alert: Alert(title: message.title, body: message.body))))
     }
 
     /// The plaintext of a Web Push message (encrypted per subscription when sent).
-    package static func webPush(_ message: AlertMessage, moment: Moment, game: GameInfo) -> Data {
-        json([
-            "title": message.title, "body": message.body, "tag": message.bidKey,
-            "moment": momentObject(moment, game: game),
-        ])
+    package static func webPush(_ message: AlertMessage, moment: Moment, game: GameInfo) throws -> Data {
+        try json(
+            WebPushMessage(
+                title: message.title, body: message.body, tag: message.bidKey, moment: MomentView(moment, game: game)))
     }
 
     /// A webhook body.
-    package static func webhook(_ message: AlertMessage, moment: Moment, game: GameInfo) -> Data {
-        json([
-            "type": "moment.\(moment.kind.rawValue)", "moment": momentObject(moment, game: game),
-            "message": ["title": message.title, "body": message.body],
-        ])
+    package static func webhook(_ message: AlertMessage, moment: Moment, game: GameInfo) throws -> Data {
+        try json(
+            WebhookBody(
+                type: "moment.\(moment.kind.rawValue)", moment: MomentView(moment, game: game),
+                message: Alert(title: message.title, body: message.body)))
     }
 
     /// What the console prints.

@@ -54,8 +54,12 @@ package struct Registrar: Sendable {
         didSet { topics = apps.isEmpty ? nil : Set(apps.values.map(\.topic)) }
     }
 
-    package init(allowPrivateNetworks: Bool = false) {
+    package init(
+        allowPrivateNetworks: Bool = false, apps: [String: (topic: String, environment: APNsEnvironment)] = [:]
+    ) {
         self.allowPrivateNetworks = allowPrivateNetworks
+        self.apps = apps
+        topics = apps.isEmpty ? nil : Set(apps.values.map(\.topic))
     }
 
     package func register(_ request: RegistrationRequest, id: UUID = UUID(), at date: Date) throws(RegistrationError)

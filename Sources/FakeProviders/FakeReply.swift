@@ -1,6 +1,4 @@
-import Alerts
 import Crypto
-import Delivery
 import Foundation
 import Synchronization
 

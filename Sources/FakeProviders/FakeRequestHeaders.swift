@@ -1,6 +1,5 @@
 import Alerts
 import Crypto
-import Delivery
 import Foundation
 import Synchronization
 

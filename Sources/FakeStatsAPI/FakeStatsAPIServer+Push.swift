@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Retrosheet
-import StatsAPI
 import Synchronization
 
 extension FakeStatsAPIServer {
@@ -56,9 +55,10 @@ extension FakeStatsAPIServer {
         func set() { on.withLock { $0 = true } }
     }
 
-    /// The times the game's feed moves, in order: each update's, and a re-scoring's.
+    /// The times the game's feed moves, in order: each update's, each pitch's, and a re-scoring's.
     package func pushTimes(_ game: ReplayGame, pk: Int) -> [Date] {
-        var times = game.updates.map { $0.time }
+        // Each update, and each pitch between them (the plate appearance under way moves too).
+        var times = game.updates.map { $0.time } + game.timedPitches().filter { !$0.afterPlay }.map(\.time)
         if let rescored = rescoredAt.withLock({ $0[pk] }) { times.append(rescored) }
         return Array(Set(times)).sorted()
     }
@@ -70,36 +70,40 @@ extension FakeStatsAPIServer {
         send: @escaping @Sendable (String) async throws -> Void
     ) async throws {
         var sent = start
-        while true {
-            guard let next = pushTimes(game, pk: pk).first(where: { $0 > sent }) else { return }
-            try await clock.sleep(until: next)
-            // Everything up to now is in the feed: one message for it all, as the feed's timecode.
-            let now = clock.now()
-            let moved = pushTimes(game, pk: pk).last { $0 <= now } ?? next
-            sent = moved
-            let message = Self.pushMessage(pk: pk, timeStamp: GumboWriter.timeStamp(moved), wait: wait)
-            guard !silent.isOn else { continue }
-            switch takeFault(game: pk, kinds: FaultKind.push) {
-            case let fault? where fault.kind == .pushDrop:
-                continue
-            case let fault? where fault.kind == .pushDuplicate:
-                try await send(message)
-                try await send(message)
-            case let fault? where fault.kind == .pushDelay:
-                let late = now.addingTimeInterval(fault.seconds ?? 5)
-                Task { [clock] in
-                    try await clock.sleep(until: late)
+        // A delayed message is sent beside the next ones, in this group: the game over, the group
+        // waits for it; the socket closed, it is dropped with the rest.
+        try await withThrowingDiscardingTaskGroup { delayed in
+            while true {
+                guard let next = pushTimes(game, pk: pk).first(where: { $0 > sent }) else { return }
+                try await clock.sleep(until: next)
+                // Everything up to now is in the feed: one message for it all, as the feed's timecode.
+                let now = clock.now()
+                let moved = pushTimes(game, pk: pk).last { $0 <= now } ?? next
+                sent = moved
+                let message = Self.pushMessage(pk: pk, timeStamp: GumboWriter.timeStamp(moved), wait: wait)
+                guard !silent.isOn else { continue }
+                switch takeFault(game: pk, kinds: FaultKind.push) {
+                case let fault? where fault.kind == .pushDrop:
+                    continue
+                case let fault? where fault.kind == .pushDuplicate:
+                    try await send(message)
+                    try await send(message)
+                case let fault? where fault.kind == .pushDelay:
+                    let late = now.addingTimeInterval(fault.seconds ?? 5)
+                    delayed.addTask { [clock] in
+                        try await clock.sleep(until: late)
+                        try await send(message)
+                    }
+                case let fault? where fault.kind == .pushDisconnect:
+                    throw PushClosed()
+                case let fault? where fault.kind == .pushSilence:
+                    silent.set()
+                    continue
+                default:
                     try await send(message)
                 }
-            case let fault? where fault.kind == .pushDisconnect:
-                throw PushClosed()
-            case let fault? where fault.kind == .pushSilence:
-                silent.set()
-                continue
-            default:
-                try await send(message)
+                requests.withLock { $0["push message", default: 0] += 1 }
             }
-            requests.withLock { $0["push message", default: 0] += 1 }
         }
     }
 

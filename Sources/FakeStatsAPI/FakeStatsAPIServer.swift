@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import HTTPTypes
 import Hummingbird
+import JSON
 import NIOCore
 import Retrosheet
 import StatsAPI
@@ -96,11 +97,13 @@ package final class FakeStatsAPIServer: Sendable {
 
     package func game(pk: Int) -> ReplayGame? { games.first { GumboWriter.gamePk($0) == pk } }
 
-    /// A feed depends only on how many updates it shows, whether it is over, and the re-scored
-    /// plays: each one is built and read as JSON once.
+    /// A feed depends only on how many updates and pitches it shows, whether it is over, and the
+    /// re-scored plays: each one is built and read as JSON once.
     private struct DocumentKey: Hashable {
         var pk: Int
         var shown: Int
+        /// The pitches of the plate appearance under way.
+        var pitches: Int
         var status: String
         var rescored: [Int: String]
         var rescoredAt: Date?
@@ -112,10 +115,12 @@ package final class FakeStatsAPIServer: Sendable {
     package func document(_ game: ReplayGame, at time: Date) throws -> JSONValue {
         let pk = GumboWriter.gamePk(game)
         let shown = game.updates.prefix { $0.time <= time }.count
-        let status = GumboWriter.statusCode(game, shown: shown, at: time)
+        let pitches = GumboWriter.pitchesShown(game, at: time).count
+        let status = GumboWriter.statusCode(game, shown: shown, pitched: pitches > 0, at: time)
         let at = rescoredAt.withLock { $0[pk] }.flatMap { $0 <= time ? $0 : nil }
         let key = DocumentKey(
-            pk: pk, shown: shown, status: status, rescored: at == nil ? [:] : rescored.withLock { $0[pk] ?? [:] },
+            pk: pk, shown: shown, pitches: pitches, status: status,
+            rescored: at == nil ? [:] : rescored.withLock { $0[pk] ?? [:] },
             rescoredAt: at)
         let document: JSONValue
         if let known = documents.withLock({ $0[key] }) {
@@ -124,7 +129,7 @@ package final class FakeStatsAPIServer: Sendable {
             document = try JSONValue(parsing: try Self.encoder.encode(feed(game, at: time)))
             documents.withLock { $0[key] = document }
         }
-        if let stamp = document["metaData"]?["timeStamp"]?.stringValue {
+        if let stamp = document["metaData"]?["timeStamp"]?.string {
             served.withLock { served in
                 if served[pk]?[stamp] == nil { served[pk, default: [:]][stamp] = document }
             }
@@ -287,8 +292,7 @@ package final class FakeStatsAPIServer: Sendable {
             let pk = try context.parameters.require("pk", as: Int.self)
             guard let game = game(pk: pk) else { throw HTTPError(.notFound, message: "no game \(pk)") }
             let now = clock.now()
-            let stamps = Array(Set(game.updates.filter { $0.time <= now }.map { GumboWriter.timeStamp($0.time) }))
-                .sorted()
+            let stamps = Array(Set(pushTimes(game, pk: pk).filter { $0 <= now }.map(GumboWriter.timeStamp))).sorted()
             return try await respond(try Self.encoder.encode(stamps), game: pk, route: "timestamps")
         }
         router.post("faults") { [self] request, context in

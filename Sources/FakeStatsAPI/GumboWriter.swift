@@ -111,10 +111,19 @@ package enum GumboWriter {
     /// scheduled (warming up in its last 20 minutes); after the last update it is final.
     package static func feed(_ game: ReplayGame, at now: Date, people: People) -> GameFeed {
         let shown = game.updates.prefix { $0.time <= now }
-        let code = statusCode(game, shown: shown.count, at: now)
+        let pitches = pitchesShown(game, at: now)
+        let code = statusCode(game, shown: shown.count, pitched: !pitches.isEmpty, at: now)
         var builder = Builder(game: game, people: people)
         for (time, update) in shown { builder.add(update, at: time) }
-        let lastTime = shown.last?.time ?? min(now, game.start)
+        var lastTime = shown.last?.time ?? min(now, game.start)
+        // The plate appearance under way, pitch by pitch, as MLB's feed shows it (the play in
+        // progress last in allPlays, its pitches with the count after each).
+        if !pitches.isEmpty, case .play(let record) = game.updates[shown.count].update {
+            for pitch in pitches {
+                builder.addPitch(pitch, of: record)
+                lastTime = max(lastTime, pitch.time)
+            }
+        }
         return GameFeed(
             gamePk: gamePk(game),
             metaData: MetaData(wait: 10, timeStamp: timeStamp(lastTime), gameEvents: [], logicalEvents: []),
@@ -139,10 +148,18 @@ package enum GumboWriter {
 
     /// `codedGameState` with `shown` of the game's updates out at `now`: final once all are out,
     /// in progress once one is, warming up in the 20 minutes before the first pitch.
-    package static func statusCode(_ game: ReplayGame, shown: Int, at now: Date) -> String {
+    package static func statusCode(_ game: ReplayGame, shown: Int, pitched: Bool, at now: Date) -> String {
         if shown == game.updates.count { return "F" }
-        if shown > 0 { return "I" }
+        if shown > 0 || pitched { return "I" }
         return now >= game.start.addingTimeInterval(-20 * 60) ? "PW" : "S"
+    }
+
+    /// The pitches of the plate appearance under way at `now` (thrown before its play; none once the
+    /// game is over): what the feed shows of the play in progress.
+    package static func pitchesShown(_ game: ReplayGame, at now: Date) -> [ReplayGame.TimedPitch] {
+        let shown = game.updates.prefix { $0.time <= now }.count
+        guard shown < game.updates.count, case .play = game.updates[shown].update else { return [] }
+        return game.timedPitches().filter { $0.update == shown && !$0.afterPlay && $0.time <= now }
     }
 
     static func status(_ code: String) -> FeedStatus {
@@ -335,32 +352,53 @@ package enum GumboWriter {
                     player: nil, position: nil, replacedPlayer: nil, battingOrder: nil, pitchData: nil,
                     endTime: isoMilliseconds(time)))
             if pitched { pitchesWritten += 1 }
-            // The fielders credited: who first played the ball, and each error, on the first
-            // movement written.
+            // The fielders credited: who first played the ball (on the first movement written),
+            // each error on the movement it let happen (the one the play is named for on the
+            // batter's), and an error no movement was tied to on the first movement too.
             var credits: [PlayRecord.Runner.Credit] = []
             if play.fieldedBy > 0 {
                 credits.append(.init(position: FieldPosition(code: "\(play.fieldedBy)"), credit: "f_fielded_ball"))
             }
-            for error in 0..<min(play.errors.count, 4) {
-                credits.append(
-                    .init(position: FieldPosition(code: "\(play.errors[error])"), credit: "f_fielding_error"))
+            var errorsOn = play.advanceErrors
+            var untied = (0..<min(play.errors.count, 4)).map { play.errors[$0] }
+            if [.error, .foulError, .interference].contains(play.eventType), let first = untied.first,
+                errorsOn.batter.isNone
+            {
+                errorsOn.batter = AdvanceError(fielder: first, throwing: play.modifiers.contains(.throwingError))
             }
-            // Each batter or runner the play mentions, from where he stood.
-            var outNumber = before.outs
-            for base in 0...3 {
+            // Each batter or runner the play mentions, from where he stood (one who stayed is not).
+            func written(_ base: Int) -> Bool {
                 let runner = base == 0 ? record.batter : result.runnersBefore[base]
-                guard !runner.isNone else { continue }
+                let destination = play.advances[base]
+                return !runner.isNone && (play.putOuts[base] || destination != .none)
+                    && !(base > 0 && !play.putOuts[base] && destination == .base(base))
+            }
+            for base in 0...3 where !errorsOn[base].isNone {
+                guard written(base) else {
+                    errorsOn[base] = .none
+                    continue
+                }
+                if let index = untied.firstIndex(of: errorsOn[base].fielder) { untied.remove(at: index) }
+            }
+            func errorCredit(_ error: AdvanceError) -> PlayRecord.Runner.Credit {
+                .init(
+                    position: FieldPosition(code: "\(error.fielder)"),
+                    credit: error.throwing ? "f_throwing_error" : "f_fielding_error")
+            }
+            credits += untied.map { errorCredit(AdvanceError(fielder: $0)) }
+            var outNumber = before.outs
+            for base in 0...3 where written(base) {
+                let runner = base == 0 ? record.batter : result.runnersBefore[base]
                 let out = play.putOuts[base]
                 let destination = play.advances[base]
-                guard out || destination != .none else { continue }
-                if base > 0 && !out && destination == .base(base) { continue }
                 if out { outNumber += 1 }
                 plays[plays.count - 1].runners.append(
                     .init(
                         movement: .init(
                             originBase: baseName(base), start: baseName(base),
                             end: out ? nil : (destination.scored ? "score" : destination.base.map { "\($0)B" }),
-                            outBase: out ? "\(min(4, base + 1))B" : nil, isOut: out, outNumber: out ? outNumber : nil),
+                            outBase: out && play.outAt[base] > 0 ? "\(play.outAt[base])B" : nil, isOut: out,
+                            outNumber: out ? outNumber : nil),
                         details: .init(
                             event: name,
                             // Each runner's steal is his own event (a double steal, K+SB2).
@@ -370,7 +408,7 @@ package enum GumboWriter {
                             runner: Person(id: people.id(runner), fullName: nil), responsiblePitcher: nil,
                             isScoringEvent: destination.scored, rbi: nil,
                             earned: destination.scored ? destination != .homeUnearned : nil, playIndex: index),
-                        credits: credits))
+                        credits: credits + (errorsOn[base].isNone ? [] : [errorCredit(errorsOn[base])])))
                 credits = []
             }
             let last = plays.count - 1
@@ -406,88 +444,31 @@ package enum GumboWriter {
             }
         }
 
+        /// A pitch of the plate appearance under way (before its play): its call and the count
+        /// after it (Retrosheet's records have no pitch types or speeds).
+        mutating func addPitch(_ pitch: ReplayGame.TimedPitch, of record: PlayUpdate) {
+            openPlate(record)
+            let strike = pitch.atBat.strikes > 0 && pitch.atBat.lastPitch?.lowercased().contains("ball") == false
+            // A half just begun: its outs are none yet, its pitcher the other side's.
+            let outs = state.outs >= 3 ? 0 : state.outs
+            appendEvent(
+                PlayEvent(
+                    index: nextIndex, type: "pitch", isPitch: true, isSubstitution: nil,
+                    details: .init(
+                        description: pitch.atBat.lastPitch, code: String(UnicodeScalar(pitch.code)),
+                        isStrike: strike, isBall: !strike),
+                    count: .init(balls: pitch.atBat.balls, strikes: pitch.atBat.strikes, outs: outs),
+                    player: nil, position: nil, replacedPlayer: nil, battingOrder: nil, pitchData: nil))
+            pitchesWritten += 1
+            plays[plays.count - 1].count = .init(balls: pitch.atBat.balls, strikes: pitch.atBat.strikes, outs: outs)
+            plays[plays.count - 1].matchup.batter = Person(
+                id: people.id(record.batter), fullName: game.info.players["\(record.batter)"])
+            plays[plays.count - 1].matchup.pitcher = Person(
+                id: people.id(state.fielder(1, of: record.battingSide.opponent)), fullName: nil)
+        }
+
         mutating func appendEvent(_ event: PlayEvent) {
             plays[plays.count - 1].playEvents.append(.value(event))
-        }
-
-        mutating func addSubstitution(_ appearance: Appearance, at time: Date) {
-            let side = appearance.side
-            let slot = Int(appearance.battingSlot)
-            let replaced: PlayerID =
-                appearance.position == Position.pitcher
-                ? state.fielder(1, of: side)
-                : (slot > 0 ? state.lineup(side).entries[slot].player : .none)
-            let alreadyIn =
-                state.battingSlot(of: appearance.player, side: side) != nil
-                || state.fielder(1, of: side) == appearance.player
-            let type: String
-            if appearance.position == Position.pitcher && !alreadyIn {
-                type = "pitching_substitution"
-            } else if appearance.position >= Position.pinchHitter {
-                type = "offensive_substitution"
-            } else if alreadyIn {
-                type = "defensive_switch"
-            } else {
-                type = "defensive_substitution"
-            }
-            var order: String?
-            if slot > 0 {
-                if alreadyIn {
-                    order = players[side]![people.id(appearance.player)]?.battingOrder
-                } else {
-                    let count = (subsInSlot[side]![slot] ?? 0) + 1
-                    subsInSlot[side]![slot] = count
-                    order = "\(slot)\(String(format: "%02d", count))"
-                }
-            }
-            let id = people.id(appearance.player)
-            let position = FieldPosition(code: "\(appearance.position)", name: nil, abbreviation: nil)
-            var entry =
-                players[side]![id]
-                ?? Boxscore.Player(
-                    person: Person(id: id, fullName: game.info.players["\(appearance.player)"]), position: position,
-                    allPositions: [], battingOrder: order)
-            entry.position = position
-            entry.allPositions = (entry.allPositions ?? []) + [position]
-            if entry.battingOrder == nil { entry.battingOrder = order }
-            players[side]![id] = entry
-            let event = PlayEvent(
-                index: 0, type: "action", isPitch: false, isSubstitution: true,
-                details: .init(description: nil, event: type, eventType: type),
-                count: state.count.map { .init(balls: Int($0.balls), strikes: Int($0.strikes), outs: state.outs) },
-                player: Person(id: id, fullName: nil), position: position,
-                replacedPlayer: replaced.isNone ? nil : Person(id: people.id(replaced), fullName: nil),
-                battingOrder: order, pitchData: nil, endTime: isoMilliseconds(time))
-            _ = try? state.apply(.substitution(appearance))
-            if open {
-                var event = event
-                event.index = nextIndex
-                appendEvent(event)
-            } else {
-                pending.append(event)
-            }
-        }
-
-        func linescore(scheduledInnings: Int) -> Linescore {
-            Linescore(
-                currentInning: state.inning, inningState: nil,
-                inningHalf: state.battingSide == .home ? "Bottom" : "Top", isTopInning: state.battingSide == .away,
-                scheduledInnings: scheduledInnings,
-                teams: .init(
-                    home: .init(runs: state.score.home, hits: state.pitching(.away).hits, errors: nil, leftOnBase: nil),
-                    away: .init(runs: state.score.away, hits: state.pitching(.home).hits, errors: nil, leftOnBase: nil)),
-                outs: state.outs, balls: nil, strikes: nil)
-        }
-
-        func boxscore() -> Boxscore {
-            func box(_ side: Side) -> Boxscore.TeamBox {
-                var players: [String: Boxscore.Player] = [:]
-                for (id, player) in self.players[side]! { players["ID\(id)"] = player }
-                return Boxscore.TeamBox(
-                    team: team(side == .away ? game.info.away : game.info.home),
-                    pitchers: state.pitching(side).pitchers.map(people.id), battingOrder: nil, players: players)
-            }
-            return Boxscore(teams: .init(away: box(.away), home: box(.home)))
         }
     }
 }

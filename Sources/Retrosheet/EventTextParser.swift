@@ -163,6 +163,23 @@ private struct EventTextScanner {
 
     private static func isLetter(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
 
+    /// Where a runner written as put out in a fielding credit (`64(1)`, `8(B)84(2)`) was put out:
+    /// the base the last fielder covers (first baseman first, middle infielders second, third
+    /// baseman third, catcher home) when it is his own or the next; else the next base when he was
+    /// forced, his own when he was doubled off after a catch.
+    static func outBase(runner: Int, fielder: UInt8, forced: Bool) -> UInt8 {
+        let covered: Int? =
+            switch fielder {
+            case UInt8(ascii: "3"): 1
+            case UInt8(ascii: "4"), UInt8(ascii: "6"): 2
+            case UInt8(ascii: "5"): 3
+            case UInt8(ascii: "2"): 4
+            default: nil
+            }
+        if let covered, covered == runner || covered == runner + 1 { return UInt8(covered) }
+        return UInt8(forced ? min(runner + 1, 4) : runner)
+    }
+
     private static func isFlagEnd(_ byte: UInt8) -> Bool {
         switch byte {
         case 0, UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "#"), UInt8(ascii: "!"), UInt8(ascii: "+"),
@@ -324,6 +341,10 @@ private struct EventTextScanner {
                 next()
                 if firstOutWasForce == nil { firstOutWasForce = base > 0 }
                 play.advances[base] = safe ? .base(base + 1) : .none
+                if !safe && base > 0 {
+                    play.outAt[base] = Self.outBase(
+                        runner: base, fielder: credit.last, forced: firstOutWasForce == true)
+                }
                 forcedOrChosen[base] = true
                 if play.battedBall == nil {
                     play.battedBall = credit.count > 1 || base > 0 ? .groundBall : .flyBall
@@ -566,12 +587,14 @@ private struct EventTextScanner {
                         let token = flag()
                         if token.isThrowFlag {
                             play.modifiers.insert(.throwingError)
+                            play.advanceErrors[runner] = AdvanceError(fielder: credit.errorFielder, throwing: true)
                         } else if token != .int {
                             throw invalid("modifier not allowed on an error in a caught stealing")
                         }
                     }
                 } else {
                     play.credits[runner] = credit
+                    play.outAt[runner] = UInt8(runner + 1)
                 }
             } else if Self.isLetter(symbol) {
                 let token = word()
@@ -614,11 +637,13 @@ private struct EventTextScanner {
         next()
         if Self.isFielder(symbol) {
             play.credits[runner] = try fieldingCredit(previous: 0).0
+            play.outAt[runner] = UInt8(runner)
         } else if symbol == UInt8(ascii: "E") {
             play.credits[runner] = try fieldingCredit(previous: 0).0
             if symbol == UInt8(ascii: "/") {
                 guard flag().isThrowFlag else { throw invalid("modifier not allowed on a pickoff error") }
                 play.modifiers.insert(.throwingError)
+                play.advanceErrors[runner] = AdvanceError(fielder: play.credits[runner].errorFielder, throwing: true)
             }
         } else {
             throw invalid("expected the fielders of the pickoff, found \(symbolText)")
@@ -778,6 +803,8 @@ private struct EventTextScanner {
             next()
             try advanceModifier(safe: &isSafe, from: from, to: to)
         }
+        // Put out at the base he went for; safe, put out nowhere.
+        play.outAt[from] = isSafe ? 0 : UInt8(to)
     }
 
     /// One parenthesised note on an advance: fielders (`(92)`, `(E2)`), `NR`, `RBI`, `UR`, `TUR`,
@@ -800,10 +827,17 @@ private struct EventTextScanner {
             } else {
                 for index in 0...from { rbi[index] = -1 }
             }
+            if isError, credit.errorFielder != 0 {
+                play.advanceErrors[from] = AdvanceError(fielder: credit.errorFielder)
+            }
             if symbol == UInt8(ascii: "/") {
                 let token = flag()
                 switch token {
-                case .th, .th1, .th2, .th3, .thh: if isError { play.modifiers.insert(.throwingError) }
+                case .th, .th1, .th2, .th3, .thh:
+                    if isError {
+                        play.modifiers.insert(.throwingError)
+                        play.advanceErrors[from].throwing = true
+                    }
                 case .int, .bint, .obs, .g, .u, .ap, .br, .fo: break
                 // Another (`/RINT` in MIA201809210): the credit is read without it; the reader
                 // warns (`unknownCreditFlag`). cwevent stops reading the event there, which keeps
@@ -867,6 +901,11 @@ private struct EventTextScanner {
             if play.credits[index].isPutOut {
                 play.advances[index] = .none
                 play.putOuts.insert(.at(index))
+            }
+            if !play.putOuts.contains(.at(index)) { play.outAt[index] = 0 }
+            // An error in his credit (`CS2(2E4)`, `PO1(E1)`) let him stay or move on.
+            if play.advanceErrors[index].isNone && play.credits[index].hasError {
+                play.advanceErrors[index] = AdvanceError(fielder: play.credits[index].errorFielder)
             }
             switch rbi[index] {
             case 1: play.rbi[index] = .credited

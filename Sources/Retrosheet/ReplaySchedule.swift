@@ -34,9 +34,22 @@ package enum ReplaySchedule {
         }
     }
 
-    /// The games on `date` (YYYY-MM-DD) in `data`: a directory of season folders (`2020/`), a
-    /// season folder, or event files.
+    /// A day's games, and those of its games that cannot be read (each with why: its file, line
+    /// and reason), which are left out as `nohit events` leaves them out.
+    package struct Day: Sendable {
+        package var games: [ReplayGame]
+        package var skipped: [RetrosheetError]
+    }
+
+    /// The games on `date` (YYYY-MM-DD) in `data` (those that cannot be read left out: ``day(on:data:)``
+    /// says which).
     package static func games(on date: String, data: [String]) throws -> [ReplayGame] {
+        try day(on: date, data: data).games
+    }
+
+    /// The day `date` (YYYY-MM-DD) in `data`: a directory of season folders (`2020/`), a season
+    /// folder, or event files.
+    package static func day(on date: String, data: [String]) throws -> Day {
         let parts = date.split(separator: "-")
         guard parts.count == 3, parts[0].count == 4, let year = Int(parts[0]), let month = Int(parts[1]),
             let day = Int(parts[2]), (1...12).contains(month), (1...31).contains(day)
@@ -58,6 +71,8 @@ package enum ReplaySchedule {
         }
         let teams = teamTable(near: files, year: year)
         var games: [ReplayGame] = []
+        var skipped: [RetrosheetError] = []
+        let idDate = String(format: "%04d%02d%02d", year, month, day)
         // A season held in two places (the bundled folder and Retrosheet's zip) is played once:
         // each game from the first place that has it.
         var seen: Set<String> = []
@@ -69,17 +84,34 @@ package enum ReplaySchedule {
                 throw Failure.unreadable(error)
             }
             for result in reader.games() {
-                guard case .success(let record) = result, record.date == retrosheetDate else { continue }
                 // A game whose records cannot be read is left out, as `nohit events` would skip
-                // it. One whose plays do not fit is followed up to the play that does not (the
-                // engine applies each update once, when it is played).
-                guard !seen.contains(record.id), let updates = try? record.updates() else { continue }
+                // it, and said. One whose plays do not fit is followed up to the play that does
+                // not (the engine applies each update once, when it is played).
+                let record: GameRecord
+                switch result {
+                case .success(let read):
+                    record = read
+                case .failure(let error):
+                    // A game of the day (its id holds its date) that cannot be read.
+                    if let id = error.gameID, id.dropFirst(3).hasPrefix(idDate), !seen.contains(id) {
+                        skipped.append(error)
+                    }
+                    continue
+                }
+                guard record.date == retrosheetDate, !seen.contains(record.id) else { continue }
+                let updates: [GameUpdate]
+                do {
+                    updates = try record.updates()
+                } catch {
+                    skipped.append(error)
+                    continue
+                }
                 seen.insert(record.id)
                 games.append(schedule(record, updates: updates, teams: teams, year: year, month: month, day: day))
             }
         }
         guard !games.isEmpty else { throw Failure.noGames(date, places) }
-        return games.sorted { ($0.start, $0.record.id) < ($1.start, $1.record.id) }
+        return Day(games: games.sorted { ($0.start, $0.record.id) < ($1.start, $1.record.id) }, skipped: skipped)
     }
 
     package static func schedule(

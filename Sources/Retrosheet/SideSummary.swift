@@ -66,6 +66,16 @@ package struct SideSummary: Sendable, Hashable, Codable {
     package var pitching: [PitcherGame]? = nil
     package var winningPitcher: String? = nil
     package var losingPitcher: String? = nil
+    /// The innings the game was scheduled for (7 in a 2020-21 doubleheader game); nil: 9.
+    package var scheduledInnings: Int? = nil
+
+    /// Why a no-hitter by this side could not have counted whatever happened (a 7-inning
+    /// doubleheader game), or why the one it pitched does not: nil when it could.
+    package var cannotCount: UnofficialReason? {
+        if let unofficialReason, unofficialReason != .brokenInExtraInnings { return unofficialReason }
+        if let scheduledInnings, scheduledInnings < 9 { return .sevenInningDoubleheader }
+        return nil
+    }
 
     package struct PitcherGame: Sendable, Hashable, Codable {
         package var pitcher: String
@@ -113,7 +123,8 @@ package struct SideSummary: Sendable, Hashable, Codable {
                 PitcherGame(pitcher: "\($0.pitcher)", outs: $0.outs, earnedRuns: $0.earnedRuns)
             },
             winningPitcher: bids.game.result.winningPitcher.map(\.description),
-            losingPitcher: bids.game.result.losingPitcher.map(\.description))
+            losingPitcher: bids.game.result.losingPitcher.map(\.description),
+            scheduledInnings: bids.game.scheduledInnings == 9 ? nil : bids.game.scheduledInnings)
     }
 
     /// How the bid ended, in words: "perfect game", "no-hitter", "broken up: Eric Sogard singles to

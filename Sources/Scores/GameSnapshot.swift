@@ -92,6 +92,12 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         package var lines: [PitcherLineView]
         /// The first hit, once the bid is broken up.
         package var brokenUpBy: BrokenUp?
+        /// The bid's one chance of ending as a no-hitter, the figure its alerts give; nil once it is
+        /// over, when it cannot count, or where the service has no odds.
+        package var chance: ChanceView? = nil
+        /// Why it cannot count as an official no-hitter whatever happens ("a 7-inning doubleheader
+        /// game"), or why it did not, once over; nil for a bid that can count.
+        package var unofficial: String? = nil
     }
 
     /// The hit that broke up a bid, and its words: "Eric Sogard singles to center field off Kenta
@@ -183,7 +189,7 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
 /// A game's score line, the stream's `score` event: what a scoreboard shows of the game, sent
 /// when any of it changes.
 package struct ScoreLine: Sendable, Hashable, Codable {
-    package struct Side: Sendable, Hashable, Codable {
+    package struct TeamLine: Sendable, Hashable, Codable {
         /// MLB's abbreviation.
         package var team: String
         package var runs: Int
@@ -196,8 +202,8 @@ package struct ScoreLine: Sendable, Hashable, Codable {
     package var statusText: String
     package var inning: Int
     package var half: String
-    package var away: Side
-    package var home: Side
+    package var away: TeamLine
+    package var home: TeamLine
 
     package init(_ game: GameSnapshot) {
         id = game.id
@@ -205,8 +211,10 @@ package struct ScoreLine: Sendable, Hashable, Codable {
         statusText = game.statusText
         inning = game.inning
         half = game.half
-        away = Side(team: game.away.abbreviation, runs: game.away.runs, hits: game.away.hits, errors: game.away.errors)
-        home = Side(team: game.home.abbreviation, runs: game.home.runs, hits: game.home.hits, errors: game.home.errors)
+        away = TeamLine(
+            team: game.away.abbreviation, runs: game.away.runs, hits: game.away.hits, errors: game.away.errors)
+        home = TeamLine(
+            team: game.home.abbreviation, runs: game.home.runs, hits: game.home.hits, errors: game.home.errors)
     }
 }
 

@@ -6,6 +6,18 @@ extension LiveBoard {
     /// A game as it stands in `game`, as of `time`: what the board, the API and the stream say.
     package static func snapshot(_ game: GameFollower, at time: Date) -> GameSnapshot {
         let info = game.info
+        // A pitcher's count is his line's and the pitches of the plate appearance under way.
+        let inProgress = game.atBat.map(\.pitches) ?? 0
+        let pitchingNow = game.state.map { state in
+            game.atBat != nil && state.outs >= 3 ? state.fielder(1, of: state.battingSide) : state.pitcher
+        }
+        func lineView(_ pitcher: PlayerID) -> PitcherLineView? {
+            game.pitcherLines.line(of: pitcher).map { line in
+                var view = PitcherLineView(line, info: info)
+                if pitcher == pitchingNow, inProgress > 0 { view.pitches = view.pitches.map { $0 + inProgress } }
+                return view
+            }
+        }
         func bid(_ bid: NoHitBid) -> GameSnapshot.Bid {
             let status: String
             switch bid.status {
@@ -20,6 +32,19 @@ extension LiveBoard {
                     hit: Words.hit(hit.eventType) ?? "hit", inning: hit.inning, outs: hit.outsInInning,
                     text: PlayDescription.bidPlay(hit, name: info.name(of:)))
             }
+            // Why it cannot count: while alive, what no play can change; once over, what the rules said.
+            var unofficial: String?
+            if case .notOfficial(let reason) = bid.status {
+                unofficial = MessageStrings.english.reasons[reason]
+            } else if bid.isAlive, let reason = game.cannotCount {
+                unofficial = MessageStrings.english.cannotCountWhy[reason]
+            }
+            // The chance its alerts give (the follower's odds, its pitchers' pitches, its season).
+            let chance =
+                bid.isAlive && bid.outs > 0 && unofficial == nil
+                ? game.context.odds?.chance(
+                    outs: bid.outs, pitches: game.pitcherLines.pitches(of: bid.pitchingSide),
+                    season: Int(info.date.prefix(4))) : nil
             return .init(
                 side: bid.pitchingSide == .home ? "home" : "away", team: info.team(bid.pitchingSide).abbreviation,
                 pitchers: bid.pitchers.map(info.name(of:)),
@@ -28,10 +53,8 @@ extension LiveBoard {
                 hitless: bid.isHitless,
                 perfect: bid.isHitless && bid.isPerfect,
                 status: status,
-                lines: bid.pitchers.compactMap { pitcher in
-                    game.pitcherLines.line(of: pitcher).map { PitcherLineView($0, info: info) }
-                },
-                brokenUpBy: brokenUp)
+                lines: bid.pitchers.compactMap(lineView),
+                brokenUpBy: brokenUp, chance: chance.map(ChanceView.init), unofficial: unofficial)
         }
         let state = game.state
         let status: GameSnapshot.Status
@@ -92,7 +115,7 @@ extension LiveBoard {
             }
             return GameSnapshot.Matchup(
                 pitcher: info.name(of: pitcher), batter: info.name(of: batter),
-                pitcherLine: game.pitcherLines.line(of: pitcher).map { PitcherLineView($0, info: info) },
+                pitcherLine: lineView(pitcher),
                 balls: count.map { Int($0.balls) }, strikes: count.map { Int($0.strikes) },
                 batterLine: game.battingLines.line(of: batter, side: side).flatMap(Self.batterLine),
                 lastPitch: lastPitch)

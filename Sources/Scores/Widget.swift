@@ -6,15 +6,15 @@ import Foundation
 package enum Widget {
     /// One game as the widget shows it.
     package struct Game: Sendable, Hashable, Codable {
-        package struct Side: Sendable, Hashable, Codable {
+        package struct Team: Sendable, Hashable, Codable {
             /// MLB's abbreviation (`CWS`).
             package var team: String
             package var runs: Int
         }
 
         package var id: String
-        package var away: Side
-        package var home: Side
+        package var away: Team
+        package var home: Team
         /// The board's status text: `Top 5th`, `Final`, `F/7`, `Postponed (to …)` ...
         package var status: String
         /// scheduled, live or final.
@@ -28,6 +28,8 @@ package enum Widget {
         /// The team (MLB abbreviation) whose pitchers are hitless through four innings or more in a
         /// game under way, or have thrown a no-hitter in a final one.
         package var noHitter: String?
+        /// That bid's chance of ending as a no-hitter ("54%"), while it is alive and can count.
+        package var chance: String? = nil
     }
 
     package struct Body: Sendable, Codable {
@@ -61,7 +63,7 @@ package enum Widget {
             home: .init(team: game.home.abbreviation, runs: game.home.runs), status: game.statusText,
             state: game.status.rawValue, start: game.status == .scheduled ? game.startTime : nil,
             outs: game.status == .live ? game.outs : nil, game: game.gameNumber,
-            noHitter: hitless.map(\.team))
+            noHitter: hitless.map(\.team), chance: hitless.flatMap(\.chance?.text))
     }
 
     static func next(_ games: [GameSnapshot]) -> Int {

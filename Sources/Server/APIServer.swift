@@ -1,18 +1,12 @@
 import Alerts
-import Analytics
 import Baseball
 import Clocks
-import Delivery
 import Foundation
-import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
 import HummingbirdWebSocket
-import Logging
 import NIOCore
-import Pipeline
-import Retrosheet
 import Scores
 import Storage
 
@@ -21,57 +15,6 @@ import Storage
 /// ``AdminRoutes``, Keen's ``AnalyticsAPI``), each given what it needs when it is made, behind one
 /// guarded channel. Errors are JSON (`{"error":{"message":...}}`); bodies and lists are bounded.
 package struct APIServer: Sendable {
-    /// What a server may have beyond its store, board, feed, seasons and clock (each has a default
-    /// for tests of the API alone).
-    package struct Options: Sendable {
-        package var registrar = Registrar()
-        /// Origins of the declared apps' web pages served elsewhere: they may call the device
-        /// endpoints and `/api/config` across origins (CORS); no other origin may.
-        package var webOrigins: Set<String> = []
-        /// How often bids finished in the seasons known (`Data/odds/bid-odds.json`): the attempt
-        /// cards' odds.
-        package var odds: BidOdds?
-        /// Outs a side must be hitless through to count as a current attempt (12: four innings).
-        package var attemptOuts = 12
-        /// The VAPID public key browsers subscribe with (base64url), when Web Push is configured.
-        package var vapidPublicKey: String?
-        /// The operator's token for `/api/admin/...`; without one those endpoints are closed.
-        package var adminToken: String?
-        /// The registry behind /metrics (the dispatchers feed it through its factory).
-        package var metrics = ServerMetrics()
-        /// Who may read /metrics: loopback only by default.
-        package var metricsAccess = MetricsAccess.loopback
-        /// The outbox, for its depth in /metrics and the operator's counts.
-        package var outbox: (any OutboxStore)?
-        /// The web UI's files; nil serves the API alone.
-        package var publicFolder: String? = Bundle.module.resourceURL?.appendingPathComponent("Public").path
-        /// Who may connect and how much they may ask (connections, timeouts, head sizes, streams).
-        package var gate = ConnectionGate(limits: ConnectionLimits())
-        /// Live-stream clients whose writes stopped going out, closed after its timeout (swept by
-        /// ``StreamStallSweep``).
-        package var stalls = StreamStallWatch()
-        /// Keeps each live-stream client to a few batches queued on its connection's event loop.
-        package var pacing = StreamPacing()
-        /// Registrations per client: 10 a minute, 20 at once, by default.
-        package var registrations = RateLimiter(perMinute: 10, burst: 20)
-        /// How long a finished game of the day before stays on the default scoreboard (its late
-        /// games still under way stay until they end).
-        package var keepFinished: TimeInterval = 3 * 3600
-        /// Where live games come from (`replay` or `statsapi`), for the page's data notice.
-        package var source = "replay"
-        /// How the source is doing, for `/readyz` and the metrics (nil: a replay, always current).
-        package var sourceStatus: (@Sendable () -> SourceStatus)?
-        /// The deals: today's answers and histories (none: the deal endpoints answer 404).
-        package var deals: DealDesk?
-        /// Keen's API under `/3.0/projects/...` (the store's analytics).
-        package var analytics: AnalyticsAPI?
-        /// The web app's own analytics project and its write key (public: the page sends its
-        /// views and taps with it), told to the page by `/api/config`.
-        package var webAnalytics: ClientConfiguration.Analytics?
-
-        package init() {}
-    }
-
     package let store: any DeviceStore & SubscriptionStore & MomentStore
     package let board: LiveBoard
     package let feed: LiveFeed
@@ -130,20 +73,6 @@ package struct APIServer: Sendable {
                     attemptOuts: options.attemptOuts)
                 configuration.source = options.source
                 configuration.analytics = options.webAnalytics
-                configuration.odds = options.odds.map { odds in
-                    Dictionary(
-                        uniqueKeysWithValues: BidOdds.outs.compactMap { outs in
-                            odds.sentence(outs: outs).map { ("\(outs)", $0) }
-                        })
-                }
-                configuration.pitchOdds = options.odds?.pitches.map { table in
-                    table.rows.compactMap { row in
-                        options.odds?.pitchChance(outs: row.outs, pitches: row.from).map {
-                            ClientConfiguration.PitchOdds(
-                                outs: row.outs, from: row.from, to: row.to, sentence: $0.sentence)
-                        }
-                    }
-                }
                 configuration.teams = TeamDirectory.clubs(on: API.day(clock.now())).map {
                     ClientConfiguration.Club(abbreviation: $0.abbreviation, code: $0.franchise, name: $0.name)
                 }
@@ -159,7 +88,8 @@ package struct APIServer: Sendable {
         let widget = WidgetFeed(board: board, attemptOuts: options.attemptOuts)
         GameRoutes(
             board: board, feed: feed, store: store, seasons: seasons, widget: widget,
-            views: BoardViewCache(board: board), clock: clock, attemptOuts: options.attemptOuts,
+            views: BoardViewCache(board: board), standingsViews: BoardViewCache(board: board), clock: clock,
+            attemptOuts: options.attemptOuts,
             keepFinished: options.keepFinished
         ).add(to: api)
         DeviceRoutes(
@@ -213,69 +143,6 @@ package struct APIServer: Sendable {
                         HTTP1OrHTTP2Channel<HTTP1WebSocketUpgradeChannel>
                     >.protocolErrorWatcher(gate: gate)),
                 gate: gate, shards: shards)
-        }
-    }
-}
-
-extension APIServer {
-    /// `responder`, answering each request in a child task of the connection's task. A task keeps
-    /// the memory its deepest frames took until it ends (the runtime's task allocator keeps its
-    /// slabs for reuse), and a request's frames (the middlewares, the router, the handler) are
-    /// the deepest an HTTP/1.1 connection's task reaches: kept by every idle keep-alive
-    /// connection, about 11 KB each, where a child task's are freed when the answer is written.
-    /// (HTTP/2 answers each stream in a task of its own already.) The child starts at once on this
-    /// thread, not through the executor's queue (where, on a busy machine, each hop waits).
-    static func inChildTask(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
-        { request, writer, channel in
-            let handedOver = HandedOver(writer)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addImmediateTask { try await responder(request, handedOver.take(), channel) }
-                try await group.waitForAll()
-            }
-        }
-    }
-
-    /// A response writer handed to the child task that answers (taken once, there).
-    private final class HandedOver: @unchecked Sendable {
-        private var writer: ResponseWriter?
-
-        init(_ writer: consuming ResponseWriter) { self.writer = .some(writer) }
-
-        func take() -> ResponseWriter {
-            guard let writer = writer.take() else { preconditionFailure("a response writer is taken once") }
-            return writer
-        }
-    }
-}
-
-/// The service's HTTP application, as `nohit serve` runs it and the tests and benchmarks drive it:
-/// `api`'s routes behind its guarded channel, on `configuration`'s address (the Hummingbird
-/// template's `buildApplication`). Its connections run in `ConnectionShards`, a service of the
-/// application's own that stops after the server.
-package func buildApplication(
-    _ api: APIServer, configuration: ApplicationConfiguration = ApplicationConfiguration(),
-    onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }, logger: Logger? = nil
-) -> some ApplicationProtocol {
-    let shards = ConnectionShards()
-    return Application(
-        responder: OwnTaskResponder(base: api.router().buildResponder()), server: api.server(shards: shards),
-        configuration: configuration, services: [shards], onServerRunning: onServerRunning, logger: logger)
-}
-
-/// `base`, each request routed and handled (the middlewares, the router, the handler) in a task
-/// of its own that ends with the response's head: the memory its frames took is freed before the
-/// body is written, and a live stream's body, written for hours, is written from a shallow task
-/// (5,000 never-reading streams: +168 MB, were +196 MB). Started at once on this thread.
-struct OwnTaskResponder<Base: HTTPResponder>: HTTPResponder where Base.Context: Sendable {
-    typealias Context = Base.Context
-
-    let base: Base
-
-    func respond(to request: Request, context: Context) async throws -> Response {
-        try await withThrowingTaskGroup(of: Response.self) { group in
-            group.addImmediateTask { try await base.respond(to: request, context: context) }
-            guard let response = try await group.next() else { preconditionFailure("the one task answers") }
-            return response
         }
     }
 }

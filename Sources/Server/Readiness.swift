@@ -1,6 +1,6 @@
+import Clocks
 import Foundation
 import Logging
-import Synchronization
 
 /// What `/readyz` says of the source of games, read at each request: ready, or degraded and why.
 /// The source fills it in (`nohit serve` from its Stats API poller; a replayed day is always
@@ -79,7 +79,7 @@ struct Readiness: Encodable {
     ) async -> Readiness {
         let started = ContinuousClock.now
         var database = Check(ok: true)
-        switch await answer(ping, within: deadline) {
+        switch await Deadline.result(within: deadline, ping) {
         case .none:
             database = Check(ok: false, reason: "the database did not answer within \(deadline)")
         case .some(.failure(let error)):
@@ -104,42 +104,5 @@ struct Readiness: Encodable {
         }
         let degraded = checks.filter { !$0.value.ok }.map(\.key).sorted()
         return Readiness(status: degraded.isEmpty ? "ready" : "degraded", degraded: degraded, checks: checks)
-    }
-
-    /// What `body` gave, or nil when it did not end within `deadline`: the answer does not wait
-    /// for a body that ignores cancellation (it is left to finish on its own).
-    static func answer(
-        _ body: @escaping @Sendable () async throws -> Void, within deadline: Duration
-    ) async -> Result<Void, any Error>? {
-        let race = Race()
-        return await withCheckedContinuation { continuation in
-            race.waiting.withLock { $0 = continuation }
-            let work = Task {
-                let result: Result<Void, any Error>
-                do {
-                    try await body()
-                    result = .success(())
-                } catch {
-                    result = .failure(error)
-                }
-                race.waiting.withLock { $0.take() }?.resume(returning: result)
-                race.timer.withLock { $0?.cancel() }
-            }
-            race.timer.withLock {
-                $0 = Task {
-                    try? await Task.sleep(for: deadline)
-                    if let waiting = race.waiting.withLock({ $0.take() }) {
-                        work.cancel()
-                        waiting.resume(returning: nil)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Who answers first: the work or its deadline.
-    private final class Race: Sendable {
-        let waiting = Mutex<CheckedContinuation<Result<Void, any Error>?, Never>?>(nil)
-        let timer = Mutex<Task<Void, Never>?>(nil)
     }
 }

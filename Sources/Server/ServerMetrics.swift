@@ -1,6 +1,5 @@
 import CoreMetrics
 import Foundation
-import Pipeline
 import Prometheus
 import Scores
 import Storage

@@ -1,9 +1,6 @@
-import Clocks
 import Foundation
-import HummingbirdWSClient
 import Logging
-import NIOCore
-import NIOSSL
+import ServiceLifecycle
 import Synchronization
 
 /// What the Gameday push said and the poller has not acted on yet: for each game, the newest
@@ -82,24 +79,26 @@ package protocol GamedayPushing: Sendable {
     /// The games to listen to now: a channel is opened for each new one, and closed for a game no
     /// longer named.
     func follow(_ pks: Set<Int>)
-    /// Closes every channel.
-    func stop()
 }
 
 /// The Gameday websocket push (`{base}v1/game/push/subscribe/gameday/{pk}`): one socket per game
-/// followed. A message names the game and the feed's new timecode; the text `Gameday5` is the
-/// heartbeat (every 10 s). A socket that fails, closes or stays silent past `silence` is opened
-/// again after a backoff with full jitter (1 s doubling to a minute): meanwhile the poller polls
-/// at the feed's wait, so a lost push costs latency only.
-package final class GamedayPushClient: GamedayPushing {
+/// followed, as a Service whose `run()` holds them in a task group. A message names the game and
+/// the feed's new timecode; the text `Gameday5` is the heartbeat (every 10 s). A socket that
+/// fails, closes or stays silent past `silence` is opened again after a backoff with full jitter
+/// (1 s doubling to a minute): meanwhile the poller polls at the feed's wait, so a lost push costs
+/// latency only.
+package final class GamedayPushClient: GamedayPushing, Service {
     package let nudges = PushNudges()
     /// `wss://ws.statsapi.mlb.com/api/` (a fake's `ws://127.0.0.1:port/api/`).
     package let baseURL: String
     package let silence: Duration
     private let logger: Logger
     private let random: @Sendable () -> Double
-    private let listeners = Mutex<[Int: Task<Void, Never>]>([:])
-    private let stopped = Mutex(false)
+    /// The games followed, each with what ends its socket's current wait when it is no longer
+    /// followed; and the games to start listening to, handed to `run`.
+    private let followed = Mutex<[Int: Ended]>([:])
+    private let starts: AsyncStream<Int>
+    private let starting: AsyncStream<Int>.Continuation
 
     package init(
         baseURL: String, logger: Logger, silence: Duration = .seconds(30),
@@ -109,6 +108,7 @@ package final class GamedayPushClient: GamedayPushing {
         self.logger = logger
         self.silence = silence
         self.random = random
+        (starts, starting) = AsyncStream.makeStream(of: Int.self)
     }
 
     /// The push's base for a Stats API base: MLB's own, or the same host's `ws(s)` for another
@@ -128,89 +128,78 @@ package final class GamedayPushClient: GamedayPushing {
     }
 
     package func follow(_ pks: Set<Int>) {
-        guard !stopped.withLock({ $0 }) else { return }
-        let ended = listeners.withLock { listeners -> [Task<Void, Never>] in
-            var ended: [Task<Void, Never>] = []
-            for (pk, task) in listeners where !pks.contains(pk) {
-                ended.append(task)
-                listeners[pk] = nil
+        let (started, ended) = followed.withLock { followed -> ([Int], [Ended]) in
+            var ended: [Ended] = []
+            for (pk, end) in followed where !pks.contains(pk) {
+                ended.append(end)
+                followed[pk] = nil
             }
-            for pk in pks where listeners[pk] == nil {
-                listeners[pk] = Task { [self] in await listen(pk) }
-            }
-            return ended
+            let started = pks.filter { followed[$0] == nil }
+            for pk in started { followed[pk] = Ended() }
+            return (Array(started), ended)
         }
-        for task in ended { task.cancel() }
+        for end in ended { end.fire() }
+        for pk in started { starting.yield(pk) }
     }
 
-    package func stop() {
-        stopped.withLock { $0 = true }
-        let all = listeners.withLock { listeners in
-            defer { listeners.removeAll() }
-            return Array(listeners.values)
+    /// Listens to each game as it is followed, until graceful shutdown (every socket is closed).
+    package func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                for await pk in self.starts {
+                    group.addTask { await self.listen(pk) }
+                }
+            }
         }
-        for task in all { task.cancel() }
     }
 
-    /// One game's socket, opened again until cancelled.
+    /// What ends a game's current socket when the game is no longer followed; nil once it is not.
+    private func ended(_ pk: Int) -> Ended? { followed.withLock { $0[pk] } }
+
+    /// One game's socket, opened again until the game is no longer followed or the task is
+    /// cancelled.
     private func listen(_ pk: Int) async {
         let url = baseURL + "v1/game/push/subscribe/gameday/\(pk)"
         var failures = 0
-        while !Task.isCancelled {
+        while !Task.isCancelled, let unfollowed = ended(pk) {
             let heard = Heard()
-            let opened = DispatchTime.now().uptimeNanoseconds
-            // The socket runs in a task of its own, and the listener waits for whichever comes
-            // first: its end, a silence, or the listener's cancellation. A connection stuck in
-            // its handshake does not heed cancellation: it is let go, not waited for.
-            let connection = Task { [self, logger] in
-                try await WebSocketClient.connect(
-                    url: url, configuration: .init(maxFrameSize: 1 << 16),
-                    tlsConfiguration: url.hasPrefix("wss:") ? .makeClientConfiguration() : nil,
-                    logger: logger
-                ) { inbound, _, _ in
-                    for try await message in inbound.messages(maxSize: 1 << 16) {
-                        heard.heard()
-                        guard case .text(let text) = message else { continue }
-                        self.received(text, pk: pk)
+            let opened = ContinuousClock.now
+            // Whichever comes first: the socket's end, a silence, the game no longer followed.
+            let reason = await withTaskGroup(of: String?.self) { group in
+                group.addTask { [self] in
+                    do {
+                        try await GamedaySocket(url: url).run { text in
+                            heard.heard()
+                            if let text { self.received(text, pk: pk) }
+                        }
+                        return "closed"
+                    } catch {
+                        return "\(error)"
                     }
                 }
-            }
-            let ended = Ended()
-            let watch = Task {
-                if case .failure(let error) = await connection.result { ended.fire(failure: "\(error)") }
-                ended.fire()
-            }
-            // A socket that says nothing, not even its heartbeat, is opened again.
-            let watchdog = Task { [silence] in
-                let limit =
-                    UInt64(silence.components.seconds) * 1_000_000_000
-                    + UInt64(silence.components.attoseconds / 1_000_000_000)
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(250))
-                    let last = heard.last.load(ordering: .relaxed)
-                    let now = DispatchTime.now().uptimeNanoseconds
-                    if now > last, now - last > limit {
-                        ended.fire()
-                        return
+                group.addTask { [silence] in
+                    // A socket that says nothing, not even its heartbeat, is opened again.
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(250))
+                        if ContinuousClock.now - heard.last > silence { return "silent" }
                     }
+                    return nil
                 }
+                group.addTask {
+                    await unfollowed.wait()
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
             }
-            await withTaskCancellationHandler {
-                await ended.wait()
-            } onCancel: {
-                ended.fire()
-            }
-            connection.cancel()
-            watchdog.cancel()
-            watch.cancel()
-            if Task.isCancelled { return }
+            guard let reason, !Task.isCancelled, ended(pk) === unfollowed else { return }
             logger.debug(
-                "push channel ended; polling meanwhile",
-                metadata: ["game.pk": "\(pk)", "reason": "\(ended.failure ?? "closed, or silent")"])
+                "push channel ended; polling meanwhile", metadata: ["game.pk": "\(pk)", "reason": "\(reason)"])
             // The backoff starts again only after a socket that lived and spoke: one that speaks
             // once and drops is opened less and less often.
-            let lived = DispatchTime.now().uptimeNanoseconds - opened > 60 * 1_000_000_000
-            failures = heard.any.load(ordering: .relaxed) && lived ? 1 : failures + 1
+            let lived = ContinuousClock.now - opened > .seconds(60)
+            failures = heard.any && lived ? 1 : failures + 1
             let ceiling = min(60, pow(2, Double(min(failures - 1, 6))))
             do {
                 try await Task.sleep(for: .seconds(max(0.05, random() * ceiling)))
@@ -220,58 +209,64 @@ package final class GamedayPushClient: GamedayPushing {
         }
     }
 
-    /// Fired once, by whichever comes first (the socket's end, with its failure; a silence; the
-    /// listener's cancellation); waited for once.
+    /// Fired once (the game is no longer followed); waited for by the game's listener.
     final class Ended: Sendable {
-        private let state = Mutex<(fired: Bool, waiter: CheckedContinuation<Void, Never>?, failure: String?)>(
-            (false, nil, nil))
+        private let state = Mutex<(fired: Bool, waiters: [Int: CheckedContinuation<Void, Never>], next: Int)>(
+            (false, [:], 0))
 
-        /// Why the socket failed, when it did and that ended it.
-        var failure: String? { state.withLock { $0.failure } }
-
-        func fire(failure: String? = nil) {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard !state.fired else { return nil }
+        func fire() {
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.fired = true
-                state.failure = failure
-                defer { state.waiter = nil }
-                return state.waiter
+                defer { state.waiters.removeAll() }
+                return Array(state.waiters.values)
             }
-            waiter?.resume()
+            for waiter in waiters { waiter.resume() }
         }
 
+        /// Returns once fired, or when the task is cancelled.
         func wait() async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let fired = state.withLock { state -> Bool in
-                    if state.fired { return true }
-                    state.waiter = continuation
-                    return false
+            let id = state.withLock { state -> Int in
+                state.next += 1
+                return state.next
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { state -> Bool in
+                        if state.fired || Task.isCancelled { return true }
+                        state.waiters[id] = continuation
+                        return false
+                    }
+                    if now { continuation.resume() }
                 }
-                if fired { continuation.resume() }
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
             }
         }
     }
 
     /// A message on game `pk`'s socket: a nudge, when it is about that game and names a timecode.
     func received(_ text: String, pk: Int) {
-        guard text.first == "{", let message = try? JSONDecoder().decode(PushMessage.self, from: Data(text.utf8)),
-            Int(message.gamePk) == pk
-        else { return }
+        guard text.first == "{" else { return }
+        let message: PushMessage
+        do {
+            message = try JSONDecoder().decode(PushMessage.self, from: Data(text.utf8))
+        } catch {
+            logger.debug("push message not read", metadata: ["game.pk": "\(pk)", "error": "\(error)"])
+            return
+        }
+        guard Int(message.gamePk) == pk else { return }
         nudges.add(pk: pk, timeStamp: message.timeStamp, updateID: message.updateId)
     }
 
     /// When a socket last heard anything, and whether it heard anything at all.
     final class Heard: Sendable {
-        let last = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
-        let any = Atomic<Bool>(false)
+        private let state = Mutex<(last: ContinuousClock.Instant, any: Bool)>((.now, false))
+
+        var last: ContinuousClock.Instant { state.withLock { $0.last } }
+        var any: Bool { state.withLock { $0.any } }
 
         func heard() {
-            last.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-            any.store(true, ordering: .relaxed)
+            state.withLock { $0 = (.now, true) }
         }
-    }
-
-    struct PushSilence: Error, CustomStringConvertible {
-        var description: String { "no message, not even a heartbeat, within the silence limit" }
     }
 }

@@ -195,7 +195,7 @@ package struct GumboGame: Sendable {
         return AtBat(
             batter: batter, balls: count.balls, strikes: count.strikes,
             lastPitch: last.details.type?.description ?? last.details.description,
-            lastPitchSpeed: last.pitchData?.startSpeed, afterUpdates: afterUpdates)
+            lastPitchSpeed: last.pitchData?.startSpeed, pitches: pitches.count, afterUpdates: afterUpdates)
     }
 
     package enum ReadError: Error, CustomStringConvertible {
@@ -341,18 +341,26 @@ package struct GumboGame: Sendable {
         var byRunner: [Int: (start: Int, end: Destination, out: Bool)] = [:]
         var order: [Int] = []
         for runner in runners {
-            // Errors charged on the play, and the fielder who first played the ball.
+            let id = runner.details.runner.id
+            let start = try base(runner.movement.start)
+            // Where the runner stood as the play began (a runner's movements chain).
+            let origin = byRunner[id]?.start ?? start
+            // Errors charged on the play (each on the movement it let happen), and the fielder who
+            // first played the ball.
             for credit in runner.credits ?? [] {
                 guard let code = credit.position?.code.flatMap({ UInt8($0) }), (1...9).contains(code) else { continue }
                 if credit.credit.hasSuffix("_error") {
                     play.errors.append(code)
+                    play.advanceErrors[origin] = AdvanceError(
+                        fielder: code, throwing: credit.credit == "f_throwing_error")
                 } else if play.fieldedBy == 0 && runner.movement.start == nil {
                     play.fieldedBy = code
                 }
             }
-            let id = runner.details.runner.id
-            let start = try base(runner.movement.start)
             let out = runner.movement.isOut == true
+            if out, let at = runner.movement.outBase {
+                play.outAt[origin] = at == "score" ? 4 : UInt8(at.prefix(1)).map { min($0, 4) } ?? 0
+            }
             let end: Destination
             switch runner.movement.end {
             case nil: end = .none

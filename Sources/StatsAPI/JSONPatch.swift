@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A JSON Pointer (RFC 6901): `/liveData/plays/allPlays/61/count/balls`.
 package struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
@@ -94,9 +95,9 @@ package enum PatchOperation: Sendable, Hashable {
     /// Reads an operation object (`{"op": ..., "path": ..., ...}`); `index` is its place in the patch.
     package init(_ object: JSONValue, index: Int) throws(JSONPatchError) {
         guard case .object(let fields) = object else { throw .badOperation(index: index, "not an object") }
-        guard let op = fields["op"]?.stringValue else { throw .badOperation(index: index, "no \"op\"") }
+        guard let op = fields["op"]?.string else { throw .badOperation(index: index, "no \"op\"") }
         func pointer(_ key: String) throws(JSONPatchError) -> JSONPointer {
-            guard let text = fields[key]?.stringValue else {
+            guard let text = fields[key]?.string else {
                 throw .badOperation(index: index, "\(op) needs a \"\(key)\" string")
             }
             return try JSONPointer(text)
@@ -313,13 +314,12 @@ package struct JSONPatch: Sendable, Hashable {
         }
     }
 
-    /// JSON equality for `test`: numbers compare by value (1 equals 1.0).
+    /// JSON equality for `test`: numbers by value, objects whatever their members' order.
     static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
-        case (.int(let x), .double(let y)), (.double(let y), .int(let x)): return Double(x) == y
         case (.array(let x), .array(let y)): return x.count == y.count && zip(x, y).allSatisfy { equal($0, $1) }
         case (.object(let x), .object(let y)):
-            return x.count == y.count && x.allSatisfy { key, value in y[key].map { equal(value, $0) } ?? false }
+            return x.count == y.count && x.members.allSatisfy { key, value in y[key].map { equal(value, $0) } ?? false }
         default: return a == b
         }
     }

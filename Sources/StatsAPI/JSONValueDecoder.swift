@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension JSONValue {
     /// Reads the document as a typed value, straight from the tree: a patched live feed is read
@@ -39,8 +40,15 @@ private struct JSONValueDecoder: Decoder {
     // MARK: Containers
 
     struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        /// The object's members by key (an object keeps them in order; a container looks each
+        /// one up by name, so the lookups are made once into a table).
         let object: [String: JSONValue]
         let codingPath: [any CodingKey]
+
+        init(object: JSONObject, codingPath: [any CodingKey]) {
+            self.object = Dictionary(object.members, uniquingKeysWith: { first, _ in first })
+            self.codingPath = codingPath
+        }
 
         var allKeys: [Key] { object.keys.compactMap { Key(stringValue: $0) } }
 
@@ -187,26 +195,15 @@ private struct JSONValueDecoder: Decoder {
         }
 
         func decode(_ type: Double.Type) throws -> Double {
-            switch value {
-            case .double(let double): return double
-            case .int(let int): return Double(int)
-            default: throw mismatch(type)
-            }
+            guard case .number(let number) = value else { throw mismatch(type) }
+            return number
         }
 
         func decode(_ type: Float.Type) throws -> Float { Float(try decode(Double.self)) }
 
         private func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-            switch value {
-            case .int(let int):
-                guard let exact = T(exactly: int) else { throw mismatch(type) }
-                return exact
-            case .double(let double):
-                guard let exact = T(exactly: double) else { throw mismatch(type) }
-                return exact
-            default:
-                throw mismatch(type)
-            }
+            guard case .number(let number) = value, let exact = T(exactly: number) else { throw mismatch(type) }
+            return exact
         }
 
         func decode(_ type: Int.Type) throws -> Int { try integer(type) }
@@ -232,7 +229,7 @@ extension JSONValue {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
-        case .int, .double: "a number"
+        case .number: "a number"
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"

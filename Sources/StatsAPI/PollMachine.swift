@@ -1,5 +1,6 @@
 import Baseball
 import Foundation
+import JSON
 import Logging
 
 /// The poller's decisions, without I/O: when the schedule is asked for and for which dates, which

@@ -111,7 +111,7 @@ enum StoredJSON {
         do {
             return try decoder.decode(type, from: Data(text.utf8))
         } catch {
-            throw StoreError.corrupt("\(type): \(error)")
+            throw StoreError.corrupt("\(type)", reason: "\(error)")
         }
     }
 }

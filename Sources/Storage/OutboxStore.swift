@@ -1,5 +1,4 @@
 import Alerts
-import Baseball
 import Foundation
 
 /// The outbox: one row per (moment, device) to deliver, written with its moment in one

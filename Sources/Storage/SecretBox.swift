@@ -56,7 +56,7 @@ package struct SecretBox: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard let bytes = Data(base64Encoded: text), bytes.count == 32 else {
-            throw StoreError.corrupt("the secrets key \(path) is not 32 bytes in base64")
+            throw StoreError.corrupt("the secrets key", key: path, reason: "not 32 bytes in base64")
         }
         return SecretBox(key: SymmetricKey(data: bytes))
     }

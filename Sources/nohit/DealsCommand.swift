@@ -1,7 +1,6 @@
 import ArgumentParser
 import Deals
 import Foundation
-import Retrosheet
 
 /// `nohit deals [--json] [--rule ID] [--deals FILE] FILE|DIR...`: every rule's deal days in
 /// Retrosheet seasons, by month and by franchise, through the same evaluation as live games.

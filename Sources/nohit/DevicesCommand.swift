@@ -2,7 +2,6 @@ import Alerts
 import ArgumentParser
 import Delivery
 import Foundation
-import Storage
 
 /// `nohit devices`: register devices from the command line (the demo, tests, benchmarks).
 struct DevicesCommand: AsyncParsableCommand {

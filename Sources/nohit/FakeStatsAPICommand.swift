@@ -1,5 +1,6 @@
 import Alerts
 import ArgumentParser
+import Assembly
 import Clocks
 import Configuration
 import FakeStatsAPI
@@ -7,7 +8,6 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
-import Pipeline
 
 /// `nohit fake-statsapi --date DATE`: a Retrosheet day served as MLB's Stats API.
 struct FakeStatsAPICommand: AsyncParsableCommand {
@@ -90,15 +90,14 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
         if let speed { flags["replay.speed"] = .double(speed) }
         if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
         let settings = try await Settings.load(flags: flags, file: config)
-        let speed = try settings.double("replay.speed", default: 60)
+        let speed = try settings.double("replay.speed", default: ServiceSettings.Replay.serveSpeed)
         guard speed >= 0 && speed.isFinite else { throw ValidationError("the speed must be 0 or more, not \(speed)") }
         guard let date = try settings.string("replay.date"), !date.isEmpty else {
             throw ValidationError(
                 "give the day to serve: --date YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file)")
         }
         let places = try settings.strings("retrosheet.data") ?? []
-        let games = try ReplaySetup.games(
-            on: date, places: places.isEmpty ? RetrosheetData.defaultPlaces() : places)
+        let games = try ServiceSettings.readDay(date, places: places.isEmpty ? RetrosheetData.defaultPlaces() : places)
         let firstPitch = games.map(\.start).min()!
         let clock: any WallClock =
             speed == 0

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Assembly
 import Server
 
 #if canImport(Glibc)
@@ -67,6 +68,9 @@ struct NoHit: AsyncParsableCommand {
             }
         } catch let error as ValidationError {
             StandardStreams.writeError("nohit: \(error.message)\n")
+            terminate(2)
+        } catch let error as StartError {
+            StandardStreams.writeError("nohit: \(error)\n")
             terminate(2)
         } catch {
             exit(withError: error)

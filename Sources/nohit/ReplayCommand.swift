@@ -1,13 +1,10 @@
 import Alerts
 import ArgumentParser
+import Assembly
 import Baseball
-import Clocks
-import Deals
 import Foundation
 import Logging
 import Pipeline
-import Retrosheet
-import ServiceLifecycle
 import Storage
 import UnixSignals
 
@@ -29,20 +26,7 @@ struct ReplayCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: Settings.help("replay.date"))
-    var date: String?
-
-    @Option(help: Settings.help("replay.speed"))
-    var speed: Double?
-
-    @Option(help: Settings.help("retrosheet.data"))
-    var data: [String] = []
-
-    @Option(name: .customLong("deals"), help: Settings.help("deals.files"))
-    var dealFiles: [String] = []
-
-    @Option(help: Settings.help("delivery.concurrency"))
-    var concurrency: Int?
+    @OptionGroup var pipeline: PipelineOptions
 
     @Flag(help: "Print only the summary, not each moment.")
     var quiet = false
@@ -52,95 +36,42 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        var flags = providers.flags.merging(logging.flags) { $1 }
-        if !data.isEmpty { flags["retrosheet.data"] = .stringArray(data) }
-        if !dealFiles.isEmpty { flags["deals.files"] = .stringArray(dealFiles) }
-        if let concurrency { flags["delivery.concurrency"] = .int(concurrency) }
-        if let date { flags["replay.date"] = .string(date) }
-        if let speed { flags["replay.speed"] = .double(speed) }
-        let settings = try await store.settings(flags)
-        let concurrency = try settings.int("delivery.concurrency", default: 256)
-        let speed = try settings.double("replay.speed", default: 0)
-        try ReplaySetup.validate(speed: speed, concurrency: concurrency)
-        guard let date = try settings.string("replay.date") else {
-            throw ValidationError(
-                "give the day to replay: --date YYYY-MM-DD (or NOHIT_REPLAY_DATE, or replay.date in the file)")
-        }
-        let dealRules = try Runtime.dealRules(settings)
-        try logging.bootstrap(settings)
-        let location = try store.location(settings)
-        let day = try ReplaySetup.day(date, settings: settings)
-        try await location.withStore { opened in
-            try await replay(
-                opened, day: day, date: date, speed: speed, location: location, settings: settings,
-                concurrency: concurrency, dealRules: dealRules)
+        let config = try await store.settings(
+            providers.flags.merging(logging.flags) { $1 }.merging(pipeline.flags) { $1 })
+        // Every setting is read and checked, and the day's games read, before anything is opened.
+        let settings = try ServiceSettings.read(config, store: store, providers: providers, http: nil, ending: true)
+        try logging.bootstrap(config)
+        guard case .replay(let replay) = settings.source else { return }
+        var hooks = NoHitService.Hooks()
+        hooks.signals = [.sigterm, .sigint]
+        hooks.notice = { StandardStreams.writeError("nohit: \($0)\n") }
+        hooks.logger = Logger(label: "nohit.replay")
+        let printer = quiet ? nil : MomentPrinter()
+        hooks.consumers = printer.map { [$0] } ?? []
+        try await NoHitService.withService(settings, hooks: hooks) { service in
+            try await Self.replay(replay, on: service)
         }
     }
 
-    func replay(
-        _ opened: OpenedStore, day: (games: [ReplayGame], places: [String]), date: String, speed: Double,
-        location: StoreLocation, settings: Settings, concurrency: Int, dealRules: [DealRule]
-    ) async throws {
-        let logger = Logger(label: "nohit.replay")
-        let setup = try await ReplaySetup.prepare(
-            day: day, speed: speed, settings: settings, store: opened, location: location, providers: providers,
-            logger: logger)
-        let (games, database, channels, clock, manual) = (
-            setup.games, setup.database, setup.channels, setup.clock, setup.manual
-        )
-
-        let statistics = DeliveryStatistics()
-        let runtime = Runtime(
-            store: database, channels: channels.channels, clock: clock, concurrency: concurrency,
-            staleAfter: setup.settings.staleAfter, statistics: statistics, dealRules: dealRules,
-            consumers: quiet ? [] : [MomentPrinter(clock: clock)], feedback: setup.feedback,
-            odds: ServeCommand.shippedOdds(), logger: logger)
-        let services: [ServiceGroupConfiguration.ServiceConfiguration]
-        let progress: ReplaySource.Progress
-        if let coordination = opened.coordination, let run = setup.run {
-            // Several instances play the day together: each game said by one of them into the shared
-            // game log, which every instance applies; the day over, each waits for the alerts.
-            let shared = Runtime.Shared(
-                coordination: coordination, run: run, runtime: runtime, clock: clock,
-                about: "nohit replay \(date) x\(speed)", logger: logger)
-            var source = SharedReplaySource(
-                timeline: ReplayTimeline(games: games), leases: shared.leases, log: shared.log, clock: clock)
-            source.afterDay = {
-                try await shared.caughtUp()
-                try await runtime.pipeline.waitUntilDrained(manual: nil)
-            }
-            progress = source.progress
-            services = shared.services + [.init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)]
-        } else {
-            var source = ReplaySource(games: games, sink: runtime.hub, clock: clock)
-            source.settle = { try await runtime.pipeline.waitUntilIdle() }
-            source.afterDay = { try await runtime.pipeline.waitUntilDrained(manual: manual) }
-            progress = source.progress
-            services = [.init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)]
-        }
-
+    /// Runs the day through `service` and says what it did.
+    static func replay(_ replay: ServiceSettings.Replay, on service: NoHitService) async throws {
         let started = ContinuousClock.now
-        var signal: UnixSignal?
-        var failure: (any Error)?
+        let signal: UnixSignal?
         do {
             // The day over and every alert sent, the group shuts down (the dispatchers last).
-            signal = try await runtime.run(services, logger: logger)
+            signal = try await service.run()
         } catch {
-            failure = error
-        }
-        try? await channels.shutdown()
-        if let failure {
-            StandardStreams.writeError("nohit: replay failed: \(failure)\n")
+            StandardStreams.writeError("nohit: replay failed: \(error)\n")
             throw ExitCode(1)
         }
         let elapsed = ContinuousClock.now - started
-
-        let delivered = statistics.snapshot
-        let counts = try await database.outboxCounts()
-        let published = runtime.alerts.counts.value
-        let skipped = await runtime.hub.problems.keys.sorted()
+        let delivered = service.pipeline.statistics.snapshot
+        let counts = try await service.store.store.outboxCounts()
+        let published = service.alerts.counts.value
+        let skipped = await service.hub.problems.keys.sorted()
+        let updates = service.progress?.updates ?? 0
         var lines = [
-            "\(date): \(games.count) games, \(progress.updates) plays\(setup.run == nil ? "" : " said here"), "
+            "\(replay.date): \(replay.games.count) games, \(updates) plays\(service.run == nil ? "" : " said here"), "
                 + "\(published.moments) moments (\(published.new) new), \(published.deliveries) alerts planned"
         ]
         if !skipped.isEmpty {
@@ -155,13 +86,14 @@ struct ReplayCommand: AsyncParsableCommand {
         if published.deliveries == 0 {
             lines.append(
                 try await Self.whyNoAlerts(
-                    moments: published.moments, new: published.new, store: database, name: opened.name))
+                    moments: published.moments, new: published.new, store: service.store.store,
+                    name: service.store.name))
         }
         lines.append(
             "outbox: \(counts.delivered) delivered, \(counts.pending) pending, \(counts.sending) in doubt, "
                 + "\(counts.failed) failed, \(counts.superseded) superseded")
         StandardStreams.writeError(lines.map { "nohit: \($0)\n" }.joined())
-        if let signal, !progress.isDone {
+        if let signal, service.progress?.isDone != true {
             StandardStreams.writeError(
                 "nohit: stopped by signal \(signal.rawValue); the rest is sent on the next run\n")
             throw ExitCode(128 + signal.rawValue)
@@ -189,17 +121,16 @@ struct ReplayCommand: AsyncParsableCommand {
             + "moments (thresholds, favourite teams, alert frequency)"
     }
 
-    /// Prints each moment as it happens, with the replay clock's time in the ballpark.
+    /// Prints each moment as it happens, with the replay clock's time in the ballpark (the time
+    /// of the change that made it).
     struct MomentPrinter: GameChangeConsumer {
-        let clock: any WallClock
-
         func consume(_ change: GameChange) async throws {
             // The no-hit bids' moments (the replay is about them; score alerts go to the devices).
             // (An out's odds moment is for the devices that chose odds alerts: not printed.)
             for moment in change.moments where moment.kind.isBid && moment.kind != .hitlessOut {
                 let text = MessageText.render(moment, game: change.game.info, jinxSafe: false)
                 print(
-                    "\(ReplayCommand.timestamp(clock.now(), game: change.game.info))  \(moment.id)  "
+                    "\(ReplayCommand.timestamp(change.time, game: change.game.info))  \(moment.id)  "
                         + "\(text.title) — \(text.body)")
             }
         }
@@ -212,18 +143,5 @@ struct ReplayCommand: AsyncParsableCommand {
         formatter.timeZone = TimeZone(identifier: game.home.club.timeZone)
         formatter.dateFormat = "yyyy-MM-dd HH:mm zzz"
         return formatter.string(from: date)
-    }
-}
-
-/// Where Retrosheet seasons are found when --data is not given.
-enum RetrosheetData {
-    /// The first of `$NOHIT_RETROSHEET`, the 2020 season bundled with the project
-    /// (`Data/retrosheet`, with Retrosheet's notice) and `../shared/data/retrosheet` that exists.
-    static func defaultPlaces() -> [String] {
-        let candidates =
-            [ProcessInfo.processInfo.environment["NOHIT_RETROSHEET"]].compactMap { $0 } + [
-                "Data/retrosheet", "../shared/data/retrosheet",
-            ]
-        return [candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "Data/retrosheet"]
     }
 }

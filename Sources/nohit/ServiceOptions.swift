@@ -1,5 +1,7 @@
 import ArgumentParser
+import Assembly
 import Configuration
+import Crypto
 import Delivery
 import Dispatch
 import FakeProviders
@@ -7,7 +9,6 @@ import Foundation
 import Logging
 import Pipeline
 import Server
-import Storage
 
 #if canImport(Glibc)
     import Glibc
@@ -60,19 +61,17 @@ struct StoreOptions: ParsableArguments {
 
     /// Where the database is, by the settings.
     func location(_ settings: Settings) throws -> StoreLocation {
-        let dataDir = try settings.string("store.data-dir", default: "nohit-data")
+        let dataDir = try settings.string("store.data-dir", default: StoreLocation.defaultDataDir)
         let instance = try settings.string("store.instance-id")
         if let instance, instance.wholeMatch(of: /[A-Za-z0-9._:-]{1,100}/) == nil {
             throw ValidationError("the instance id must be 1 to 100 letters, digits, '.', '_', ':' or '-'")
         }
-        let lease = try settings.int("store.lease-seconds", default: 20)
+        let lease = try settings.int("store.lease-seconds", default: StoreLocation.defaultLeaseSeconds)
         guard (2...600).contains(lease) else {
             throw ValidationError("the lease must be 2 to 600 seconds, not \(lease)")
         }
         return StoreLocation(
-            dataDir: dataDir,
-            databasePath: try settings.string("store.database")
-                ?? (dataDir as NSString).appendingPathComponent("nohit.sqlite"),
+            dataDir: dataDir, database: try settings.string("store.database"),
             secretsKey: try settings.string("store.secrets-key"), instanceID: instance, leaseSeconds: lease)
     }
 
@@ -81,132 +80,8 @@ struct StoreOptions: ParsableArguments {
     func withStore<Result: Sendable>(
         existing: Bool = false, _ body: @Sendable (OpenedStore) async throws -> Result
     ) async throws -> Result {
-        try await location(try await settings()).withStore(existing: existing, body)
-    }
-}
-
-/// An open database: every store protocol, and for PostgreSQL what instances agree through it.
-struct OpenedStore: Sendable {
-    var store: any ServiceStore
-    /// Set when several instances may share the database (PostgreSQL).
-    var coordination: (any CoordinationStore)?
-    /// The file, or the URL without its password (for messages).
-    var name: String
-}
-
-struct StoreLocation {
-    var dataDir: String
-    /// An SQLite file, or a `postgres://` URL.
-    var databasePath: String
-    /// The secrets key's file, when not beside the database (SQLite) or in the data directory
-    /// (PostgreSQL).
-    var secretsKey: String?
-    var instanceID: String?
-    var leaseSeconds = 20
-
-    /// Whether the database is PostgreSQL.
-    var isPostgres: Bool { PostgresStore.Location.isURL(databasePath) }
-
-    /// The secrets key's file.
-    var secretsKeyPath: String {
-        if let secretsKey { return secretsKey }
-        guard !isPostgres else { return (dataDir as NSString).appendingPathComponent("secrets.key") }
-        let directory = (databasePath as NSString).deletingLastPathComponent
-        return ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent("secrets.key")
-    }
-
-    /// Opens (creating and migrating as needed) the database and runs `body` with it. Its
-    /// directory, when nohit makes it, and the data directory are the owner's alone (0700); an
-    /// SQLite file is 0600. `existing`: an SQLite file that is not there is refused (a command
-    /// that only reads). What a first start creates is said once, with what to back up.
-    func withStore<Result: Sendable>(
-        existing: Bool = false, _ body: @Sendable (OpenedStore) async throws -> Result
-    ) async throws -> Result {
-        let manager = FileManager.default
-        let before = [dataDir, databasePath, secretsKeyPath].filter { manager.fileExists(atPath: $0) }
-        guard isPostgres else {
-            if existing && !manager.fileExists(atPath: databasePath) {
-                StandardStreams.writeError(
-                    "nohit: no database at \(databasePath) (from \(manager.currentDirectoryPath)): give the data "
-                        + "directory the service uses (--data-dir, NOHIT_STORE_DATA_DIR) or its database "
-                        + "(--database); this command only reads and creates none\n")
-                throw ExitCode(2)
-            }
-            let store = try open()
-            reportCreated(before: before)
-            return try await body(OpenedStore(store: store, coordination: nil, name: databasePath))
-        }
-        let location: PostgresStore.Location
-        do {
-            location = try PostgresStore.Location(url: databasePath)
-            try makeDirectory(dataDir)
-        } catch {
-            StandardStreams.writeError("nohit: cannot open the database: \(error)\n")
-            throw ExitCode(2)
-        }
-        let opened: Result
-        do {
-            opened = try await PostgresStore.withStore(
-                location, secretsKeyFile: secretsKeyPath, instance: instanceID ?? PostgresStore.newInstanceID(),
-                leaseSeconds: Double(leaseSeconds), existing: existing
-            ) { store in
-                reportCreated(before: before)
-                return try await body(OpenedStore(store: store, coordination: store, name: "\(location)"))
-            }
-        } catch let error as StoreError {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        }
-        return opened
-    }
-
-    /// Says what opening the store created (the data directory, the SQLite file, the secrets key)
-    /// and that the key goes with the database in every backup.
-    private func reportCreated(before: [String]) {
-        let manager = FileManager.default
-        var created: [String] = []
-        if !before.contains(dataDir) && manager.fileExists(atPath: dataDir) { created.append("\(dataDir)/") }
-        if !isPostgres && !before.contains(databasePath) && manager.fileExists(atPath: databasePath) {
-            created.append("\(databasePath) (the database)")
-        }
-        let keyCreated = !before.contains(secretsKeyPath) && manager.fileExists(atPath: secretsKeyPath)
-        if keyCreated {
-            created.append("\(secretsKeyPath) (the key sealing stored webhook and Web Push secrets)")
-        }
-        guard !created.isEmpty else { return }
-        StandardStreams.writeError(
-            "nohit: first start: created \(created.joined(separator: ", "))"
-                + (keyCreated
-                    ? "; back up the key along with the database: without it, stored secrets cannot be opened\n"
-                    : "\n"))
-    }
-
-    /// The data directory (or a database's own), made the owner's alone.
-    private func makeDirectory(_ folder: String) throws {
-        guard !folder.isEmpty else { return }
-        if FileManager.default.fileExists(atPath: folder) {
-            if folder == dataDir {
-                try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
-            }
-        } else {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
-    }
-
-    /// Opens (creating and migrating if needed) the SQLite database.
-    func open() throws -> SQLiteStore {
-        let directory = (databasePath as NSString).deletingLastPathComponent
-        do {
-            for folder in Set([directory, dataDir]) { try makeDirectory(folder) }
-            return try SQLiteStore(path: databasePath, secretsKeyFile: secretsKeyPath)
-        } catch let error as StoreError {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
-        } catch {
-            StandardStreams.writeError("nohit: cannot open the database \(databasePath): \(error)\n")
-            throw ExitCode(2)
-        }
+        try await location(try await settings()).withStore(
+            existing: existing, notice: { StandardStreams.writeError("nohit: \($0)\n") }, body)
     }
 }
 
@@ -274,27 +149,25 @@ struct ProviderOptions: ParsableArguments {
         return flags
     }
 
+    /// The providers' settings, every file they name read; a VAPID key that is not there yet is
+    /// made here and written (`newVAPIDKeyFile`) once the store is open.
     func settings(
         _ config: Settings, dataDir: String, console: @escaping @Sendable (String) -> Void
-    ) throws -> ProviderSettings {
+    ) throws -> (settings: ProviderSettings, newVAPIDKeyFile: String?) {
         do {
             let vapidPath =
                 try config.string("vapid.key") ?? (dataDir as NSString).appendingPathComponent("vapid.pem")
-            let vapid = try KeyFiles.signingKey(at: vapidPath)
-            if vapid.created {
-                StandardStreams.writeError(
-                    "nohit: first start: created \(vapidPath) (the Web Push VAPID key): back it up and never replace "
-                        + "it; browsers' subscriptions are bound to it, and a new key means every Web Push user "
-                        + "subscribes again\n")
-            }
-            var settings = ProviderSettings(vapidKey: vapid.key)
+            let exists = FileManager.default.fileExists(atPath: vapidPath)
+            var settings = ProviderSettings(
+                vapidKey: exists ? try KeyFiles.readSigningKey(vapidPath) : P256.Signing.PrivateKey())
             settings.vapidSubject = try config.string("vapid.subject", default: "mailto:operator@localhost")
             let timeout = try config.int("delivery.request-timeout", default: 10)
             guard (1...600).contains(timeout) else {
                 throw ValidationError("the request timeout must be 1 to 600 seconds, not \(timeout)")
             }
             settings.requestTimeout = .seconds(Int64(timeout))
-            let staleAfter = try config.int("delivery.stale-after-minutes", default: 30)
+            let staleAfter = try config.int(
+                "delivery.stale-after-minutes", default: Int(ProviderSettings.defaultStaleAfter / 60))
             guard (1...1440).contains(staleAfter) else {
                 throw ValidationError("minutes an alert stays worth sending must be 1 to 1440, not \(staleAfter)")
             }
@@ -367,10 +240,11 @@ struct ProviderOptions: ParsableArguments {
             for path in try config.strings("apns.trust-ca") ?? [] {
                 settings.extraCertificateAuthorities.append(try KeyFiles.readText(path))
             }
-            return settings
+            return (settings, exists ? nil : vapidPath)
+        } catch let error as ValidationError {
+            throw error
         } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
+            throw StartError("\(error)")
         }
     }
 }

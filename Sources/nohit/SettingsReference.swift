@@ -1,4 +1,7 @@
 import ArgumentParser
+import Assembly
+import NIOCore
+import Pipeline
 import Server
 
 /// One setting: its key (the file's nested objects, the `NOHIT_*` variable), the flag that sets
@@ -22,6 +25,12 @@ struct Setting: Sendable {
 }
 
 extension Settings {
+    /// The defaults the reference quotes, from where each lives.
+    private static let http = ServiceSettings.HTTP()
+    private static let limits = ConnectionLimits()
+    private static let analytics = AnalyticsLimits()
+    private static func seconds(_ amount: TimeAmount) -> Int { Int(amount.nanoseconds / 1_000_000_000) }
+
     static let withStore = ["serve", "replay", "devices", "analytics"]
     static let pipeline = ["serve", "replay"]
 
@@ -29,36 +38,48 @@ extension Settings {
     static let reference: [Setting] = [
         // The HTTP server.
         Setting(
-            "http.host", "host", ["serve"], "Address to listen on (default: 127.0.0.1; 0.0.0.0 for every interface)."),
-        Setting("http.port", "port", ["serve"], "Port to listen on (default: 8080; 0 picks a free one)."),
+            "http.host", "host", ["serve"], "Address to listen on (default: \(http.host); 0.0.0.0 for every interface)."
+        ),
+        Setting("http.port", "port", ["serve"], "Port to listen on (default: \(http.port); 0 picks a free one)."),
         Setting(
             "http.max-connections", "max-connections", ["serve"],
-            "Open connections in all (default: 10000, lowered to the open-file limit less 512; `serve` first raises its soft open-file limit to the hard one and logs both)."
+            "Open connections in all (default: \(limits.maxConnections), lowered to the open-file limit less \(limits.fileDescriptorReserve); `serve` first raises its soft open-file limit to the hard one and logs both)."
         ),
         Setting(
             "http.max-connections-per-client", "max-connections-per-client", ["serve"],
             "Open connections from one client, an IPv4 address or IPv6 /64, and the most live streams it may hold "
                 + "however many HTTP/2 streams they come on: one more is 429 over SSE, 1013 over the WebSocket "
-                + "(default: 256; 0: no limit)."),
+                + "(default: \(limits.maxConnectionsPerClient); 0: no limit)."),
         Setting(
             "http.header-timeout", "header-timeout", ["serve"],
-            "Seconds a new connection has to send its first request head (default: 10)."),
+            "Seconds a new connection has to send its first request head (default: \(seconds(limits.headerTimeout)))."),
         Setting(
             "http.idle-timeout", "idle-timeout", ["serve"],
-            "Seconds a connection may stay open with no request in progress (default: 75)."),
+            "Seconds a connection may stay open with no request in progress (default: \(seconds(limits.idleTimeout)))."),
+        Setting(
+            "http.body-timeout", nil, ["serve"],
+            "Seconds a request body may take before its pace is looked at; after them it must have come at "
+                + "`http.minimum-body-rate` or its connection is closed (default: \(seconds(limits.bodyTimeout)))."),
+        Setting(
+            "http.minimum-body-rate", nil, ["serve"],
+            "Bytes a second a request body must average after `http.body-timeout` (default: \(limits.minimumBodyRate))."
+        ),
         Setting(
             "http.max-streams", "max-streams", ["serve"],
-            "Live-stream clients, SSE and WebSocket together (default: 20000)."),
+            "Live-stream clients, SSE and WebSocket together (default: \(limits.maxStreams))."),
         Setting(
             "http.backlog", "backlog", ["serve"],
-            "Connections waiting to be accepted, the listen backlog (default: 4096; the kernel's somaxconn caps it)."),
+            "Connections waiting to be accepted, the listen backlog (default: \(limits.backlog); the kernel's somaxconn caps it)."
+        ),
         Setting(
             "http.abuse-penalty", "abuse-penalty", ["serve"],
             "Seconds a client's new connections are refused after 5 protocol errors within a minute: unreadable "
-                + "requests, HTTP/2 connections closed for abuse (default: 30; 0: never, as behind a proxy)."),
+                + "requests, HTTP/2 connections closed for abuse (default: \(seconds(limits.abusePenalty)); 0: never, as behind a proxy)."
+        ),
         Setting(
             "http.registrations-per-minute", "registrations-per-minute", ["serve"],
-            "Device registrations per client per minute, bursts of twice that (default: 10; 0: no limit)."),
+            "Device registrations per client per minute, bursts of twice that (default: \(http.registrationsPerMinute); 0: no limit)."
+        ),
         Setting(
             "http.metrics", "metrics", ["serve"],
             "Who may read /metrics: loopback (the default: clients on 127.0.0.0/8 and ::1, as Prometheus on this "
@@ -74,7 +95,7 @@ extension Settings {
                 + "owner only.", valueName: "file"),
         Setting(
             "scoreboard.keep-finished-minutes", "keep-finished-minutes", ["serve"],
-            "Minutes a finished game of the day before stays on the default scoreboard (default: 180; its games "
+            "Minutes a finished game of the day before stays on the default scoreboard (default: \(http.keepFinishedMinutes); its games "
                 + "still under way stay until they end)."),
         // Where games come from.
         Setting(
@@ -99,7 +120,8 @@ extension Settings {
             "The day to replay as live (YYYY-MM-DD; serve also takes --replay)."),
         Setting(
             "replay.speed", "speed", pipeline + ["fake-statsapi"],
-            "Clock speed: 60 plays an hour in a minute; 0 runs as fast as possible (default: 60 for serve, 0 for "
+            "Clock speed: 60 plays an hour in a minute; 0 runs as fast as possible (default: "
+                + "\(Int(ServiceSettings.Replay.serveSpeed)) for serve, \(Int(ServiceSettings.Replay.replaySpeed)) for "
                 + "replay)."),
         Setting(
             "retrosheet.data", "data", pipeline + ["fake-statsapi"],
@@ -113,7 +135,7 @@ extension Settings {
         // The database.
         Setting(
             "store.data-dir", "data-dir", withStore,
-            "Directory for the database and the service's keys (default: nohit-data)."),
+            "Directory for the database and the service's keys (default: \(StoreLocation.defaultDataDir))."),
         Setting(
             "store.database", "database", withStore,
             "The database: an SQLite file (default: <data-dir>/nohit.sqlite), or postgres://user@host/db for "
@@ -130,18 +152,20 @@ extension Settings {
         Setting(
             "store.lease-seconds", "lease-seconds", withStore,
             "PostgreSQL: how long a game followed or a delivery being sent stays an instance's without a renewal "
-                + "(default: 20 s; renewed every quarter of it). A stopped instance's games are taken over, and its "
+                + "(default: \(StoreLocation.defaultLeaseSeconds) s; renewed every quarter of it). A stopped instance's games are taken over, and its "
                 + "deliveries in doubt sent again, this long after its last renewal."),
         // Delivery.
         Setting(
-            "delivery.concurrency", "concurrency", pipeline, "Requests in flight per channel (default: 256)."),
+            "delivery.concurrency", "concurrency", pipeline,
+            "Requests in flight per channel (default: \(ServiceSettings.Delivery.defaultConcurrency))."),
         Setting(
             "delivery.request-timeout", "request-timeout", pipeline,
             "Deadline of each provider request, in seconds (default: 10)."),
         Setting(
             "delivery.stale-after-minutes", "stale-after-minutes", pipeline,
             "Minutes after its moment that an alert is still worth sending, by the service's clock (a replay's "
-                + "runs at its speed): its apns-expiration and Web Push TTL, and no retry after it (default: 30)."),
+                + "runs at its speed): its apns-expiration and Web Push TTL, and no retry after it (default: \(Int(ProviderSettings.defaultStaleAfter / 60)))."
+        ),
         Setting(
             "delivery.allow-private-networks", "allow-private-networks", pipeline,
             "Allow webhook and Web Push URLs into loopback and private networks (default: no; --no-allow-private-"
@@ -208,24 +232,26 @@ extension Settings {
         // The Keen API's limits: in the file or the environment only.
         Setting(
             "analytics.events-per-minute-per-key", nil, ["serve"],
-            "Keen events accepted per write key per minute, in bursts of a sixth of that (default: 600000; 0: no "
+            "Keen events accepted per write key per minute, in bursts of a sixth of that (default: \(analytics.eventsPerMinutePerKey); 0: no "
                 + "limit)."),
         Setting(
             "analytics.events-per-minute-per-client", nil, ["serve"],
-            "Keen events accepted per client per minute, in bursts of a sixth of that (default: 60000; 0: no "
+            "Keen events accepted per client per minute, in bursts of a sixth of that (default: \(analytics.eventsPerMinutePerClient); 0: no "
                 + "limit)."),
         Setting(
             "analytics.queries-per-minute-per-key", nil, ["serve"],
-            "Keen queries per read key per minute (default: 200; 0: no limit)."),
+            "Keen queries per read key per minute (default: \(analytics.queriesPerMinutePerKey); 0: no limit)."),
         Setting(
             "analytics.queries-per-minute-per-client", nil, ["serve"],
-            "Keen queries per client per minute (default: 200; 0: no limit)."),
+            "Keen queries per client per minute (default: \(analytics.queriesPerMinutePerClient); 0: no limit)."),
         Setting(
             "analytics.query-seconds", nil, ["serve"],
-            "Seconds a Keen query may run before it stops itself with Keen's timeout error (default: 30)."),
+            "Seconds a Keen query may run before it stops itself with Keen's timeout error (default: \(Int(analytics.querySeconds)))."
+        ),
         Setting(
             "analytics.query-memory-mb", nil, ["serve"],
-            "Megabytes a Keen query may hold before it stops itself (default: 256)."),
+            "Megabytes a Keen query may hold before it stops itself (default: \(analytics.queryMemoryBytes / 1_048_576))."
+        ),
         Setting(
             "analytics.concurrent-queries", nil, ["serve"],
             "Keen queries running at once (default: the cores less one); a free turn goes to the waiting query of "
@@ -233,7 +259,23 @@ extension Settings {
                 + "20 ms."),
         Setting(
             "analytics.body-mb-in-flight", nil, ["serve"],
-            "Megabytes of Keen request bodies being read at once, all clients together (default: 16)."),
+            "Megabytes of Keen request bodies being read at once, all clients together, a quarter of them (or "
+                + "the largest batch) from one client; each body's bytes are counted as they come (default: \(analytics.bodyBytesInFlight / 1_048_576))."
+        ),
+        Setting(
+            "analytics.properties-per-collection", nil, ["serve"],
+            "Distinct property names an event collection may hold: an event bringing one more is refused alone, "
+                + "InvalidPropertyNameError (default: \(analytics.propertiesPerCollection))."),
+        Setting(
+            "analytics.collections-per-project", nil, ["serve"],
+            "Event collections a project may hold: an event for one more is refused alone (default: \(analytics.collectionsPerProject))."
+        ),
+        Setting(
+            "analytics.saved-queries-per-project", nil, ["serve"],
+            "Saved queries a project may hold; one more is refused (default: \(analytics.savedQueriesPerProject))."),
+        Setting(
+            "analytics.datasets-per-project", nil, ["serve"],
+            "Cached datasets a project may hold; one more is refused (default: \(analytics.datasetsPerProject))."),
     ]
 
     /// The help of the flag that sets `key`.

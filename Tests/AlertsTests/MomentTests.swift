@@ -1,5 +1,6 @@
 import Alerts
 import Baseball
+import Foundation
 import Retrosheet
 import TestSupport
 import Testing
@@ -31,7 +32,7 @@ import Testing
             Self.describe(moments) == [
                 "home hitless-innings 12", "home hitless-innings 15", "home hitless-innings 18",
                 "home hitless-innings 21", "home hitless-innings 24", "home ninth-inning-out 25",
-                "home ninth-inning-out 26", "home hitless-innings 27", "home completed 27",
+                "home ninth-inning-out 26", "home completed 27",
             ])
         #expect(monitor.tracker[.home].status == .official)
         #expect(moments.last?.pitchers == [PlayerID("gioll001")!])
@@ -140,6 +141,40 @@ extension MomentTests {
             #expect(moments.last?.pitchers.count == 6)
         }
 
+        /// Every combined no-hitter of the ground truth is followed through each change of pitcher
+        /// to its last out: a moment at each inning from the fourth, and "No-hitter!" naming them all.
+        @Test func everyCombinedNoHitterOfTheGroundTruthIsAlertedToItsEnd() throws {
+            let rows = try TestData.lines("groundtruth/nohitters_official.csv")
+            let header = rows[0].split(separator: ",").map(String.init)
+            var checked = 0
+            for line in rows.dropFirst() {
+                let row = Dictionary(
+                    uniqueKeysWithValues: zip(
+                        header, line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
+                guard row["combined"] == "1", let id = row["game_id"], let date = row["date"] else { continue }
+                let year = String(date.prefix(4))
+                let file = try #require(
+                    try EventFiles.expand([TestData.path("retrosheet/\(year)")]).first {
+                        $0.hasSuffix("\(year)\(id.prefix(3)).EVA") || $0.hasSuffix("\(year)\(id.prefix(3)).EVN")
+                    })
+                let games = try EventFileReader(path: file).games()
+                let game = try #require(games.lazy.compactMap { try? $0.get() }.first { $0.id == id })
+                let (_, moments) = try MomentTests.moments(of: game)
+                let side: Side = row["defense_is_home"] == "1" ? .home : .away
+                let bid = moments.filter { $0.pitchingSide == side }
+                let pitchers = (row["pitchers"] ?? "").split(separator: "+").map { PlayerID(String($0))! }
+                #expect(bid.last?.kind == .completed, "\(id): \(MomentTests.describe(bid))")
+                #expect(bid.last?.pitchers == pitchers, "\(id)")
+                let innings = Set(bid.filter { $0.kind == .hitlessInnings }.map(\.outs))
+                #expect(
+                    innings.isSuperset(of: [12, 15, 18, 21, 24]) && bid.last?.outs == 27,
+                    "\(id): \(MomentTests.describe(bid))")
+                #expect(!bid.contains { $0.kind == .brokenUp }, "\(id)")
+                checked += 1
+            }
+            #expect(checked == 3)
+        }
+
         @Test func derivingAgainGivesTheSameMomentsWithUniqueIDs2012() throws {
             for (file, id) in [
                 ("retrosheet/2020/2020CHA.EVA", "CHA202008250"), ("retrosheet/2012/2012SEA.EVA", "SEA201206080"),
@@ -175,9 +210,46 @@ extension MomentTests {
             let new = Set(revivedMoments.map(\.id)).subtracting(brokenMoments.map(\.id))
             #expect(
                 new == [
-                    "DET201205180-home-ninth-inning-out-26", "DET201205180-home-hitless-innings-27",
-                    "DET201205180-home-completed-27",
+                    "DET201205180-home-ninth-inning-out-26", "DET201205180-home-completed-27",
                 ])
         }
+    }
+}
+
+/// A moment is whole where it is made: the follower finishes it with what its context gives (the
+/// odds of history, what the no-hitter would mean) and the last out it saw, with no I/O.
+@Suite struct FollowerMomentTests {
+    @Test func theFollowerFinishesEachMomentFromItsContext() throws {
+        let giolito = try MomentTests.game("retrosheet/2020/2020CHA.EVA", "CHA202008250")
+        let odds = try JSONDecoder().decode(
+            BidOdds.self,
+            from: Data(contentsOf: TestData.packageRoot.appendingPathComponent("Data/odds/bid-odds.json")))
+        let context = FollowContext(
+            odds: odds, meanings: PerSide(away: nil, home: "The White Sox's first no-hitter since 2012."))
+        var follower = GameFollower(gameID: giolito.id)
+        var moments: [Moment] = []
+        func take(_ events: [GameEvent]) {
+            for case .moment(let moment) in events where moment.kind.isBid { moments.append(moment) }
+        }
+        take(follower.follow(.lineups(giolito.startingAppearances, homeBatsFirst: false), context: context))
+        for update in try giolito.updates() { take(follower.follow(.updates([update]), context: context)) }
+        take(follower.follow(.status(GameStatus(.final), result: giolito.result), context: context))
+
+        // With the odds known, every out of the bid from the 13th is a moment, each alive one with
+        // its one chance (by his pitches at the 4th, where 2020's pitch counts rest on enough bids).
+        #expect(moments.filter { $0.kind == .hitlessOut }.map(\.outs) == [13, 14, 16, 17, 19, 20, 22, 23])
+        for moment in moments where moment.kind.bidStillAlive {
+            #expect(moment.odds?.outs == min(moment.outs, 27), "\(moment.id)")
+            #expect(moment.odds?.basis != nil, "\(moment.id)")
+        }
+        #expect(moments.first?.odds?.basis == "through 4 innings on fewer than 60 pitches")
+        let completed = try #require(moments.last)
+        #expect(completed.kind == .completed && completed.odds == nil)
+        #expect(completed.meaning == "The White Sox's first no-hitter since 2012.")
+        // The last out, from the play itself (no names here: Retrosheet's ids).
+        #expect(completed.lastPlay == "gonze004 lines out to right field")
+        // Without a context: no odds, no meaning, no moment at every out.
+        let (_, plain) = try MomentTests.moments(of: giolito)
+        #expect(plain.allSatisfy { $0.odds == nil && $0.meaning == nil && $0.kind != .hitlessOut })
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TestSupport
 import Testing
 
@@ -236,5 +237,14 @@ import Testing
         #expect(try days("Pacific/Pago_Pago", "2026-11-14", 1)?.0 == "2026-11-14T11:00:00.000Z")
         #expect(try days("UTC", "14/11/2026", 7) == nil)
         #expect(try days("UTC", "2026-11-14", 0) == nil)
+        // A name with a NUL or any other character IANA's names never hold is refused (Foundation
+        // read "America/New_York\0..." as New York); seconds from UTC are Keen's too.
+        for name in [
+            "America/New_York\u{0}x", "America/New York", "../../etc/passwd", String(repeating: "A", count: 65),
+        ] {
+            #expect(throws: KeenError.self, "\(name)") { try QueryZone.parse(.string(name)) }
+        }
+        #expect(try QueryZone.parse(.string("0")).offset(at: 0) == 0)
+        #expect(try QueryZone.parse(.string("Etc/GMT+5")).offset(at: 0) == -5 * 3600)
     }
 }

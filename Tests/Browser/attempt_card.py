@@ -82,7 +82,7 @@ try:
     bar = alive["bar"]
     if not bar or bar["max"] != "27" or bar["now"] != str(alive["outs"]) or not bar["label"] or not bar["width"]:
         fail(f"the progress bar lacks its role, values or width: {bar}")
-    if alive["link"] != "#game/CHA202008250":
+    if alive["link"] != "#game/2020-08-25-PIT-CWS":
         fail(f"the card does not link to its game: {alive['link']!r}")
 
     official = seen["official"]

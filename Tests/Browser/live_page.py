@@ -87,12 +87,13 @@ try:
                 if not alive_bar:
                     print("the progress bar had no width while the bid was alive (set through the CSSOM, as the CSP requires)")
                     sys.exit(1)
-                if "History: " not in alive_text or "ended as no-hitters" not in alive_text:
-                    print(f"the alive card does not say how often such bids finished: {alive_text!r}")
+                # One figure, and what it rests on ("21% chance · 4 of 19 bids since 1988 through 4
+                # innings on fewer than 60 pitches", "3% chance · 2 of 60 bids in the 2020s"): never two.
+                if "% chance" not in alive_text or " bids " not in alive_text or not ("since " in alive_text or " in the " in alive_text):
+                    print(f"the alive card does not give the bid's chance and what it rests on: {alive_text!r}")
                     sys.exit(1)
-                # And by the pitches thrown so far (2020 is scored pitch by pitch): "Through 4 on fewer than 60 pitches: ...".
-                if " pitches: " not in alive_text or "since 1988" not in alive_text:
-                    print(f"the alive card does not say the odds by the pitches thrown so far: {alive_text!r}")
+                if alive_text.count("% chance") != 1 or "History:" in alive_text:
+                    print(f"the alive card gives more than one figure: {alive_text!r}")
                     sys.exit(1)
                 # Recent moments: each with its time and a link to its game; Giolito's 4th is there.
                 moments = chromium.evaluate("""[...document.querySelectorAll('#moments li')].map(li => ({
@@ -100,8 +101,8 @@ try:
                     link: li.querySelector('a')?.getAttribute('href') }))""")
                 print("moments:", moments)
                 giolito = [m for m in moments if "Lucas Giolito" in m["text"]]
-                if not giolito or giolito[0]["link"] != "#game/CHA202008250" or not all(m["time"] for m in moments):
-                    print("the recent moments lack Giolito's with its time and a link to #game/CHA202008250")
+                if not giolito or giolito[0]["link"] != "#game/2020-08-25-PIT-CWS" or not all(m["time"] for m in moments):
+                    print("the recent moments lack Giolito's with its time and a link to #game/2020-08-25-PIT-CWS")
                     sys.exit(1)
                 celebrate()
                 sys.exit(0)

@@ -131,6 +131,27 @@ import Testing
         game.forfeit = false
         #expect(SeasonDeals.triggers([game], rules: rules).count == 1)
     }
+
+    /// A NO says why: the team lost, won without enough, or did not play.
+    @Test func aDayThatIsNotADealDaySaysWhy() throws {
+        let rule = try Self.rule(
+            "test-runs", team: (120, "WAS"), when: #"{"all": [{"result": "win"}, {"runs_for": {">=": 6}}]}"#)[0]
+        func game(_ date: String, away: Int, home: Int) -> DealGame {
+            DealGame(
+                gameID: "WAS\(date.replacingOccurrences(of: "-", with: ""))0", date: date, completedOn: nil,
+                gameType: "R", gameNumber: 0, teams: PerSide(away: "ATL", home: "WAS"),
+                names: PerSide(away: "Braves", home: "Nationals"), runs: PerSide(away: away, home: home), innings: 9,
+                scheduledInnings: 9, forfeit: false, saveBy: nil, savePitcher: nil, tally: GameTally(), players: [:])
+        }
+        let lost = game("2020-09-10", away: 5, home: 3)
+        let won = game("2020-09-11", away: 2, home: 4)
+        #expect(DealBook.whyNot(rule, day: "2020-09-11", games: [lost, won]) == "the Nationals lost 3-5 yesterday")
+        #expect(
+            DealBook.whyNot(rule, day: "2020-09-12", games: [lost, won])
+                == "the Nationals won 4-2 yesterday; not enough for the deal")
+        #expect(DealBook.whyNot(rule, day: "2020-09-14", games: [lost, won]) == "no Nationals game yesterday")
+        #expect(DealBook.whyNot(rule, day: "2011-06-01", games: []) == "the deal is not in force today")
+    }
 }
 
 extension DealEdgeCaseTests {

@@ -370,8 +370,10 @@ import Testing
                 return (.failure(error), ContinuousClock.now - started)
             }
         }
+        let before = harness.server.state.requestCount
         async let long = send(Self.token("57a11"), timeout: .milliseconds(2500))
-        try await Task.sleep(for: .milliseconds(100))
+        // The long one in flight (the fake has it) before the short one is sent.
+        while harness.server.state.requestCount == before { try await Task.sleep(for: .milliseconds(5)) }
         async let short = send(Self.token("57a11"), timeout: .milliseconds(300))
         // Answered at once by the fake; its deadline (between the short one's and the long one's)
         // leaves a loaded machine time to answer (200 ms timed out in a run beside a release build).
@@ -488,21 +490,27 @@ import Testing
         try await harness.shutdown()
     }
 
-    /// Sends `deliveries` as the dispatcher does and waits for every report, then a moment more,
-    /// for a second report of any of them to show. Every request has a 10 s deadline, so every
-    /// delivery is reported well within the minute even on a loaded machine (a 10 s wait failed
-    /// once in CI).
+    /// Sends `deliveries` as the dispatcher does and returns the reports once every delivery has
+    /// one. Every request has a 10 s deadline, so every delivery is reported well within the
+    /// minute even on a loaded machine. A second report of a delivery would be a report past the
+    /// count: the callers check that each index is reported once.
     static func sendBatch(_ deliveries: [OutboundDelivery], on channel: any DeliveryChannel) async throws
         -> [(Int, ProviderOutcome)]
     {
-        let reports = Mutex<[(Int, ProviderOutcome)]>([])
-        await channel.send(deliveries) { index, outcome in reports.withLock { $0.append((index, outcome)) } }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while reports.withLock({ $0.count }) < deliveries.count && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        let (reports, reporting) = AsyncStream.makeStream(of: (Int, ProviderOutcome).self)
+        await channel.send(deliveries) { index, outcome in reporting.yield((index, outcome)) }
+        // A minute at most: then the reports so far.
+        let limit = Task {
+            try await Task.sleep(for: .seconds(60))
+            reporting.finish()
         }
-        try await Task.sleep(for: .milliseconds(200))
-        return reports.withLock { $0 }
+        defer { limit.cancel() }
+        var received: [(Int, ProviderOutcome)] = []
+        for await report in reports {
+            received.append(report)
+            if received.count >= deliveries.count { break }
+        }
+        return received
     }
 
     @Test(arguments: APNsTransportKind.allCases)

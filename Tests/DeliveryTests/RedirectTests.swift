@@ -1,8 +1,6 @@
 import Alerts
-import AsyncHTTPClient
 import Crypto
 import Delivery
-import FakeProviders
 import Foundation
 import NIOCore
 import Testing

@@ -61,6 +61,26 @@ import Testing
         }
     }
 
+    /// The bid a fan trusts, at 390 px then 1280 px, in both modes: batter, count and pitch count
+    /// moving pitch by pitch on the card, one odds figure, Live ordered by chance, Javier's 7-inning
+    /// bid saying it won't count, each moment announced once; the Hall of Fame readable at 390 px
+    /// and every Deals NO with its reason (`Tests/Browser/bid_card.py`). The replay at 200 times
+    /// real speed (Giolito's bid lasts about 25 s); MLB's feed at 100 (a plate appearance lasts
+    /// a few of its polls and pushes).
+    @Test(
+        .enabled(if: BrowserTests.chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"),
+        arguments: [false, true])
+    func theBidCardPitchByPitchInBothModes(statsAPI: Bool) async throws {
+        let mode = statsAPI ? "statsapi" : "replay"
+        let (status, text) = try await Executable.onThread {
+            try BrowserTests.probe(
+                "bid_card.py", speed: statsAPI ? 100 : 200, arguments: [BrowserTests.output.path, "300", mode],
+                statsAPI: statsAPI)
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("bid card (\(mode)): every check held"))
+    }
+
     /// axe-core on every page, light and dark, desktop and phone (no serious or critical
     /// violation), and Settings saved without push by keyboard alone
     /// (`Tests/Browser/accessibility.py`).

@@ -22,16 +22,34 @@ import Testing
 
     /// Starts `nohit serve` replaying 2020-08-25 at `speed`, runs `Tests/Browser/<script>` with the
     /// page's address first, then `arguments`, and returns its exit status and what it printed.
+    /// `statsAPI`: the day comes from `nohit fake-statsapi` replaying it at `speed`, followed by
+    /// `serve --source statsapi` (MLB's live feed, pitch by pitch), not from `serve --replay`.
     static func probe(
-        _ script: String, speed: Int, day: String = "2020-08-25", arguments: [String], serveArguments: [String] = []
+        _ script: String, speed: Int, day: String = "2020-08-25", arguments: [String], serveArguments: [String] = [],
+        statsAPI: Bool = false
     ) throws -> (status: Int32, text: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        var fake: Process?
+        defer {
+            fake?.terminate()
+            fake?.waitUntilExit()
+        }
+        var source = ["--replay", day, "--speed", "\(speed)"]
+        if statsAPI {
+            let (process, address) = try Executable.start(
+                "nohit",
+                [
+                    "fake-statsapi", "--replay", day, "--speed", "\(speed)", "--wait", "1", "--port", "0", "--data",
+                    TestData.path("retrosheet"),
+                ])
+            fake = process
+            source = ["--source", "statsapi", "--statsapi-url", address + "/", "--statsapi-date", day]
+        }
         let serve =
-            [
-                "serve", "--replay", day, "--speed", "\(speed)", "--port", "0", "--data", TestData.path("retrosheet"),
-                "--data-dir", directory.path,
+            ["serve"] + source + [
+                "--port", "0", "--data", TestData.path("retrosheet"), "--data-dir", directory.path,
             ] + serveArguments
         let (server, address) = try Executable.start("nohit", serve)
         defer {

@@ -187,8 +187,8 @@ import Testing
         return String(decoding: answer, as: UTF8.self)
     }
 
-    /// A property name with a NUL is refused at ingest (it gave a 500 carrying the SQL statement
-    /// on SQLite, and failed a whole batch on PostgreSQL).
+    /// A property name or a uniqueness token with a NUL is refused at ingest, that event alone (it
+    /// gave a 500 carrying the SQL statement on SQLite, and failed a whole batch on PostgreSQL).
     @Test(arguments: databases)
     func controlCharactersInNamesAreRefusedAlone(_ database: String?) async throws {
         try await AnalyticsServer.with(database: database) { server in
@@ -200,6 +200,16 @@ import Testing
             #expect(text.contains("InvalidPropertyNameError"), "\(text)")
             #expect(text.contains(#"{"success":true}"#), "\(text)")
             #expect(!text.localizedCaseInsensitiveContains("insert"), "\(text)")
+            // A NUL in a uniqueness token failed the whole batch with 500 on PostgreSQL (good
+            // events lost); SQLite stored it. Now the event is refused alone on both.
+            let tokens = Data(
+                #"{"views":[{"tab":"a","keen":{"uniqueness_token":"a\u0000b"}},{"tab":"b","keen":{"uniqueness_token":"ok"}}]}"#
+                    .utf8)
+            let token = try await Self.send("POST", url, key: server.keys["write_key"]!, body: tokens)
+            let said = String(decoding: token.body, as: UTF8.self)
+            #expect(token.status == 200, "\(said)")
+            #expect(said.contains("InvalidPropertyValueError") && said.contains("NUL"), "\(said)")
+            #expect(said.contains(#"{"success":true}"#), "\(said)")
         }
     }
 

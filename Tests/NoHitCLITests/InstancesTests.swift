@@ -1,6 +1,5 @@
 import Alerts
 import Crypto
-import FakeProviders
 import FakeStatsAPI
 import Foundation
 import Pipeline
@@ -343,6 +342,18 @@ extension InstancesTests {
         /// The highest id received (0 before any).
         var lastID: Int { state.withLock { $0.events.lazy.compactMap(\.id).max() ?? 0 } }
 
+        /// The games whose latest `game` event says they are final.
+        var finalGames: Int {
+            var latest: [String: String] = [:]
+            for event in events where event.kind == "game" {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(event.data.utf8)) as? [String: Any],
+                    let id = object["id"] as? String
+                else { continue }
+                latest[id] = object["status"] as? String
+            }
+            return latest.values.filter { $0 == "final" }.count
+        }
+
         func stop() {
             // SIGKILL: a child of the test process starts with SIGTERM blocked (the mask is inherited).
             kill(process.processIdentifier, SIGKILL)
@@ -392,7 +403,12 @@ extension InstancesTests {
         let seenOnFirst = onFirst.events
         // The rest of the day on the survivor: every game final.
         let finals = try await Self.waitForFinals(address: second.address, process: second.process)
-        try await Task.sleep(for: .milliseconds(500))
+        // The survivor's client has every game's last state too (the stream may trail the API).
+        let streamed = ContinuousClock.now + .seconds(60)
+        while onSecond.finalGames < finals && ContinuousClock.now < streamed {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(onSecond.finalGames == finals)
         let resumeAt = try #require(seenOnFirst.last(where: { $0.kind == "moment" && $0.id != nil })?.id)
         let resumed = try StreamReader(address: second.address, lastEventID: resumeAt)
         let deadline = ContinuousClock.now + .seconds(60)

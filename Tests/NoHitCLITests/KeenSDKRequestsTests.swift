@@ -1,5 +1,4 @@
 import Foundation
-import NoHitterKit
 import TestSupport
 import Testing
 

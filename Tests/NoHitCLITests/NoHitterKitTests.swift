@@ -61,9 +61,12 @@ import Testing
             preferences: .init(thresholdInnings: 6))
         #expect(try await client.preferences(of: device).thresholdInnings == 6)
         let changed = try await client.setFavouriteTeams(["NYY", "SEA"], of: device)
-        #expect(changed.favouriteTeams == ["NYA", "SEA"] && changed.thresholdInnings == 6, "\(changed)")
+        // Read back in MLB's abbreviations, as sent.
+        #expect(changed.favouriteTeams == ["NYY", "SEA"] && changed.thresholdInnings == 6, "\(changed)")
+        #expect(changed.unofficialBids == true, "\(changed)")
         let deals = try await client.dealsToday()
         #expect(!deals.isEmpty)
+        #expect(deals.allSatisfy { $0.on || $0.whyNot != nil }, "\(deals)")
         let chosen = try await client.setDeals([deals[0].rule], of: device)
         #expect(chosen.deals == [deals[0].rule])
         // Bad input: the server's reason comes through.

@@ -627,6 +627,16 @@ import Testing
         #expect(unsigned.standardError.contains("feedback.url needs its signing secret: NOHIT_FEEDBACK_SECRET"))
 
         try Data("operator-token\n".utf8).write(to: folder.appendingPathComponent("admin-token"))
+        // Readable by others, it is said at start, with how to mend it.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path("admin-token"))
+        let open = try Executable.startCollecting(
+            "nohit",
+            [
+                "serve", "--date", "2020-08-25", "--data", TestData.path("retrosheet"), "--data-dir", path("d"),
+                "--port", "0", "--admin-token-file", path("admin-token"),
+            ], until: " on http://")
+        #expect(open.contains("may be read by other users of this machine (mode 644): chmod 600"), "\(open)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path("admin-token"))
         let (serve, address) = try Executable.start(
             "nohit",
             [

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Assembly
 import Clocks
 import Crypto
 import Delivery
@@ -74,16 +75,16 @@ import Testing
     /// The connection limits: defaults, a setting from the environment, and a value out of range
     /// named with its key.
     @Test func connectionLimitsAreReadAndChecked() async throws {
-        let defaults = try ServeCommand.limits(try await Settings.load(flags: [:], file: nil, environment: [:]))
+        let defaults = try ServiceSettings.HTTP.limits(try await Settings.load(flags: [:], file: nil, environment: [:]))
         #expect(defaults.backlog == 4096)
         #expect(defaults.maxConnectionsPerClient == 256)
-        let set = try ServeCommand.limits(
+        let set = try ServiceSettings.HTTP.limits(
             try await Settings.load(
                 flags: ["http.max-streams": .int(7)], file: nil, environment: ["NOHIT_HTTP_BACKLOG": "512"]))
         #expect(set.backlog == 512)
         #expect(set.maxStreams == 7)
         let wrong = try await Settings.load(flags: [:], file: nil, environment: ["NOHIT_HTTP_BACKLOG": "0"])
-        let error = #expect(throws: ValidationError.self) { try ServeCommand.limits(wrong) }
+        let error = #expect(throws: ValidationError.self) { try ServiceSettings.HTTP.limits(wrong) }
         #expect(error.map { "\($0)" }?.contains("http.backlog must be 1 to 65535, not 0") == true)
     }
 
@@ -95,14 +96,14 @@ import Testing
         let fromEnvironment = try await Settings.load(
             flags: [:], file: nil, environment: ["NOHIT_ADMIN_TOKEN_FILE": tokenFile.path])
         #expect(
-            try ServeCommand.adminToken(
+            try ServiceSettings.HTTP.adminToken(
                 given: try fromEnvironment.string("admin.token"), file: try fromEnvironment.string("admin.token-file"))
                 == "s3cret-operator-token")
-        #expect(try ServeCommand.adminToken(given: "abc", file: nil) == "abc")
-        #expect(try ServeCommand.adminToken(given: nil, file: nil) == nil)
+        #expect(try ServiceSettings.HTTP.adminToken(given: "abc", file: nil) == "abc")
+        #expect(try ServiceSettings.HTTP.adminToken(given: nil, file: nil) == nil)
         func message(_ given: String?, _ file: String?) -> String {
             do {
-                _ = try ServeCommand.adminToken(given: given, file: file)
+                _ = try ServiceSettings.HTTP.adminToken(given: given, file: file)
                 return "no error"
             } catch {
                 return "\(error)"
@@ -166,7 +167,7 @@ import Testing
         let fromEnvironment = try await Settings.load(
             flags: options.flags, file: nil,
             environment: ["NOHIT_WEBPUSH_TRANSPORT": "http1", "NOHIT_APNS_TRANSPORT": "async-http-client"])
-        let settings = try options.settings(fromEnvironment, dataDir: folder.path, console: { _ in })
+        let settings = try options.settings(fromEnvironment, dataDir: folder.path, console: { _ in }).settings
         #expect(settings.webPushTransport == .http1)
         #expect(settings.apnsTransport == .asyncHTTPClient)
         #expect(!settings.endpointGuard.allowPrivateNetworks)
@@ -188,13 +189,15 @@ import Testing
         let defaults = try ProviderOptions.parse([])
         let standard = try defaults.settings(
             try await Settings.load(flags: defaults.flags, file: nil, environment: [:]), dataDir: folder.path,
-            console: { _ in })
+            console: { _ in }
+        ).settings
         #expect(standard.staleAfter == 30 * 60)
         let options = try ProviderOptions.parse(["--stale-after-minutes", "120"])
         let set = try options.settings(
             try await Settings.load(
                 flags: options.flags, file: nil, environment: ["NOHIT_DELIVERY_STALE_AFTER_MINUTES": "5"]),
-            dataDir: folder.path, console: { _ in })
+            dataDir: folder.path, console: { _ in }
+        ).settings
         #expect(set.staleAfter == 2 * 60 * 60)
         // Out of range: refused, on standard error as a user sees it.
         let result = try Executable.run(
@@ -235,7 +238,7 @@ import Testing
                 id: "scored", topic: "com.example.scored", environment: .sandbox, key: P256.Signing.PrivateKey(),
                 keyID: "OTHERKEY01", teamID: "OTHERTEAM1"),
         ]
-        let lines = ReplaySetup.readiness(settings, unavailable: [:])
+        let lines = DeliverySetup.readiness(settings, unavailable: [:])
         #expect(
             lines.first?.0.hasPrefix("APNs ready: for the apps with keys of their own only (no server-wide key)")
                 == true)

@@ -32,7 +32,9 @@ import Testing
                     gameID: record.id, problem: "\(error)", pitched: .init(repeating: []), homeBatsFirst: false)
             }
             events += follower.follow(.status(GameStatus(.final), result: record.result))
-            let line = events.lazy.compactMap { if case .final(let line) = $0 { line } else { nil } }.first
+            // The last line said: the rules end a game with its last out, and its source then gives the
+            // pitchers of record.
+            let line = events.lazy.compactMap { if case .final(let line) = $0 { line } else { nil } }.last
             let pitched = PerSide(
                 away: follower.state?.pitching(.away).pitchers ?? [],
                 home: follower.state?.pitching(.home).pitchers ?? [])

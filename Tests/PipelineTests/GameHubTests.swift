@@ -1,6 +1,5 @@
 import Alerts
 import Baseball
-import Clocks
 import Foundation
 import Pipeline
 import Retrosheet
@@ -26,7 +25,7 @@ import Testing
         #expect(await hub.games.allSatisfy { $0.isFinal })
         let bids = collected.moments.filter { !$0.kind.isScore }
         #expect(bids.map(\.id) == timeline.moments().map(\.moment.id))
-        #expect(bids.count == 11)
+        #expect(bids.count == 10)
         // And the score alerts: a first pitch and a final score a game.
         #expect(collected.moments.filter { $0.kind == .finalScore }.count == 16)
         #expect(collected.moments.filter { $0.kind == .gameStart }.count == 16)

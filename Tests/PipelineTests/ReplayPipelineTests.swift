@@ -74,7 +74,7 @@ import Testing
         /// day is over and every alert sent.
         func run(
             console: @escaping @Sendable (String) -> Void = { _ in }, odds: BidOdds? = nil,
-            meaning: (@Sendable (Moment, GameInfo) async -> String?)? = nil
+            meaning: @escaping @Sendable (HistoryWarmer.Question) async -> String? = { _ in nil }
         ) async throws -> (
             Summary, DeliveryStatistics.Snapshot
         ) {
@@ -85,15 +85,22 @@ import Testing
             let pipeline = AlertPipeline(store: store, channels: channels(console: console), clock: clock)
             let alerts = AlertConsumer(publisher: pipeline.publisher)
             let collected = MomentCollector()
-            let hub = GameHub(consumers: [alerts, collected], odds: odds, meaning: meaning)
-            var source = ReplaySource(games: games, sink: hub, clock: clock)
-            source.settle = { try await pipeline.waitUntilIdle() }
-            source.afterDay = { try await pipeline.waitUntilDrained(manual: clock) }
+            // What a no-hitter would mean, looked up by the warmer while the bid goes on.
+            let meanings = NoHitterMeanings()
+            let warmer = HistoryWarmer(meanings: meanings, lookup: meaning)
+            let hub = GameHub(consumers: [alerts, collected, warmer], odds: odds, meanings: meanings)
+            let source = ReplaySource(
+                games: games, sink: hub, clock: clock,
+                settle: {
+                    try await pipeline.waitUntilIdle()
+                    await warmer.waitUntilIdle()
+                }, afterDay: { try await pipeline.waitUntilDrained(manual: clock) })
             let logger = Logger(label: "test.pipeline")
             let group = ServiceGroup(
                 configuration: .init(
                     services: pipeline.services.map { .init(service: $0) } + [
-                        .init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)
+                        .init(service: warmer),
+                        .init(service: source, successTerminationBehavior: .gracefullyShutdownGroup),
                     ], logger: logger))
             try await group.run()
             #expect(source.progress.isDone)
@@ -159,13 +166,13 @@ import Testing
         }
         #expect(giolito.map(\.kind).last == .completed)
 
-        // The default device: 6, 7, 8 and 9 hitless innings, then completed.
+        // The default device: 6, 7 and 8 hitless innings, then completed (with the 27th out).
         let accepted = Dictionary(uniqueKeysWithValues: setup.server.state.accepted.map { ($0.apnsID, $0.count) })
         #expect(accepted.values.allSatisfy { $0 == 1 })
         let phoneIDs = Set(
             giolito.filter { [18, 21, 24, 27].contains($0.outs) && [.hitlessInnings, .completed].contains($0.kind) }
                 .map { UUID.delivery(momentID: $0.id, deviceID: phone.id).uuidString.lowercased() })
-        #expect(phoneIDs.count == 5)
+        #expect(phoneIDs.count == 4)
         #expect(phoneIDs.isSubset(of: Set(accepted.keys)))
         // The White Sox fan: from 4 innings, every out of the 9th.
         let fanIDs = Set(accepted.keys).intersection(
@@ -190,12 +197,12 @@ import Testing
             }
         }
         #expect(Set(scoreDeliveries).intersection(accepted.keys) == [finalID])
-        // The browser decrypted five alerts; the webhook received five signed ones.
+        // The browser decrypted four alerts; the webhook received four signed ones.
         let webPushID = String(subscription.endpoint.split(separator: "/").last!)
-        #expect(setup.server.state.webPushMessages(id: webPushID)?.count == 5)
-        #expect(setup.server.state.webhookMessages(id: "hook")?.count == 5)
+        #expect(setup.server.state.webPushMessages(id: webPushID)?.count == 4)
+        #expect(setup.server.state.webhookMessages(id: "hook")?.count == 4)
         // The console printed jinx-safe text.
-        #expect(printed.lines.count == 5)
+        #expect(printed.lines.count == 4)
         #expect(printed.lines.allSatisfy { !$0.lowercased().contains("no-hitter") })
         // In MLB's abbreviations, as the scoreboard shows them: "PIT 0, CWS 4", never "CHA 4".
         #expect(printed.lines.allSatisfy { $0.contains(/PIT \d+, CWS \d+/) && !$0.contains("CHA") })
@@ -203,15 +210,15 @@ import Testing
         #expect(try await store.device(id: gone.id)?.isActive == false)
         let counts = try await store.outboxCounts()
         #expect(counts.pending == 0 && counts.sending == 0)
-        // Counted per channel, as /metrics shows them: the two APNs devices (5 + the fan's) and the
-        // one 410, the browser's five, the webhook's five, the console's five.
+        // Counted per channel, as /metrics shows them: the two APNs devices (4 + the fan's) and the
+        // one 410, the browser's four, the webhook's four, the console's four.
         let byChannel = statistics.byChannel
-        #expect(byChannel[.apns]?.delivered == 5 + fanIDs.count + 1)
+        #expect(byChannel[.apns]?.delivered == 4 + fanIDs.count + 1)
         #expect(byChannel[.apns]?.pruned == 1)
-        #expect(byChannel[.webPush]?.delivered == 5)
-        #expect(byChannel[.webhook]?.delivered == 5)
-        #expect(byChannel[.console]?.delivered == 5)
-        #expect(byChannel[.webPush]?.latency.totalCount == 5)
+        #expect(byChannel[.webPush]?.delivered == 4)
+        #expect(byChannel[.webhook]?.delivered == 4)
+        #expect(byChannel[.console]?.delivered == 4)
+        #expect(byChannel[.webPush]?.latency.totalCount == 4)
         #expect(statistics.delivered == byChannel.values.reduce(0) { $0 + $1.delivered })
         #expect(statistics.latency.totalCount == UInt64(statistics.delivered))
 
@@ -256,36 +263,38 @@ extension ReplayPipelineTests {
         let season = try EventFiles.expand([TestData.path("retrosheet/2020")])
         let officials = SeasonBids.official(await SeasonBids.summaries(of: season).sides)
         #expect(officials.count == 2)
-        let (summary, _) = try await setup.run(odds: odds) { completed, game in
+        let (summary, _) = try await setup.run(odds: odds) { question in
             NoHitterHistory.meaning(
-                franchise: game.team(completed.pitchingSide).club.franchise,
-                nickname: game.team(completed.pitchingSide).club.nickname, date: game.date, gameID: completed.gameID,
-                seasons: [2020: officials])
+                franchise: question.franchise, nickname: question.nickname, date: question.date,
+                gameID: question.gameID, seasons: [2020: officials])
         }
         let giolito = summary.moments.filter {
             $0.gameID == "CHA202008250" && $0.pitchingSide == .home && $0.kind.isBid
         }
         // Every out from the 13th is a moment now (the odds' own at outs between innings); each
-        // moment of the live bid carries the table's figures for its outs, the inning ones from
-        // the 4th (12 outs: "1 in 51 such bids since 1950 ended as no-hitters (9,191 bids)").
+        // moment of the live bid carries one figure: the most specific table resting on 50 bids or
+        // more (by his pitches at a complete inning, 2020 being scored pitch by pitch; else the
+        // 2020s; else every bid since 1950).
         #expect(giolito.filter { $0.kind == .hitlessOut }.map(\.outs) == [13, 14, 16, 17, 19, 20, 22, 23])
         for moment in giolito where moment.kind.bidStillAlive {
-            var figures = moment.odds
-            figures?.pitches = nil
-            #expect(figures == odds.chance(outs: moment.outs), "\(moment.id)")
-            // And at a complete inning, by the pitches he had thrown (2020 is scored pitch by pitch).
-            if moment.outs >= 12 && moment.outs % 3 == 0 {
-                let pitches = try #require(moment.odds?.pitches, "\(moment.id)")
-                #expect(BidOdds.pitchRange(pitches.pitches).from == pitches.from)
-                #expect(pitches.outs == min(moment.outs / 3 * 3, 24))
+            let figure = try #require(moment.odds, "\(moment.id)")
+            #expect(figure.bids >= BidOdds.minimumBids || figure.seasons == "since 1950", "\(moment.id)")
+            #expect(figure.basis?.hasPrefix("through \(Words.innings(outs: moment.outs))") == true, "\(figure)")
+            if moment.outs % 3 != 0 {
+                #expect(figure == odds.chance(outs: moment.outs, pitches: nil, season: 2020), "\(moment.id)")
             }
         }
         let innings = giolito.filter { $0.kind == .hitlessInnings }
-        #expect(innings.map(\.outs) == [12, 15, 18, 21, 24, 27])
-        // Giolito threw 101 pitches; 89 through the 8th.
-        let eighth = try #require(innings.first { $0.outs == 24 }?.odds?.pitches)
-        #expect(eighth.pitches == 89 && eighth.from == 75 && eighth.to == 89, "\(eighth)")
-        #expect(innings.first?.odds?.sentence == "1 in 51 such bids since 1950 ended as no-hitters (9,191 bids)")
+        #expect(innings.map(\.outs) == [12, 15, 18, 21, 24])
+        // Through 4 on fewer than 60 pitches: 3,733 bids since 1988, enough to rest on.
+        let fourth = try #require(innings.first?.odds)
+        #expect(fourth.basis == "through 4 innings on fewer than 60 pitches" && fourth.seasons == "since 1988")
+        #expect(fourth.text == "2%" && fourth.bids == 3733, "\(fourth)")
+        // Giolito threw 89 pitches through the 8th: 26 bids like it since 1988 (too few), 3 in the
+        // 2020s (too few): every bid hitless through 8 since 1950.
+        let eighth = try #require(innings.first { $0.outs == 24 }?.odds)
+        #expect(
+            eighth.basis == "through 8 innings" && eighth.seasons == "since 1950" && eighth.bids == 377, "\(eighth)")
         #expect(giolito.first { $0.kind == .completed }?.odds == nil)
 
         let accepted = setup.server.state.accepted.map(\.apnsID)
@@ -296,40 +305,45 @@ extension ReplayPipelineTests {
         func moment(_ id: String, of device: Device) -> Moment? {
             giolito.first { UUID.delivery(momentID: $0.id, deviceID: device.id).uuidString.lowercased() == id }
         }
-        // The fan who chose odds: the 22nd out (29 % of 619 bids), then every inning, then the end.
+        // The fan who chose odds: the end of the 7th (26 % of 145 bids like his, by pitches), then
+        // every inning, then the end (the last out is "No-hitter!", not one more inning).
         let fanMoments = ids(fan).compactMap { moment($0, of: fan) }
         #expect(
             fanMoments.map(\.id) == [
-                "CHA202008250-home-hitless-out-22", "CHA202008250-home-hitless-innings-24",
-                "CHA202008250-home-hitless-innings-27", "CHA202008250-home-completed-27",
+                "CHA202008250-home-hitless-innings-21", "CHA202008250-home-hitless-innings-24",
+                "CHA202008250-home-completed-27",
             ])
         let firstAlert = try #require(setup.server.state.notification(apnsID: ids(fan)[0]))
         let alert = try #require(
             ((try JSONSerialization.jsonObject(with: firstAlert.payload) as? [String: Any])?["aps"] as? [String: Any])?[
                 "alert"] as? [String: Any])
-        #expect(alert["title"] as? String == "Lucas Giolito: no-hitter through 22 outs")
+        #expect(alert["title"] as? String == "Lucas Giolito: no-hitter through 7")
         let body = try #require(alert["body"] as? String)
-        #expect(body.contains("hitless through 22 outs"), "\(body)")
-        #expect(body.contains("History: 1 in 3 such bids since 1950 ended as no-hitters (619 bids)."), "\(body)")
+        let seventh = try #require(innings.first { $0.outs == 21 }?.odds)
+        #expect(body.contains("Chance: \(seventh.text) (\(seventh.base) ended as no-hitters)."), "\(body)")
+        #expect(
+            body.contains(
+                "Chance: 26% (38 of 145 bids since 1988 through 7 innings on 75 to 89 pitches ended as no-hitters)."),
+            "\(body)")
         print("the first odds alert: \(body)")
         // The next, at the end of the 8th, by his pitches too.
         let next = try #require(setup.server.state.notification(apnsID: ids(fan)[1]))
         let nextBody = try #require(
             ((try JSONSerialization.jsonObject(with: next.payload) as? [String: Any])?["aps"] as? [String: Any])
                 .flatMap { $0["alert"] as? [String: Any] }?["body"] as? String)
-        #expect(nextBody.contains("Through 8 on 75 to 89 pitches: ") && nextBody.contains("since 1988"), "\(nextBody)")
+        #expect(nextBody.contains("Chance: \(eighth.text) (") && nextBody.contains("through 8 innings"), "\(nextBody)")
         // The completed alert: the last out in words and what it means.
         let completed = try #require(giolito.first { $0.kind == .completed })
         #expect(completed.lastPlay == "Erik Gonzalez lines out to right field")
         #expect(completed.meaning == "The White Sox's first no-hitter in the seasons known (in 2020); the 1st of 2020.")
-        let last = try #require(setup.server.state.notification(apnsID: ids(fan)[3]))
+        let last = try #require(setup.server.state.notification(apnsID: ids(fan)[2]))
         let lastBody = try #require(
             ((try JSONSerialization.jsonObject(with: last.payload) as? [String: Any])?["aps"] as? [String: Any])
                 .flatMap { $0["alert"] as? [String: Any] }?["body"] as? String)
         #expect(lastBody.contains("The last out: \(completed.lastPlay ?? "-")."), "\(lastBody)")
         #expect(lastBody.hasSuffix(completed.meaning ?? "-"), "\(lastBody)")
         // The default device is told by innings (6 to 9) and the end, never of an out's odds.
-        #expect(ids(phone).compactMap { moment($0, of: phone) }.map(\.outs) == [18, 21, 24, 27, 27])
+        #expect(ids(phone).compactMap { moment($0, of: phone) }.map(\.outs) == [18, 21, 24, 27])
         try await setup.shutdown()
     }
 }

@@ -1,4 +1,3 @@
-import Baseball
 import Foundation
 import Retrosheet
 import TestSupport

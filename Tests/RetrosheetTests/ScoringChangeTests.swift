@@ -1,5 +1,4 @@
 import Baseball
-import Retrosheet
 import TestSupport
 import Testing
 

@@ -1,4 +1,3 @@
-import Baseball
 import Retrosheet
 import TestSupport
 import Testing

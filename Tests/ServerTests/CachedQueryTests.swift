@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import JSON
 import NIOCore
 import Storage
 import Testing
@@ -214,6 +215,14 @@ import Testing
             (try await key(["saved_queries"]), true, true),
             (try await key(["cached_queries"]), false, true),
             (try await key(["cached_queries"], ["cached_queries": ["allowed": ["other"]]]), false, false),
+            // Reading by `saved_queries` does not pass what `cached_queries` leaves out (it did).
+            (
+                try await key(["saved_queries", "cached_queries"], ["cached_queries": ["allowed": ["other"]]]), true,
+                false
+            ),
+            (try await key(["saved_queries"], ["cached_queries": ["blocked": ["daily"]]]), true, false),
+            // Each permission by its own options: `saved_queries` leaving it out, `cached_queries` reads it.
+            (try await key(["saved_queries", "cached_queries"], ["saved_queries": ["allowed": ["open"]]]), true, true),
             (
                 try await key(
                     ["queries", "saved_queries"],
@@ -318,6 +327,14 @@ import Testing
         let writer = try await store.createAccessKey(
             project: "app", name: "writes", isActive: true, permitted: ["writes"], options: JSONObject(), now: Date()
         ).secret
+        // A key whose queries are filtered reads no dataset's results: they are not filtered (it
+        // read them whole).
+        let filtered = try await store.createAccessKey(
+            project: "app", name: "filtered", isActive: true, permitted: ["datasets", "queries"],
+            options: JSONObject([
+                ("queries", ["filters": [["property_name": "tab", "operator": "eq", "property_value": "live"]]])
+            ]), now: Date()
+        ).secret
         try await view("live", 3)
         try await view("scores")
         let router = Router(context: APIRequestContext.self)
@@ -360,6 +377,13 @@ import Testing
                 headers: [.authorization: writer]
             ) { response in
                 #expect(response.status == .unauthorized)
+            }
+            try await client.execute(
+                uri: "/3.0/projects/app/datasets/by-tab/results?index_by=scores&timeframe=this_3_days", method: .get,
+                headers: [.authorization: filtered]
+            ) { response in
+                #expect(response.status == .unauthorized, "\(String(buffer: response.body))")
+                #expect(String(buffer: response.body).contains("filtered"))
             }
 
             // New views: the kept day until the next refresh (15 minutes on).

@@ -1,6 +1,6 @@
 import Analytics
 import Foundation
-import Storage
+import JSON
 import Testing
 
 @testable import Server

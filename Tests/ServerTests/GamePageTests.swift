@@ -1,8 +1,6 @@
 import Baseball
 import Foundation
-import HTTPTypes
 import HummingbirdTesting
-import Server
 import Testing
 
 /// A game's page is read from what its follower kept as the game went (the play-by-play, the

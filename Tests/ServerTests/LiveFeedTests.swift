@@ -133,4 +133,74 @@ import Testing
         feed.finishAll()
         #expect(await Self.collect(again) == [5])
     }
+
+    /// A client resuming from far back (`?after=0`) is given the day's state, not a copy of every
+    /// kept event: each moment, and the newest `game` and `score` event of each game. Thousands of
+    /// such clients hold hundreds of events between them per game, not 10,000 each; one resuming
+    /// from close by still gets what it missed whole.
+    @Test func aResumeFromFarBackHoldsTheStateNotTheKeptEvents() async {
+        let feed = LiveFeed(capacity: 10_000, clientBuffer: 1024)
+        var newest: [String: Int] = [:]
+        var moments: [Int] = []
+        for index in 0..<12_000 {
+            let game = "game\(index % 15)"
+            if index % 997 == 0 {
+                moments.append(feed.publish(.moment, data: "\(index)").id)
+            }
+            let kind: LiveEvent.Kind = index % 3 == 0 ? .score : .game
+            newest["\(kind.rawValue):\(game)"] = feed.publish(kind, data: "\(index)", key: game).id
+        }
+        let kept = feed.keptEvents(after: 0)
+        #expect(kept.count == 10_000)
+        let keptMoments = moments.filter { $0 > kept[0].id }
+        let clients = (0..<2_000).map { _ in feed.subscribe(after: 0) }
+        feed.finishAll()
+        for client in clients {
+            var ids: [Int] = []
+            for await event in client { ids.append(event.id) }
+            // Moments first, then the newest of each game and kind, in order.
+            #expect(ids == keptMoments + newest.values.sorted())
+        }
+        // Within the client's buffer, what it missed comes whole.
+        let close = LiveFeed(capacity: 10_000, clientBuffer: 1024)
+        for index in 0..<2_000 { close.publish(.game, data: "\(index)", key: "game\(index % 15)") }
+        let resumed = close.subscribe(after: 1_500)
+        close.finishAll()
+        #expect(await Self.collect(resumed) == Array(1_501...2_000))
+    }
+}
+
+/// The bytes request bodies hold: taken as they come, within a client's share.
+@Suite struct ByteAllowanceTests {
+    @Test func aClientHoldsItsShareAndNoMoreOthersTheRest() {
+        let bodies = ByteAllowance(16, perClient: 10)
+        #expect(bodies.reserve(8, client: "a"))
+        #expect(!bodies.reserve(8, client: "a"))
+        #expect(bodies.reserve(2, client: "a"))
+        #expect(bodies.reserve(6, client: "b"))
+        #expect(!bodies.reserve(1, client: "c"))
+        bodies.release(10, client: "a")
+        #expect(bodies.inUse == 6)
+        // Alone, a client's first bytes fit whatever their size.
+        bodies.release(6, client: "b")
+        #expect(bodies.reserve(20, client: "c"))
+        #expect(!bodies.reserve(1, client: "d"))
+    }
+}
+
+/// A client barred for protocol errors is logged once per bar, however many more errors its
+/// connections still open make meanwhile.
+@Suite struct BarLogTests {
+    @Test func aBarIsLoggedOnceWhateverItsOpenConnectionsDoMeanwhile() {
+        let captured = HardeningTests.CapturedLines()
+        var limits = ConnectionLimits()
+        limits.abusePenalty = .seconds(600)
+        let gate = ConnectionGate(limits: limits, logger: captured.logger)
+        for _ in 0..<(limits.abuseStrikes * 40) { gate.struck(client: "10.0.0.9", reason: "HTTP/2: too many resets") }
+        let bars = captured.lines.withLock { $0 }.filter {
+            $0.message == "client barred after repeated protocol errors"
+        }
+        #expect(bars.count == 1)
+        #expect(gate.counts.barredClients == 1)
+    }
 }

@@ -1,15 +1,11 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
-import HummingbirdWSClient
 import HummingbirdWSTesting
 import NIOCore
 import NIOWebSocket
 import Synchronization
 import Testing
-
-@testable import Server
 
 /// The live stream through a real socket (HummingbirdTesting `.live`), on the replayed day of
 /// Giolito's no-hitter: Server-Sent Events and the WebSocket.
@@ -138,14 +134,14 @@ import Testing
 
     /// A WebSocket handshake over a plain socket: the response head, then the server's close
     /// frame (code and reason), read as the bytes arrive.
-    static func handshakeThenClose(port: Int, path: String) async throws -> (
+    static func handshakeThenClose(port: Int, path: String, key: String = "dGhlIHNhbXBsZSBub25jZQ==") async throws -> (
         head: String, close: (code: Int, reason: String)
     ) {
         let channel = try await HardeningTests.connect(port: port)
         return try await channel.executeThenClose { inbound, outbound in
             let request =
                 "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
             try await outbound.write(ByteBuffer(string: request))
             var bytes: [UInt8] = []
             let end = Array("\r\n\r\n".utf8)
@@ -181,6 +177,22 @@ import Testing
             try await client.execute(uri: "/api/ws", method: .get) { response throws in
                 #expect(response.status == .badRequest)
                 #expect(try APIServerTests.message(response.body).contains("connect with a WebSocket client"))
+            }
+        }
+    }
+
+    /// A handshake whose key is not 16 bytes in base64 (RFC 6455 4.1) is not upgraded.
+    @Test func aHandshakeWithAMalformedKeyIsNotUpgraded() async throws {
+        let fixture = try await Fixture { step in step.moments.contains { $0.kind == .brokenUp } }
+        defer { fixture.remove() }
+        try await fixture.live { client in
+            let port = try #require(client.port)
+            for key in ["dGhl", "x", String(repeating: "A", count: 24), "dGhlIHNhbXBsZSBub25jZQ=="] {
+                // A request the stream then closes (1008), so that an upgraded one ends at once.
+                let (head, _) = try await Self.handshakeThenClose(port: port, path: "/api/ws?after=x", key: key)
+                // 24 A's are 18 bytes of base64, not 16: refused too.
+                let upgraded = head.hasPrefix("HTTP/1.1 101")
+                #expect(upgraded == (key == "dGhlIHNhbXBsZSBub25jZQ=="), "\(key): \(head.prefix(60))")
             }
         }
     }

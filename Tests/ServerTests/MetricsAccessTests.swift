@@ -18,6 +18,13 @@ import Testing
                     == .forbidden("/metrics is served to loopback only (http.metrics)"), "\(ip)")
         }
         #expect(APIServer.Options().metricsAccess == .loopback)
+        // Through a proxy on the same host (the documented nginx set-up): from loopback, but for
+        // someone else.
+        for header in MetricsAccess.forwardingHeaders {
+            let refusal = access.check(
+                address: try Self.address("127.0.0.1"), authorization: nil, adminToken: nil, forwardedBy: header)
+            #expect(refusal != nil && "\(refusal!)".contains("came through a proxy (\(header))"))
+        }
     }
 
     @Test func withTheTokenSettingOnlyTheAdminTokenReads() throws {

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-import Server
 import Testing
 
 /// `GET /api/scoreboard?date=` takes days the calendar has, and says what is wrong with others.

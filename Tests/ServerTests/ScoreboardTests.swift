@@ -3,7 +3,6 @@ import Baseball
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Pipeline
 import Scores
 import StatsAPI
 import Synchronization
@@ -162,7 +161,7 @@ import Testing
         defer { fixture.remove() }
         let last = fixture.feed.lastID
         var events: [LiveEvent] = []
-        for await event in fixture.feed.subscribe(after: 0) {
+        for event in fixture.feed.keptEvents(after: 0) {
             events.append(event)
             if event.id >= last { break }
         }

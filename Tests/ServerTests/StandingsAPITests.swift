@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-import Server
 import Testing
 
 /// `GET /api/standings?date=`: the divisions before a day's games, from the season's results and

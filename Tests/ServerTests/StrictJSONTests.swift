@@ -64,3 +64,57 @@ import Testing
         #expect(throws: Never.self) { try StrictJSON.check(Array(fine.utf8), keys: .value) }
     }
 }
+
+/// The strict reader's keys and the OpenAPI document's properties are one list: a field the
+/// document offers and the reader refuses is a 400 for a valid request (schemathesis found
+/// `unofficial_bids` so), and a key the reader takes that the document leaves out is undocumented.
+@Suite struct StrictKeysMatchTheDocumentTests {
+    static var schemas: [String: Any]? {
+        (OpenAPIDocument.checkedIn()["components"] as? [String: Any])?["schemas"] as? [String: Any]
+    }
+
+    /// Every object the schema describes, by path, with its property names.
+    static func objects(_ schema: [String: Any], path: String, into found: inout [String: Set<String>]) {
+        if let reference = schema["$ref"] as? String, let name = reference.split(separator: "/").last,
+            let target = schemas?[String(name)] as? [String: Any]
+        {
+            objects(target, path: path, into: &found)
+            return
+        }
+        for variant in (schema["oneOf"] as? [[String: Any]] ?? []) { objects(variant, path: path, into: &found) }
+        if let items = schema["items"] as? [String: Any] { objects(items, path: path, into: &found) }
+        guard let properties = schema["properties"] as? [String: Any] else { return }
+        found[path, default: []].formUnion(properties.keys)
+        for (name, inner) in properties {
+            if let inner = inner as? [String: Any] { objects(inner, path: path + "." + name, into: &found) }
+        }
+    }
+
+    /// Every object the reader takes, by path, with its key names.
+    static func objects(_ keys: StrictJSON.Keys, path: String, into found: inout [String: Set<String>]) {
+        switch keys {
+        case .value: return
+        case .nullable(let inner): objects(inner, path: path, into: &found)
+        case .object(let members):
+            found[path, default: []].formUnion(members.keys)
+            for (name, inner) in members { objects(inner, path: path + "." + name, into: &found) }
+        }
+    }
+
+    @Test(arguments: [("Preferences", StrictJSON.Keys.preferences), ("DeviceRegistration", .deviceRegistration)])
+    func theReaderTakesWhatTheDocumentOffers(schema name: String, keys: StrictJSON.Keys) throws {
+        let schema = try #require(Self.schemas?[name] as? [String: Any], "no schema \(name) in openapi.json")
+        var documented: [String: Set<String>] = [:]
+        var read: [String: Set<String>] = [:]
+        Self.objects(schema, path: name, into: &documented)
+        Self.objects(keys, path: name, into: &read)
+        for (path, names) in documented {
+            let taken = read[path] ?? []
+            let refused = names.subtracting(taken).sorted()
+            let undocumented = taken.subtracting(names).sorted()
+            #expect(refused.isEmpty, "\(path): documented, refused: \(refused)")
+            #expect(undocumented.isEmpty, "\(path): taken, undocumented: \(undocumented)")
+        }
+        #expect(Set(read.keys).subtracting(documented.keys).isEmpty, "objects read, not documented")
+    }
+}

@@ -6,7 +6,6 @@ import Hummingbird
 import HummingbirdTesting
 import Scores
 import Synchronization
-import TestSupport
 import Testing
 
 @testable import Server

@@ -1,5 +1,4 @@
 import Alerts
-import Baseball
 import Clocks
 import FakeStatsAPI
 import Foundation
@@ -55,19 +54,26 @@ import Testing
             let port = try #require(client.port)
             let transport = PollerFaultTests.RecordingTransport(
                 inner: HTTPStatsAPITransport(client: .shared, baseURL: "http://127.0.0.1:\(port)/api/"), clock: clock)
-            var poller = StatsAPIPoller(transport: transport, clock: clock, logger: Logger(label: "test.poller"))
-            poller.officialDates = { _ in ["2020-08-25"] }
             // A message's request at once: the clock stands still between changes, so a request
             // held to a second after the last one would wait for a move that never comes (the
             // spacing is PollMachineTests').
-            poller.settings.nudgeInterval = 0
+            var settings = PollMachine.Settings()
+            settings.nudgeInterval = 0
             let health = PollerHealth(now: clock.now(), timeout: 10)
-            poller.health = health
             let pushClient = GamedayPushClient(
                 baseURL: "ws://127.0.0.1:\(port)/api/", logger: Logger(label: "test.push"), silence: .seconds(5))
-            if push { poller.push = pushClient }
+            let poller = StatsAPIPoller(
+                transport: transport, clock: clock, logger: Logger(label: "test.poller"),
+                officialDates: { _ in ["2020-08-25"] }, settings: settings, health: health,
+                push: push ? pushClient : nil)
+            // The push's sockets in their service, beside the source (as the service runs them).
             let polling = Task { [poller] in
-                try await StatsAPISource(poller: poller, sink: hub).run()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await pushClient.run() }
+                    group.addTask { try await StatsAPISource(poller: poller, sink: hub).run() }
+                    try await group.next()
+                    group.cancelAll()
+                }
             }
             defer { polling.cancel() }
             let stepper = Stepper(
@@ -171,7 +177,10 @@ import Testing
                     read = reached(time)
                     if clock.now().timeIntervalSince(time) > 60 { break }
                 }
-                #expect(read, "change \(index) at \(time) never read")
+                #expect(
+                    read,
+                    "change \(index) at \(time) never read: feed \(server.feed(server.games[0], at: time).metaData.timeStamp), read \(String(describing: health.snapshot.games[pk]))"
+                )
                 run.lateness.append(clock.now().timeIntervalSince(time))
                 if sockets() > opened { run.reopened.insert(index) }
                 // A socket the fault closed or silenced is opened again before the next change.

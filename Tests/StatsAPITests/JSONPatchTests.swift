@@ -2,7 +2,7 @@ import Alerts
 import Clocks
 import FakeStatsAPI
 import Foundation
-import Pipeline
+import JSON
 import Retrosheet
 import TestSupport
 import Testing

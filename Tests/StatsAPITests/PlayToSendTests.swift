@@ -1,5 +1,4 @@
 import Alerts
-import Baseball
 import Clocks
 import Delivery
 import FakeStatsAPI
@@ -48,9 +47,9 @@ import Testing
                 secretHash: ""))
         let pipeline = AlertPipeline(store: store, channels: [ConsoleChannel(write: { _ in })], clock: clock)
         let hub = GameHub(consumers: [AlertConsumer(publisher: pipeline.publisher)])
-        var source = StatsAPISource(
-            poller: StatsAPIPoller(transport: Unanswered(), clock: clock, logger: Logger(label: "test")), sink: hub)
-        source.playTimes = pipeline.statistics.playTimes
+        let source = StatsAPISource(
+            poller: StatsAPIPoller(transport: Unanswered(), clock: clock, logger: Logger(label: "test")), sink: hub,
+            playTimes: pipeline.statistics.playTimes)
 
         let stop = StopSignal()
         let dispatching = Task { try await pipeline.runDispatchers(stop: stop) }

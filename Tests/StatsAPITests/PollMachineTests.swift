@@ -36,7 +36,7 @@ import Testing
         func following(at time: Date) throws -> PollMachine {
             var machine = PollMachine(now: time)
             _ = machine.scheduled(schedule(at: time), date: PollMachineTests.dates[0], earlier: false, now: time)
-            _ = machine.answered(pk, .success(try feed(at: time)), now: time, random: 0.5)
+            _ = machine.answered(pk, PollMachine.Answer(.success(try feed(at: time))), now: time, random: 0.5)
             return machine
         }
     }
@@ -68,7 +68,8 @@ import Testing
         var machine = PollMachine(now: time)
         _ = machine.scheduled(day.schedule(at: time), date: Self.dates[0], earlier: false, now: time)
         #expect(machine.request(day.pk) == .init(path: "v1.1/game/\(day.pk)/feed/live", query: [:]))
-        let first = machine.answered(day.pk, .success(try day.feed(at: time)), now: time, random: 0.5)
+        let first = machine.answered(
+            day.pk, PollMachine.Answer(.success(try day.feed(at: time))), now: time, random: 0.5)
         #expect(first.game?.gamePk == day.pk)
         #expect(first.notes.isEmpty)
         let stamp = try #require(machine.tracks[day.pk]?.timeStamp)
@@ -80,14 +81,56 @@ import Testing
         #expect(next > time)
         #expect(!machine.due(now: time).contains { $0.pk == day.pk })
         // The same feed again (a diffPatch may answer with the whole feed): nothing new to say.
-        let same = machine.answered(day.pk, .success(try day.feed(at: time)), now: next, random: 0.5)
+        let same = machine.answered(
+            day.pk, PollMachine.Answer(.success(try day.feed(at: time))), now: next, random: 0.5)
         #expect(same.game == nil)
         // A later feed is news; an older one than that is ignored, with a note.
-        let later = machine.answered(day.pk, .success(try day.feed(at: time + 900)), now: next, random: 0.5)
+        let later = machine.answered(
+            day.pk, PollMachine.Answer(.success(try day.feed(at: time + 900))), now: next, random: 0.5)
         #expect(later.game != nil)
-        let older = machine.answered(day.pk, .success(try day.feed(at: time)), now: next, random: 0.5)
+        let older = machine.answered(
+            day.pk, PollMachine.Answer(.success(try day.feed(at: time))), now: next, random: 0.5)
         #expect(older.game == nil)
         #expect(older.notes.map(\.message) == ["feed older than the one kept; ignored"])
+    }
+
+    /// Each answer is one outcome the poller acts on, decided by the machine alone: a changed game
+    /// (handed on), nothing new, unreadable (a body that is not JSON, or JSON that is not a live
+    /// feed: counted as the game's failure, backed off) or failed (no answer).
+    @Test func eachAnswerIsOneOutcome() throws {
+        let day = try Day()
+        let time = day.giolito.start.addingTimeInterval(3600)
+        var machine = PollMachine(now: time)
+        _ = machine.scheduled(day.schedule(at: time), date: Self.dates[0], earlier: false, now: time)
+        func kind(_ outcome: PollMachine.Outcome) -> String {
+            switch outcome.kind {
+            case .changed: "changed"
+            case .unchanged: "unchanged"
+            case .unreadable: "unreadable"
+            case .failed: "failed"
+            }
+        }
+        let feed = try day.feed(at: time)
+        let first = machine.answered(day.pk, PollMachine.Answer(.success(feed)), now: time, random: 0.5)
+        #expect(kind(first) == "changed" && first.game?.gamePk == day.pk)
+        #expect(first.gameID == day.giolito.record.id && first.timeStamp == machine.tracks[day.pk]?.timeStamp)
+        #expect(
+            kind(machine.answered(day.pk, PollMachine.Answer(.success(feed)), now: time + 10, random: 0.5))
+                == "unchanged")
+        let html = machine.answered(
+            day.pk, PollMachine.Answer(.success(Data("<html>".utf8))), now: time + 20, random: 0)
+        #expect(kind(html) == "unreadable")
+        #expect(machine.tracks[day.pk]?.failures == 1)
+        let notAFeed = machine.answered(
+            day.pk, PollMachine.Answer(.success(Data(#"{"gamePk": 1}"#.utf8))), now: time + 30, random: 0)
+        #expect(kind(notAFeed) == "unreadable")
+        #expect(machine.tracks[day.pk]?.failures == 2)
+        let failed = machine.answered(
+            day.pk, .failed(TransportError(path: "x", reason: "HTTP 503")), now: time + 40, random: 0)
+        #expect(kind(failed) == "failed")
+        #expect(failed.notes.map(\.message) == ["feed request failed; the game keeps its last good state"])
+        // The game kept its last good state through all of it.
+        #expect(machine.tracks[day.pk]?.timeStamp == first.timeStamp)
     }
 
     /// A push message brings the game's request forward, once per newer timecode and no more
@@ -114,14 +157,15 @@ import Testing
         // second later, three times at most, then the feed's wait.
         var now = time + 1
         for _ in 0..<3 {
-            _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: now, random: 0.5)
+            _ = machine.answered(day.pk, PollMachine.Answer(.success(try day.feed(at: time))), now: now, random: 0.5)
             #expect(machine.tracks[day.pk]?.nextPoll == now + 1)
             now += 1
         }
-        _ = machine.answered(day.pk, .success(try day.feed(at: time)), now: now, random: 0.5)
+        _ = machine.answered(day.pk, PollMachine.Answer(.success(try day.feed(at: time))), now: now, random: 0.5)
         #expect(machine.tracks[day.pk]?.nextPoll == now + 10)
         // The feed caught up: a message naming an older second changes nothing.
-        _ = machine.answered(day.pk, .success(try day.feed(at: time + 300)), now: now + 10, random: 0.5)
+        _ = machine.answered(
+            day.pk, PollMachine.Answer(.success(try day.feed(at: time + 300))), now: now + 10, random: 0.5)
         moved = machine.nudged(day.pk, timeStamp: kept, now: now + 11)
         #expect(!moved)
         #expect(machine.tracks[day.pk]?.nextPoll == now + 20)
@@ -134,7 +178,7 @@ import Testing
         #expect(nudges.take().isEmpty && nudges.received == 3)
         // Backing off after a failure: the backoff stands.
         _ = machine.answered(
-            day.pk, .failure(TransportError(path: "x", reason: "HTTP 500")), now: now + 20, random: 0.99)
+            day.pk, .failed(TransportError(path: "x", reason: "HTTP 500")), now: now + 20, random: 0.99)
         let backoff = try #require(machine.tracks[day.pk]?.nextPoll)
         moved = machine.nudged(day.pk, timeStamp: GumboWriter.timeStamp(time + 900), now: now + 21)
         #expect(!moved)
@@ -147,22 +191,23 @@ import Testing
         var machine = try day.following(at: time)
         // Failures: at least the default wait (10 s), at most double it each time, drawn in between.
         let failed = machine.answered(
-            day.pk, .failure(TransportError(path: "x", reason: "HTTP 500")), now: time, random: 0.99)
+            day.pk, .failed(TransportError(path: "x", reason: "HTTP 500")), now: time, random: 0.99)
         #expect(failed.notes.map(\.message) == ["feed request failed; the game keeps its last good state"])
         #expect(machine.tracks[day.pk]?.failures == 1)
         #expect(abs(machine.tracks[day.pk]!.nextPoll.timeIntervalSince(time) - 19.8) < 0.001)
-        _ = machine.answered(day.pk, .failure(TransportError(path: "x", reason: "HTTP 500")), now: time, random: 0.1)
+        _ = machine.answered(day.pk, .failed(TransportError(path: "x", reason: "HTTP 500")), now: time, random: 0.1)
         #expect(machine.tracks[day.pk]?.nextPoll == time + 10)
         // The game is still followed from its diffPatch: what it had is kept.
         #expect(machine.request(day.pk).path.hasSuffix("diffPatch"))
         // A patch that does not apply: the whole feed next, after the default wait.
         let patch = Data(#"[{"diff":[{"op":"replace","path":"/nowhere/at/all","value":1}]}]"#.utf8)
-        let bad = machine.answered(day.pk, .success(patch), now: time, random: 0.5)
+        let bad = machine.answered(day.pk, PollMachine.Answer(.success(patch)), now: time, random: 0.5)
         #expect(bad.notes.map(\.message) == ["patch did not apply; the whole feed comes next time"])
         #expect(machine.request(day.pk).path.hasSuffix("/feed/live"))
         #expect(machine.tracks[day.pk]?.nextPoll == time + 10)
         // A good answer clears the failures.
-        _ = machine.answered(day.pk, .success(try day.feed(at: time + 60)), now: time + 10, random: 0.5)
+        _ = machine.answered(
+            day.pk, PollMachine.Answer(.success(try day.feed(at: time + 60))), now: time + 10, random: 0.5)
         #expect(machine.tracks[day.pk]?.failures == 0)
     }
 
@@ -171,12 +216,13 @@ import Testing
         let time = day.giolito.start.addingTimeInterval(3600)
         var machine = try day.following(at: time)
         // The same feed for more than ten minutes while the game is live.
-        let stuck = machine.answered(day.pk, .success(try day.feed(at: time)), now: time + 601, random: 0.5)
+        let stuck = machine.answered(
+            day.pk, PollMachine.Answer(.success(try day.feed(at: time))), now: time + 601, random: 0.5)
         #expect(stuck.notes.map(\.message) == ["feed has not moved; fetching it whole next time"])
         #expect(machine.request(day.pk).path.hasSuffix("/feed/live"))
         // Over: its last state is said, and it is done.
         let end = day.giolito.end.addingTimeInterval(600)
-        let final = machine.answered(day.pk, .success(try day.feed(at: end)), now: end, random: 0.5)
+        let final = machine.answered(day.pk, PollMachine.Answer(.success(try day.feed(at: end))), now: end, random: 0.5)
         #expect(final.game?.isFinal == true)
         #expect(machine.tracks[day.pk]?.done == true)
         #expect(!machine.due(now: end + 3600).contains { $0.pk == day.pk })

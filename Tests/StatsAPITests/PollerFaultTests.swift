@@ -1,5 +1,4 @@
 import Alerts
-import AsyncHTTPClient
 import Baseball
 import Clocks
 import FakeStatsAPI
@@ -79,8 +78,8 @@ import Testing
                 inner: HTTPStatsAPITransport(
                     client: .shared, baseURL: "http://127.0.0.1:\(port)/api/", timeout: .seconds(8)),
                 clock: clock)
-            var poller = StatsAPIPoller(transport: recording, clock: clock, logger: Logger(label: "test.poller"))
-            poller.officialDates = { _ in [day] }
+            let poller = StatsAPIPoller(
+                transport: recording, clock: clock, logger: Logger(label: "test.poller"), officialDates: { _ in [day] })
             let source = StatsAPISource(poller: poller, sink: hub)
             let polling = Task { try await source.run() }
             var now = clock.now()

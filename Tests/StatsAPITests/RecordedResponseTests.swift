@@ -1,5 +1,5 @@
-import Baseball
 import Foundation
+import JSON
 import TestSupport
 import Testing
 

@@ -2,7 +2,6 @@ import Alerts
 import Baseball
 import FakeStatsAPI
 import Foundation
-import Pipeline
 import Retrosheet
 import TestSupport
 import Testing
@@ -26,7 +25,17 @@ import Testing
         retrosheet: [Moment], statsAPI: [Moment], problems: [String]
     ) {
         let (expected, actual, problems, _) = try followers(game, people: people)
-        return (expected, actual, problems)
+        // A completed no-hitter's last out is in words, each source's own (the fake's feed names
+        // the play's kind, not always its trajectory): it is there on both, and set aside.
+        for moment in expected + actual where moment.kind == .completed { #expect(moment.lastPlay != nil) }
+        func wordless(_ moments: [Moment]) -> [Moment] {
+            moments.map {
+                var moment = $0
+                moment.lastPlay = nil
+                return moment
+            }
+        }
+        return (wordless(expected), wordless(actual), problems)
     }
 
     /// The game followed from both sources, with the differences between what a scoreboard shows
@@ -89,7 +98,7 @@ import Testing
             #expect(actual == expected, "\(game.record.id)")
             total += expected.count
         }
-        #expect(total == 11)
+        #expect(total == 10)
     }
 
     /// The scoreboard of the day is the same whether it was read from Retrosheet or from the fake

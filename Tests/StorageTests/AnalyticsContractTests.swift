@@ -1,5 +1,6 @@
 import Analytics
 import Foundation
+import JSON
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Analytics
 import Foundation
 import GRDB
+import JSON
 import Testing
 
 @testable import Storage

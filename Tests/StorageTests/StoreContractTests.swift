@@ -158,7 +158,9 @@ enum Fixtures {
             try await store.register(device)
             var other = device
             other.channel = .console(label: "x")
-            await #expect(throws: StoreError.duplicate("device \(device.id)")) { try await store.register(other) }
+            await #expect(throws: StoreError.duplicate("device", key: "\(device.id)")) {
+                try await store.register(other)
+            }
             #expect(try await store.device(id: device.id)?.channel == device.channel)
         }
     }

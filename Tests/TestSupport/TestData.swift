@@ -123,6 +123,7 @@ package enum ExtendedSuites {
         "RetrosheetTests.CWEventOracleTests.Extended",
         "RetrosheetTests.NoHitGroundTruthTests.Extended",
         "RetrosheetTests.NoHitterHistoryTests",
+        "RetrosheetTests.PlayTextTests.Extended",
         "RetrosheetTests.ScoringChangeTests.Extended",
         "RetrosheetTests.SeasonArchiveTests",
         "RetrosheetTests.StandingsTests.Extended",

@@ -64,11 +64,14 @@ public struct NoHitterClient: Sendable {
         /// Be told of a bid at the first out where this share (0.25) of such bids in history
         /// ended as no-hitters, instead of at `thresholdInnings`.
         public var minOdds: Double?
+        /// Be told of bids that cannot count as official no-hitters (a 7-inning doubleheader
+        /// game), each alert saying so (the server's default: true).
+        public var unofficialBids: Bool?
 
         public init(
             thresholdInnings: Int? = nil, favouriteTeams: [String]? = nil, favouriteThresholdInnings: Int? = nil,
             frequency: String? = nil, spoilerDelaySeconds: Int? = nil, jinxSafe: Bool? = nil, deals: [String]? = nil,
-            minOdds: Double? = nil
+            minOdds: Double? = nil, unofficialBids: Bool? = nil
         ) {
             self.thresholdInnings = thresholdInnings
             self.favouriteTeams = favouriteTeams
@@ -78,6 +81,7 @@ public struct NoHitterClient: Sendable {
             self.jinxSafe = jinxSafe
             self.deals = deals
             self.minOdds = minOdds
+            self.unofficialBids = unofficialBids
         }
     }
 
@@ -92,6 +96,8 @@ public struct NoHitterClient: Sendable {
         public var on: Bool
         public var inForce: Bool
         public var condition: String
+        /// Why today is not a deal day ("the Nationals lost 3-5 yesterday"); nil when it is.
+        public var whyNot: String?
     }
 
     /// Registers this device; the answer's secret authorizes every later change.

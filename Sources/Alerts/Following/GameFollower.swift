@@ -22,6 +22,9 @@ package struct GameFollower: Sendable {
     package private(set) var homeBatsFirst = false
     /// What the end of the game said, once it is over.
     package private(set) var result: GameResult?
+    /// Whether the game ended by the rules with its last play (the moment the last out, or a
+    /// walk-off, was made), before its source said it was final.
+    package private(set) var endedByRule = false
     /// Why the game is followed no further, if an update did not fit.
     package private(set) var problem: String?
     /// Runs by inning of the updates applied (kept here, off the engine's path that exports and
@@ -41,9 +44,12 @@ package struct GameFollower: Sendable {
     package private(set) var atBat: AtBat?
     /// Updates applied by engines of this game, re-scorings included: with none, one per update.
     package private(set) var applications = 0
-    /// Whether every out of a notable bid is a moment (`hitless-out`), not only each inning and
-    /// the 25th and 26th outs: set where the odds of history are known (`GameHub`).
-    package var momentsAtEveryOut = false
+    /// What the last ``follow(_:context:)`` finished its moments with: the odds of history, and
+    /// what each side's no-hitter would mean.
+    package private(set) var context = FollowContext()
+    /// The last play (not a substitution) against each pitching side: a completed no-hitter's
+    /// last out, even when a walk-off came after it.
+    private var lastPlayAgainst = PerSide<PlayResult?>(away: nil, home: nil)
 
     package init(gameID: String) {
         self.gameID = gameID
@@ -56,9 +62,47 @@ package struct GameFollower: Sendable {
     package var bids: PerSide<NoHitBid>? { engine?.tracker.bids }
     package var isFinal: Bool { status.phase == .final }
     package var isScheduled: Bool { !info.date.isEmpty }
+    /// Innings the game is scheduled for: 9, or 7 in a 2020-2021 doubleheader game.
+    package var scheduledInnings: Int { info.scheduledInnings ?? 9 }
+    /// Why no bid of this game can count as an official no-hitter whatever happens, when that is
+    /// known before it ends: a seven-inning doubleheader game.
+    package var cannotCount: UnofficialReason? { scheduledInnings < 9 ? .sevenInningDoubleheader : nil }
 
-    /// What `item` changes, as events in order.
-    package mutating func follow(_ item: GameFeedItem) -> [GameEvent] {
+    /// What `item` changes, as events in order, each moment finished with `context`: a bid still
+    /// alive carries its chance, a completed no-hitter its last out and what it means. With the
+    /// odds of history known, every out of a notable bid is a moment (devices may choose to hear
+    /// of a bid when its chance passes a share).
+    package mutating func follow(_ item: GameFeedItem, context: FollowContext = FollowContext()) -> [GameEvent] {
+        self.context = context
+        return events(of: item).map { event in
+            guard case .moment(let moment) = event else { return event }
+            return .moment(finished(moment))
+        }
+    }
+
+    /// A moment as it is told: its chance from the odds of history (by outs, and by the pitches
+    /// thrown at a complete inning, where the source counts them), a completed no-hitter's last
+    /// out and meaning.
+    private func finished(_ moment: Moment) -> Moment {
+        var moment = moment
+        // A bid that cannot count has no comparable bids to give it a chance.
+        if let odds = context.odds, moment.kind.isBid, moment.kind.bidStillAlive, moment.reason == nil {
+            moment.odds = odds.chance(
+                outs: moment.outs, pitches: pitcherLines.pitches(of: moment.pitchingSide),
+                season: Int(info.date.prefix(4)))
+        }
+        if moment.kind == .completed {
+            moment.lastPlay = lastPlayAgainst[moment.pitchingSide].map { play in
+                var text = PlayDescription.text(play, name: info.name(of:))
+                while text.hasSuffix(".") { text.removeLast() }
+                return text
+            }
+            moment.meaning = context.meanings[moment.pitchingSide]
+        }
+        return moment
+    }
+
+    private mutating func events(of item: GameFeedItem) -> [GameEvent] {
         switch item {
         case .scheduled(let info, let start):
             let first = !isScheduled
@@ -96,6 +140,8 @@ package struct GameFollower: Sendable {
             self.atBat = atBat
             return [.atBat]
         case .status(let status, let result):
+            // Over by the rules already: only the source's final is news (its pitchers of record).
+            if endedByRule { return confirmedFinal(status, result: result) }
             guard status != self.status || (status.phase == .final && self.result == nil && result != nil) else {
                 return []
             }
@@ -111,7 +157,7 @@ package struct GameFollower: Sendable {
                 events.append(.moment(Moment.score(.gameStart, gameID: gameID, state: state)))
             }
             if status.phase == .final {
-                self.result = result ?? self.result ?? GameResult(scheduledInnings: 9)
+                self.result = result ?? self.result ?? GameResult(scheduledInnings: scheduledInnings)
                 events += finish()
             }
             return events
@@ -152,6 +198,7 @@ package struct GameFollower: Sendable {
             battingLines.record(result) { state.fielder($0, of: result.pitchingSide) }
             tally.record(result, runsAfter: state.score[result.battingSide])
             // The half-inning of the play, even when its third out ended it.
+            lastPlayAgainst[result.pitchingSide] = result
             playByPlay.append(
                 PlayByPlayEntry(
                     number: state.playCount, inning: result.inning, half: Words.half(result.battingSide),
@@ -189,8 +236,38 @@ package struct GameFollower: Sendable {
             }
         }
         events += Self.moments(
-            gameID: gameID, from: before.tracker, to: engine.tracker, after: state, everyOut: momentsAtEveryOut)
+            gameID: gameID, from: before.tracker, to: engine.tracker, after: state, everyOut: context.everyOut,
+            cannotCount: cannotCount)
+        // The last out (or a walk-off) ends the game by the rules: it is final now, its bids settled
+        // with this play, not minutes later when the source says so.
+        if case .play = update, !isFinal, state.isOver(scheduledInnings: scheduledInnings, homeBatsFirst: homeBatsFirst)
+        {
+            endedByRule = true
+            status = GameStatus(.final)
+            result = result ?? GameResult(scheduledInnings: scheduledInnings)
+            events.append(.status(status))
+            events += finish()
+            events = Self.endedWithTheGame(events)
+        }
         return true
+    }
+
+    /// The source's word after the rules ended the game: a final status, with the pitchers of
+    /// record where it gives them, is a new final line; anything else (a feed that still says the
+    /// game is on) is not news.
+    private mutating func confirmedFinal(_ status: GameStatus, result: GameResult?) -> [GameEvent] {
+        guard status.phase == .final, let engine else { return [] }
+        var changed = false
+        if status != self.status {
+            self.status = status
+            changed = true
+        }
+        if let result, result != self.result {
+            self.result = result
+            changed = true
+        }
+        guard changed, let result = self.result else { return [] }
+        return [.status(status), .final(line(engine.state, result: result))]
     }
 
     private mutating func enterStarters() {
@@ -213,7 +290,8 @@ package struct GameFollower: Sendable {
         engine.finish(scheduledInnings: result.scheduledInnings)
         self.engine = engine
         return Self.moments(
-            gameID: gameID, from: before, to: engine.tracker, after: engine.state, everyOut: momentsAtEveryOut) + [
+            gameID: gameID, from: before, to: engine.tracker, after: engine.state, everyOut: context.everyOut,
+            cannotCount: cannotCount) + [
                 .moment(Moment.score(.finalScore, gameID: gameID, state: engine.state)),
                 .final(line(engine.state, result: result)),
             ]
@@ -243,8 +321,10 @@ package struct GameFollower: Sendable {
         battingLines = BattingLines()
         tally = GameTally()
         playByPlay = []
+        lastPlayAgainst = PerSide(away: nil, home: nil)
         enterStarters()
         problem = nil
+        let wasFinal = isFinal
         var ignored: [GameEvent] = []
         var events: [GameEvent] = []
         for update in list {
@@ -269,18 +349,47 @@ package struct GameFollower: Sendable {
                     bidsAfter: new.tracker.bids))
         ]
         if new.state.score != old.state.score { revision.append(.score(new.state.score)) }
-        return revision
-            + Self.moments(
-                gameID: gameID, from: old.tracker, to: new.tracker, after: new.state, everyOut: momentsAtEveryOut)
-            + events
+        // The revised plays end the game by the rules: it is final now (its bids' moments are the
+        // difference below; its final score and line are said here).
+        if !wasFinal, endedByRule, let result {
+            events += [
+                .status(status), .moment(Moment.score(.finalScore, gameID: gameID, state: new.state)),
+                .final(line(new.state, result: result)),
+            ]
+        }
+        return Self.endedWithTheGame(
+            revision
+                + Self.moments(
+                    gameID: gameID, from: old.tracker, to: new.tracker, after: new.state, everyOut: context.everyOut,
+                    cannotCount: cannotCount)
+                + events)
+    }
+
+    /// `events` without the hitless inning of a bid that ends with the same play: the play that
+    /// ends its game is its end ("No-hitter!"), not one more inning with odds of finishing what
+    /// has just finished.
+    static func endedWithTheGame(_ events: [GameEvent]) -> [GameEvent] {
+        let ends = events.compactMap { event -> Moment? in
+            guard case .moment(let moment) = event, [.completed, .endedNotOfficial].contains(moment.kind) else {
+                return nil
+            }
+            return moment
+        }
+        guard !ends.isEmpty else { return events }
+        return events.filter { event in
+            guard case .moment(let moment) = event, moment.kind == .hitlessInnings else { return true }
+            return !ends.contains { $0.pitchingSide == moment.pitchingSide && $0.outs == moment.outs }
+        }
     }
 
     /// The moments between two snapshots of both bids.
     static func moments(
-        gameID: String, from before: BidTracker, to after: BidTracker, after state: GameState, everyOut: Bool
+        gameID: String, from before: BidTracker, to after: BidTracker, after state: GameState, everyOut: Bool,
+        cannotCount: UnofficialReason?
     ) -> [GameEvent] {
         guard before != after else { return [] }
-        let context = MomentContext(gameID: gameID, after: state, everyOut: everyOut)
+        var context = MomentContext(gameID: gameID, after: state, everyOut: everyOut)
+        context.cannotCount = cannotCount
         return Side.allCases.flatMap { side in
             before[side] == after[side]
                 ? [] : MomentDetector.moments(from: before[side], to: after[side], in: context).map(GameEvent.moment)

@@ -11,20 +11,39 @@ package struct AtBat: Sendable, Hashable, Codable {
     package var lastPitch: String?
     /// Its speed in mph, where the source gives it.
     package var lastPitchSpeed: Double?
+    /// Pitches thrown in the plate appearance so far (its pitcher's count is his line's and these).
+    package var pitches: Int
     /// The game's updates said before it: a count said before a play the follower has since
     /// applied is out of date and ignored.
     package var afterUpdates: Int
 
     package init(
         batter: PlayerID, balls: Int, strikes: Int, lastPitch: String? = nil, lastPitchSpeed: Double? = nil,
-        afterUpdates: Int
+        pitches: Int = 0, afterUpdates: Int
     ) {
         self.batter = batter
         self.balls = balls
         self.strikes = strikes
         self.lastPitch = lastPitch
         self.lastPitchSpeed = lastPitchSpeed
+        self.pitches = pitches
         self.afterUpdates = afterUpdates
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case batter, balls, strikes, lastPitch, lastPitchSpeed, pitches, afterUpdates
+    }
+
+    /// Reads what was written; an item logged before the pitches were counted has none.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        batter = try container.decode(PlayerID.self, forKey: .batter)
+        balls = try container.decode(Int.self, forKey: .balls)
+        strikes = try container.decode(Int.self, forKey: .strikes)
+        lastPitch = try container.decodeIfPresent(String.self, forKey: .lastPitch)
+        lastPitchSpeed = try container.decodeIfPresent(Double.self, forKey: .lastPitchSpeed)
+        pitches = try container.decodeIfPresent(Int.self, forKey: .pitches) ?? 0
+        afterUpdates = try container.decode(Int.self, forKey: .afterUpdates)
     }
 }
 

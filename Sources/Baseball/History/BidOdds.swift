@@ -187,16 +187,93 @@ package struct BidChance: Sendable, Hashable, Codable {
     package var share: Double
     package var since: Int
     package var sentence: String
-    /// The figure for bids like it on as many pitches, where the service knows them.
+    /// The figure for bids like it on as many pitches (kept for moments stored before a bid had
+    /// one figure; no longer set).
     package var pitches: PitchChance?
+    /// What the bids it rests on had in common with this one, in words: "through 8 innings on 90 to
+    /// 104 pitches", "through 7 1/3 innings in the 2020s", "through 7 1/3 innings" (nil in a moment
+    /// stored before a bid had one figure).
+    package var basis: String?
+    /// Which seasons: "since 1988", "in the 2020s".
+    package var seasons: String?
 
-    package init(outs: Int, bids: Int, noHitters: Int, share: Double, since: Int, sentence: String) {
+    package init(
+        outs: Int, bids: Int, noHitters: Int, share: Double, since: Int, sentence: String, basis: String? = nil,
+        seasons: String? = nil
+    ) {
         self.outs = outs
         self.bids = bids
         self.noHitters = noHitters
         self.share = share
         self.since = since
         self.sentence = sentence
+        self.basis = basis
+        self.seasons = seasons
+    }
+
+    /// The figure as every surface writes it: "54%" ("under 1%", "over 99%" at the edges).
+    package var text: String { Self.percent(share) }
+
+    /// What it rests on, short: "42 of 78 bids since 1988 through 8 innings on 90 to 104 pitches".
+    package var base: String {
+        "\(BidOdds.grouped(noHitters)) of \(BidOdds.grouped(bids)) \(bids == 1 ? "bid" : "bids") "
+            + (seasons ?? "since \(since)") + (basis.map { " \($0)" } ?? "")
+    }
+
+    /// "54%": a share as a whole percentage, never rounded to 0% or 100% when it is not.
+    package static func percent(_ share: Double) -> String {
+        if share > 0 && share < 0.005 { return "under 1%" }
+        if share < 1 && share > 0.995 { return "over 99%" }
+        return "\(Int((share * 100).rounded()))%"
+    }
+}
+
+extension BidOdds {
+    /// A figure rests on at least this many bids: where the most specific table has fewer, a less
+    /// specific one answers.
+    package static let minimumBids = 50
+
+    /// The one chance of a bid hitless through `outs` outs (on `pitches` pitches so far, where the
+    /// source counts every one; in `season`), from the most specific table that rests on at least
+    /// ``minimumBids`` bids: the bids as deep on as many pitches (at a complete inning, the 4th to
+    /// the 8th, in the seasons scored pitch by pitch), then the bids of the game's decade, then
+    /// every bid since the first season held. Nil where none does.
+    package func chance(outs: Int, pitches: Int?, season: Int?) -> BidChance? {
+        let words = "through " + Words.innings(outs: min(outs, 27))
+        if let pitches, pitches > 0, outs % 3 == 0, BidOdds.pitchOuts.contains(outs), let table = self.pitches {
+            let (from, to) = Self.pitchRange(pitches)
+            if let row = table.rows.first(where: { $0.outs == outs && $0.from == from }),
+                row.bids >= Self.minimumBids, let first = table.seasons.first
+            {
+                let range =
+                    to.map { from == 0 ? "fewer than \($0 + 1) pitches" : "\(from) to \($0) pitches" }
+                    ?? "\(from) or more pitches"
+                return Self.figure(
+                    outs: outs, bids: row.bids, noHitters: row.noHitters, since: first, seasons: "since \(first)",
+                    basis: "\(words) on \(range)")
+            }
+        }
+        if let season, let era = eras.first(where: { ($0.from / 10 * 10...$0.from / 10 * 10 + 9).contains(season) }),
+            let row = era.rows.first(where: { $0.outs == min(outs, 27) }), row.bids >= Self.minimumBids
+        {
+            return Self.figure(
+                outs: outs, bids: row.bids, noHitters: row.noHitters, since: era.from, seasons: "in the \(era.name)",
+                basis: words)
+        }
+        guard let row = row(outs: outs), row.bids > 0, let first = seasons.first else { return nil }
+        return Self.figure(
+            outs: outs, bids: row.bids, noHitters: row.noHitters, since: first, seasons: "since \(first)", basis: words)
+    }
+
+    private static func figure(outs: Int, bids: Int, noHitters: Int, since: Int, seasons: String, basis: String)
+        -> BidChance
+    {
+        let share = Double(noHitters) / Double(bids)
+        var chance = BidChance(
+            outs: min(outs, 27), bids: bids, noHitters: noHitters, share: share, since: since, sentence: "",
+            basis: basis, seasons: seasons)
+        chance.sentence = "\(chance.text): \(chance.base) ended as no-hitters"
+        return chance
     }
 }
 

@@ -39,6 +39,18 @@ package struct FieldingCredit: Sendable, Hashable, Codable {
         return UInt8(truncatingIfNeeded: bits >> (UInt64(min(count, 7) - 1) * 8))
     }
 
+    /// The fielder charged with the error in the credit (the digit after `E`: 5 in `2E5`), or 0.
+    package var errorFielder: UInt8 {
+        guard hasError else { return 0 }
+        let count = min(self.count, 7)
+        for index in 0..<count where UInt8(truncatingIfNeeded: bits >> (UInt64(index) * 8)) == UInt8(ascii: "E") {
+            guard index + 1 < count else { return 0 }
+            let digit = UInt8(truncatingIfNeeded: bits >> (UInt64(index + 1) * 8))
+            return (0x31...0x39).contains(digit) ? digit &- 0x30 : 0
+        }
+        return 0
+    }
+
     /// The first fielder character, or 0.
     @inlinable
     package var first: UInt8 { UInt8(truncatingIfNeeded: bits) }

@@ -28,6 +28,13 @@ package struct Play: Sendable, Hashable, Codable {
     package var stolenBases: BaseFlags
     package var caughtStealing: BaseFlags
     package var pickedOff: BaseFlags
+    /// The error that let each batter or runner (by starting base) reach or move on, as the scorer
+    /// tied it to him (`2-H(E1/TH)`, `BX2(8E4)`, MLB's error credit on his movement); `.none` when
+    /// he moved without one. An error the play is named for (`E6`) is `errors[0]`, not here.
+    package var advanceErrors: PerBase<AdvanceError>
+    /// The base each batter or runner put out on the play was put out at (1-3, 4 for home), by the
+    /// base he started on; 0 when he was not put out, or the record does not say.
+    package var outAt: PerBase<UInt8>
 
     package init(eventType: EventType) {
         self.eventType = eventType
@@ -43,6 +50,8 @@ package struct Play: Sendable, Hashable, Codable {
         stolenBases = []
         caughtStealing = []
         pickedOff = []
+        advanceErrors = PerBase(repeating: .none)
+        outAt = PerBase(repeating: 0)
     }
 
     /// Outs recorded on the play.
@@ -86,6 +95,51 @@ package struct Play: Sendable, Hashable, Codable {
         default:
             return !putOuts.contains(.batter) && advances.batter != .none
         }
+    }
+}
+
+/// An error that let a batter or runner reach or move on: the fielder charged (1-9; 0 for none)
+/// and whether it was on a throw.
+package struct AdvanceError: Sendable, Hashable, Codable {
+    package var fielder: UInt8
+    package var throwing: Bool
+
+    package init(fielder: UInt8, throwing: Bool = false) {
+        self.fielder = fielder
+        self.throwing = throwing
+    }
+
+    package static let none = AdvanceError(fielder: 0)
+    package var isNone: Bool { fielder == 0 }
+}
+
+extension Play {
+    private enum CodingKeys: String, CodingKey {
+        case eventType, advances, putOuts, rbi, fieldersChoiceOuts, credits, errors, modifiers, battedBall
+        case fieldedBy, stolenBases, caughtStealing, pickedOff, advanceErrors, outAt
+    }
+
+    /// Reads a play as written by this version or an earlier one (a shared game log written
+    /// before `advanceErrors` and `outAt` reads without them).
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(eventType: try container.decode(EventType.self, forKey: .eventType))
+        advances = try container.decode(PerBase<Destination>.self, forKey: .advances)
+        putOuts = try container.decode(BaseFlags.self, forKey: .putOuts)
+        rbi = try container.decode(PerBase<RBICredit>.self, forKey: .rbi)
+        fieldersChoiceOuts = try container.decode(BaseFlags.self, forKey: .fieldersChoiceOuts)
+        credits = try container.decode(PerBase<FieldingCredit>.self, forKey: .credits)
+        errors = try container.decode(ErrorList.self, forKey: .errors)
+        modifiers = try container.decode(PlayModifiers.self, forKey: .modifiers)
+        battedBall = try container.decodeIfPresent(BattedBallType.self, forKey: .battedBall)
+        fieldedBy = try container.decode(UInt8.self, forKey: .fieldedBy)
+        stolenBases = try container.decode(BaseFlags.self, forKey: .stolenBases)
+        caughtStealing = try container.decode(BaseFlags.self, forKey: .caughtStealing)
+        pickedOff = try container.decode(BaseFlags.self, forKey: .pickedOff)
+        advanceErrors =
+            try container.decodeIfPresent(PerBase<AdvanceError>.self, forKey: .advanceErrors)
+            ?? PerBase(repeating: .none)
+        outAt = try container.decodeIfPresent(PerBase<UInt8>.self, forKey: .outAt) ?? PerBase(repeating: 0)
     }
 }
 

@@ -1,6 +1,7 @@
 /// A play in words, as a play-by-play reads it: "Tim Anderson singles to left field. Yoan Moncada
-/// to third." Built from the play as the engine applied it (every source alike), never from a
-/// source's codes. Pure.
+/// to third." Every error is named with its fielder (and where it let a runner go), every run
+/// scored and every out on the bases said, as Gameday does. Built from the play as the engine
+/// applied it (every source alike), never from a source's codes. Pure.
 package enum PlayDescription {
     /// `result` in words, players named by `name`.
     package static func text(_ result: borrowing PlayResult, name: (PlayerID) -> String) -> String {
@@ -9,59 +10,137 @@ package enum PlayDescription {
         func runner(_ base: Int) -> String { name(result.runnersBefore[base]) }
         var sentences: [String] = []
         var described = BaseFlags()
+        // The errors charged on the play, each named once (where it let someone move, or last).
+        var unnamed = (0..<min(play.errors.count, 4)).map { play.errors[$0] }
+        func naming(_ fielder: UInt8) {
+            if let index = unnamed.firstIndex(of: fielder) { unnamed.remove(at: index) }
+        }
+        // Why a batter or runner moved on, when not by the play itself: an error, a wild pitch.
+        func because(_ base: Int) -> String {
+            let error = play.advanceErrors[base]
+            if !error.isNone {
+                naming(error.fielder)
+                return " on " + errorPhrase(error)
+            }
+            guard !inPlay(play.eventType) else { return "" }
+            if play.modifiers.contains(.wildPitch) && play.eventType != .wildPitch { return " on the wild pitch" }
+            if play.modifiers.contains(.passedBall) && play.eventType != .passedBall { return " on the passed ball" }
+            return ""
+        }
 
         let direction = where_(play.fieldedBy)
         switch play.eventType {
-        case .single, .double, .triple, .homeRun, .strikeout, .walk, .intentionalWalk, .hitByPitch, .interference,
-            .error, .fieldersChoice:
-            var text = batterPhrase(
-                batter, play.eventType,
-                fielder: play.eventType == .error ? (play.errors.isEmpty ? nil : play.errors[0]) : play.fieldedBy)
+        case .single, .double, .triple, .homeRun, .walk, .intentionalWalk, .hitByPitch, .fieldersChoice:
+            var text = batterPhrase(batter, play.eventType, fielder: play.fieldedBy)
             if play.eventType == .homeRun {
                 let runs = play.runs
                 text += runs == 4 ? " (grand slam)" : runs > 1 ? " (\(runs) runs)" : ""
             }
-            if play.eventType == .strikeout && !play.putOuts.contains(.batter) && play.advances.batter != .none {
-                text += " but reaches on the dropped third strike"
+            if play.eventType.isHit && play.putOuts.contains(.batter) {
+                text +=
+                    " and is out" + (play.outAt.batter > 0 ? " at \(baseWord(play.outAt.batter))" : "")
+                    + " trying to advance"
             }
-            if play.eventType.isHit && play.putOuts.contains(.batter) { text += " and is out trying to advance" }
+            sentences.append(text)
+            described.insert(.batter)
+        case .error, .interference:
+            let fielder = play.errors.isEmpty ? nil : play.errors[0]
+            if let fielder { naming(fielder) }
+            // The batter's own error credit (when it is this error), or the play's throwing flag
+            // when no runner's error has it.
+            let own = play.advanceErrors.batter
+            let throwing =
+                (own.fielder == fielder && own.throwing)
+                || (own.isNone && play.modifiers.contains(.throwingError)
+                    && !(1...3).contains { play.advanceErrors[$0].throwing })
+            sentences.append(batterPhrase(batter, play.eventType, fielder: fielder, throwing: throwing))
+            described.insert(.batter)
+        case .strikeout:
+            var text = batterPhrase(batter, .strikeout, fielder: nil)
+            if !play.putOuts.contains(.batter) && play.advances.batter != .none {
+                var reason = because(0)
+                // `K+E2`: the error the play is charged with let him reach.
+                if reason.isEmpty, let fielder = unnamed.first {
+                    naming(fielder)
+                    reason =
+                        " on "
+                        + errorPhrase(AdvanceError(fielder: fielder, throwing: play.modifiers.contains(.throwingError)))
+                }
+                text += " but reaches" + (reason.isEmpty ? " on the dropped third strike" : reason)
+            }
             sentences.append(text)
             described.insert(.batter)
         case .genericOut:
-            sentences.append(out(batter, play, direction: direction))
+            if !play.putOuts.contains(.batter) && !play.advanceErrors.batter.isNone {
+                sentences.append("\(batter) reaches" + because(0))
+            } else {
+                sentences.append(out(batter, play, direction: direction))
+            }
             described.insert(.batter)
         case .stolenBase, .caughtStealing, .pickoff, .defensiveIndifference, .pickoffError:
             for base in 1...3 where !result.runnersBefore[base].isNone {
-                let next = ["", "second", "third", "home"][base]
-                let from = ["", "first", "second", "third"][base]
+                let next = baseWord(UInt8(base + 1))
+                let from = baseWord(UInt8(base))
+                // Safe on an error in the attempt: named with it.
+                let safe = { () -> String in
+                    let reason = because(base)
+                    return reason.isEmpty ? ", safe on the error" : ", safe" + reason
+                }
+                // Where he went on from there: out trying to take one more, or on to score.
+                let then = { () -> String in
+                    if play.putOuts[base] {
+                        let at = play.outAt[base]
+                        return " and is out" + (at > 0 ? " at \(baseWord(at))" : "") + " trying to advance"
+                    }
+                    let destination = play.advances[base]
+                    if destination.scored { return " and scores" + because(base) }
+                    if let to = destination.base, to > base + 1 {
+                        return " and takes \(baseWord(UInt8(to)))" + because(base)
+                    }
+                    return ""
+                }
+                // Safe on an error in the attempt, and where that took him.
+                let safeThen = { (safeAt: Int) -> String in
+                    let destination = play.advances[base]
+                    let text = safe()
+                    if destination.scored { return text + ", and scores" }
+                    if let to = destination.base, to > safeAt { return text + ", and takes \(baseWord(UInt8(to)))" }
+                    return text
+                }
                 if play.stolenBases[base] {
-                    sentences.append("\(runner(base)) steals \(next)")
+                    sentences.append("\(runner(base)) steals \(next)" + then())
+                    described.insert(.at(base))
+                    continue
                 } else if play.caughtStealing[base] {
                     sentences.append(
-                        "\(runner(base)) is caught stealing \(next)"
-                            + (play.putOuts[base] ? "" : ", safe on the error"))
+                        "\(runner(base)) is caught stealing \(next)" + (play.putOuts[base] ? "" : safeThen(base + 1)))
+                    described.insert(.at(base))
+                    continue
                 } else if play.pickedOff[base] {
                     sentences.append(
-                        "\(runner(base)) is picked off \(from)" + (play.putOuts[base] ? "" : ", safe on the error"))
+                        "\(runner(base)) is picked off \(from)" + (play.putOuts[base] ? "" : safeThen(base)))
+                    described.insert(.at(base))
+                    continue
                 } else if play.eventType == .defensiveIndifference && play.advances[base] != .base(base) {
                     sentences.append("\(runner(base)) takes \(next) on defensive indifference")
                 } else {
                     continue
                 }
                 if play.advances[base] == .base(base + 1) || (base == 3 && play.advances[base].scored)
-                    || play.putOuts[base]
+                    || play.putOuts[base] || play.advances[base] == .base(base)
                 {
                     described.insert(.at(base))
                 }
             }
             if sentences.isEmpty { sentences.append("Runners move") }
-        case .wildPitch: sentences.append("Wild pitch")
+        case .wildPitch: sentences.append("Wild pitch by \(name(result.pitcher))")
         case .passedBall: sentences.append("Passed ball")
-        case .balk: sentences.append("Balk")
+        case .balk: sentences.append("Balk by \(name(result.pitcher))")
         case .otherAdvance: sentences.append("Runners advance")
         case .foulError:
-            let fielder = play.errors.isEmpty ? nil : position(play.errors[0])
-            sentences.append("Error on a foul ball\(fielder.map { " by the \($0)" } ?? "")")
+            let fielder = play.errors.isEmpty ? nil : play.errors[0]
+            if let fielder { naming(fielder) }
+            sentences.append("Error on a foul ball\(fielder.flatMap(position).map { " by the \($0)" } ?? "")")
         case .none, .unknown, .missingPlay: sentences.append("No play")
         }
 
@@ -69,27 +148,65 @@ package enum PlayDescription {
         for base in [3, 2, 1] where !result.runnersBefore[base].isNone && !described[base] {
             let destination = play.advances[base]
             if play.putOuts[base] {
-                sentences.append("\(runner(base)) out")
+                let at = play.outAt[base]
+                sentences.append("\(runner(base)) out" + (at > 0 ? " at \(baseWord(at))" : ""))
             } else if destination.scored {
-                sentences.append("\(runner(base)) scores")
+                sentences.append("\(runner(base)) scores" + because(base))
             } else if let to = destination.base, to != base {
-                sentences.append("\(runner(base)) to \(["", "first", "second", "third"][to])")
+                sentences.append("\(runner(base)) to \(baseWord(UInt8(to)))" + because(base))
             }
         }
         if described.contains(.batter) || play.eventType.endsPlateAppearance {
+            let reached = max(1, play.eventType.hitValue)
+            // On an error play the batter's error is the one the play is named for.
+            let reason = {
+                [.error, .interference].contains(play.eventType)
+                    && (play.advanceErrors.batter.isNone
+                        || play.advanceErrors.batter.fielder == (play.errors.isEmpty ? 0 : play.errors[0]))
+                    ? "" : because(0)
+            }
             if play.advances.batter.scored && play.eventType != .homeRun {
-                sentences.append("\(batter) scores")
-            } else if let to = play.advances.batter.base, to > max(1, play.eventType.hitValue) {
-                sentences.append("\(batter) to \(["", "first", "second", "third"][to])")
+                sentences.append("\(batter) scores" + reason())
+            } else if let to = play.advances.batter.base, to > reached {
+                sentences.append("\(batter) to \(baseWord(UInt8(to)))" + reason())
             }
         }
+        // Errors no one's move was tied to.
+        for fielder in unnamed {
+            let throwing = play.modifiers.contains(.throwingError) && unnamed.count == 1
+            sentences.append(
+                (throwing ? "Throwing error" : "Error") + (position(fielder).map { " by the \($0)" } ?? ""))
+        }
         return sentences.map { $0 + "." }.joined(separator: " ")
+    }
+
+    /// "an error by the shortstop", "a throwing error by the pitcher".
+    static func errorPhrase(_ error: AdvanceError) -> String {
+        (error.throwing ? "a throwing error" : "an error") + (position(error.fielder).map { " by the \($0)" } ?? "")
+    }
+
+    /// A ball put in play (a hit, an out or error on it, a fielder's choice): its runners moved
+    /// on the ball, not on a pitch that got away.
+    static func inPlay(_ type: EventType) -> Bool {
+        type.isHit || type == .genericOut || type == .error || type == .fieldersChoice || type == .foulError
+    }
+
+    /// A base by number as a play-by-play says it: "first", "home".
+    static func baseWord(_ base: UInt8) -> String {
+        switch base {
+        case 1: "first"
+        case 2: "second"
+        case 3: "third"
+        default: "home"
+        }
     }
 
     /// What the batter did, as a plate appearance ends: "Tim Anderson singles to left field",
     /// "Jose Abreu walks", "Yoan Moncada reaches on an error by the shortstop". `fielder` is who
     /// first played the ball (or, for an error, who made it).
-    package static func batterPhrase(_ batter: String, _ type: EventType, fielder: UInt8?) -> String {
+    package static func batterPhrase(_ batter: String, _ type: EventType, fielder: UInt8?, throwing: Bool = false)
+        -> String
+    {
         let direction = fielder.flatMap(where_)
         let to = direction.map { " to \($0)" } ?? ""
         switch type {
@@ -101,8 +218,12 @@ package enum PlayDescription {
         case .walk: return "\(batter) walks"
         case .intentionalWalk: return "\(batter) is intentionally walked"
         case .hitByPitch: return "\(batter) is hit by a pitch"
-        case .interference: return "\(batter) reaches on catcher's interference"
-        case .error: return "\(batter) reaches on an error\(fielder.flatMap(position).map { " by the \($0)" } ?? "")"
+        case .interference:
+            return fielder == nil || fielder == 2
+                ? "\(batter) reaches on catcher's interference"
+                : "\(batter) reaches on interference by the \(fielder.flatMap(position) ?? "defense")"
+        case .error:
+            return "\(batter) reaches on " + errorPhrase(AdvanceError(fielder: fielder ?? 0, throwing: throwing))
         case .fieldersChoice: return "\(batter) reaches on a fielder's choice\(to)"
         default: return "\(batter) is out\(to)"
         }

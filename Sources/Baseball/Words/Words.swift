@@ -36,11 +36,12 @@ package enum Words {
             : "\(Words.outs(outs)) in the \(Words.inning(inning, battingSide))"
     }
 
-    /// "7 innings", "1 inning", "2/3 inning", "6 2/3 innings": outs as innings pitched, in words.
+    /// "7 innings", "1 inning", "2/3 inning", "6 2/3 innings", "0 innings": outs as innings
+    /// pitched, in words, as fans write them.
     package static func innings(outs: Int) -> String {
         let (whole, thirds) = (outs / 3, outs % 3)
         let text = thirds == 0 ? "\(whole)" : whole == 0 ? "\(thirds)/3" : "\(whole) \(thirds)/3"
-        return text + (outs <= 3 ? " inning" : " innings")
+        return text + (outs <= 3 && outs > 0 ? " inning" : " innings")
     }
 
     /// "6.2": innings pitched as box scores write them.

@@ -1,8 +1,6 @@
 import Alerts
-import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
 
 /// Where and how to reach APNs.
 package struct APNsConfiguration: Sendable {

@@ -1,5 +1,4 @@
 import Alerts
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1

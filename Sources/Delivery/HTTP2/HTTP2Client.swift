@@ -4,7 +4,6 @@ import NIOHPACK
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
-import NIOTLS
 import Synchronization
 
 /// A lean HTTP/2 client for one origin, for the APNs hot path (and Web Push, a client per push

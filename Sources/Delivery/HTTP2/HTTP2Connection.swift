@@ -3,8 +3,6 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOPosix
-import NIOSSL
-import NIOTLS
 import Synchronization
 
 /// One HTTP/2 connection: its channel and the handler that matches frames to requests.

@@ -1,9 +1,6 @@
 import Foundation
 import NIOCore
-import NIOHPACK
-import NIOHTTP2
 import NIOPosix
-import NIOSSL
 import NIOTLS
 import Synchronization
 

@@ -1,7 +1,5 @@
-import Alerts
 import Clocks
 import Foundation
-import NIOCore
 import Synchronization
 
 /// The lean HTTP/2 clients of Web Push, one per push service (origin), made as services are

@@ -1,7 +1,7 @@
 import Alerts
-import Baseball
 import Deals
 import Foundation
+import Logging
 import Retrosheet
 import Storage
 
@@ -16,21 +16,26 @@ package actor DealDesk {
     package nonisolated let rules: [DealRule]
     private let store: any DealStore
     private let publisher: MomentPublisher?
-    /// Event files of a past season (for histories): none when the service has no Retrosheet data.
+    /// The folder or zip of a past season's event files (for histories): none when the service
+    /// has no Retrosheet data for it.
     private let seasonFiles: @Sendable (Int) -> [String]
+    private let logger: Logger
     private var book: DealBook
     private var seeded: Set<Int> = []
     private var history: [Int: [DealTrigger]] = [:]
+    /// The season's games from its event files (for why a day is not a deal day).
+    private var historyGames: [Int: [DealGame]] = [:]
     private let byVersion: [String: DealRule]
 
     package init(
         rules: [DealRule], store: any DealStore, publisher: MomentPublisher?,
-        seasonFiles: @escaping @Sendable (Int) -> [String] = { _ in [] }
+        seasonFiles: @escaping @Sendable (Int) -> [String] = { _ in [] }, logger: Logger = Logger(label: "nohit.deals")
     ) {
         self.rules = rules
         self.store = store
         self.publisher = publisher
         self.seasonFiles = seasonFiles
+        self.logger = logger
         book = DealBook(rules: rules)
         byVersion = Dictionary(rules.map { ($0.versionedID, $0) }, uniquingKeysWith: { a, _ in a })
     }
@@ -95,7 +100,7 @@ package actor DealDesk {
     private func seed(_ season: Int) async throws {
         guard seeded.insert(season).inserted else { return }
         let games = try await store.dealGames(from: "\(season)-01-01", through: "\(season)-12-31")
-            .compactMap { try? Self.decoder.decode(DealGame.self, from: $0.body) }
+            .compactMap { stored in decoded(DealGame.self, stored.body, what: "deal game \(stored.gameID)") }
         for game in games.sorted(by: SeasonDeals.order) { _ = book.evaluate(game) }
     }
 
@@ -104,15 +109,38 @@ package actor DealDesk {
         var answers: [TodayAnswer] = []
         // A season's triggers are read once however many rules ask (near New Year, two seasons).
         var bySeason: [Int: [DealTrigger]] = [:]
+        // The final games before a day are read once however many rules say no for it.
+        var gamesBefore: [String: [DealGame]] = [:]
         for rule in book.latestRules {
             let day = DealCalendar.localDate(now, in: rule.timeZone)
             let season = Int(day.prefix(4)) ?? 0
             let current = book.rules(on: day).first { $0.id == rule.id } ?? rule
             if bySeason[season] == nil { bySeason[season] = try await triggers(season: season, now: now) }
             let triggers = (bySeason[season] ?? []).filter { $0.ruleID == rule.id && $0.redeemDays.contains(day) }
-            answers.append(TodayAnswer(rule: current, day: day, triggers: triggers))
+            var whyNot: String?
+            if triggers.isEmpty {
+                if gamesBefore[day] == nil {
+                    gamesBefore[day] = try await finalGames(before: day, season: season, now: now)
+                }
+                whyNot = DealBook.whyNot(current, day: day, games: gamesBefore[day] ?? [])
+            }
+            answers.append(TodayAnswer(rule: current, day: day, triggers: triggers, whyNot: whyNot))
         }
         return answers
+    }
+
+    /// The final games of the week before `day` (and of `day` itself so far): those stored and,
+    /// from the season's event files, those over before today.
+    private func finalGames(before day: String, season: Int, now: Date) async throws -> [DealGame] {
+        let from = DealCalendar.adding(-7, to: day)
+        let stored = try await store.dealGames(from: from, through: day)
+            .compactMap { stored in decoded(DealGame.self, stored.body, what: "deal game \(stored.gameID)") }
+        let today = DealCalendar.localDate(now, in: "America/New_York")
+        let ids = Set(stored.map(\.gameID))
+        let past = (historyGames[season] ?? []).filter {
+            $0.dealDate >= from && $0.dealDate <= day && $0.dealDate < today && !ids.contains($0.gameID)
+        }
+        return stored + past
     }
 
     /// A season's history, of one rule or all.
@@ -125,16 +153,38 @@ package actor DealDesk {
     /// replayed day's own games count when the replay plays them, not before).
     private func triggers(season: Int, now: Date) async throws -> [DealTrigger] {
         let stored = try await store.dealTriggers(ruleID: nil, from: "\(season)-01-01", through: "\(season + 1)-01-31")
-            .compactMap { try? Self.decoder.decode(DealTrigger.self, from: $0.body) }
+            .compactMap { stored in decoded(DealTrigger.self, stored.body, what: "deal trigger \(stored.id)") }
         if history[season] == nil {
-            let files = seasonFiles(season)
-            let games = files.isEmpty ? [] : await SeasonDeals.games(of: files).games
+            var games: [DealGame] = []
+            let places = seasonFiles(season)
+            if !places.isEmpty {
+                do {
+                    games = await SeasonDeals.games(of: try EventFiles.expand(places)).games
+                } catch {
+                    logger.warning(
+                        "the season's event files cannot be read: its history holds only the games followed here",
+                        metadata: ["season": "\(season)", "error": "\(error)"])
+                }
+            }
             history[season] = SeasonDeals.triggers(games, rules: rules)
+            historyGames[season] = games
         }
         let today = DealCalendar.localDate(now, in: "America/New_York")
         let past = (history[season] ?? []).filter { $0.dealDate < today }
         let ids = Set(stored.map(\.id))
         return stored + past.filter { !ids.contains($0.id) }
+    }
+
+    /// A stored row read back; one that no longer reads (written by another version) is left out
+    /// and said.
+    private func decoded<Value: Decodable>(_ type: Value.Type, _ body: Data, what: String) -> Value? {
+        do {
+            return try Self.decoder.decode(type, from: body)
+        } catch {
+            logger.error(
+                "a stored row cannot be read; it is left out", metadata: ["row": "\(what)", "error": "\(error)"])
+            return nil
+        }
     }
 
     static let encoder: JSONEncoder = {
@@ -152,6 +202,8 @@ package struct TodayAnswer: Sendable, Hashable {
     package var day: String
     /// The triggers that make today a deal day (empty: no).
     package var triggers: [DealTrigger]
+    /// Why today is not a deal day, in words (nil when it is): "the Nationals lost 3-5 yesterday".
+    package var whyNot: String? = nil
     package var isOn: Bool { !triggers.isEmpty }
 }
 

@@ -1,4 +1,3 @@
-import Alerts
 import Foundation
 import Synchronization
 

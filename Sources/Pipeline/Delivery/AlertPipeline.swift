@@ -19,8 +19,9 @@ package struct AlertPipeline: Sendable {
     package let wakes: [ChannelKind: WakeSignal]
 
     package init(
-        store: Store, channels: [any DeliveryChannel], clock: any WallClock, concurrency: Int = 256,
-        staleAfter: TimeInterval = 30 * 60, acknowledgementClock: (any WallClock)? = nil,
+        store: Store, channels: [any DeliveryChannel], clock: any WallClock,
+        concurrency: Int = DispatchMachine.Settings().concurrency,
+        staleAfter: TimeInterval = ProviderSettings.defaultStaleAfter, acknowledgementClock: (any WallClock)? = nil,
         statistics: DeliveryStatistics = DeliveryStatistics(), logger: Logger = Logger(label: "nohit.pipeline")
     ) {
         self.store = store
@@ -29,23 +30,21 @@ package struct AlertPipeline: Sendable {
         directory = DeviceDirectory(store: store)
         var wakes: [ChannelKind: WakeSignal] = [:]
         var dispatchers: [Dispatcher] = []
+        var settings = DispatchMachine.Settings()
+        settings.concurrency = concurrency
+        settings.policy.staleAfter = staleAfter
         for channel in channels {
             let wake = WakeSignal()
             wakes[channel.kind] = wake
-            var dispatcher = Dispatcher(
-                channel: channel, outbox: store, clock: clock, wake: wake, statistics: statistics)
-            dispatcher.settings.concurrency = concurrency
-            dispatcher.settings.policy.staleAfter = staleAfter
-            dispatcher.logger = logger
-            if let acknowledgementClock { dispatcher.acknowledgementClock = acknowledgementClock }
-            dispatchers.append(dispatcher)
+            dispatchers.append(
+                Dispatcher(
+                    channel: channel, outbox: store, clock: clock, wake: wake, statistics: statistics,
+                    settings: settings, acknowledgementClock: acknowledgementClock, logger: logger))
         }
         self.dispatchers = dispatchers
         self.wakes = wakes
-        var publisher = MomentPublisher(outbox: store, directory: directory, wake: wakes)
-        publisher.lifetime = staleAfter
-        publisher.playTimes = statistics.playTimes
-        self.publisher = publisher
+        publisher = MomentPublisher(
+            outbox: store, directory: directory, wake: wakes, lifetime: staleAfter, playTimes: statistics.playTimes)
     }
 
     /// One Service per channel's dispatcher: each delivers until graceful shutdown, then finishes

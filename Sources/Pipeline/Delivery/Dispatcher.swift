@@ -16,22 +16,26 @@ package struct Dispatcher: Sendable {
     package let wake: WakeSignal
     package let statistics: DeliveryStatistics
     /// Deliveries in flight at most, how results are batched, the retry policy.
-    package var settings = DispatchMachine.Settings()
-    package var logger = Logger(label: "nohit.dispatcher")
+    package let settings: DispatchMachine.Settings
+    package let logger: Logger
     /// When the latency of an acknowledgement is measured: wall time (the benchmark) or the
     /// pipeline's clock (replays).
-    package var acknowledgementClock: any WallClock
+    package let acknowledgementClock: any WallClock
 
+    /// `acknowledgementClock` defaults to `clock`.
     package init(
         channel: any DeliveryChannel, outbox: any OutboxStore, clock: any WallClock, wake: WakeSignal,
-        statistics: DeliveryStatistics
+        statistics: DeliveryStatistics, settings: DispatchMachine.Settings = DispatchMachine.Settings(),
+        acknowledgementClock: (any WallClock)? = nil, logger: Logger = Logger(label: "nohit.dispatcher")
     ) {
         self.channel = channel
         self.outbox = outbox
         self.clock = clock
         self.wake = wake
         self.statistics = statistics
-        self.acknowledgementClock = clock
+        self.settings = settings
+        self.acknowledgementClock = acknowledgementClock ?? clock
+        self.logger = logger
     }
 
     /// What the dispatcher's child tasks report back.

@@ -65,14 +65,19 @@ package struct MomentPublisher: Sendable {
     package let directory: DeviceDirectory
     package let wake: [ChannelKind: WakeSignal]
     /// After this long a moment's alerts are stale (`apns-expiration`, Web Push `TTL`).
-    package var lifetime: TimeInterval = 30 * 60
+    package let lifetime: TimeInterval
     /// Where the rows' play times are noted (the play-to-send latency), if anywhere.
-    package var playTimes: PlayTimes?
+    package let playTimes: PlayTimes?
 
-    package init(outbox: any OutboxStore, directory: DeviceDirectory, wake: [ChannelKind: WakeSignal]) {
+    package init(
+        outbox: any OutboxStore, directory: DeviceDirectory, wake: [ChannelKind: WakeSignal],
+        lifetime: TimeInterval = RetryPolicy().staleAfter, playTimes: PlayTimes? = nil
+    ) {
         self.outbox = outbox
         self.directory = directory
         self.wake = wake
+        self.lifetime = lifetime
+        self.playTimes = playTimes
     }
 
     package struct Published: Sendable, Hashable {
@@ -130,14 +135,14 @@ package struct MomentPublisher: Sendable {
                     payloadKey: variant, notBefore: notBefore, expiresAt: expires, bidKey: bidKey,
                     momentKind: moment.kind, momentOuts: moment.outs))
         }
-        let payloads = variantKeys.sorted { $0.value < $1.value }.map { variant, key -> StoredPayload in
+        let payloads = try variantKeys.sorted { $0.value < $1.value }.map { variant, key -> StoredPayload in
             let message = MessageText.render(moment, game: game, jinxSafe: variant.jinxSafe, teamNames: variant.names)
             let body: Data =
                 switch variant.kind {
-                case .apns: Payloads.apnsAlert(message, moment: moment, game: game)
-                case .liveActivity: Payloads.liveActivity(message, moment: moment, game: game, at: time)
-                case .webPush: Payloads.webPush(message, moment: moment, game: game)
-                case .webhook: Payloads.webhook(message, moment: moment, game: game)
+                case .apns: try Payloads.apnsAlert(message, moment: moment, game: game)
+                case .liveActivity: try Payloads.liveActivity(message, moment: moment, game: game, at: time)
+                case .webPush: try Payloads.webPush(message, moment: moment, game: game)
+                case .webhook: try Payloads.webhook(message, moment: moment, game: game)
                 case .console: Payloads.console(message)
                 }
             return StoredPayload(key: key, body: body)

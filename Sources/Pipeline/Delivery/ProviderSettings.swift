@@ -27,7 +27,9 @@ package struct ProviderSettings: Sendable {
     package var requestTimeout = TimeAmount.seconds(10)
     /// How long after its moment an alert is still worth sending (by the pipeline's clock): its
     /// `apns-expiration` and Web Push `TTL`, and no retry after it.
-    package var staleAfter: TimeInterval = 30 * 60
+    package var staleAfter = ProviderSettings.defaultStaleAfter
+    /// The retry policy's (30 minutes).
+    package static let defaultStaleAfter = RetryPolicy().staleAfter
     /// How APNs requests travel: the lean HTTP/2 client (default) or AsyncHTTPClient.
     package var apnsTransport = TransportChoice.http2
     /// HTTP/2 connections per APNs host (lean client only). nio-http2 looks streams up by a linear
@@ -250,6 +252,12 @@ package enum KeyFiles {
     package static func signingKey(at path: String) throws(Failure) -> (key: P256.Signing.PrivateKey, created: Bool) {
         if FileManager.default.fileExists(atPath: path) { return (try readSigningKey(path), false) }
         let key = P256.Signing.PrivateKey()
+        try write(key, to: path)
+        return (key, true)
+    }
+
+    /// Writes a new key (0600; its directory, when made, 0700).
+    package static func write(_ key: P256.Signing.PrivateKey, to path: String) throws(Failure) {
         let directory = (path as NSString).deletingLastPathComponent
         do {
             if !directory.isEmpty {
@@ -265,7 +273,6 @@ package enum KeyFiles {
         } catch {
             throw Failure(path: path, reason: "cannot be written: \(error.localizedDescription)")
         }
-        return (key, true)
     }
 
     /// A text file, or a clear error.

@@ -1,4 +1,3 @@
-import Alerts
 import Clocks
 import Foundation
 import Synchronization

@@ -41,28 +41,31 @@ package protocol GameChangeConsumer: Sendable {
 /// The day's games: one follower per game, and the consumers every change goes to, in the
 /// order given. Sources call `receive` (one source at a time), and it returns once every consumer
 /// has the change: a source never runs ahead of what it made, and nothing queues up in between.
+///
+/// A follower is read, given its item and written back in one synchronous step (``apply(_:gameID:at:sequence:)``),
+/// with everything it needs to finish its moments (the odds of history, what each bid's
+/// no-hitter would mean, looked up ahead by the history warmer): no suspension point lies between
+/// reading a follower and writing it back, by construction.
 package actor GameHub: GameFeedSink {
     private var followers: [String: GameFollower] = [:]
     private let consumers: [any GameChangeConsumer]
     private let logger: Logger
     /// How often bids finished in the seasons known: each moment of a bid still alive carries its
-    /// figures, and every out of a notable bid is a moment (devices may choose to hear of a bid
-    /// when its odds pass a share).
+    /// figures, and every out of a notable bid is a moment.
     private let odds: BidOdds?
-    /// What a completed no-hitter means from the seasons known (its moment's `meaning`).
-    private let meaning: (@Sendable (_ completed: Moment, _ game: GameInfo) async -> String?)?
+    /// What each bid's no-hitter would mean, as far as it has been looked up.
+    private let meanings: NoHitterMeanings
     /// Items and updates received so far.
     package private(set) var itemsReceived = 0
     package private(set) var updatesReceived = 0
 
     package init(
-        consumers: [any GameChangeConsumer], odds: BidOdds? = nil,
-        meaning: (@Sendable (_ completed: Moment, _ game: GameInfo) async -> String?)? = nil,
+        consumers: [any GameChangeConsumer], odds: BidOdds? = nil, meanings: NoHitterMeanings = NoHitterMeanings(),
         logger: Logger = Logger(label: "nohit.games")
     ) {
         self.consumers = consumers
         self.odds = odds
-        self.meaning = meaning
+        self.meanings = meanings
         self.logger = logger
     }
 
@@ -72,31 +75,24 @@ package actor GameHub: GameFeedSink {
 
     /// Takes an item of the shared game log, numbered `sequence` there.
     package func receive(_ item: GameFeedItem, gameID: String, at time: Date, sequence: Int64?) async throws {
+        // A bid in its 9th inning may end with this item: what its no-hitter means, if still being
+        // looked up, is waited for (a local read, asked at the 4th hitless inning), so "No-hitter!"
+        // carries it whatever the speed of the game or the machine.
+        if let bids = followers[gameID]?.bids,
+            Side.allCases.contains(where: { bids[$0].isAlive && bids[$0].outs >= 24 })
+        {
+            await meanings.answered(gameID: gameID)
+        }
+        guard let change = apply(item, gameID: gameID, at: time, sequence: sequence) else { return }
+        for consumer in consumers { try await consumer.consume(change) }
+    }
+
+    /// The item applied to its game's follower, which is written back before anything else runs:
+    /// the change to hand the consumers, nil when the item changed nothing.
+    private func apply(_ item: GameFeedItem, gameID: String, at time: Date, sequence: Int64?) -> GameChange? {
         var follower = followers[gameID] ?? GameFollower(gameID: gameID)
-        follower.momentsAtEveryOut = odds != nil
-        var events = follower.follow(item)
-        if let odds {
-            for index in events.indices {
-                guard case .moment(var moment) = events[index], moment.kind.isBid, moment.kind.bidStillAlive else {
-                    continue
-                }
-                moment.odds = odds.chance(outs: moment.outs)
-                // And by the pitches the bid's pitchers have thrown, where the source counts them.
-                let thrown = follower.pitcherLines.pitches(of: moment.pitchingSide)
-                // (At a complete inning only: the row is the pitches as of its last out.)
-                if let thrown, thrown > 0, moment.outs % 3 == 0 {
-                    moment.odds?.pitches = odds.pitchChance(outs: moment.outs, pitches: thrown)
-                }
-                events[index] = .moment(moment)
-            }
-        }
-        // A completed no-hitter: its last out in words, and what it means.
-        for index in events.indices {
-            guard case .moment(var moment) = events[index], moment.kind == .completed else { continue }
-            moment.lastPlay = Self.lastPlay(follower.playByPlay, fielding: moment.pitchingSide)
-            moment.meaning = await meaning?(moment, follower.info)
-            events[index] = .moment(moment)
-        }
+        let events = follower.follow(
+            item, context: FollowContext(odds: odds, meanings: meanings.meanings(gameID: gameID)))
         followers[gameID] = follower
         itemsReceived += 1
         switch item {
@@ -118,21 +114,8 @@ package actor GameHub: GameFeedSink {
                 break
             }
         }
-        guard !events.isEmpty else { return }
-        let change = GameChange(time: time, events: events, game: follower, sequence: sequence)
-        for consumer in consumers { try await consumer.consume(change) }
-    }
-
-    /// The last play against the side fielding as `fielding` in words, without its full stop: a
-    /// no-hitter's last out, even when a walk-off came after it (a substitution after a play
-    /// carries its number, and comes after it).
-    static func lastPlay(_ entries: [PlayByPlayEntry], fielding: Side) -> String? {
-        let half = fielding == .home ? "top" : "bottom"
-        guard let last = entries.last(where: { $0.half == half })?.number,
-            var text = entries.first(where: { $0.number == last && $0.half == half })?.text
-        else { return nil }
-        while text.hasSuffix(".") { text.removeLast() }
-        return text
+        guard !events.isEmpty else { return nil }
+        return GameChange(time: time, events: events, game: follower, sequence: sequence)
     }
 
     /// Every game followed, by id.

@@ -14,8 +14,9 @@ package struct ReplaySource: Service {
     package let timeline: ReplayTimeline
     package let sink: any GameFeedSink
     package let clock: any WallClock
-    package var settle: @Sendable () async throws -> Void = {}
-    package var afterDay: @Sendable () async throws -> Void = {}
+    /// With a manual clock, after each entry: returns once what it made has been dealt with.
+    package let settle: @Sendable () async throws -> Void
+    package let afterDay: @Sendable () async throws -> Void
     /// How far the day got: readable while it runs and after.
     package let progress = Progress()
 
@@ -43,10 +44,16 @@ package struct ReplaySource: Service {
         func finished() { state.withLock { $0.done = true } }
     }
 
-    package init(games: [ReplayGame], sink: any GameFeedSink, clock: any WallClock) {
+    package init(
+        games: [ReplayGame], sink: any GameFeedSink, clock: any WallClock,
+        settle: @escaping @Sendable () async throws -> Void = {},
+        afterDay: @escaping @Sendable () async throws -> Void = {}
+    ) {
         timeline = ReplayTimeline(games: games, announced: clock.now())
         self.sink = sink
         self.clock = clock
+        self.settle = settle
+        self.afterDay = afterDay
     }
 
     package func run() async throws {

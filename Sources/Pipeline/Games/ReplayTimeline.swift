@@ -32,44 +32,12 @@ package struct ReplayTimeline: Sendable {
             add(min(announced, game.start), -6, .scheduled(game.info, start: game.start))
             add(game.start, -5, .lineups(game.record.startingAppearances, homeBatsFirst: game.record.homeBatsFirst))
             add(game.start, -4, .status(GameStatus(.live), result: nil))
-            var previous: (time: Date, sequence: [UInt8], half: (Int, Side)?) = (game.start, [], nil)
-            for (order, timed) in game.updates.enumerated() {
-                if pitches, case .play(let record) = timed.update, order < game.pitchSequences.count {
-                    let sequence = game.pitchSequences[order]
-                    let half = (record.inning, record.battingSide)
-                    // A plate appearance written over several records repeats its earlier
-                    // pitches: only those after them are new.
-                    let continues = previous.half.map { $0 == half } == true && sequence.starts(with: previous.sequence)
-                    let all = PitchSequence.pitches(sequence)
-                    let new = all.dropFirst(continues ? PitchSequence.pitches(previous.sequence).count : 0)
-                    // Each new pitch but the last (the play is made on it, or after it) between
-                    // the update before and this one.
-                    let shown = Array(new.dropLast())
-                    let span = timed.time.timeIntervalSince(previous.time)
-                    for (number, pitch) in shown.enumerated() {
-                        let time = previous.time.addingTimeInterval(span * Double(number + 1) / Double(shown.count + 1))
-                        add(
-                            time, 2 * order - 1,
-                            .atBat(
-                                AtBat(
-                                    batter: record.batter, balls: pitch.balls, strikes: pitch.strikes,
-                                    lastPitch: PitchSequence.words(pitch.code), afterUpdates: order)))
-                    }
-                    let ends = record.play?.eventType.endsPlateAppearance ?? false
-                    // A play within the plate appearance (a steal, a wild pitch): the count after
-                    // every pitch so far, once the play is in.
-                    if !ends, record.play != nil, let last = all.last {
-                        add(
-                            timed.time, 2 * order + 1,
-                            .atBat(
-                                AtBat(
-                                    batter: record.batter, balls: last.balls, strikes: last.strikes,
-                                    lastPitch: PitchSequence.words(last.code), afterUpdates: order + 1)))
-                    }
-                    previous = (timed.time, ends ? [] : sequence, half)
-                } else {
-                    previous.time = timed.time
+            if pitches {
+                for pitch in game.timedPitches() {
+                    add(pitch.time, 2 * pitch.update + (pitch.afterPlay ? 1 : -1), .atBat(pitch.atBat))
                 }
+            }
+            for (order, timed) in game.updates.enumerated() {
                 add(timed.time, 2 * order, .updates([timed.update]), updates: 1)
             }
             add(game.end, 2 * game.updates.count, .status(GameStatus(.final), result: game.result))
@@ -91,8 +59,7 @@ extension ReplayTimeline {
         var all: [(moment: Moment, game: GameInfo, time: Date)] = []
         for entry in entries {
             var follower = followers[entry.gameID] ?? GameFollower(gameID: entry.gameID)
-            follower.momentsAtEveryOut = everyOut
-            for event in follower.follow(entry.item) {
+            for event in follower.follow(entry.item, context: FollowContext(everyOut: everyOut)) {
                 if case .moment(let moment) = event, scoreAlerts || moment.kind.isBid {
                     all.append((moment, follower.info, entry.time))
                 }

@@ -15,25 +15,66 @@ package struct GameLogReader: Service {
     package let hub: GameHub
     /// The number after which reading starts.
     package let start: Int64
-    package var pollInterval: Duration = .milliseconds(250)
-    package var batch = 500
-    package var logger = Logger(label: "nohit.instances")
+    package let pollInterval: Duration = .milliseconds(250)
+    package let batch = 500
+    package let logger: Logger
     /// How far the log has been applied.
     package let position: Position
 
-    /// The last number applied, readable while the reader runs.
+    /// The last number applied, readable while the reader runs, and waited for.
     package final class Position: Sendable {
-        private let value: Atomic<Int64>
-        package init(_ start: Int64) { value = Atomic(start) }
-        package var applied: Int64 { value.load(ordering: .acquiring) }
-        func set(_ sequence: Int64) { value.store(sequence, ordering: .releasing) }
+        private struct State {
+            var applied: Int64
+            var waiters: [Int: (target: Int64, continuation: CheckedContinuation<Void, Never>)] = [:]
+            var next = 0
+        }
+
+        private let state: Mutex<State>
+
+        package init(_ start: Int64) { state = Mutex(State(applied: start)) }
+
+        package var applied: Int64 { state.withLock { $0.applied } }
+
+        func set(_ sequence: Int64) {
+            let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.applied = sequence
+                let ready = state.waiters.filter { $0.value.target <= sequence }
+                for id in ready.keys { state.waiters[id] = nil }
+                return ready.values.map(\.continuation)
+            }
+            for waiter in ready { waiter.resume() }
+        }
+
+        /// Returns once everything up to `sequence` is applied, or when the task is cancelled.
+        package func wait(until sequence: Int64) async {
+            let id = state.withLock { state -> Int in
+                state.next += 1
+                return state.next
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { state -> Bool in
+                        if state.applied >= sequence || Task.isCancelled { return true }
+                        state.waiters[id] = (sequence, continuation)
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+            }
+        }
     }
 
-    package init(store: any CoordinationStore, run: String, hub: GameHub, start: Int64) {
+    package init(
+        store: any CoordinationStore, run: String, hub: GameHub, start: Int64,
+        logger: Logger = Logger(label: "nohit.instances")
+    ) {
         self.store = store
         self.run = run
         self.hub = hub
         self.start = start
+        self.logger = logger
         position = Position(start)
     }
 

@@ -16,15 +16,17 @@ package struct InstanceService: Service {
     package let clock: any WallClock
     /// The dispatchers' wake signals, by channel.
     package let wakes: [ChannelKind: WakeSignal]
-    package var logger = Logger(label: "nohit.instances")
+    package let logger: Logger
 
     package init(
-        leases: GameLeases, outbox: any OutboxStore, clock: any WallClock, wakes: [ChannelKind: WakeSignal]
+        leases: GameLeases, outbox: any OutboxStore, clock: any WallClock, wakes: [ChannelKind: WakeSignal],
+        logger: Logger = Logger(label: "nohit.instances")
     ) {
         self.leases = leases
         self.outbox = outbox
         self.clock = clock
         self.wakes = wakes
+        self.logger = logger
     }
 
     package func run() async throws {

@@ -1,7 +1,6 @@
 import Baseball
 import Foundation
 import Logging
-import Storage
 
 /// A live source's view of the games when several instances share them (`nohit serve --source
 /// statsapi` on PostgreSQL): the games it says are those this instance holds (``GameLeases``), and
@@ -11,12 +10,13 @@ package struct SharedGames: GameClaims, GameFeedSink {
     package let leases: GameLeases
     package let log: SharedGameLog
 
-    package init(leases: GameLeases, log: SharedGameLog) {
+    package let logger: Logger
+
+    package init(leases: GameLeases, log: SharedGameLog, logger: Logger = Logger(label: "nohit.instances")) {
         self.leases = leases
         self.log = log
+        self.logger = logger
     }
-
-    package var logger = Logger(label: "nohit.instances")
 
     /// A failure to reach the database leaves the game where it was: held games stay held (their
     /// lease is renewed or lapses), others are asked about again at the next poll.

@@ -1,9 +1,7 @@
-import Baseball
 import Clocks
 import Foundation
 import Logging
 import ServiceLifecycle
-import Storage
 
 /// A past day's games said by several instances sharing the store, on a clock they share (the
 /// run's): each game by the one instance holding its lease, into the shared game log, from where
@@ -16,16 +14,21 @@ package struct SharedReplaySource: Service {
     package let leases: GameLeases
     package let log: SharedGameLog
     package let clock: any WallClock
-    package var afterDay: @Sendable () async throws -> Void = {}
-    package var logger = Logger(label: "nohit.instances")
+    package let afterDay: @Sendable () async throws -> Void
+    package let logger: Logger
     /// How far the day got here (items this instance said).
     package let progress = ReplaySource.Progress()
 
-    package init(timeline: ReplayTimeline, leases: GameLeases, log: SharedGameLog, clock: any WallClock) {
+    package init(
+        timeline: ReplayTimeline, leases: GameLeases, log: SharedGameLog, clock: any WallClock,
+        afterDay: @escaping @Sendable () async throws -> Void = {}, logger: Logger = Logger(label: "nohit.instances")
+    ) {
         self.timeline = timeline
         self.leases = leases
         self.log = log
         self.clock = clock
+        self.afterDay = afterDay
+        self.logger = logger
     }
 
     package func run() async throws {

@@ -1,3 +1,4 @@
+import Alerts
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,13 +7,8 @@ import NIOCore
 /// What every route answers with: JSON in the API's one encoding (snake_case keys, ISO 8601
 /// dates, sorted keys), and errors as `{"error":{"message":...}}` (Hummingbird's `HTTPError`).
 package enum API {
-    package static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return encoder
-    }()
+    /// The service's one JSON encoding (``WireJSON``): the answers, the stream, the payloads.
+    package static var encoder: JSONEncoder { WireJSON.encoder }
 
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()

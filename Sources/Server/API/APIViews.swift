@@ -1,6 +1,5 @@
 import Alerts
 import Baseball
-import Delivery
 import Foundation
 import Retrosheet
 import Scores
@@ -37,20 +36,6 @@ package struct ClientConfiguration: Sendable, Codable {
     }
     /// The clubs of the board's day (the service's clock), by name: what the team pickers offer.
     package var teams: [Club] = []
-    /// How often a bid like one hitless through k outs finished, in words, by k ("21": "1 in 4
-    /// such bids since 1950 ended as no-hitters (798 bids)"); absent without a table.
-    package var odds: [String: String]?
-    /// The same by the pitches thrown so far (the seasons scored pitch by pitch): for a bid
-    /// hitless through `outs` (12 to 24, the last complete inning reached) on `from`...`to`
-    /// pitches (`to` absent: or more), in words; absent without such a table.
-    package var pitchOdds: [PitchOdds]?
-
-    package struct PitchOdds: Sendable, Codable {
-        package var outs: Int
-        package var from: Int
-        package var to: Int?
-        package var sentence: String
-    }
 }
 
 package struct AdminDeviceCounts: Sendable, Codable {
@@ -152,7 +137,7 @@ package struct Pregame: Sendable, Codable {
         package var position: String
     }
 
-    package struct Side: Sendable, Codable {
+    package struct Team: Sendable, Codable {
         package var team: String
         package var pitcher: Pitcher?
         /// The batting order, once the lineups are out.
@@ -163,8 +148,8 @@ package struct Pregame: Sendable, Codable {
     package var venue: String?
     /// Whether the pitchers are the lineups' starters (else the schedule's probables).
     package var confirmed: Bool
-    package var away: Side
-    package var home: Side
+    package var away: Team
+    package var home: Team
 }
 
 /// `GET /api/standings`: the division standings before a day's games, and what they were counted
@@ -202,6 +187,9 @@ package struct HallOfFameEntry: Sendable, Codable {
     /// "No-hitter", "Perfect game", "Eric Sogard singles to center field off Kenta Maeda with
     /// nobody out in the top of the 9th", "Hitless, not official: rain".
     package var ending: String
+    /// Why it did not or could not count as an official no-hitter, where that is so: "7-inning
+    /// doubleheader game", "shortened game".
+    package var wontCount: String?
 
     package init(rank: Int, side: SideSummary) {
         self.rank = rank
@@ -220,6 +208,7 @@ package struct HallOfFameEntry: Sendable, Codable {
         let extra = side.unofficialReason == .brokenInExtraInnings ? " (hitless through 9, not official)" : ""
         let ending = side.official ? side.ending : side.firstHit.map { $0.words + extra } ?? side.ending
         self.ending = ending.prefix(1).uppercased() + ending.dropFirst()
+        wontCount = side.cannotCount.map { MessageStrings.english.reasons[$0] ?? $0.rawValue }
     }
 }
 

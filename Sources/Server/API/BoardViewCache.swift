@@ -27,12 +27,23 @@ final class BoardViewCache: Sendable {
     /// The body of the view `key` names as of `version`, made by `make` when the body kept is of
     /// an older version.
     func body(_ key: String, version: UInt64, make: () throws -> ByteBuffer) rethrows -> ByteBuffer {
-        if let entry = entries.withLock({ $0[key] }), entry.version == version { return entry.body }
+        if let body = kept(key, version: version) { return body }
         let body = try make()
+        keep(key, version: version, body)
+        return body
+    }
+
+    /// The body kept for `key` as of `version`, if any (for a view made by asynchronous work:
+    /// `keep` it once made).
+    func kept(_ key: String, version: UInt64) -> ByteBuffer? {
+        guard let entry = entries.withLock({ $0[key] }), entry.version == version else { return nil }
+        return entry.body
+    }
+
+    func keep(_ key: String, version: UInt64, _ body: ByteBuffer) {
         entries.withLock { entries in
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
             entries[key] = Entry(version: version, body: body)
         }
-        return body
     }
 }

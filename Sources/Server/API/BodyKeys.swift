@@ -5,6 +5,7 @@ extension StrictJSON.Keys {
     package static let preferences = StrictJSON.Keys.object([
         "threshold_innings": .value, "favourite_teams": .value, "favourite_threshold_innings": .value,
         "frequency": .value, "kinds": .value, "spoiler_delay_seconds": .value, "jinx_safe": .value,
+        "unofficial_bids": .value,
         "quiet_hours": .nullable(.object(["start": .value, "end": .value, "time_zone": .value])),
         "score_alerts": .object(["final_score": .value, "game_start": .value, "lead_change": .value]),
         "team_names": .object(["team": .value, "name": .value]), "deals": .value, "min_odds": .nullable(.value),

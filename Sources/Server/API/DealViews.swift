@@ -21,6 +21,8 @@ struct DealsToday: Encodable {
         var on: Bool
         /// The game(s) that made today a deal day, with the play that did it and when to redeem.
         var because: [Because]
+        /// Why today is not a deal day (when it is not): "the Nationals lost 3-5 yesterday".
+        var whyNot: String?
         /// Whether the rule is in force today (a rule of past seasons answers no).
         var inForce: Bool
         var condition: String
@@ -56,7 +58,8 @@ struct DealsToday: Encodable {
                     Because(
                         gameID: $0.gameID, gameDate: $0.gameDate, score: $0.score, play: $0.play, why: $0.why,
                         window: $0.window, triggerID: $0.id.uuidString.lowercased())
-                }, inForce: rule.isEffective(on: answer.day), condition: DealWords.condition(rule),
+                }, whyNot: answer.whyNot, inForce: rule.isEffective(on: answer.day),
+                condition: DealWords.condition(rule),
                 sources: rule.sources, note: rule.note)
         }
     }

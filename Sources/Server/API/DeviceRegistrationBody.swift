@@ -1,8 +1,6 @@
 import Alerts
 import Delivery
 import Foundation
-import Retrosheet
-import Storage
 import Synchronization
 
 /// `POST /api/devices`: the channel and its address, and optional preferences.

@@ -21,6 +21,8 @@ package struct PreferencesBody: Sendable, Codable {
     package var quietHours: QuietHours??
     package var spoilerDelaySeconds: Int?
     package var jinxSafe: Bool?
+    /// Alerts for bids that cannot count (a 7-inning doubleheader game), saying so.
+    package var unofficialBids: Bool?
     package var scoreAlerts: ScoreAlerts?
     /// The device's own names for teams; the list replaces the one before.
     package var teamNames: [TeamName]?
@@ -54,6 +56,7 @@ package struct PreferencesBody: Sendable, Codable {
         }
         spoilerDelaySeconds = try container.decodeIfPresent(Int.self, forKey: .spoilerDelaySeconds)
         jinxSafe = try container.decodeIfPresent(Bool.self, forKey: .jinxSafe)
+        unofficialBids = try container.decodeIfPresent(Bool.self, forKey: .unofficialBids)
         scoreAlerts = try container.decodeIfPresent(ScoreAlerts.self, forKey: .scoreAlerts)
         teamNames = try container.decodeIfPresent([TeamName].self, forKey: .teamNames)
         deals = try container.decodeIfPresent([String].self, forKey: .deals)
@@ -64,7 +67,8 @@ package struct PreferencesBody: Sendable, Codable {
 
     package init(_ preferences: Preferences) {
         thresholdInnings = preferences.thresholdInnings
-        favouriteTeams = preferences.favouriteTeams
+        // Answered in MLB's abbreviations, what a client sent and reads back (`CWS`, not `CHA`).
+        favouriteTeams = preferences.favouriteTeams.map { TeamDirectory.current($0)?.abbreviation ?? $0 }
         favouriteThresholdInnings = preferences.favouriteThresholdInnings
         frequency = preferences.frequency
         kinds = preferences.kinds.sorted { $0.rawValue < $1.rawValue }
@@ -74,10 +78,13 @@ package struct PreferencesBody: Sendable, Codable {
             })
         spoilerDelaySeconds = preferences.spoilerDelaySeconds
         jinxSafe = preferences.jinxSafe
+        unofficialBids = preferences.unofficialBids
         scoreAlerts = ScoreAlerts(
             finalScore: preferences.scoreAlerts.finalScore, gameStart: preferences.scoreAlerts.gameStart,
             leadChange: preferences.scoreAlerts.leadChange)
-        teamNames = preferences.teamNames.sorted { $0.key < $1.key }.map { TeamName(team: $0.key, name: $0.value) }
+        teamNames = preferences.teamNames.sorted { $0.key < $1.key }.map {
+            TeamName(team: TeamDirectory.current($0.key)?.abbreviation ?? $0.key, name: $0.value)
+        }
         deals = preferences.deals
         minOdds = .some(preferences.minOdds)
     }
@@ -92,6 +99,7 @@ package struct PreferencesBody: Sendable, Codable {
         try container.encode(quietHours ?? nil, forKey: .quietHours)
         try container.encode(spoilerDelaySeconds, forKey: .spoilerDelaySeconds)
         try container.encode(jinxSafe, forKey: .jinxSafe)
+        try container.encode(unofficialBids, forKey: .unofficialBids)
         try container.encode(scoreAlerts, forKey: .scoreAlerts)
         try container.encode(teamNames, forKey: .teamNames)
         try container.encode(deals, forKey: .deals)
@@ -100,7 +108,7 @@ package struct PreferencesBody: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case thresholdInnings, favouriteTeams, favouriteThresholdInnings, frequency, kinds, quietHours,
-            spoilerDelaySeconds, jinxSafe, scoreAlerts, teamNames, deals, minOdds
+            spoilerDelaySeconds, jinxSafe, unofficialBids, scoreAlerts, teamNames, deals, minOdds
     }
 
     /// `base` with this body's fields applied, checked; the error names the field.
@@ -113,8 +121,20 @@ package struct PreferencesBody: Sendable, Codable {
         if let kinds { preferences.kinds = Set(kinds) }
         if let quietHours {
             if let quiet = quietHours {
-                guard let start = Self.minutes(quiet.start), let end = Self.minutes(quiet.end) else {
-                    throw BodyError(field: "quiet_hours", reason: "start and end must be HH:MM")
+                for (name, value) in [("start", quiet.start), ("end", quiet.end)] where Self.minutes(value) == nil {
+                    throw BodyError(
+                        field: "quiet_hours.\(name)",
+                        reason: value.isEmpty
+                            ? "is empty: quiet hours need a start and an end, as HH:MM (23:00 to 08:00)"
+                            : "'\(value)' is not a time as HH:MM (such as 23:00)")
+                }
+                let (start, end) = (Self.minutes(quiet.start)!, Self.minutes(quiet.end)!)
+                guard start != end else {
+                    throw BodyError(
+                        field: "quiet_hours",
+                        reason:
+                            "from \(quiet.start) to \(quiet.end) is no quiet time at all: give two different times, "
+                            + "or null to turn quiet hours off")
                 }
                 preferences.quietHours = .init(start: start, end: end, timeZone: quiet.timeZone)
             } else {
@@ -123,6 +143,7 @@ package struct PreferencesBody: Sendable, Codable {
         }
         if let spoilerDelaySeconds { preferences.spoilerDelaySeconds = spoilerDelaySeconds }
         if let jinxSafe { preferences.jinxSafe = jinxSafe }
+        if let unofficialBids { preferences.unofficialBids = unofficialBids }
         if let scoreAlerts {
             if let value = scoreAlerts.finalScore { preferences.scoreAlerts.finalScore = value }
             if let value = scoreAlerts.gameStart { preferences.scoreAlerts.gameStart = value }

@@ -1,9 +1,6 @@
-import Alerts
 import Baseball
-import Delivery
 import Foundation
 import Retrosheet
-import Storage
 import Synchronization
 
 /// Retrosheet seasons for the hall of fame: `<place>/<season>/` folders of event files or
@@ -36,7 +33,9 @@ package final class SeasonLibrary: Sendable {
         guard let year = Int(season), let folder = places.lazy.compactMap({ EventFiles.season(year, in: $0) }).first
         else { return nil }
         // Read once: callers asking while it is read (a cold server's first game pages and
-        // standings) wait for that reading.
+        // standings) wait for that reading. A task of its own, not a child of the first caller's:
+        // the callers come from different requests, and the first one's leaving (its client gone)
+        // must not cancel the reading the others wait for.
         let reading = seasonReadings.withLock { readings in
             if let reading = readings[season] { return reading }
             let reading = Task<[SideSummary], any Error> {
@@ -83,6 +82,7 @@ package final class SeasonLibrary: Sendable {
             return officials
         }
         guard let folder = places.lazy.compactMap({ EventFiles.season(year, in: $0) }).first else { return nil }
+        // One reading shared by every caller meanwhile (a task of its own, as `hallOfFame`'s).
         let reading = readings.withLock { readings in
             if let reading = readings[year] { return reading }
             let reading = Task<[SideSummary], any Error> {

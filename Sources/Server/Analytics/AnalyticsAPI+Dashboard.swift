@@ -1,5 +1,6 @@
 import Analytics
 import Foundation
+import JSON
 
 /// The operator's Metrics page: how a project's devices use the app over the last `days` days
 /// (`this_N_days` in `timezone`), from the events its clients record (the web page's own, or an
@@ -43,7 +44,10 @@ extension AnalyticsAPI {
             filters += Self.notTestMode.array ?? []
             parameters["filters"] = .array(filters)
             let query = try KeenQuery.parse(analysis, parameters: parameters, now: now)
-            return try await queries.run { budget in try await store.query(project: project, query, budget: budget) }
+            // The operator's: before any tenant's query waiting.
+            return try await queries.run(for: AnalyticsQueries.operatorShare) { budget in
+                try await store.query(project: project, query, budget: budget)
+            }
         }
         let device: (key: String, value: JSONValue) = ("target_property", "user.id_hash")
         let daily: (key: String, value: JSONValue) = ("interval", "daily")

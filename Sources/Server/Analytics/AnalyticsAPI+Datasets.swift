@@ -1,6 +1,7 @@
 import Analytics
 import Foundation
 import Hummingbird
+import JSON
 import Storage
 
 /// Keen's cached datasets under `/3.0/projects/{project_id}/datasets`: a query with an `interval`
@@ -48,6 +49,12 @@ extension AnalyticsAPI {
                 try Self.checkSavedQueryName(name, what: "a dataset's name")
                 let body = try await withBody(request, context, upTo: Self.maximumQueryBody) { $0 }
                 let definition = try Self.datasetDefinition(body, now: now())
+                if try await store.dataset(project: id, name: name) == nil,
+                    try await store.datasets(project: id).count >= limits.datasetsPerProject
+                {
+                    throw KeenError.badParameter(
+                        "name", "project \(id) holds its \(limits.datasetsPerProject) datasets; delete one first")
+                }
                 let (dataset, created) = try await store.putDataset(
                     project: id, name: name, definition: definition, now: now())
                 return Self.response(created ? .created : .ok, body: datasetJSON(dataset))
@@ -66,6 +73,13 @@ extension AnalyticsAPI {
         project.get("datasets/:name/results") { request, context in
             await handle {
                 let (id, key) = try await authorize(request, context, .datasets)
+                // A dataset's results are not filtered by the key: one whose queries are (an access
+                // key's `options.queries.filters`) would read past its filters.
+                if key.kind == .access, key.queryFilters.map({ $0 != .null && $0 != .array([]) }) == true {
+                    throw KeenError.invalidKey(
+                        "this access key's queries are filtered (options.queries.filters); a dataset's results are not, so it may not read them"
+                    )
+                }
                 let name = try context.parameters.require("name")
                 guard var dataset = try await store.dataset(project: id, name: name) else {
                     throw KeenError.notFound("no dataset \(name) in project \(id)")
@@ -141,9 +155,12 @@ extension AnalyticsAPI {
                 "query.timeframe", "a dataset's timeframe is relative (this_N_days, previous_N_weeks, ...)")
         }
         let parsed = try KeenQuery.parse(type, parameters: query, now: now)
-        guard parsed.interval != nil else {
+        guard let interval = parsed.interval else {
             throw KeenError.missingParameter("query.interval", "the buckets a dataset keeps (hourly, daily, ...)")
         }
+        // Past Keen's 2,500 intervals now, not at every refresh after (it was accepted, then failed
+        // forever).
+        if let timeframe = parsed.timeframe { _ = try interval.boundaries(of: timeframe, zone: parsed.zone) }
         for name in indexBy where parsed.groupBy.contains(name) {
             throw KeenError.badParameter("index_by", "\(name) is in the query's group_by too")
         }

@@ -1,9 +1,7 @@
 import Analytics
-import Clocks
 import Foundation
-import HTTPTypes
 import Hummingbird
-import Logging
+import JSON
 import NIOCore
 import Storage
 

@@ -1,6 +1,7 @@
 import Analytics
 import Foundation
 import Hummingbird
+import JSON
 import Storage
 
 /// Keen's saved and cached queries under `/3.0/projects/{project_id}/queries/saved`: a query
@@ -42,6 +43,13 @@ extension AnalyticsAPI {
                     try Self.checkSavedQueryName(name)
                     let body = try await withBody(request, context, upTo: Self.maximumQueryBody) { $0 }
                     let definition = try Self.savedQueryDefinition(body, now: now())
+                    if try await store.savedQuery(project: id, name: name) == nil,
+                        try await store.savedQueries(project: id).count >= limits.savedQueriesPerProject
+                    {
+                        throw KeenError.badParameter(
+                            "name",
+                            "project \(id) holds its \(limits.savedQueriesPerProject) saved queries; delete one first")
+                    }
                     let (saved, created) = try await store.putSavedQuery(
                         project: id, name: name, definition: definition, now: now())
                     return Self.response(created ? .created : .ok, body: Self.savedQueryJSON(saved))
@@ -198,11 +206,13 @@ extension AnalyticsAPI {
     }
 
     /// Whether `key` may read `saved`'s result. The read and master keys may read any. An access
-    /// key permitted `saved_queries` may read saved queries, within `options.saved_queries`
+    /// key permitted `saved_queries` may read saved queries its `options.saved_queries` lets it
     /// (`allowed`: the only names it may read; `blocked`: names it may not); one permitted
-    /// `cached_queries` may read cached ones, within `options.cached_queries`. An access key whose
-    /// queries carry filters (`options.queries.filters`) reads no saved query: their results are
-    /// not filtered, and it would read past its filters.
+    /// `cached_queries` may read cached ones. A cached query that `options.cached_queries` leaves
+    /// out is read by neither permission (a key permitted `saved_queries` read a cached query its
+    /// `cached_queries.allowed` left out). An access key whose queries carry filters
+    /// (`options.queries.filters`) reads no saved query: their results are not filtered, and it
+    /// would read past its filters.
     static func checkAllowed(_ key: AnalyticsKey, _ saved: SavedQuery) throws {
         guard key.kind == .access else { return }
         if key.queryFilters.map({ $0 != .null && $0 != .array([]) }) == true {
@@ -210,22 +220,23 @@ extension AnalyticsAPI {
                 "this access key's queries are filtered (options.queries.filters); a saved query's result is not, so it may not read one"
             )
         }
-        func within(_ kind: String) -> Bool {
-            guard key.permitted.contains(kind) else { return false }
+        let cached = saved.refreshRate > 0
+        func leavesOut(_ kind: String) -> Bool {
             let options = key.options[kind]
             if let allowed = options?["allowed"], allowed != .null,
                 !(allowed.array?.contains(.string(saved.name)) ?? false)
             {
-                return false
+                return true
             }
-            if let blocked = options?["blocked"], blocked != .null,
-                blocked.array?.contains(.string(saved.name)) ?? true
+            if let blocked = options?["blocked"], blocked != .null, blocked.array?.contains(.string(saved.name)) ?? true
             {
-                return false
+                return true
             }
-            return true
+            return false
         }
-        guard within("saved_queries") || (saved.refreshRate > 0 && within("cached_queries")) else {
+        let bySaved = key.permitted.contains("saved_queries") && !leavesOut("saved_queries")
+        let byCached = cached && key.permitted.contains("cached_queries")
+        guard (bySaved || byCached) && !(cached && leavesOut("cached_queries")) else {
             throw KeenError.invalidKey(
                 "this access key may not read saved query \(saved.name) (its saved_queries or cached_queries options)")
         }

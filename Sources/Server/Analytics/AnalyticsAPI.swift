@@ -3,6 +3,7 @@ import Clocks
 import Foundation
 import HTTPTypes
 import Hummingbird
+import JSON
 import Logging
 import NIOCore
 import Storage
@@ -22,6 +23,7 @@ package struct AnalyticsAPI: Sendable {
     let queriesPerKey: RateLimiter
     let queriesPerClient: RateLimiter
     let bodies: ByteAllowance
+    let properties: PropertyRoom
     /// Ad-hoc results kept for queries that name a `max_age`.
     let resultCache = QueryResultCache()
     package var logger = Logger(label: "nohit.analytics")
@@ -39,7 +41,11 @@ package struct AnalyticsAPI: Sendable {
         queriesPerKey = RateLimiter(perMinute: limits.queriesPerMinutePerKey, burst: limits.queriesPerMinutePerKey)
         queriesPerClient = RateLimiter(
             perMinute: limits.queriesPerMinutePerClient, burst: limits.queriesPerMinutePerClient)
-        bodies = ByteAllowance(limits.bodyBytesInFlight)
+        properties = PropertyRoom(
+            perCollection: limits.propertiesPerCollection, perProject: limits.collectionsPerProject)
+        // A client's share: a quarter of all, and room for the largest batch alone.
+        bodies = ByteAllowance(
+            limits.bodyBytesInFlight, perClient: max(limits.bodyBytesInFlight / 4, limits.maximumBatchBytes))
     }
 
     static let cors: [(HTTPField.Name, String)] = [
@@ -154,6 +160,7 @@ package struct AnalyticsAPI: Sendable {
                     try await store.deleteEvents(
                         project: id, collection: collection, timeframe: timeframe, filters: filters, budget: budget)
                 }
+                properties.forget(project: id)
                 return Self.response(.noContent, body: nil)
             }
         }
@@ -179,8 +186,10 @@ package struct AnalyticsAPI: Sendable {
                     let query = try KeenQuery.parse(
                         analysis, parameters: parameters, now: now(),
                         keyFilters: try KeenFilter.parseList(key.queryFilters))
-                    // Turns are shared fairly between each project's clients.
-                    let share = "\(id) \(ConnectionGate.clientKey(context.remoteAddress))"
+                    // Turns are shared fairly between keys, then between each key's clients.
+                    let share = AnalyticsQueries.share(
+                        key: key.rateKey.replacingOccurrences(of: " ", with: "%20"),
+                        client: ConnectionGate.clientKey(context.remoteAddress))
                     let includeMetadata =
                         parameters["include_metadata"] == .bool(true)
                         || parameters["include_metadata"] == .string("true")
@@ -234,6 +243,9 @@ package struct AnalyticsAPI: Sendable {
         }
         let arrival = now()
         let normalized = try KeenEventRules.normalize(event, now: arrival, autofill: key.autofill)
+        if let refused = try await admit([normalized], to: collection, project: project).first ?? nil {
+            throw refused
+        }
         _ = try await store.record(project: project, batch: [(collection, [normalized])], createdAt: arrival)
     }
 
@@ -298,6 +310,17 @@ package struct AnalyticsAPI: Sendable {
                     results.append(.failure(error))
                 }
             }
+            // Charged before the write: an event past its collection's property names is refused.
+            let refused = try await admit(good, to: collection, project: project)
+            if refused.contains(where: { $0 != nil }) {
+                var next = 0
+                for index in results.indices {
+                    guard case .success = results[index] else { continue }
+                    if let error = refused[next] { results[index] = .failure(error) }
+                    next += 1
+                }
+                good = zip(good, refused).filter { $0.1 == nil }.map(\.0)
+            }
             outcomes.append(results)
             accepted.append((collection, good))
         }
@@ -322,6 +345,14 @@ package struct AnalyticsAPI: Sendable {
                 })
         }
         return Self.response(.ok, body: .object(answer))
+    }
+
+    /// Whether each event may go into `collection` (`PropertyRoom`).
+    func admit(_ events: [IncomingEvent], to collection: String, project: String) async throws -> [KeenError?] {
+        guard !events.isEmpty else { return [] }
+        return try await properties.admit(project: project, collection: collection, events) {
+            try await store.schema(project: project)
+        }
     }
 
     // MARK: Plumbing
@@ -349,101 +380,6 @@ package struct AnalyticsAPI: Sendable {
             }
             return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
         }
-    }
-
-    /// A query's or a key's body: parameters, not events.
-    static let maximumQueryBody = 1_048_576
-
-    /// A batch past the limit, refused; its events are charged to the client all the same (not
-    /// to the key: the web app's is public), so one that sends such batches again and again is
-    /// refused before its bodies are read.
-    private func tooManyEvents(_ total: Int, client: String) -> KeenError {
-        eventsPerClient.charge(client, cost: Double(total), now: Date())
-        return KeenError.tooLarge(
-            "a batch holds at most \(limits.maximumBatchEvents) events, not \(total); send them in several batches")
-    }
-
-    /// Reads the body (at most `limit` bytes: 413 past it) within the bytes all requests may have
-    /// in flight at once (503 with Retry-After when they are taken), and hands it to `work`; its
-    /// bytes are given back when `work` is done with them.
-    func withBody<Value>(
-        _ request: Request, _ context: APIRequestContext, upTo limit: Int, _ work: ([UInt8]) async throws -> Value
-    ) async throws -> Value {
-        let declared = request.headers[.contentLength].flatMap { Int($0) }
-        if let declared, declared > limit {
-            Self.closeAfterAnswer(request, context)
-            throw KeenError.tooLarge("the body is larger than \(limit) bytes")
-        }
-        let reserved = min(declared ?? limit, limit)
-        guard bodies.reserve(reserved) else {
-            throw KeenError(
-                status: 503, code: "ServiceUnavailableError",
-                "the server is reading as many request bodies as it takes; try again in a second")
-        }
-        defer { bodies.release(reserved) }
-        var request = request
-        let bytes: [UInt8]
-        do {
-            bytes = Array(try await request.collectBody(upTo: limit).readableBytesView)
-        } catch is NIOTooManyBytesError {
-            throw KeenError.tooLarge("the body is larger than \(limit) bytes")
-        }
-        return try await work(bytes)
-    }
-
-    // MARK: Limits
-
-    /// Has an HTTP/1.1 connection closed once its answer is written, instead of reading the rest
-    /// of a large request body refused unread (up to the limit's megabytes, for nothing). A small
-    /// body is read to its end as usual: it has most likely arrived, and a client still sending
-    /// when the connection closes may lose the answer.
-    static func closeAfterAnswer(_ request: Request, _ context: APIRequestContext) {
-        let declared = request.headers[.contentLength].flatMap { Int($0) }
-        let large = declared.map { $0 > 64 * 1024 } ?? (request.headers[.transferEncoding] != nil)
-        guard large else { return }
-        // HTTPConnectionStateHandler closes after the answer in progress on this event (as on a
-        // graceful stop).
-        context.channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
-    }
-
-    /// The client a request counts against, if its writes may go on (a key or client over its
-    /// rate is refused before its body is read).
-    func checkWriteRoom(_ key: AnalyticsKey, _ request: Request, _ context: APIRequestContext) throws -> String {
-        let client = ConnectionGate.clientKey(context.remoteAddress)
-        let now = Date()
-        if let wait = eventsPerKey.waitForRoom(key.rateKey, now: now) ?? eventsPerClient.waitForRoom(client, now: now) {
-            Self.closeAfterAnswer(request, context)
-            throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey, wait: wait)
-        }
-        return client
-    }
-
-    /// Takes `count` events from the key's and the client's allowances, or refuses them all.
-    func takeWrites(_ count: Int, key: AnalyticsKey, client: String) throws {
-        let now = Date()
-        if let wait = eventsPerClient.take(client, cost: Double(count), now: now) {
-            throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey, wait: wait)
-        }
-        if let wait = eventsPerKey.take(key.rateKey, cost: Double(count), now: now) {
-            throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey, wait: wait)
-        }
-    }
-
-    func takeQuery(key: AnalyticsKey, _ context: APIRequestContext) throws {
-        let now = Date()
-        let client = ConnectionGate.clientKey(context.remoteAddress)
-        if let wait = queriesPerClient.take(client, now: now) ?? queriesPerKey.take(key.rateKey, now: now) {
-            throw Self.overRate(
-                "queries", limits.queriesPerMinutePerClient, limits.queriesPerMinutePerKey, wait: wait)
-        }
-    }
-
-    static func overRate(_ what: String, _ perClient: Int, _ perKey: Int, wait: TimeInterval = 1) -> KeenError {
-        var error = KeenError.rateLimited(
-            "too many \(what): at most \(perClient) a minute from one client and \(perKey) a minute with one key; try again in \(Int(wait.rounded(.up))) s"
-        )
-        error.retryAfter = Int(min(60, max(1, wait.rounded(.up))))
-        return error
     }
 
     static func response(_ status: HTTPResponse.Status, body: JSONValue?) -> Response {

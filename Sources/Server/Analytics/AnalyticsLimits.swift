@@ -10,6 +10,15 @@ package struct AnalyticsLimits: Sendable {
     package var maximumBatchBytes = 10_000_000
     /// Events in one batch: the iOS client sends its whole queue, at most 10,000 events.
     package var maximumBatchEvents = 10_000
+    /// Distinct property names (leaf paths) a collection may hold, and collections a project: past
+    /// them an event bringing a new one is refused alone (the public write key cannot grow the
+    /// schema every write and restart reads without bound).
+    package var propertiesPerCollection = 1_000
+    package var collectionsPerProject = 1_000
+    /// Saved queries and datasets a project may hold (each cached one is run again on its own;
+    /// a dataset is computed ahead, bucket by bucket).
+    package var savedQueriesPerProject = 1_000
+    package var datasetsPerProject = 100
     /// Events one write key may store a minute, in bursts of a sixth of it.
     package var eventsPerMinutePerKey = 600_000
     /// Events one client (an IPv4 address, an IPv6 /64) may send a minute, in bursts of a sixth

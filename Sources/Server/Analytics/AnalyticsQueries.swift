@@ -11,13 +11,19 @@ import Synchronization
 /// ones), so a stopping server is not held by a query.
 ///
 /// Turns are time-sliced: a query that has had its turn for `slice` while another client's query
-/// waits pauses
-/// at its next check (on its own thread, which the engine's scan runs on) and hands its slot
-/// over, then goes on when a slot comes back, its time limit moved on by the pause. So a client's
-/// small query waits for a slice, not for another client's long one to end. One query at a time
-/// is paused, so the threads and store readers in use stay one more than the slots (SQLite's
-/// analytics pool has readers for every slot the settings allow and one more); a query pauses only
-/// on a thread the store gave it alone.
+/// waits pauses at its next check (on its own thread, which the engine's scan runs on) and hands
+/// its slot over, then goes on when a slot comes back, its time limit moved on by the pause. So a
+/// client's small query waits for a slice, not for another client's long one to end. At most
+/// `maximumPaused` queries are paused at once, so the threads and store readers in use stay within
+/// the slots and as many more (SQLite's analytics pool has readers for every slot the settings
+/// allow and those); a query pauses only on a thread the store gave it alone. With one paused
+/// query, two clients looping 30-s queries took that place and the slot in turn, and everyone
+/// else waited for one of theirs to end (Keen's 429 after 10 s).
+///
+/// A share is a key and a client: turns go first to the key served least recently, then within
+/// it to the client, so clients sharing a key (or one client with many addresses behind it) are
+/// one tenant's turns, not one each. The operator's own queries (the dashboard) go before any
+/// tenant's.
 package final class AnalyticsQueries: Service, Sendable {
     package let limits: AnalyticsLimits
     /// How long a query runs before it gives its turn to another client's waiting query.
@@ -40,23 +46,27 @@ package final class AnalyticsQueries: Service, Sendable {
         var lastTurn: [String: Int] = [:]
         var turns = 0
         var slots: [UUID: Slot] = [:]
-        /// Whether a query is paused now (at most one is).
-        var paused = false
+        /// Queries paused now (at most `maximumPaused`).
+        var paused = 0
         var budgets: [UUID: QueryBudget] = [:]
         var stopping: String?
         var timedOut = 0
         var refused = 0
 
-        /// The waiting query to run next: the first of the share served least recently (one
-        /// never served first), other than `share`'s when given; of that share, the paused query
-        /// before any other (so that it can give its turn away again, and no query stays paused
-        /// behind its own client's next ones).
+        /// The waiting query to run next: the operator's first, then the first of the key served
+        /// least recently (one never served first), and within it of the client served least
+        /// recently, other than `share`'s when given; of that share, the paused query before any
+        /// other (so that it can give its turn away again, and no query stays paused behind its
+        /// own client's next ones).
         func nextInLine(besides share: String? = nil) -> Int? {
-            var best: (index: Int, turn: Int, paused: Bool)?
+            var best: (index: Int, turn: (Int, Int), paused: Bool)?
             for (index, id) in queue.enumerated() {
                 let owner = shares[id] ?? ""
                 if let share, owner == share { continue }
-                let turn = lastTurn[owner] ?? -1
+                let key = AnalyticsQueries.key(of: owner)
+                let turn =
+                    owner == AnalyticsQueries.operatorShare
+                    ? (-2, -2) : (lastTurn[key] ?? -1, lastTurn[owner] ?? -1)
                 var paused = false
                 if case .paused? = slots[id] { paused = true }
                 if let current = best, turn > current.turn || (turn == current.turn && (current.paused || !paused)) {
@@ -77,7 +87,7 @@ package final class AnalyticsQueries: Service, Sendable {
             case .waiting(let continuation)?: wake = .resume(continuation)
             case .paused(let semaphore)?:
                 wake = .signal(semaphore)
-                paused = false
+                paused -= 1
             default: return nil
             }
             slots[waiter] = .granted
@@ -89,11 +99,14 @@ package final class AnalyticsQueries: Service, Sendable {
         mutating func served(_ share: String) {
             turns += 1
             lastTurn[share] = turns
+            lastTurn[AnalyticsQueries.key(of: share)] = turns
             // Shares with no query are forgotten once there are many (a forgotten share
             // counts as never served: its next query goes first once).
             if lastTurn.count > 10_000 {
-                let waiting = Set(shares.values)
-                lastTurn = lastTurn.filter { waiting.contains($0.key) || $0.key == share }
+                let waiting = Set(shares.values.flatMap { [$0, AnalyticsQueries.key(of: $0)] })
+                lastTurn = lastTurn.filter {
+                    waiting.contains($0.key) || $0.key == share || $0.key == AnalyticsQueries.key(of: share)
+                }
             }
         }
     }
@@ -111,6 +124,17 @@ package final class AnalyticsQueries: Service, Sendable {
     }
 
     private let state = Mutex(State())
+
+    /// Queries paused at once, at most (each holds its thread and a store reader).
+    package static let maximumPaused = 4
+    /// The share of the operator's own queries (the dashboard): served before any tenant's.
+    package static let operatorShare = "operator"
+
+    /// A share names its key and its client, as "key client"; the key is its first word.
+    package static func share(key: String, client: String) -> String { "\(key) \(client)" }
+    static func key(of share: String) -> String {
+        share.firstIndex(of: " ").map { String(share[..<$0]) } ?? share
+    }
 
     package init(limits: AnalyticsLimits = AnalyticsLimits(), slice: Duration = .milliseconds(20)) {
         self.limits = limits
@@ -225,7 +249,7 @@ package final class AnalyticsQueries: Service, Sendable {
                 // A query stopped while paused gave its slot away already.
                 state.queue.removeAll { $0 == id }
                 state.shares[id] = nil
-                state.paused = false
+                state.paused -= 1
                 return nil
             default: return nil
             }
@@ -240,14 +264,15 @@ package final class AnalyticsQueries: Service, Sendable {
     }
 
     /// At a check of query `id`'s budget, on its thread, `ran` nanoseconds after its turn began:
-    /// when that is its slice and another client's query waits (and no query is paused already),
+    /// when that is its slice and another client's query waits (and fewer than `maximumPaused`
+    /// are paused already),
     /// gives that one the slot and blocks until a slot comes back or the query is stopped.
     /// Returns the nanoseconds it waited.
     private func yieldTurn(_ id: UUID, ran: UInt64) -> UInt64 {
         guard ran >= sliceNanoseconds else { return 0 }
         let start = Self.now()
         let paused = state.withLock { state -> (Wake, DispatchSemaphore)? in
-            guard !state.paused, state.stopping == nil, case .granted? = state.slots[id],
+            guard state.paused < Self.maximumPaused, state.stopping == nil, case .granted? = state.slots[id],
                 let owner = state.shares[id], state.budgets[id]?.cancellation == nil
             else { return nil }
             var wake: Wake?
@@ -259,7 +284,7 @@ package final class AnalyticsQueries: Service, Sendable {
             state.slots[id] = .paused(semaphore)
             state.running -= 1
             state.queue.append(id)
-            state.paused = true
+            state.paused += 1
             return (wake, semaphore)
         }
         guard case let (handed, semaphore)? = paused else { return 0 }
@@ -274,7 +299,7 @@ package final class AnalyticsQueries: Service, Sendable {
                 state.slots[id] = nil
                 state.queue.removeAll { $0 == id }
                 state.shares[id] = nil
-                state.paused = false
+                state.paused -= 1
                 return true
             }
             if gaveUp { break }

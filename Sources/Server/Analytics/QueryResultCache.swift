@@ -1,4 +1,5 @@
 import Analytics
+import JSON
 import Synchronization
 
 /// Ad-hoc query results kept for Keen's `max_age`: a query that names one is answered from a

@@ -2,7 +2,6 @@ import Analytics
 import Foundation
 import Logging
 import ServiceLifecycle
-import Storage
 
 /// Refreshes cached queries (saved queries with a `refresh_rate`) as they fall due: every
 /// `interval` it takes the due ones from the store one by one (on PostgreSQL each is taken by one

@@ -35,6 +35,17 @@ package final class ConnectionGate: Sendable {
         var refusedBarred = 0
         var barredClients = 0
 
+        /// Drops from `idleOrder` the connections no longer idle once they are most of it: below
+        /// the cap nothing is evicted, and the order would otherwise grow with every idle spell.
+        mutating func compactIdleOrder() {
+            guard idleOrder.count > 4096, idleOrder.count > 4 * idle.count else { return }
+            // The latest time each became idle is its place.
+            var seen = Set<Int>()
+            idleOrder = idleOrder[idleHead...].reversed().filter { idle[$0] != nil && seen.insert($0).inserted }
+                .reversed()
+            idleHead = 0
+        }
+
         /// Takes the connection that has been idle longest out of the counts (to be closed) for a
         /// new connection of `client`, if any: among the 64 idle longest, the first of `client`
         /// itself or of a client that would still hold more connections than `client` after the
@@ -70,10 +81,22 @@ package final class ConnectionGate: Sendable {
         }
     }
 
-    /// A keep-alive connection waiting for its next request, and how to close it.
+    /// A connection the gate may close first at its cap, and how to close it: idle while any of
+    /// its handlers says so (`Reason`), each saying it and taking it back for itself.
     struct IdleConnection: Sendable {
         var client: String
         var close: @Sendable () -> Void
+        var reasons: Set<Reason> = []
+    }
+
+    /// Why a connection may be closed first.
+    enum Reason: Sendable, Hashable {
+        /// A keep-alive connection that answered every request it read, waiting for another.
+        case waiting
+        /// No whole first head within a fifth of the header time.
+        case slowHead
+        /// A request body behind its pace.
+        case slowBody
     }
 
     private let state = Mutex(State())
@@ -134,6 +157,7 @@ package final class ConnectionGate: Sendable {
     package func release(client: String, connection: Int) {
         state.withLock { state in
             state.idle[connection] = nil
+            state.compactIdleOrder()
             if state.evicted.remove(connection) != nil { return }
             state.open -= 1
             let left = state.byClient[client, default: 1] - 1
@@ -141,19 +165,31 @@ package final class ConnectionGate: Sendable {
         }
     }
 
-    /// An HTTP/1.1 connection finished its responses and waits for another request: the first to
-    /// be closed when the server is at its cap.
-    func becameIdle(connection: Int, client: String, close: @escaping @Sendable () -> Void) {
+    /// A connection is idle for `reason` (an HTTP/1.1 one finished its responses and waits for
+    /// another request; one is slow to send its head or its body): among the first to be closed
+    /// when the server is at its cap, until every reason it was idle for is taken back.
+    func becameIdle(
+        connection: Int, client: String, reason: Reason = .waiting, close: @escaping @Sendable () -> Void
+    ) {
         state.withLock { state in
             guard !state.evicted.contains(connection) else { return }
-            state.idle[connection] = IdleConnection(client: client, close: close)
-            state.idleOrder.append(connection)
+            if state.idle[connection] == nil {
+                state.idle[connection] = IdleConnection(client: client, close: close)
+                state.idleOrder.append(connection)
+            }
+            state.idle[connection]?.reasons.insert(reason)
         }
     }
 
-    /// A request arrived on a connection that was idle.
-    func becameBusy(connection: Int) {
-        _ = state.withLock { $0.idle.removeValue(forKey: connection) }
+    /// `reason` no longer holds for a connection (a request arrived on a waiting one; a slow head
+    /// or body came whole): it stays idle for its other reasons, if any.
+    func becameBusy(connection: Int, reason: Reason = .waiting) {
+        state.withLock { state in
+            guard var entry = state.idle[connection] else { return }
+            entry.reasons.remove(reason)
+            state.idle[connection] = entry.reasons.isEmpty ? nil : entry
+            state.compactIdleOrder()
+        }
     }
 
     /// A live stream for `client` (its key): taken, or refused when the client already has as many
@@ -185,6 +221,9 @@ package final class ConnectionGate: Sendable {
         guard limits.abusePenalty > .zero, limits.abuseStrikes > 0 else { return }
         let barred = state.withLock { state -> Bool in
             let now = NIODeadline.now()
+            // Already barred: what its connections still open do meanwhile is not a new bar (each
+            // bar was logged again, 14,175 lines in 6 minutes from one hostile client).
+            if let until = state.barred[client], until > now { return false }
             var strikes = state.strikes[client] ?? (0, now)
             if now - strikes.since > .minutes(1) { strikes = (0, now) }
             strikes.count += 1
@@ -240,6 +279,9 @@ package final class ConnectionGate: Sendable {
         /// times a client was barred.
         package var refusedBarred = 0
         package var barredClients = 0
+        /// Connections that would be closed first at the cap now: keep-alive ones waiting for a
+        /// request, and those that have not finished their first head in a fifth of the header time.
+        package var idle = 0
     }
 
     package var counts: Counts {
@@ -247,7 +289,8 @@ package final class ConnectionGate: Sendable {
             Counts(
                 open: $0.open, clients: $0.byClient.count, refusedTotal: $0.refusedTotal,
                 refusedPerClient: $0.refusedPerClient, timedOut: $0.timedOut, malformed: $0.malformed,
-                evictedIdle: $0.evictedIdle, refusedBarred: $0.refusedBarred, barredClients: $0.barredClients)
+                evictedIdle: $0.evictedIdle, refusedBarred: $0.refusedBarred, barredClients: $0.barredClients,
+                idle: $0.idle.count)
         }
     }
 

@@ -15,6 +15,12 @@ package struct ConnectionLimits: Sendable {
     /// A connection with no request in progress for this long is closed (a live stream is a
     /// request in progress).
     package var idleTimeout = TimeAmount.seconds(75)
+    /// A request body has this long from its head before its pace is looked at; then it must have
+    /// brought `minimumBodyRate` bytes a second since, or its connection is closed (as nginx's
+    /// `client_body_timeout`): 10,000 bodies trickled a byte every few seconds cannot hold the
+    /// connections and the bytes every request shares.
+    package var bodyTimeout = TimeAmount.seconds(10)
+    package var minimumBodyRate = 1024
     /// A request head larger than this is answered 431 and the connection closed.
     package var maxHeaderBytes = 16 * 1024
     /// A request with more header fields than this is answered 431 and the connection closed.

@@ -32,7 +32,7 @@ struct GuardedServerChannel<Inner: ServerChildChannel>: ServerChildChannel {
 
 extension GuardedServerChannel {
     /// What an HTTP/1.1 connection's pipeline gets once set up: right after its request decoder,
-    /// the parser-error responder, then the keep-alive tracker.
+    /// the parser-error responder, the keep-alive tracker, then the body's pace.
     static func parserErrorResponder(gate: ConnectionGate) -> @Sendable (any Channel) throws -> Void {
         { channel in
             let operations = channel.pipeline.syncOperations
@@ -40,8 +40,13 @@ extension GuardedServerChannel {
             let responder = ParserErrorResponder(gate: gate)
             try operations.addHandler(responder, position: .after(decoder))
             let connectionGuard = try operations.handler(type: ConnectionGuardHandler.self)
+            let tracker = KeepAliveTracker(gate: gate, connectionGuard: connectionGuard)
+            try operations.addHandler(tracker, position: .after(responder))
             try operations.addHandler(
-                KeepAliveTracker(gate: gate, connectionGuard: connectionGuard), position: .after(responder))
+                BodyPaceHandler(
+                    gate: gate, client: connectionGuard.client ?? ConnectionGate.clientKey(channel.remoteAddress),
+                    connection: connectionGuard.connection),
+                position: .after(tracker))
         }
     }
 

@@ -14,15 +14,32 @@ package enum MetricsAccess: String, Sendable, CaseIterable {
     /// Nobody: 404.
     case off
 
+    /// Who may read /metrics unless the operator says otherwise.
+    package static let standard = MetricsAccess.loopback
+
+    /// The headers a proxy adds for the client it forwards: a request that carries one came from
+    /// elsewhere, whatever address it arrived from.
+    package static let forwardingHeaders = ["forwarded", "x-forwarded-for", "x-real-ip"]
+
     /// Whether a scrape from `address` (nil: no socket, a test through the router) with
-    /// `authorization` may read the metrics; the refusal says why.
-    package func check(address: SocketAddress?, authorization: String?, adminToken: String?) -> Refusal? {
+    /// `authorization`, carrying the forwarding header `forwardedBy` if any, may read the metrics;
+    /// the refusal says why. Behind a proxy on the same host every request arrives from loopback:
+    /// one that a proxy forwarded is not the host's own scrape (`/metrics` was public behind the
+    /// documented nginx set-up).
+    package func check(
+        address: SocketAddress?, authorization: String?, adminToken: String?, forwardedBy: String? = nil
+    ) -> Refusal? {
         switch self {
         case .open:
             return nil
         case .off:
             return .notFound
         case .loopback:
+            if let forwardedBy, Self.isLoopback(address) {
+                return .forbidden(
+                    "/metrics is served to loopback only (http.metrics), and this request came through a proxy ("
+                        + "\(forwardedBy)); scrape the service's own port, or use http.metrics token")
+            }
             return Self.isLoopback(address) ? nil : .forbidden("/metrics is served to loopback only (http.metrics)")
         case .token:
             guard let adminToken, !adminToken.isEmpty else {

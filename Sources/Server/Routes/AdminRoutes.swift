@@ -62,7 +62,13 @@ struct AdminRoutes: Sendable {
                     compare: parameters.get("compare"))
                 return AnalyticsAPI.response(.ok, body: usage)
             } catch let error as KeenError {
-                throw API.error(error.status == 404 ? .notFound : .badRequest, error.message)
+                // A busy or stopping server is not the operator's mistake: 503, with when to ask again.
+                switch error.status {
+                case 404: throw API.error(.notFound, error.message)
+                case 429, 503, 504:
+                    throw API.error(.serviceUnavailable, "the analytics queries are busy: \(error.message)")
+                default: throw API.error(.badRequest, error.message)
+                }
             }
         }
         api.post("admin/devices/:id/disable") { request, context in

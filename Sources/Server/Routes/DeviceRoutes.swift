@@ -3,7 +3,6 @@ import Baseball
 import Clocks
 import Delivery
 import Foundation
-import HTTPTypes
 import Hummingbird
 import Storage
 

@@ -17,6 +17,8 @@ struct GameRoutes: Sendable {
     let seasons: SeasonLibrary
     let widget: WidgetFeed
     let views: BoardViewCache
+    /// The standings asked, apart from the views: a flood of dates asked clears only these.
+    let standingsViews: BoardViewCache
     let clock: any WallClock
     /// Outs a side must be hitless through to count as a current attempt.
     let attemptOuts: Int
@@ -47,7 +49,7 @@ struct GameRoutes: Sendable {
                 body: try views.body(key, version: version) { try API.body(Scoreboard(date: day, games: shown)) })
         }
         api.get("games/:id") { _, context in
-            let id = try context.parameters.require("id")
+            let id = Self.gameID(try context.parameters.require("id"), in: board.all)
             guard let detail = board.detail(id: id) else { throw API.error(.notFound, "no game \(id) today") }
             let now = clock.now()
             let moments = try await store.moments(gameID: id, scoreAlerts: false).filter { $0.occurredAt <= now }
@@ -65,8 +67,15 @@ struct GameRoutes: Sendable {
         }
         api.get("standings") { request, _ in
             let asked = try API.date(request.uri.queryParameters.get("date"), name: "date")
+            // Made once per board version, day asked and day of the service's clock (what counts
+            // as played): uncached, each request cost about 10 ms of CPU, and 64 connections asking
+            // again and again held up everyone's /api/games.
+            let version = views.version
             let games = board.all
-            let date = asked ?? games.map(\.date).max() ?? Self.clockDay(clock.now())
+            let today = Self.clockDay(clock.now())
+            let date = asked ?? games.map(\.date).max() ?? today
+            let key = "standings:\(date):\(today)"
+            if let body = standingsViews.kept(key, version: version) { return API.json(body: body) }
             let season = String(date.prefix(4))
             let held = try await seasons.outcomes(season: season)
             // The board's finished games too: a live day's, or one the season's files lack.
@@ -87,11 +96,13 @@ struct GameRoutes: Sendable {
                 )
             }
             let standings = Standings(asOf: date, outcomes: outcomes, clubs: clubs)
-            return try API.json(
+            let body = try API.body(
                 StandingsAnswer(
                     date: date,
                     source: held != nil ? "Retrosheet's \(season) season" : "the games this service followed",
                     divisions: standings.divisions))
+            standingsViews.keep(key, version: version, body)
+            return API.json(body: body)
         }
         api.get("widget") { request, _ in
             let teams: [String]
@@ -139,7 +150,7 @@ struct GameRoutes: Sendable {
     static func pregame(_ follower: GameFollower, start: Date, records: [String: PitcherRecord]?) -> Pregame {
         let info = follower.info
         let starters = follower.starters
-        func side(_ side: Side) -> Pregame.Side {
+        func side(_ side: Side) -> Pregame.Team {
             let starter = starters.first { $0.side == side && $0.position == Position.pitcher }.map { "\($0.player)" }
             let probable = side == .away ? info.probablePitchers?.away : info.probablePitchers?.home
             let pitcher = (starter ?? probable).map { id -> Pregame.Pitcher in
@@ -157,7 +168,7 @@ struct GameRoutes: Sendable {
                     slot: Int($0.battingSlot), name: info.name(of: $0.player),
                     position: PlayDescription.positionAbbreviation($0.position))
             }
-            return Pregame.Side(team: info.team(side).abbreviation, pitcher: pitcher, lineup: lineup)
+            return Pregame.Team(team: info.team(side).abbreviation, pitcher: pitcher, lineup: lineup)
         }
         return Pregame(
             firstPitch: start, venue: info.venue, confirmed: !starters.isEmpty, away: side(.away), home: side(.home))
@@ -191,5 +202,22 @@ struct GameRoutes: Sendable {
         }
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: feed.body))
+    }
+}
+
+extension GameRoutes {
+    /// The game an address names: its id, or as a fan reads it, `2020-08-25-PIT-CWS` (the date,
+    /// MLB's abbreviations of the visitors and the home club, `-1` or `-2` in a doubleheader), as
+    /// the web app links to it. An address that names no game on the board is taken as an id.
+    static func gameID(_ address: String, in games: [GameSnapshot]) -> String {
+        let parts = address.split(separator: "-").map(String.init)
+        guard parts.count == 5 || parts.count == 6, parts[0].count == 4 else { return address }
+        let date = parts[0...2].joined(separator: "-")
+        let number = parts.count == 6 ? Int(parts[5]) : nil
+        let found = games.first {
+            $0.date == date && $0.away.abbreviation == parts[3] && $0.home.abbreviation == parts[4]
+                && ($0.gameNumber ?? 0) == (number ?? 0)
+        }
+        return found?.id ?? address
     }
 }

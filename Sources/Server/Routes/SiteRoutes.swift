@@ -1,5 +1,3 @@
-import Baseball
-import Clocks
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -34,8 +32,10 @@ struct SiteRoutes: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: document)))
         }
         router.get("metrics") { [scrape, metricsAccess, adminToken] request, context in
+            let proxied = MetricsAccess.forwardingHeaders.first { request.headers[HTTPField.Name($0)!] != nil }
             switch metricsAccess.check(
-                address: context.remoteAddress, authorization: request.headers[.authorization], adminToken: adminToken)
+                address: context.remoteAddress, authorization: request.headers[.authorization], adminToken: adminToken,
+                forwardedBy: proxied)
             {
             case .none: break
             case .notFound: throw API.error(.notFound, "/metrics is off on this server (http.metrics)")

@@ -84,8 +84,13 @@ struct StreamRoutes: Sendable {
         // Every handshake is taken, and a request the stream cannot serve is then closed with a
         // code and a reason: a browser never sees the body of a refused handshake (and the
         // WebSocket library answers one with an empty 400), but it does see a close frame.
-        router.ws("api/ws") { _, _ in
-            .upgrade([:])
+        router.ws("api/ws") { request, _ in
+            // RFC 6455 4.1: the key is 16 random bytes in base64; a handshake with any other is
+            // not a WebSocket client's (answered 400, never upgraded).
+            guard let key = request.headers[.secWebSocketKey], key.utf8.count == 24,
+                Data(base64Encoded: key)?.count == 16
+            else { return .dontUpgrade }
+            return .upgrade([:])
         } onUpgrade: { [feed, gate, stalls, pacing, maxStreams] inbound, outbound, context in
             let after: Int?
             do {

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// `feed/live/diffPatch?startTimecode=T`: patches since T, or a whole feed when the server
 /// decides that is simpler.

@@ -1,4 +1,3 @@
-import Baseball
 import Foundation
 
 /// `v1.1/game/{pk}/feed/live` (GUMBO).

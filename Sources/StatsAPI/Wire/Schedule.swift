@@ -1,4 +1,3 @@
-import Baseball
 import Foundation
 
 /// `v1/schedule?sportId=1&date=...&hydrate=linescore,flags,broadcasts(all),probablePitcher`.

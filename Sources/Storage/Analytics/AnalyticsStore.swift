@@ -1,6 +1,7 @@
 import Analytics
 import Crypto
 import Foundation
+import JSON
 
 /// A project's key, as stored: its SHA-256 (the key itself is shown once, when made), what it
 /// may do and, for an access key, its options (query filters added to every query, properties

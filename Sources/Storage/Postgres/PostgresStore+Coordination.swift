@@ -232,7 +232,7 @@ extension PostgresStore: CoordinationStore {
             do {
                 item = try decoder.decode(GameFeedItem.self, from: Data(row.4.utf8))
             } catch {
-                throw StoreError.corrupt("game log item \(row.0) (\(row.1) #\(row.2)): \(error)")
+                throw StoreError.corrupt("game log item", key: "\(row.0) (\(row.1) #\(row.2))", reason: "\(error)")
             }
             items.append(
                 LoggedGameItem(

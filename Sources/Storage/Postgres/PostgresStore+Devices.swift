@@ -1,5 +1,4 @@
 import Alerts
-import Baseball
 import Foundation
 import PostgresNIO
 
@@ -24,7 +23,7 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
         guard !devices.isEmpty else { return [] }
         var seen = Set<UUID>()
         for device in devices where !seen.insert(device.id).inserted {
-            throw StoreError.duplicate("device \(device.id)")
+            throw StoreError.duplicate("device", key: "\(device.id)")
         }
         // Arrays, one per column (nullable text as '' and a missing time as NaN: arrays carry no
         // NULLs here), inserted in one statement.
@@ -82,7 +81,7 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
                 for try await existing in try await connection.query(
                     "SELECT id FROM devices WHERE id = ANY(\(ids)) LIMIT 1", logger: logger
                 ).decode(UUID.self) {
-                    throw StoreError.duplicate("device \(existing)")
+                    throw StoreError.duplicate("device", key: "\(existing)")
                 }
                 let replaced = try await Self.replaceHolders(of: claimants, on: connection, logger: logger)
                 var top = 0
@@ -308,7 +307,7 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
                 let channel = try ChannelColumns(
                     kind: row.1, address: row.2, environment: row.3, topic: row.4, key1: row.5, key2: row.6
                 ).channel(opening: secrets)
-            else { throw StoreError.corrupt("device \(row.0)") }
+            else { throw StoreError.corrupt("device", key: "\(row.0)") }
             devices.append(
                 Device(
                     id: row.0, channel: channel, preferences: preferences,

@@ -1,5 +1,4 @@
 import Alerts
-import Baseball
 import Foundation
 import GRDB
 
@@ -21,7 +20,7 @@ extension SQLiteStore {
             let channel = try channel(
                 kind: row["channel"], address: row["address"], environment: row["environment"], topic: row["topic"],
                 key1: row["key1"], key2: row["key2"])
-        else { throw StoreError.corrupt("device \(row["id"] as String)") }
+        else { throw StoreError.corrupt("device", key: "\(row["id"] as String)") }
         let active: Bool = row["active"]
         let status: Device.Status =
             active

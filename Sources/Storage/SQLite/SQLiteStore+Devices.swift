@@ -1,5 +1,4 @@
 import Alerts
-import Baseball
 import Foundation
 import GRDB
 
@@ -26,7 +25,7 @@ extension SQLiteStore {
             var replaced: [UUID] = []
             for (device, address) in zip(devices, columns) {
                 if try Bool.fetchOne(exists, arguments: [device.id.text(uppercase: true)]) == true {
-                    throw StoreError.duplicate("device \(device.id)")
+                    throw StoreError.duplicate("device", key: "\(device.id)")
                 }
                 let preferences = try Self.encode(device.preferences)
                 var (active, reason, at): (Bool, String?, Double?) = (true, nil, nil)

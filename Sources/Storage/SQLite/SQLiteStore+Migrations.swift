@@ -1,5 +1,4 @@
 import Alerts
-import Baseball
 import Foundation
 import GRDB
 

@@ -1,5 +1,4 @@
 import Alerts
-import Baseball
 import Foundation
 import GRDB
 
@@ -69,7 +68,7 @@ extension SQLiteStore {
                 db, sql: "INSERT INTO bid_followers (bid_key, device_id) VALUES (?, ?) ON CONFLICT DO NOTHING")
             for delivery in deliveries {
                 guard let payloadID = payloadIDs[delivery.payloadKey] else {
-                    throw StoreError.corrupt("delivery \(delivery.id) names payload \(delivery.payloadKey), not given")
+                    throw StoreError.invalid("delivery \(delivery.id) names payload \(delivery.payloadKey), not given")
                 }
                 try insert.execute { row in
                     row.bind(delivery.id)
@@ -107,7 +106,9 @@ extension SQLiteStore {
             var devices = Set<UUID>()
             let ids = try String.fetchCursor(db, sql: Queries.followers, arguments: [bidKey])
             while let text = try ids.next() {
-                guard let id = UUID(text: text) else { throw StoreError.corrupt("bid follower \(text) of \(bidKey)") }
+                guard let id = UUID(text: text) else {
+                    throw StoreError.corrupt("bid follower", key: text, reason: "of \(bidKey), not a device id")
+                }
                 devices.insert(id)
             }
             return devices
@@ -150,7 +151,7 @@ extension SQLiteStore {
                     let channel = try self.channel(
                         kind: row[8], address: row[9], environment: row[10], topic: row[11], key1: row[12],
                         key2: row[13])
-                else { throw StoreError.corrupt("outbox row \(row[0] as String)") }
+                else { throw StoreError.corrupt("outbox row", key: "\(row[0] as String)") }
                 if claimedRows.rowIDs.count >= 100_000 { claimedRows.rowIDs.removeAll() }
                 claimedRows.rowIDs[id] = row[15]
                 claimed.append(
@@ -254,7 +255,7 @@ extension SQLiteStore {
             let rows = try Row.fetchAll(db, sql: Queries.inDoubt)
             for row in rows {
                 let rowID: Int64 = row[0]
-                guard let id = UUID(text: row[1]) else { throw StoreError.corrupt("outbox row \(rowID)") }
+                guard let id = UUID(text: row[1]) else { throw StoreError.corrupt("outbox row", key: "\(rowID)") }
                 if row[2] as Bool {
                     report.superseded.append(id)
                     try db.execute(

@@ -87,10 +87,10 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         var readOnly = configuration
         readOnly.readonly = true
         // A reader for every query the settings let run at once (`analytics.concurrent-queries`,
-        // at most 256) and one more, for the query paused while another client's takes its turn
-        // (`AnalyticsQueries`): a query never waits for a reader a paused one holds. Readers are
-        // opened as they are needed.
-        readOnly.maximumReaderCount = 257
+        // at most 256) and four more, for the queries paused while other clients' take their turn
+        // (`AnalyticsQueries.maximumPaused`): a query never waits for a reader a paused one holds.
+        // Readers are opened as they are needed.
+        readOnly.maximumReaderCount = 260
         analyticsReader = try DatabasePool(path: path, configuration: readOnly)
         for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)

@@ -12,6 +12,7 @@ function dealCard(d) {
     <div>${esc(d.reward)}${d.code ? ` · code <strong>${esc(d.code)}</strong>` : ''}</div>
     <div class="muted">When ${esc(d.condition)} · ${esc(d.day)} (${esc(d.time_zone)})</div>
     ${d.because.map((b) => `<p>${esc(b.why)} <span class="muted">Redeem ${esc(b.window)}.</span></p>`).join('')}
+    ${!d.on && d.why_not ? `<p class="why-not" data-key="why-not">Not today: ${esc(d.why_not)}.</p>` : ''}
     ${d.note ? `<details><summary>What is not confirmed</summary><p class="muted">${esc(d.note)}</p></details>` : ''}
   </article>`;
 }

@@ -38,6 +38,18 @@ export function situation(game) {
 export const score = (game) => `${game.away.abbreviation} ${game.away.runs}, ${game.home.abbreviation} ${game.home.runs}`;
 
 /** "Los Angeles Angels at Houston Astros". */
+/** A game's address as a fan reads it: `2020-08-25-PIT-CWS` (`-1`, `-2` in a doubleheader). */
+export const gameSlug = (game) => `${game.date}-${game.away.abbreviation}-${game.home.abbreviation}${game.game_number ? `-${game.game_number}` : ''}`;
+
+/** The link to a game's page; a game not on the board (an old moment's) by its id. */
+export const gameHref = (gameOrID) => {
+  const game = typeof gameOrID === 'string' ? state.games.get(gameOrID) : gameOrID;
+  return `#game/${encodeURIComponent(game ? gameSlug(game) : gameOrID)}`;
+};
+
+/** The game a page address names (by its slug or its id): its id, or the address when unknown. */
+export const gameIDOf = (address) => [...state.games.values()].find((g) => gameSlug(g) === address)?.id ?? address;
+
 export const matchupName = (game) => `${game.away.name} at ${game.home.name}`;
 
 // Where to watch (HTML): the broadcasts the source names; MLB.TV with its link.

@@ -92,6 +92,8 @@ export async function loadGamePage() {
     const detail = await api(`/api/games/${encodeURIComponent(id)}`);
     if (state.gamePage !== id) return;
     const game = detail.game;
+    // Opened by its address before the board had it: from now on, by its id.
+    state.gamePage = game.id;
     const runs = (team) => (game.status === 'scheduled' ? '' : team.runs);
     // The first pitch is said once: on the card before the game (and in the pre-game section).
     const status = detail.pregame ? '' : situation(game);

@@ -14,9 +14,10 @@ export async function loadHallOfFame() {
   try {
     const entries = await api(`/api/hall-of-fame/${season}?limit=50`);
     patch(body, entries.map((entry) => `<tr data-key="${esc(`${entry.game_id}-${entry.pitching_team.abbreviation}`)}">
-      <td>${entry.rank}</td><td>${esc(shortDate(entry.date))}</td>
-      <td>${esc(entry.pitching_team.name)} <span class="muted">vs ${esc(entry.batting_team.name)}</span></td>
-      <td>${esc(entry.pitchers.join(', '))}</td><td>${esc(entry.hitless)}</td><td>${esc(entry.ending)}</td></tr>`).join(''));
+      <td class="rank">${entry.rank}</td><td data-label="Date">${esc(shortDate(entry.date))}</td>
+      <td data-label="Team">${esc(entry.pitching_team.name)} <span class="muted">vs ${esc(entry.batting_team.name)}</span></td>
+      <td data-label="Pitchers">${esc(entry.pitchers.join(', '))}</td><td data-label="Hitless">${esc(entry.hitless)}</td>
+      <td data-label="How it ended">${esc(entry.ending)}${entry.wont_count ? `<div class="unofficial">Won't count: ${esc(entry.wont_count)}.</div>` : ''}</td></tr>`).join(''));
   } catch (error) {
     patch(body, `<tr><td colspan="6">The Hall of Fame could not be loaded: ${esc(error.message)}</td></tr>`);
   }

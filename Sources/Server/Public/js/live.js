@@ -4,7 +4,7 @@
 // is on (at most BROKEN_UP_SHOWN_MS after this page saw it broken), saying who broke it up and how.
 // The announcer (a polite live region outside the tabs) reads each moment from the stream once.
 import { $, esc, patch, setText } from './dom.js';
-import { boardNotice, clockTime, count, matchupName, outsDots, pitchingLine, score, situation, whereToWatch } from './format.js';
+import { boardNotice, clockTime, count, diamond, gameHref, matchupName, outsDots, pitchingLine, score, situation, whereToWatch } from './format.js';
 import { attemptOuts, state } from './state.js';
 
 const BROKEN_UP_SHOWN_MS = 15 * 60 * 1000;
@@ -43,7 +43,34 @@ function attempts() {
     }
   }
   const rank = ({ bid }) => (bid.status === 'alive' ? 0 : bid.status === 'official' ? 1 : 2);
-  return list.sort((a, b) => rank(a) - rank(b) || b.bid.outs - a.bid.outs);
+  return list.sort((a, b) => rank(a) - rank(b) || chanceOf(b.game, b.bid) - chanceOf(a.game, a.bid) || b.bid.outs - a.bid.outs);
+}
+
+// A bid's chance of finishing, as the server gives it (the figure its alerts give); without one (no
+// odds, or a bid that cannot count), how far through its game it is, below every figure.
+function chanceOf(game, bid) {
+  if (bid.chance) return bid.chance.share;
+  return bid.unofficial ? -1 : bid.outs / ((game.scheduled_innings || 9) * 3) / 100;
+}
+
+// The game as it stands, for a bid under way: who is up and the count (or who is due up between
+// halves), the last pitch, the runners and the outs, the pitcher's count with the plate appearance
+// under way. The board's own snapshot: nothing worked out here.
+function gameday(game, bid) {
+  if (game.status !== 'live') return '';
+  const m = game.matchup;
+  if (m) {
+    const count = m.balls != null && m.strikes != null ? `${m.balls}-${m.strikes}` : '';
+    const pitches = m.pitcher_line?.pitches != null ? `, ${m.pitcher_line.pitches} pitches` : '';
+    return `<div class="gameday">${diamond(game.bases)}<div class="gd-text">
+      <div><span class="muted">At bat</span> <strong data-key="batter">${esc(m.batter)}</strong>${m.batter_line ? ` <span class="muted">${esc(m.batter_line)}</span>` : ''}</div>
+      <div><span class="count" data-key="count">${esc(count)}</span>${m.last_pitch ? ` · <span data-key="last-pitch">${esc(m.last_pitch)}</span>` : ''} ${outsDots(game.outs)}</div>
+      <div class="muted" data-key="pitching">Pitching: ${esc(m.pitcher)}${esc(pitches)}</div></div></div>`;
+  }
+  if (game.due_up) {
+    return `<div class="gameday"><div class="gd-text"><span class="muted">Due up for ${esc(game.due_up.team)}:</span> ${esc(game.due_up.batters.join(', '))}</div></div>`;
+  }
+  return '';
 }
 
 function attemptCard({ game, bid }) {
@@ -51,7 +78,6 @@ function attemptCard({ game, bid }) {
   const pitching = bid.side === 'home' ? game.home : game.away;
   const scheduledOuts = (game.scheduled_innings || 9) * 3;
   const toGo = Math.max(0, scheduledOuts - bid.outs);
-  const fielding = (game.half === 'top') === (bid.side === 'home');
   const marks = [
     bid.perfect && bid.status !== 'broken-up' ? `<span class="badge">${bid.status === 'official' ? 'Perfect game' : 'Perfect game alive'}</span>` : '',
     bid.pitchers.length > 1 ? '<span class="badge combined">Combined</span>' : '',
@@ -72,27 +98,22 @@ function attemptCard({ game, bid }) {
       <p class="how">${esc(bid.broken_up_by?.text || 'A hit ended the bid')}.</p>${where}`;
   } else {
     const bar = `<div class="bar" role="progressbar" aria-label="Outs recorded without a hit" aria-valuemin="0" aria-valuemax="${scheduledOuts}" aria-valuenow="${bid.outs}" aria-valuetext="${bid.outs} of ${scheduledOuts} outs"><span></span></div>`;
-    // How often bids like this one finished, in the server's words (by outs, 27 and more as 27).
-    const odds = state.config?.odds?.[String(Math.min(bid.outs, 27))];
-    // And by the pitches thrown so far (where every line counts them): the last complete inning's row.
-    const thrown = bid.lines.length && bid.lines.every((line) => line.pitches != null)
-      ? bid.lines.reduce((sum, line) => sum + line.pitches, 0) : null;
-    const through = Math.min(Math.floor(bid.outs / 3) * 3, 24);
-    const byPitches = thrown == null || through < 12 ? null : (state.config?.pitch_odds || [])
-      .find((row) => row.outs === through && row.from <= thrown && (row.to == null || thrown <= row.to));
-    status = `<div class="progress">Hitless through ${esc(bid.hitless_text)}</div>${bar}
-      ${odds ? `<div class="odds muted">History: ${esc(odds)}.${byPitches ? ` ${esc(byPitches.sentence)}.` : ''}</div>` : ''}
-      <div class="togo"><strong>${count(toGo, 'out')} to go</strong>${fielding && game.status === 'live' && game.outs < 3 ? ` ${outsDots(game.outs)}` : ''}</div>${where}`;
+    // One figure, the one its alerts give; a bid that cannot count says why instead.
+    const chance = bid.unofficial
+      ? `<p class="unofficial" data-key="unofficial">Won't count as an official no-hitter: ${esc(bid.unofficial)}.</p>`
+      : bid.chance ? `<div class="chance" data-key="chance"><strong>${esc(bid.chance.text)}</strong> chance <span class="muted">· ${esc(bid.chance.base)}</span></div>` : '';
+    status = `<div class="progress">Hitless through ${esc(bid.hitless_text)}</div>${bar}${chance}
+      <div class="togo"><strong>${count(toGo, 'out')} to go</strong></div>${where}${gameday(game, bid)}`;
   }
   const key = keyOf(game, bid);
-  return `<article class="card attempt ${bid.status}" data-key="${esc(key)}" data-status="${bid.status}" data-outs="${bid.outs}" data-history="${(outsSeen.get(key) || [bid.outs]).join(',')}">${headline}
+  return `<article class="card attempt ${bid.status}" data-key="${esc(key)}" data-status="${bid.status}" data-outs="${bid.outs}" data-chance="${chanceOf(game, bid)}" data-history="${(outsSeen.get(key) || [bid.outs]).join(',')}">${headline}
     <h3 class="pitcher">${esc(bid.pitchers.join(', '))}${marks}</h3>
     <div class="muted">${esc(pitching.name)} vs ${esc(opponent.name)}</div>
     ${status}
     ${bid.lines.length ? `<div class="line">${esc(pitchingLine(bid))}</div>` : ''}
-    ${bid.pitchers.length > 1 && bid.status === 'alive' ? `<div class="muted">Now pitching: ${esc(bid.current_pitcher)}</div>` : ''}
+    ${bid.pitchers.length > 1 && bid.status === 'alive' ? `<div class="muted">Combined: ${esc(bid.pitchers.join(', '))}; now pitching: ${esc(bid.current_pitcher)}</div>` : ''}
     <div class="watch">${whereToWatch(game)}</div>
-    <a class="game-link" data-key="game-link" href="#game/${encodeURIComponent(game.id)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a></article>`;
+    <a class="game-link" data-key="game-link" href="${gameHref(game)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a></article>`;
 }
 
 // A moment the game on the board has not reached yet (a stored moment of an earlier run of a
@@ -106,17 +127,16 @@ function reached(moment) {
 }
 
 function momentRow(m) {
-  return `<li data-key="${esc(m.id)}" data-id="${esc(m.id)}"><time datetime="${esc(m.occurred_at)}">${esc(clockTime(m.occurred_at))}</time> <a href="#game/${encodeURIComponent(m.game_id)}"><strong>${esc(m.title)}</strong></a> — ${esc(m.body)}</li>`;
+  return `<li data-key="${esc(m.id)}" data-id="${esc(m.id)}"><time datetime="${esc(m.occurred_at)}">${esc(clockTime(m.occurred_at))}</time> <a href="${gameHref(m.game_id)}"><strong>${esc(m.title)}</strong></a> — ${esc(m.body)}</li>`;
 }
 
-// How close a game in progress is to a no-hitter: its best live bid (a hitless side still on),
-// perfect games first, then fewest outs to go. Games without one come after, by first pitch.
+// How close a game in progress is to a no-hitter: its live bid (a hitless side with an out at
+// least) most likely to finish, by its chance. Games without one come after, by first pitch.
 function closest(game) {
-  const scheduledOuts = (game.scheduled_innings || 9) * 3;
-  const alive = game.bids.filter((bid) => bid.hitless && bid.status === 'alive');
-  if (!alive.length) return { bid: null, rank: [1, 1, scheduledOuts] };
-  const best = alive.reduce((a, b) => (b.perfect && !a.perfect) || (b.perfect === a.perfect && b.outs > a.outs) ? b : a);
-  return { bid: best, rank: [0, best.perfect ? 0 : 1, scheduledOuts - best.outs] };
+  const alive = game.bids.filter((bid) => bid.hitless && bid.status === 'alive' && bid.outs > 0);
+  if (!alive.length) return { bid: null, rank: [1, 0] };
+  const best = alive.reduce((a, b) => (chanceOf(game, b) > chanceOf(game, a) ? b : a));
+  return { bid: best, rank: [0, -chanceOf(game, best)] };
 }
 
 function compareRanks(a, b) {
@@ -127,12 +147,12 @@ function compareRanks(a, b) {
 function inProgressRow(game) {
   const { bid } = closest(game);
   const pitching = bid ? (bid.side === 'home' ? game.home : game.away) : null;
-  const odds = bid && bid.outs >= 12 ? state.config?.odds?.[String(Math.min(bid.outs, 27))] : null;
   const words = bid
     ? `${bid.current_pitcher || bid.pitchers.join(', ')} (${pitching.abbreviation}): ${bid.perfect ? 'perfect' : 'hitless'} through ${bid.hitless_text}`
-      + ` · ${count((game.scheduled_innings || 9) * 3 - bid.outs, 'out')} to go${odds ? ` · History: ${odds}` : ''}`
-    : 'Both sides have hits';
-  return `<li data-key="${esc(game.id)}" data-id="${esc(game.id)}"><a href="#game/${encodeURIComponent(game.id)}"><strong>${esc(score(game))}</strong></a>`
+      + ` · ${count((game.scheduled_innings || 9) * 3 - bid.outs, 'out')} to go`
+      + (bid.unofficial ? ' · won\'t count' : bid.chance ? ` · ${bid.chance.text} chance` : '')
+    : 'No side is hitless';
+  return `<li data-key="${esc(game.id)}" data-id="${esc(game.id)}" data-chance="${bid ? chanceOf(game, bid) : ''}"><a href="${gameHref(game)}"><strong>${esc(score(game))}</strong></a>`
     + ` · ${esc(situation(game))} · <span class="bid-words">${esc(words)}</span></li>`;
 }
 
@@ -141,7 +161,7 @@ function comingUpRow(game) {
   const probable = starters && (starters.away || starters.home)
     ? ` · ${starters.confirmed ? 'Starting' : 'Probable'}: ${esc(starters.away || 'TBD')} vs ${esc(starters.home || 'TBD')}` : '';
   return `<li data-key="${esc(game.id)}" data-id="${esc(game.id)}"><time datetime="${esc(game.start_time)}">${esc(clockTime(game.start_time))}</time>`
-    + ` · <a href="#game/${encodeURIComponent(game.id)}">${esc(game.away.abbreviation)} at ${esc(game.home.abbreviation)}</a>${probable}</li>`;
+    + ` · <a href="${gameHref(game)}">${esc(game.away.abbreviation)} at ${esc(game.home.abbreviation)}</a>${probable}</li>`;
 }
 
 // After the night's last out: its longest bid (the most outs before a first hit; a no-hitter is
@@ -208,13 +228,24 @@ export function momentArrived(moment) {
   announceReached();
 }
 
+/** What a screen reader says of a moment: its title and, for a bid still on, its chance. */
+export function announcement(m) {
+  const figure = m.chance ? ` ${m.chance.text} chance.` : '';
+  const counts = m.reason && !['completed', 'broken-up', 'ended-not-official'].includes(m.kind) ? " Won't count." : '';
+  // Whose bid ended and how: the body's first sentence ("Jason Castro broke it up with a single off
+  // Cristian Javier, 1 out in the top of the 5th").
+  const how = m.kind === 'broken-up' && m.body ? ` ${m.body.split('. ')[0].replace(/\.$/, '')}.` : '';
+  return `${m.title}.${how}${figure}${counts}`;
+}
+
 /** Reads out the moments from the stream that their games have now reached. */
 export function announceReached() {
   const ready = unannounced.filter(reached);
   if (!ready.length) return;
   unannounced = unannounced.filter((m) => !ready.includes(m));
-  // Said once by screen readers (the list itself is not a live region).
-  $('#announcer').textContent = ready.map((m) => `${m.title}. ${m.body}`).join(' ');
+  // Said once by screen readers (the list itself is not a live region), shortly: what happened and
+  // its one figure (the whole alert is in the list).
+  $('#announcer').textContent = ready.map(announcement).join(' ');
   // A no-hitter completed: the tab says so (seen from another tab) for a while.
   const done = ready.find((m) => m.kind === 'completed');
   if (done) {

@@ -82,8 +82,12 @@ function showUsage(usage) {
     label: `${row.kind} ${row['standard_properties.app_version'] ?? 'web'}`, value: row.result })).sort((a, b) => b.value - a.value).slice(0, 12),
   'Errors and crashes, by kind and app version', 'No error or crash reported.');
   const length = usage.session_length;
-  $('#metrics-session-length').textContent = length.average == null ? 'No app session recorded in this period.'
-    : `A session lasts ${Math.round(length.average)} s on average, ${Math.round(length.median)} s at the median.`;
+  // The tile counts sessions begun; a length comes only from the sessions that ended and said so.
+  $('#metrics-session-length').textContent = length.average != null
+    ? `A session lasts ${Math.round(length.average)} s on average, ${Math.round(length.median)} s at the median.`
+    : totals.sessions
+      ? `${totals.sessions} sessions recorded in this period; none has reported its length yet (an app’s session end carries it).`
+      : 'No app session recorded in this period.';
   $('#metrics-sessions').innerHTML = barChart(usage.sessions_by_day.map((b) => ({ label: day(b), value: b.value })), 'Sessions each day', 'No app session yet.');
   $('#metrics-versions').innerHTML = stackedChart(series(usage.versions_by_day, 'standard_properties.app_version'), 'Devices each day, by app version', 'No visits yet.');
   $('#metrics-os').innerHTML = stackedChart(series(usage.os_versions_by_day, 'standard_properties.system_version'), 'Devices each day, by OS version', 'No visits yet.');

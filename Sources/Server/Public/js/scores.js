@@ -1,7 +1,7 @@
 // The Scores tab: a card per game (keyed by game), favourite teams first, and the fan's list of
 // favourite teams with a picker. The game card is also the head of the game page.
 import { $, esc, patch, setText } from './dom.js';
-import { boardNotice, clubAbbreviation, clubName, diamond, matchupName, outsDots, pitcherSummary, situation } from './format.js';
+import { boardNotice, clubAbbreviation, clubName, diamond, gameHref, matchupName, outsDots, pitcherSummary, situation } from './format.js';
 import { attemptOuts, clubs, onFavourites, setFavourites, state } from './state.js';
 import { loadRecords, record } from './standings.js';
 import { invalidate } from './tabs.js';
@@ -67,7 +67,7 @@ export function gameCard(game, { lineOpen = false } = {}) {
     <div class="game-body"><table class="teams"><thead><tr><th scope="col"><span class="visually-hidden">Team</span></th><th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead><tbody>${rows}</tbody></table>${situationOf(game)}</div>
     ${peopleOf(game)}
     <div class="game-foot"><details class="line" data-key="line"${lineOpen ? ' open' : ''}><summary>Line score</summary>${linescoreTable(game)}</details>
-    <a class="game-link" data-key="game-link" href="#game/${encodeURIComponent(game.id)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a></div>
+    <a class="game-link" data-key="game-link" href="${gameHref(game)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a></div>
   </article>`;
 }
 

@@ -19,6 +19,29 @@ export function drawChips() {
     .filter((t) => !favourites.includes(t.code)).map((t) => `<option value="${esc(t.code)}">${esc(t.name)}</option>`).join('');
 }
 
+// Quiet hours as the server takes them: both times given, and not the same (from a time to the
+// same time is no quiet time at all). The words for what is wrong, or '' when nothing is.
+function quietHoursProblem() {
+  if (!$('#quiet').checked) return '';
+  const start = $('#quiet-start').value;
+  const end = $('#quiet-end').value;
+  if (!start || !end) return `Quiet hours need ${!start && !end ? 'a start and an end time' : !start ? 'a start time ("From")' : 'an end time ("to")'}, such as 23:00 to 08:00.`;
+  if (start === end) return `Quiet hours from ${start} to ${end} would be no quiet time at all: choose two different times, or untick quiet hours.`;
+  return '';
+}
+
+function showQuietHoursProblem() {
+  const problem = quietHoursProblem();
+  const box = $('#quiet-error');
+  box.textContent = problem;
+  box.hidden = !problem;
+  for (const id of ['#quiet-start', '#quiet-end']) {
+    if (problem) { $(id).setAttribute('aria-invalid', 'true'); $(id).setAttribute('aria-describedby', 'quiet-error'); }
+    else { $(id).removeAttribute('aria-invalid'); $(id).removeAttribute('aria-describedby'); }
+  }
+  return problem;
+}
+
 function preferencesFromForm() {
   return {
     favourite_teams: state.favourites,
@@ -28,13 +51,15 @@ function preferencesFromForm() {
     quiet_hours: $('#quiet').checked ? { start: $('#quiet-start').value, end: $('#quiet-end').value, time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone } : null,
     spoiler_delay_seconds: Number($('#spoiler').value),
     jinx_safe: $('#jinx').checked,
+    unofficial_bids: $('#unofficial-bids').checked,
     deals: $$('#deal-subscriptions input:checked').map((box) => box.value),
     min_odds: $('#min-odds').value === '' ? null : Number($('#min-odds').value),
   };
 }
 
 export function showPreferences(p) {
-  setFavourites(p.favourite_teams || []);
+  // The server answers in MLB's abbreviations; the pickers hold each club by its code.
+  setFavourites((p.favourite_teams || []).map((a) => clubs().find((t) => t.abbreviation === a || t.code === a)?.code || a));
   $('#threshold').value = p.threshold_innings;
   $('#favourite-threshold').value = p.favourite_threshold_innings;
   $('#frequency').value = p.frequency;
@@ -42,6 +67,7 @@ export function showPreferences(p) {
   if (p.quiet_hours) { $('#quiet-start').value = p.quiet_hours.start; $('#quiet-end').value = p.quiet_hours.end; }
   $('#spoiler').value = p.spoiler_delay_seconds;
   $('#jinx').checked = p.jinx_safe;
+  $('#unofficial-bids').checked = p.unofficial_bids !== false;
   // A share the list does not offer (set through the API) is offered as it is, so saving keeps it.
   const select = $('#min-odds');
   const value = p.min_odds == null ? '' : String(p.min_odds);
@@ -65,6 +91,8 @@ async function enableNotifications() {
   try {
     if (!('serviceWorker' in navigator) || !('PushManager' in window)) throw new Error('this browser cannot receive Web Push');
     if (!state.config?.vapid_public_key) throw new Error('the server has no VAPID key');
+    const problem = showQuietHoursProblem();
+    if (problem) throw new Error(problem);
     await navigator.serviceWorker.register('/sw.js');
     // Subscribing needs an active worker: `ready` waits for it.
     const registration = await navigator.serviceWorker.ready;
@@ -89,6 +117,11 @@ export function showPushState() {
 async function savePreferences(event) {
   event.preventDefault();
   const status = $('#settings-status');
+  const problem = showQuietHoursProblem();
+  if (problem) {
+    status.textContent = `Not saved: ${problem}`;
+    return;
+  }
   const mine = device();
   localStorage.setItem('nohit-preferences', JSON.stringify(preferencesFromForm()));
   if (!mine) { status.textContent = 'Saved in this browser.'; return; }
@@ -160,4 +193,7 @@ export function wireSettings() {
   });
   $('#notify').addEventListener('click', enableNotifications);
   $('#preferences').addEventListener('submit', savePreferences);
+  for (const id of ['#quiet', '#quiet-start', '#quiet-end']) {
+    $(id).addEventListener('change', () => { if (!$('#quiet-error').hidden || quietHoursProblem()) showQuietHoursProblem(); });
+  }
 }

@@ -1,6 +1,7 @@
 // The tabs (#live, #scores, #game/ID, …): one view per tab. Only the visible view is drawn; a
 // change to a hidden one marks it dirty, and it is drawn when shown. A tab opens at its top.
 import { $$ } from './dom.js';
+import { gameIDOf } from './format.js';
 import { record } from './analytics.js';
 import { state } from './state.js';
 
@@ -58,7 +59,7 @@ export function showTab() {
     if (link.dataset.tab === nav) link.setAttribute('aria-current', 'page'); else link.removeAttribute('aria-current');
   });
   if (tab !== 'metrics') record('views', { tab });  // the operator's own page is not the app's use
-  state.gamePage = tab === 'game' ? decodeURIComponent(argument || '') : null;
+  state.gamePage = tab === 'game' ? gameIDOf(decodeURIComponent(argument || '')) : null;
   shownTab = tab;
   const view = views.get(tab);
   view?.show?.(argument);

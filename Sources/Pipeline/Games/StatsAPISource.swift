@@ -1,8 +1,7 @@
 import Baseball
-import Clocks
 import Foundation
-import Logging
 import ServiceLifecycle
+import StatsAPI
 import Synchronization
 
 /// MLB's Stats API as a source of games, as a Service: what the poller reads — the schedule and
@@ -10,8 +9,8 @@ import Synchronization
 /// Stops on graceful shutdown; a failure downstream (a moment that could not be stored) ends it
 /// with that error.
 package struct StatsAPISource: Service {
-    package var poller: StatsAPIPoller
-    package var sink: any GameFeedSink
+    package let poller: StatsAPIPoller
+    package let sink: any GameFeedSink
     private let ledger = Ledger()
 
     /// What has been said, shared by the poller's two callbacks.
@@ -24,19 +23,21 @@ package struct StatsAPISource: Service {
     }
 
     /// When several instances share the games: which ones this instance says (nil: all of them).
-    package var claims: (any GameClaims)?
+    package let claims: (any GameClaims)?
     /// Where each game's latest play time is noted (the play-to-send latency), if anywhere.
-    package var playTimes: PlayTimes?
+    package let playTimes: PlayTimes?
 
-    package init(poller: StatsAPIPoller, sink: any GameFeedSink, claims: (any GameClaims)? = nil) {
+    package init(
+        poller: StatsAPIPoller, sink: any GameFeedSink, claims: (any GameClaims)? = nil, playTimes: PlayTimes? = nil
+    ) {
         self.poller = poller
         self.sink = sink
         self.claims = claims
+        self.playTimes = playTimes
     }
 
     package func run() async throws {
-        var poller = poller
-        if claims != nil { poller.shouldPoll = { gameID in try await claimed(gameID) } }
+        let poller = claims == nil ? poller : poller.asking { gameID in try await claimed(gameID) }
         do {
             try await cancelWhenGracefulShutdown { [poller] in
                 try await poller.run(

@@ -1,6 +1,7 @@
 import Alerts
 import Baseball
 import Foundation
+import Logging
 import Pipeline
 import Scores
 import Storage
@@ -42,22 +43,32 @@ extension LiveFeed {
     /// A moment as the stream's `moment` event (numbered `id` when given).
     package func publish(_ moment: Moment, game: GameInfo, at time: Date, id: Int? = nil) {
         let view = MomentView(StoredMoment(moment: moment, game: game, occurredAt: time))
-        if let data = try? API.encoder.encode(view) {
-            publish(.moment, data: String(decoding: data, as: UTF8.self), id: id)
-        }
+        guard let data = Self.encoded(view, what: "moment \(moment.id)") else { return }
+        publish(.moment, data: data, id: id)
     }
 
     /// A game's new score line, as the stream's `score` event.
     package func publish(_ score: ScoreLine, id: Int? = nil) {
-        if let data = try? API.encoder.encode(score) {
-            publish(.score, data: String(decoding: data, as: UTF8.self), key: score.id, id: id)
-        }
+        guard let data = Self.encoded(score, what: "score line \(score.id)") else { return }
+        publish(.score, data: data, key: score.id, id: id)
     }
 
     /// A game as it stands, as the stream's `game` event.
     package func publish(_ snapshot: GameSnapshot, id: Int? = nil) {
-        if let data = try? API.encoder.encode(snapshot) {
-            publish(.game, data: String(decoding: data, as: UTF8.self), key: snapshot.id, id: id)
+        guard let data = Self.encoded(snapshot, what: "game \(snapshot.id)") else { return }
+        publish(.game, data: data, key: snapshot.id, id: id)
+    }
+
+    /// `value` in the one encoding; one that cannot be written (a number JSON has no form for)
+    /// is logged and left off the stream, and the stream goes on.
+    private static func encoded(_ value: some Encodable, what: String) -> String? {
+        do {
+            return String(decoding: try API.encoder.encode(value), as: UTF8.self)
+        } catch {
+            Logger(label: "nohit.stream").error(
+                "an event cannot be written; it is left off the stream",
+                metadata: ["event": "\(what)", "error": "\(error)"])
+            return nil
         }
     }
 }

@@ -1,6 +1,5 @@
-import Analytics
-import ArgumentParser
 import Foundation
+import JSON
 import Server
 import Storage
 
@@ -13,7 +12,7 @@ import Storage
 /// An instance that finds the project already made (by another instance on the same PostgreSQL
 /// database, or before its data directory was lost) records into it too, with an access key of its
 /// own permitted to write, so every instance's pages count in one project.
-enum WebAnalyticsProject {
+package enum WebAnalyticsProject {
     static let preferredID = "nohit-web"
 
     struct Saved: Codable {
@@ -31,7 +30,7 @@ enum WebAnalyticsProject {
         }
     }
 
-    static func ensure(store: any AnalyticsStore, dataDir: String, now: Date) async throws
+    package static func ensure(store: any AnalyticsStore, dataDir: String, now: Date) async throws
         -> ClientConfiguration.Analytics
     {
         let path = (dataDir as NSString).appendingPathComponent("web-analytics.json")
@@ -40,7 +39,7 @@ enum WebAnalyticsProject {
             do {
                 saved = try JSONDecoder().decode(Saved.self, from: data)
             } catch {
-                throw ValidationError(
+                throw StartError(
                     "\(path) is not the web app's analytics project (\(error)); move it away to make a new one")
             }
             // The file and the database agree, or the database is not the one the file was made for.
@@ -70,7 +69,7 @@ enum WebAnalyticsProject {
             FileManager.default.createFile(
                 atPath: path, contents: try encoder.encode(saved), attributes: [.posixPermissions: 0o600])
         else {
-            throw ValidationError("could not write \(path)")
+            throw StartError("could not write \(path)")
         }
         return .init(projectID: saved.projectID, writeKey: saved.writeKey)
     }

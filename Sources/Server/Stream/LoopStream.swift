@@ -19,7 +19,7 @@ import Synchronization
 /// last batch is the next batch, not a backlog of writes in its queue. And a moment does not wait
 /// for a pass to end: every 256 clients the pass looks, and the clients it has not reached get the
 /// moment with their batch.
-final class LoopStream: @unchecked Sendable {
+final class LoopStream: Sendable {
     enum Item {
         case event(LiveEvent)
         /// A client, and what it missed (given whole).
@@ -34,17 +34,23 @@ final class LoopStream: @unchecked Sendable {
     }
 
     let eventLoop: any EventLoop
-    private weak var feed: LiveFeed?
+    private weak let feed: LiveFeed?
     private let inbox = Mutex(Inbox())
 
-    // Touched on the event loop only.
-    private var clients: [StreamClient] = []
-    private var taken: [Item] = []
-    private var run: [LiveEvent] = []
+    /// What only the event loop touches: its clients, the items taken from the inbox, the run of
+    /// events being sent. Bound to the loop: each step reads it once, checked to be on the loop.
+    private final class LoopState {
+        var clients: [StreamClient] = []
+        var taken: [Item] = []
+        var run: [LiveEvent] = []
+    }
+
+    private let bound: NIOLoopBoundBox<LoopState>
 
     init(eventLoop: any EventLoop, feed: LiveFeed) {
         self.eventLoop = eventLoop
         self.feed = feed
+        bound = .makeBoxSendingValue(LoopState(), eventLoop: eventLoop)
     }
 
     /// Queues an item for the loop (in the order posted: the feed posts under its lock), and a
@@ -60,14 +66,15 @@ final class LoopStream: @unchecked Sendable {
 
     /// Everything posted since the last drain, in order: runs of events are sent as one batch.
     private func drain() {
+        let state = bound.value
         inbox.withLock { inbox in
-            swap(&taken, &inbox.items)
+            swap(&state.taken, &inbox.items)
             inbox.scheduled = false
         }
-        for item in taken {
+        for item in state.taken {
             switch item {
             case .event(let event):
-                run.append(event)
+                state.run.append(event)
             case .add(let client, let missed):
                 sendRun()
                 add(client, missed: missed)
@@ -76,7 +83,7 @@ final class LoopStream: @unchecked Sendable {
                 // What waits for each client is written first; behind the tasks that let the
                 // clients just added write (they are queued ahead of this one).
                 eventLoop.execute {
-                    for client in self.clients {
+                    for client in self.bound.value.clients {
                         if client.pending.count > 0 { client.writePending() }
                         self.end(client)
                     }
@@ -84,7 +91,7 @@ final class LoopStream: @unchecked Sendable {
             }
         }
         sendRun()
-        taken.removeAll(keepingCapacity: true)
+        state.taken.removeAll(keepingCapacity: true)
     }
 
     /// The run of events taken, to every client: coalesced and encoded once for those keeping up,
@@ -94,19 +101,20 @@ final class LoopStream: @unchecked Sendable {
     /// clients not written to yet get the run and the new events in one batch (the moment first),
     /// then those written to already get the new events.
     private func sendRun() {
-        defer { run.removeAll(keepingCapacity: true) }
-        guard !run.isEmpty, !clients.isEmpty else { return }
+        let state = bound.value
+        defer { state.run.removeAll(keepingCapacity: true) }
+        guard !state.run.isEmpty, !state.clients.isEmpty else { return }
         // The clients as they are now: one that ends during a write (its connection failed) leaves
         // `clients` at once, and is skipped here.
-        let snapshot = clients
+        let snapshot = state.clients
         var coalesced = 0
         var dropped: [StreamClient] = []
         var next = 0
         var newer: [LiveEvent] = []
-        send(run, to: snapshot, from: &next, coalesced: &coalesced, dropped: &dropped) {
+        send(state.run, to: snapshot, from: &next, coalesced: &coalesced, dropped: &dropped) {
             guard let moment = self.takeEventsWithAMoment() else { return nil }
             newer = moment
-            return self.run + moment
+            return state.run + moment
         }
         if !newer.isEmpty {
             var again = 0
@@ -207,10 +215,11 @@ final class LoopStream: @unchecked Sendable {
         } catch {
             return abandon(client)
         }
+        let state = bound.value
         client.state = .streaming
         client.stream = self
-        client.index = clients.count
-        clients.append(client)
+        client.index = state.clients.count
+        state.clients.append(client)
         for event in missed { _ = client.pending.offer(event, coalesce: false, limit: client.limit) }
         // The response's head and first bytes were handed to the loop (as tasks of its own) before
         // the client was posted, but this drain may have been queued before them: the client's
@@ -238,9 +247,10 @@ final class LoopStream: @unchecked Sendable {
             break
         case .streaming:
             client.state = .ended
-            let last = clients.removeLast()
+            let state = bound.value
+            let last = state.clients.removeLast()
             if last !== client {
-                clients[client.index] = last
+                state.clients[client.index] = last
                 last.index = client.index
             }
             client.leave()
