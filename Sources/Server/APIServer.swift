@@ -40,6 +40,9 @@ package struct APIServer: Sendable {
 
     package func router() -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
+        if !options.gate.limits.trustedProxies.isEmpty {
+            router.add(middleware: ClientAddressMiddleware(proxies: options.gate.limits.trustedProxies))
+        }
         router.add(
             middleware: HardeningMiddleware(
                 operations: Self.operations, maxHeaderCount: options.gate.limits.maxHeaderCount))

@@ -44,6 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: Settings.help("http.max-streams")) var maxStreams: Int?
     @Option(help: Settings.help("http.abuse-penalty")) var abusePenalty: Int?
     @Option(help: Settings.help("http.metrics")) var metrics: String?
+    @Option(help: Settings.help("proxy.trusted")) var trustedProxies: String?
     @Option(help: Settings.help("http.registrations-per-minute")) var registrationsPerMinute: Int?
     @Option(help: Settings.help("scoreboard.keep-finished-minutes")) var keepFinishedMinutes: Int?
     @OptionGroup var store: StoreOptions
@@ -56,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (key, value) in [
             ("http.host", host), ("source", source), ("statsapi.url", statsapiURL), ("statsapi.date", statsapiDate),
             ("statsapi.push-url", statsapiPushURL), ("admin.token", adminToken), ("admin.token-file", adminTokenFile),
-            ("http.metrics", metrics),
+            ("http.metrics", metrics), ("proxy.trusted", trustedProxies),
         ] {
             if let value { flags[key] = .string(value) }
         }

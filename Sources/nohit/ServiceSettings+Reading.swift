@@ -270,6 +270,17 @@ extension ServiceSettings.HTTP {
         limits.maxStreams = try read("http.max-streams", limits.maxStreams, 0...1_000_000)
         limits.backlog = try read("http.backlog", limits.backlog, 1...65_535)
         limits.abusePenalty = .seconds(Int64(try read("http.abuse-penalty", seconds(limits.abusePenalty), 0...86_400)))
+        let headerText = try config.string("proxy.header", default: TrustedProxies.Header.xForwardedFor.rawValue)
+        guard let header = TrustedProxies.Header(rawValue: headerText.lowercased()) else {
+            throw ValidationError(
+                "proxy.header must be \(TrustedProxies.Header.allCases.map(\.rawValue).joined(separator: " or ")), "
+                    + "not '\(headerText.prefix(40))'")
+        }
+        do {
+            limits.trustedProxies = try TrustedProxies(try config.strings("proxy.trusted") ?? [], header: header)
+        } catch {
+            throw ValidationError("\(error)")
+        }
         return limits
     }
 

@@ -86,6 +86,17 @@ extension Settings {
                 + "host), token (with the admin token as a Bearer token, as Prometheus' authorization sends it), "
                 + "open, or off."),
         Setting(
+            "proxy.trusted", "trusted-proxies", ["serve"],
+            "The reverse proxies in front (addresses or networks, such as 127.0.0.1 or 10.0.0.0/8; a list, "
+                + "comma-separated as a flag or variable): a request from one is counted against the client its "
+                + "`proxy.header` names (the right-most address not itself a trusted proxy) in every per-client "
+                + "limit and log line, and the proxy's own connections have no per-client cap; from any other "
+                + "peer the header is ignored (default: none).", valueName: "list"),
+        Setting(
+            "proxy.header", nil, ["serve"],
+            "The header the trusted proxies set: x-forwarded-for (nginx's `$proxy_add_x_forwarded_for`) or "
+                + "forwarded (RFC 7239's `for=`) (default: x-forwarded-for)."),
+        Setting(
             "admin.token", "admin-token", ["serve"],
             "The operator's token for /api/admin/... (none closes them). A flag's value is visible to other users "
                 + "in the process list: prefer admin.token-file or NOHIT_ADMIN_TOKEN."),

@@ -88,7 +88,7 @@ extension AnalyticsAPI {
                 if dataset.refreshedAt == nil {
                     // Not computed yet: bootstrapped now, in this request's turn.
                     try takeQuery(key: key, context)
-                    try await refreshDataset(dataset, share: "\(id) \(ConnectionGate.clientKey(context.remoteAddress))")
+                    try await refreshDataset(dataset, share: "\(id) \(context.client)")
                     dataset = try await store.dataset(project: id, name: name) ?? dataset
                 }
                 return Self.response(.ok, body: try await datasetResults(dataset, parameters: parameters))

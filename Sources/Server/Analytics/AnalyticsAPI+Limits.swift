@@ -31,7 +31,7 @@ extension AnalyticsAPI {
             Self.closeAfterAnswer(request, context)
             throw KeenError.tooLarge("the body is larger than \(limit) bytes")
         }
-        let client = ConnectionGate.clientKey(context.remoteAddress)
+        let client = context.client
         var held = 0
         defer { bodies.release(held, client: client) }
         var bytes: [UInt8] = []
@@ -74,7 +74,7 @@ extension AnalyticsAPI {
     /// The client a request counts against, if its writes may go on (a key or client over its
     /// rate is refused before its body is read).
     func checkWriteRoom(_ key: AnalyticsKey, _ request: Request, _ context: APIRequestContext) throws -> String {
-        let client = ConnectionGate.clientKey(context.remoteAddress)
+        let client = context.client
         let now = Date()
         if let wait = eventsPerKey.waitForRoom(key.rateKey, now: now) ?? eventsPerClient.waitForRoom(client, now: now) {
             Self.closeAfterAnswer(request, context)
@@ -97,7 +97,7 @@ extension AnalyticsAPI {
     func takeQuery(key: AnalyticsKey, _ context: APIRequestContext) throws {
         // The API's clock: a test's manual one makes a minute's allowance exact on a loaded machine.
         let now = clock.now()
-        let client = ConnectionGate.clientKey(context.remoteAddress)
+        let client = context.client
         if let wait = queriesPerClient.take(client, now: now) ?? queriesPerKey.take(key.rateKey, now: now) {
             throw Self.overRate(
                 "queries", limits.queriesPerMinutePerClient, limits.queriesPerMinutePerKey, wait: wait)

@@ -98,7 +98,7 @@ extension AnalyticsAPI {
         let type = definition["analysis_type"]?.string ?? ""
         let started = now()
         let query = try KeenQuery.parse(type, parameters: definition, now: started)
-        let share = "\(saved.project) \(context.map { ConnectionGate.clientKey($0.remoteAddress) } ?? "refresh")"
+        let share = "\(saved.project) \(context.map(\.client) ?? "refresh")"
         let (result, metadata) = try await execute(query, project: saved.project, share: share)
         if saved.refreshRate > 0 {
             let due = started + Int64(saved.refreshRate) * 1_000_000

@@ -189,7 +189,7 @@ package struct AnalyticsAPI: Sendable {
                     // Turns are shared fairly between keys, then between each key's clients.
                     let share = AnalyticsQueries.share(
                         key: key.rateKey.replacingOccurrences(of: " ", with: "%20"),
-                        client: ConnectionGate.clientKey(context.remoteAddress))
+                        client: context.client)
                     let includeMetadata =
                         parameters["include_metadata"] == .bool(true)
                         || parameters["include_metadata"] == .string("true")

@@ -123,8 +123,9 @@ package final class ConnectionGate: Sendable {
     /// nothing gives way to one with a request (it reconnects when it has one).
     package func admit(_ address: SocketAddress?) -> Admission {
         let client = Self.clientKey(address)
+        let proxy = limits.trustedProxies.trusts(address)
         let (admission, evicted): (Admission, IdleConnection?) = state.withLock { state in
-            if let until = state.barred[client] {
+            if !proxy, let until = state.barred[client] {
                 if until > .now() {
                     state.refusedBarred += 1
                     return (.refused(reason: "refused after repeated protocol errors; try again later"), nil)
@@ -132,7 +133,7 @@ package final class ConnectionGate: Sendable {
                 state.barred[client] = nil
             }
             let perClient = limits.maxConnectionsPerClient
-            if perClient > 0 && state.byClient[client, default: 0] >= perClient {
+            if perClient > 0 && !proxy && state.byClient[client, default: 0] >= perClient {
                 state.refusedPerClient += 1
                 return (.refused(reason: "\(perClient) connections from one client"), nil)
             }
@@ -297,19 +298,6 @@ package final class ConnectionGate: Sendable {
     /// The client a connection counts against: its IPv4 address, or its IPv6 /64 (one host
     /// usually has a whole /64).
     static func clientKey(_ address: SocketAddress?) -> String {
-        switch address {
-        case .v4(let v4):
-            var raw = v4.address.sin_addr
-            return withUnsafeBytes(of: &raw) { $0.map(String.init).joined(separator: ".") }
-        case .v6(let v6):
-            var raw = v6.address.sin6_addr
-            let bytes = withUnsafeBytes(of: &raw) { Array($0) }
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-                return bytes[12..<16].map(String.init).joined(separator: ".")
-            }
-            return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
-        default:
-            return "local"
-        }
+        TrustedProxies.bytes(address).map(TrustedProxies.key) ?? "local"
     }
 }

@@ -40,6 +40,10 @@ package struct ConnectionLimits: Sendable {
     /// File descriptors kept free for the database and the deliveries: the connection limit is
     /// lowered to fit under the process's open-file limit minus this.
     package var fileDescriptorReserve = 512
+    /// The reverse proxies whose forwarding header names the client (`proxy.trusted`,
+    /// `proxy.header`): every per-client limit counts that client, and a proxy's own connections
+    /// are held to no per-client cap and never barred (it carries everyone's).
+    package var trustedProxies = TrustedProxies()
 
     package init() {}
 

@@ -20,7 +20,7 @@ struct DeviceRoutes: Sendable {
 
     func add(to api: RouterGroup<APIRequestContext>) {
         api.post("devices") { request, context in
-            let client = ConnectionGate.clientKey(context.remoteAddress)
+            let client = context.client
             if let wait = registrations.take(client, now: Date()) {
                 throw HTTPError(
                     .tooManyRequests, headers: [.retryAfter: "\(Int(wait.rounded(.up)))"],

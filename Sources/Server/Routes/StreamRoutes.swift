@@ -21,7 +21,7 @@ struct StreamRoutes: Sendable {
 
     func add(to api: RouterGroup<APIRequestContext>) {
         api.get("stream") { request, context in
-            try stream(request, client: ConnectionGate.clientKey(context.remoteAddress), channel: context.channel)
+            try stream(request, client: context.client, channel: context.channel)
         }
         // Reached only without the upgrade headers (the WebSocket router takes the upgrades).
         // Plain requests, and handshakes the WebSocket router declined (a malformed `after`, no
@@ -50,6 +50,8 @@ struct StreamRoutes: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
+        // nginx passes each event on as it comes, whatever its proxy_buffering.
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { [feed, gate, stalls] writer in
@@ -105,7 +107,8 @@ struct StreamRoutes: Sendable {
                 try await outbound.close(.init(codeNumber: 1013), reason: "the live stream is full: try again later")
                 return
             }
-            let client = ConnectionGate.clientKey(context.requestContext.remoteAddress)
+            let client = gate.limits.trustedProxies.client(
+                peer: context.requestContext.remoteAddress, headers: context.request.headers)
             guard gate.takeStream(client) else {
                 try await outbound.close(
                     .init(codeNumber: 1013),
