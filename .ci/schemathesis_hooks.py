@@ -9,6 +9,9 @@ $SCHEMATHESIS_HOOKS): strategies for the two string formats a pattern cannot say
   values that break the pattern are left alone, so negative cases stay negative.
 - `public-https-url`: an https URL whose host is a public name, as the registrar takes it without
   the operator's leave for private networks.
+- Quiet hours' start and end must differ (the document says so in words; JSON Schema cannot compare
+  two fields): `before_call` moves an end equal to its start on by a minute. Both stay times of the
+  pattern, so a case stays as valid or invalid as it was.
 """
 import re
 
@@ -45,9 +48,25 @@ schemathesis.openapi.format(
 P256_PATTERN = re.compile(r"B[A-P][A-Za-z0-9_-]{85}=?")
 
 
+TIME_PATTERN = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
+
+
+def distinct_quiet_hours(preferences):
+    quiet = preferences.get("quiet_hours") if isinstance(preferences, dict) else None
+    if not isinstance(quiet, dict):
+        return
+    start, end = quiet.get("start"), quiet.get("end")
+    if isinstance(start, str) and start == end and TIME_PATTERN.fullmatch(end):
+        minutes = (int(end[:2]) * 60 + int(end[3:]) + 1) % 1440
+        quiet["end"] = f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     body = case.body
+    if isinstance(body, dict):
+        distinct_quiet_hours(body)
+        distinct_quiet_hours(body.get("preferences"))
     if case.operation.path != "/api/devices" or not isinstance(body, dict) or body.get("channel") != "web-push":
         return
     key = body.get("p256dh")
