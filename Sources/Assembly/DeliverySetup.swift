@@ -36,9 +36,12 @@ package struct DeliverySetup: Sendable {
             }
         }
         let recovery: RecoveryReport
+        let released: Int
         do {
             // SQLite: every attempt left unfinished; PostgreSQL: those whose instance's lease lapsed.
             recovery = try await store.recoverInDoubt(now: clock.now())
+            // Held for a configuration a provider refused: this start's may be mended.
+            released = try await store.releaseHeld(now: clock.now())
         } catch {
             await setup.channels?.close(logger: logger)
             throw error
@@ -47,6 +50,11 @@ package struct DeliverySetup: Sendable {
             notice(
                 "recovered after an unclean stop: \(recovery.requeued.count) in-doubt alerts queued again, "
                     + "\(recovery.superseded.count) superseded by later alerts")
+        }
+        if released > 0 {
+            notice(
+                "\(released) deliveries held for a configuration a provider refused are sent again (if it is not "
+                    + "mended, they are held again and the log says why)")
         }
         if let feedback = setup.feedback {
             logger.notice("feedback hook ready: every pruned device is told to \(feedback.url)")

@@ -87,7 +87,7 @@ extension NoHitService {
     static func makeAPI(
         _ http: ServiceSettings.HTTP, settings: ServiceSettings, store opened: OpenedStore, board: LiveBoard,
         feed: LiveFeed, seasons: SeasonLibrary, deals: DealDesk, metrics: ServerMetrics,
-        providers: ProviderSettings?, health: PollerHealth?, clock: any WallClock
+        providers: ProviderSettings?, health: PollerHealth?, faults: DeliveryFaults, clock: any WallClock
     ) async throws -> APIServer {
         let database = opened.store
         var analytics: AnalyticsAPI?
@@ -119,7 +119,7 @@ extension NoHitService {
             gate: ConnectionGate(limits: http.limits, logger: Logger(label: "nohit.serve")),
             registrations: RateLimiter(perMinute: http.registrationsPerMinute, burst: 2 * http.registrationsPerMinute),
             keepFinished: TimeInterval(http.keepFinishedMinutes * 60), source: settings.source.name,
-            sourceStatus: sourceStatus, deals: deals,
+            sourceStatus: sourceStatus, deliveryFaults: faults, deals: deals,
             analytics: analytics, webAnalytics: webAnalytics)
         return APIServer(store: database, board: board, feed: feed, seasons: seasons, clock: clock, options: options)
     }

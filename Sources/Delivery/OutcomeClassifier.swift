@@ -19,6 +19,9 @@ package enum OutcomeClassifier {
             return .gone(reason: reason, since: nil)
         case 403 where reason == "ExpiredProviderToken":
             return .expiredProviderToken
+        case 400 where ProviderOutcome.configurationReasons[reason] != nil,
+            403 where ProviderOutcome.configurationReasons[reason] != nil:
+            return .misconfigured(reason: reason)
         case 429, 500...599:
             return .transient(reason: "\(status) \(reason)", retryAfter: retryAfter.flatMap(TimeInterval.init))
         default:

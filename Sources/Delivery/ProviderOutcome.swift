@@ -15,6 +15,36 @@ package enum ProviderOutcome: Sendable, Hashable {
     case expiredProviderToken
     /// The connection went away under the request (GOAWAY, reset): send again on a new one.
     case connectionLost(reason: String)
+    /// Refused for the server's configuration, not the device: a key, key id, team, topic or
+    /// environment that does not fit (APNs `InvalidProviderToken`, `BadTopic`, …). Every delivery
+    /// through that configuration would be refused alike: they are held, not failed, until the
+    /// operator mends it (``ProviderOutcome/configurationFix(for:)`` says how).
+    case misconfigured(reason: String)
+
+    /// APNs' reasons that are about the server's configuration (Apple's "Handling notification
+    /// responses from APNs"), each with what the operator is to do.
+    package static let configurationReasons: [String: String] = [
+        "InvalidProviderToken":
+            "the key (apns.key), its key id (apns.key-id) and team id (apns.team-id), or an app's own in the apps "
+            + "file, do not belong together, or the key was revoked: check them under Keys in Apple's developer "
+            + "portal, then restart",
+        "MissingProviderToken": "no provider token was sent: give the app a key (apns.key, apns.key-id, apns.team-id)",
+        "BadCertificate": "the certificate was refused: use a token key (apns.key) from Apple's developer portal",
+        "BadCertificateEnvironment":
+            "the certificate is for the other environment: use a token key (apns.key), which serves both",
+        "UnrelatedKeyIdInToken": "the key id (apns.key-id) is not the key's: give the id Apple shows beside the key",
+        "BadEnvironmentKeyInToken":
+            "the key is for the other environment (sandbox or production): use a key for both, or the device's",
+        "BadTopic": "the app's topic (its bundle id) is not valid: check the topic in the apps file or the devices",
+        "TopicDisallowed":
+            "the key's team may not push to this topic: the app's bundle id must belong to the key's team, with "
+            + "push notifications enabled for it",
+    ]
+
+    /// What the operator is to do about a configuration refusal.
+    package static func configurationFix(for reason: String) -> String {
+        configurationReasons[reason] ?? "check the provider's settings for this app"
+    }
 }
 
 /// The delivery's next step.
@@ -26,6 +56,9 @@ package enum DeliveryAction: Sendable, Hashable {
     case refreshTokenAndRetry
     /// Disable the device and stop.
     case pruneDevice(reason: String)
+    /// Keep it, unsent and not failed, until the server's configuration is mended and the
+    /// service restarted (``ProviderOutcome/misconfigured(reason:)``).
+    case hold(reason: String)
     /// Stop with this reason.
     case fail(reason: String)
 }
@@ -89,6 +122,8 @@ package struct DeliveryRetryState: Sendable, Hashable {
         case .transient(let reason, let retryAfter):
             return backoff(
                 reason: reason, retryAfter: retryAfter, policy: policy, now: now, random: random, stale: stale)
+        case .misconfigured(let reason):
+            return .hold(reason: reason)
         }
     }
 

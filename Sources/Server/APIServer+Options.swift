@@ -49,6 +49,8 @@ extension APIServer {
         package var source: String
         /// How the source is doing, for `/readyz` and the metrics (nil: a replay, always current).
         package var sourceStatus: (@Sendable () -> SourceStatus)?
+        /// The providers refusing this server's configuration, for `/readyz`.
+        package var deliveryFaults: DeliveryFaults?
         /// The deals: today's answers and histories (none: the deal endpoints answer 404).
         package var deals: DealDesk?
         /// Keen's API under `/3.0/projects/...` (the store's analytics).
@@ -76,6 +78,7 @@ extension APIServer {
             keepFinished: TimeInterval = TimeInterval(Options.defaultKeepFinishedMinutes * 60),
             source: String = "replay",
             sourceStatus: (@Sendable () -> SourceStatus)? = nil,
+            deliveryFaults: DeliveryFaults? = nil,
             deals: DealDesk? = nil,
             analytics: AnalyticsAPI? = nil,
             webAnalytics: ClientConfiguration.Analytics? = nil
@@ -96,6 +99,7 @@ extension APIServer {
             self.keepFinished = keepFinished
             self.source = source
             self.sourceStatus = sourceStatus
+            self.deliveryFaults = deliveryFaults
             self.deals = deals
             self.analytics = analytics
             self.webAnalytics = webAnalytics

@@ -67,7 +67,8 @@ package struct APIServer: Sendable {
             readiness: { [store] in
                 await Readiness.check(
                     ping: { try await store.ping() },
-                    source: options.sourceStatus?() ?? SourceStatus(kind: options.source, ready: true))
+                    source: options.sourceStatus?() ?? SourceStatus(kind: options.source, ready: true),
+                    faults: options.deliveryFaults?.all ?? [])
             },
             metricsAccess: options.metricsAccess, adminToken: options.adminToken,
             configuration: { [seasons, clock] in

@@ -1,6 +1,7 @@
 import Clocks
 import Foundation
 import Logging
+import Pipeline
 
 /// What `/readyz` says of the source of games, read at each request: ready, or degraded and why.
 /// The source fills it in (`nohit serve` from its Stats API poller; a replayed day is always
@@ -75,7 +76,8 @@ struct Readiness: Encodable {
 
     /// Reads the database (`ping`, within `deadline`) and the source's status.
     static func check(
-        ping: @escaping @Sendable () async throws -> Void, source: SourceStatus?, deadline: Duration = .seconds(2)
+        ping: @escaping @Sendable () async throws -> Void, source: SourceStatus?, faults: [DeliveryFaults.Fault] = [],
+        deadline: Duration = .seconds(2)
     ) async -> Readiness {
         let started = ContinuousClock.now
         var database = Check(ok: true)
@@ -101,6 +103,10 @@ struct Readiness: Encodable {
                 ok: source.ready, reason: source.reason, lastSuccess: source.lastSuccess.map(formatter.string(from:)),
                 expectedWaitSeconds: source.expectedWait, requests: source.requests.isEmpty ? nil : source.requests,
                 kind: source.kind)
+        }
+        if !faults.isEmpty {
+            // A provider refusing the configuration: its deliveries wait for the operator.
+            checks["delivery"] = Check(ok: false, reason: faults.map(\.description).joined(separator: "; "))
         }
         let degraded = checks.filter { !$0.value.ok }.map(\.key).sorted()
         return Readiness(status: degraded.isEmpty ? "ready" : "degraded", degraded: degraded, checks: checks)

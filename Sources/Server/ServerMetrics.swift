@@ -76,7 +76,7 @@ package final class ServerMetrics: Sendable {
         self.games = games
         attempts = registry.makeGauge(name: "nohit_attempts", help: "Sides hitless through the attempt threshold.")
         var outbox: [String: Prometheus.Gauge] = [:]
-        for state in ["pending", "sending", "delivered", "failed", "superseded"] {
+        for state in ["pending", "sending", "delivered", "failed", "superseded", "held"] {
             outbox[state] = registry.makeGauge(
                 name: "nohit_outbox", labels: [("state", state)],
                 help: "Outbox rows by state (pending and sending are the depth).")
@@ -177,6 +177,7 @@ package final class ServerMetrics: Sendable {
             outbox["delivered"]?.set(Double(counts.delivered))
             outbox["failed"]?.set(Double(counts.failed))
             outbox["superseded"]?.set(Double(counts.superseded))
+            outbox["held"]?.set(Double(counts.held))
         }
         return registry.emitToBuffer() + Self.gameLines(source?.games ?? [:])
     }

@@ -30,6 +30,9 @@ package protocol OutboxStore: Sendable {
     /// later delivered alert of the same bid to the same device are dropped; the rest are queued
     /// again under the same delivery id.
     func recoverInDoubt(now: Date) async throws -> RecoveryReport
+    /// At start: the deliveries held for a configuration the provider refused are pending again,
+    /// due `now` (the configuration may have been mended since); how many.
+    func releaseHeld(now: Date) async throws -> Int
     /// For a store several instances share: renews this instance's leases on the deliveries it is
     /// sending, and puts back in doubt (as ``recoverInDoubt(now:)`` does) those whose instance
     /// stopped renewing. A store one process dispatches from has nothing to do here: its recovery
@@ -138,11 +141,16 @@ package enum DeliveryResult: Sendable, Hashable {
     case failed(id: UUID, reason: String, at: Date)
     /// Failed, and the device is disabled.
     case pruned(id: UUID, deviceID: UUID, reason: String, at: Date)
+    /// Refused for the server's configuration: kept unsent, neither claimed nor failed, until
+    /// ``OutboxStore/releaseHeld(now:)`` at the next start.
+    case held(id: UUID, reason: String, at: Date)
 
     /// The delivery it is about.
     package var id: UUID {
         switch self {
-        case .delivered(let id, _), .retry(let id, _, _, _), .failed(let id, _, _), .pruned(let id, _, _, _): id
+        case .delivered(let id, _), .retry(let id, _, _, _), .failed(let id, _, _), .pruned(let id, _, _, _),
+            .held(let id, _, _):
+            id
         }
     }
 }
@@ -220,7 +228,9 @@ package struct OutboxCounts: Sendable, Hashable {
     package var delivered = 0
     package var failed = 0
     package var superseded = 0
+    /// Held for a configuration the provider refused, until the next start.
+    package var held = 0
 
     package init() {}
-    package var total: Int { pending + sending + delivered + failed + superseded }
+    package var total: Int { pending + sending + delivered + failed + superseded + held }
 }

@@ -79,7 +79,7 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         lines.append(
             "this run: \(delivered.delivered) delivered, \(delivered.retried) retries, \(delivered.failed) failed, "
-                + "\(delivered.pruned) devices pruned, \(delivered.tokenRefreshes) token refreshes in "
+                + "\(delivered.held) held, \(delivered.pruned) devices pruned, \(delivered.tokenRefreshes) token refreshes in "
                 + String(
                     format: "%.2f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 ))
@@ -91,7 +91,11 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         lines.append(
             "outbox: \(counts.delivered) delivered, \(counts.pending) pending, \(counts.sending) in doubt, "
-                + "\(counts.failed) failed, \(counts.superseded) superseded")
+                + "\(counts.failed) failed, \(counts.superseded) superseded"
+                + (counts.held > 0 ? ", \(counts.held) held" : ""))
+        for fault in service.pipeline.statistics.faults.all {
+            lines.append("held: \(fault.description)")
+        }
         StandardStreams.writeError(lines.map { "nohit: \($0)\n" }.joined())
         if let signal, service.progress?.isDone != true {
             StandardStreams.writeError(

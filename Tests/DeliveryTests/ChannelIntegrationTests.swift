@@ -454,7 +454,9 @@ import Testing
             key: P256.Signing.PrivateKey(), keyID: "KEY123", teamID: "TEAM45", clock: SystemWallClock())
         let channel = try harness.apns(transport: transport, token: stranger)
         let result = await Self.drive(Self.delivery(token: Self.token("ab")), on: channel)
-        #expect(result.outcomes == [.rejected(status: 403, reason: "InvalidProviderToken")])
+        // The server's configuration, not the device's: held for the operator, not failed.
+        #expect(result.outcomes == [.misconfigured(reason: "InvalidProviderToken")])
+        #expect(result.action == .hold(reason: "InvalidProviderToken"))
         try await harness.shutdown()
     }
 

@@ -1,5 +1,6 @@
 import Delivery
 import Foundation
+import NIOCore
 import Testing
 
 /// The retry state machine, outcome by outcome.
@@ -42,6 +43,42 @@ import Testing
             state.next(
                 after: .rejected(status: 413, reason: "PayloadTooLarge"), policy: Self.policy, now: Self.now, random: 0)
                 == .fail(reason: "413 PayloadTooLarge"))
+    }
+
+    /// A refusal for the server's configuration holds the delivery, however many attempts and
+    /// however old: it is neither failed nor retried until the configuration is mended.
+    @Test func aConfigurationRefusalHolds() {
+        for attempts in [1, 10, 50] {
+            var state = Self.state(attempts: attempts)
+            #expect(
+                state.next(
+                    after: .misconfigured(reason: "InvalidProviderToken"), policy: Self.policy,
+                    now: Self.now.addingTimeInterval(86_400), random: 0) == .hold(reason: "InvalidProviderToken"))
+        }
+    }
+
+    /// Apple's reasons that are the server's configuration, and those that are not.
+    @Test func apnsReasonsAboutTheConfigurationAreHeldTheRestAsBefore() {
+        func outcome(_ status: Int, _ reason: String) -> ProviderOutcome {
+            OutcomeClassifier.apns(
+                status: status, body: ByteBuffer(string: #"{"reason":"\#(reason)"}"#), retryAfter: nil)
+        }
+        for (status, reason) in [
+            (403, "InvalidProviderToken"), (403, "MissingProviderToken"), (403, "BadCertificate"),
+            (403, "BadCertificateEnvironment"), (403, "UnrelatedKeyIdInToken"),
+            (403, "BadEnvironmentKeyInToken"), (400, "BadTopic"), (400, "TopicDisallowed"),
+        ] {
+            #expect(outcome(status, reason) == .misconfigured(reason: reason), "\(status) \(reason)")
+            #expect(!ProviderOutcome.configurationFix(for: reason).isEmpty)
+        }
+        #expect(outcome(403, "ExpiredProviderToken") == .expiredProviderToken)
+        #expect(outcome(400, "BadDeviceToken") == .gone(reason: "BadDeviceToken", since: nil))
+        #expect(outcome(400, "BadPriority") == .rejected(status: 400, reason: "BadPriority"))
+        // "The specified action is not allowed": not said to be the configuration's.
+        #expect(outcome(403, "Forbidden") == .rejected(status: 403, reason: "Forbidden"))
+        #expect(outcome(413, "PayloadTooLarge") == .rejected(status: 413, reason: "PayloadTooLarge"))
+        // A configuration reason with another status is not taken for one.
+        #expect(outcome(500, "InvalidProviderToken") == .transient(reason: "500 InvalidProviderToken", retryAfter: nil))
     }
 
     @Test func expiredProviderTokenRefreshesOnceThenBacksOff() {

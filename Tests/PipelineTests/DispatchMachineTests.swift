@@ -116,6 +116,25 @@ import Testing
         #expect(stray.decisions.isEmpty)
     }
 
+    /// A refusal for the server's configuration is held, not failed and not sent again.
+    @Test func aConfigurationRefusalIsHeld() {
+        var machine = Self.machine(concurrency: 8)
+        _ = machine.next(now: Self.start, mayStillSend: Self.always)
+        let claimed = Self.claimed(2)
+        machine.claimed(claimed)
+        _ = machine.next(now: Self.start, mayStillSend: Self.always)
+        let (decisions, resend) = machine.answered(
+            [(0, .misconfigured(reason: "TopicDisallowed")), (1, .accepted)], now: Self.now
+        ) { 0.5 }
+        #expect(resend.isEmpty)
+        #expect(decisions.map(\.action) == [.hold(reason: "TopicDisallowed"), .markDelivered])
+        #expect(
+            machine.results == [
+                .held(id: claimed[0].id, reason: "TopicDisallowed", at: Self.now),
+                .delivered(id: claimed[1].id, at: Self.now),
+            ])
+    }
+
     @Test func resultsAreRecordedInBatchesAndAtOnceWhenNothingIsInFlight() {
         var settings = DispatchMachine.Settings()
         settings.concurrency = 8

@@ -19,6 +19,7 @@ package final class DeliveryStatistics: Sendable {
         package var retried = 0
         package var failed = 0
         package var pruned = 0
+        package var held = 0
         package var tokenRefreshes = 0
         /// Latencies in microseconds, up to an hour.
         package var latency = Histogram<UInt64>(
@@ -42,6 +43,7 @@ package final class DeliveryStatistics: Sendable {
         package var retried: Int { byChannel.values.reduce(0) { $0 + $1.retried } }
         package var failed: Int { byChannel.values.reduce(0) { $0 + $1.failed } }
         package var pruned: Int { byChannel.values.reduce(0) { $0 + $1.pruned } }
+        package var held: Int { byChannel.values.reduce(0) { $0 + $1.held } }
         package var tokenRefreshes: Int { byChannel.values.reduce(0) { $0 + $1.tokenRefreshes } }
 
         /// Every channel's latencies together.
@@ -54,7 +56,7 @@ package final class DeliveryStatistics: Sendable {
 
     /// The swift-metrics objects of one channel.
     private struct Meters: Sendable {
-        var delivered, retried, failed, pruned, refreshes: Counter
+        var delivered, retried, failed, pruned, held, refreshes: Counter
         var latency, playToSend: Recorder
 
         init(_ channel: ChannelKind, factory: any MetricsFactory) {
@@ -67,6 +69,7 @@ package final class DeliveryStatistics: Sendable {
             retried = outcome("retried")
             failed = outcome("failed")
             pruned = outcome("pruned")
+            held = outcome("held")
             refreshes = Counter(
                 label: "nohit_provider_token_refreshes_total", dimensions: [("channel", channel.rawValue)],
                 factory: factory)
@@ -84,6 +87,8 @@ package final class DeliveryStatistics: Sendable {
     package let playTimes = PlayTimes()
     private let meters: Mutex<[ChannelKind: Meters]>
     private let factory: (any MetricsFactory)?
+    /// The providers refusing this server's configuration.
+    package let faults = DeliveryFaults()
 
     /// `metrics` receives every outcome and latency too (the server's Prometheus registry).
     package init(metrics: (any MetricsFactory)? = nil) {
@@ -105,7 +110,17 @@ package final class DeliveryStatistics: Sendable {
 
     /// The kinds of outcome counted.
     package enum Outcome: Sendable {
-        case delivered, retried, failed, pruned, tokenRefresh
+        case delivered, retried, failed, pruned, held, tokenRefresh
+    }
+
+    /// A delivery the provider refused, by its reason: `nohit_delivery_failures_total{channel,reason}`
+    /// (configuration refusals by Apple's reason, the rest as `failed` or `pruned`).
+    func recordFailure(_ channel: ChannelKind, reason: String) {
+        guard let factory else { return }
+        Counter(
+            label: "nohit_delivery_failures_total", dimensions: [("channel", channel.rawValue), ("reason", reason)],
+            factory: factory
+        ).increment()
     }
 
     func record(_ channel: ChannelKind, _ outcome: Outcome) {
@@ -116,6 +131,7 @@ package final class DeliveryStatistics: Sendable {
             case .retried: counts.retried += 1
             case .failed: counts.failed += 1
             case .pruned: counts.pruned += 1
+            case .held: counts.held += 1
             case .tokenRefresh: counts.tokenRefreshes += 1
             }
             state.byChannel[channel] = counts
@@ -126,6 +142,7 @@ package final class DeliveryStatistics: Sendable {
         case .retried: meters.retried.increment()
         case .failed: meters.failed.increment()
         case .pruned: meters.pruned.increment()
+        case .held: meters.held.increment()
         case .tokenRefresh: meters.refreshes.increment()
         }
     }

@@ -229,6 +229,8 @@ package struct DispatchMachine: Sendable {
                 results.append(.pruned(id: claimed.id, deviceID: claimed.deviceID, reason: reason, at: now))
             case .fail(let reason):
                 results.append(.failed(id: claimed.id, reason: reason, at: now))
+            case .hold(let reason):
+                results.append(.held(id: claimed.id, reason: reason, at: now))
             }
         }
         return (decisions, resend)

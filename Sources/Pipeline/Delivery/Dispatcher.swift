@@ -170,6 +170,16 @@ package struct Dispatcher: Sendable {
         }
     }
 
+    /// The app a delivery goes through, as the operator names it: its topic and environment.
+    static func provider(of channel: DeviceChannel) -> String {
+        switch channel {
+        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
+            "\(topic) (\(environment.rawValue))"
+        default:
+            "the \(channel.kind.rawValue) provider"
+        }
+    }
+
     /// An answer's decision in the statistics and the log.
     private func note(_ decision: DispatchMachine.Decision) {
         let kind = channel.kind
@@ -187,10 +197,26 @@ package struct Dispatcher: Sendable {
             logger.debug("retrying", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
         case .pruneDevice(let reason):
             statistics.record(kind, .pruned)
+            statistics.recordFailure(kind, reason: "pruned")
             logger.info("pruning device", metadata: ["device.id": "\(claimed.deviceID)", "reason": "\(reason)"])
         case .fail(let reason):
             statistics.record(kind, .failed)
+            statistics.recordFailure(kind, reason: "failed")
             logger.info("delivery failed", metadata: ["delivery.id": "\(claimed.id)", "reason": "\(reason)"])
+        case .hold(let reason):
+            statistics.record(kind, .held)
+            statistics.recordFailure(kind, reason: reason)
+            let provider = Self.provider(of: claimed.channel)
+            // Once per provider and cause, at the default level: the operator must hear of it.
+            if statistics.faults.held(channel: kind.rawValue, provider: provider, reason: reason) {
+                logger.error(
+                    Logger.Message(
+                        stringLiteral:
+                            "\(kind.rawValue) refuses this server's pushes for \(provider): \(reason); "
+                            + "\(ProviderOutcome.configurationFix(for: reason)). Its deliveries are held, not failed, "
+                            + "and sent at the next start"),
+                    metadata: ["channel": "\(kind.rawValue)", "provider": "\(provider)", "reason": "\(reason)"])
+            }
         }
     }
 }

@@ -248,6 +248,12 @@ extension PostgresStore: OutboxStore {
                 finished.states.append(3)
                 finished.times.append(at.timeIntervalSince1970)
                 finished.reasons.append(reason)
+            case .held(let id, let reason, let at):
+                // Held: state 5 until the next start's releaseHeld.
+                finished.ids.append(id)
+                finished.states.append(5)
+                finished.times.append(at.timeIntervalSince1970)
+                finished.reasons.append(reason)
             case .pruned(let id, let device, let reason, let at):
                 finished.ids.append(id)
                 finished.states.append(3)
@@ -316,6 +322,22 @@ extension PostgresStore: OutboxStore {
                 ).collect()
             }
         }
+    }
+
+    package func releaseHeld(now: Date) async throws -> Int {
+        var released = 0
+        for try await count in try await client.query(
+            """
+            WITH released AS (
+                UPDATE outbox SET state = 0, due_at = \(now.timeIntervalSince1970), finished_at = NULL
+                WHERE state = 5 RETURNING 1
+            )
+            SELECT count(*)::int8 FROM released
+            """, logger: logger
+        ).decode(Int.self) {
+            released = count
+        }
+        return released
     }
 
     package func deliveriesSettled(now: Date) async throws {

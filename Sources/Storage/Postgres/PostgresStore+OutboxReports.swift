@@ -43,6 +43,7 @@ extension PostgresStore {
             case 2: counts.delivered = count
             case 3: counts.failed = count
             case 4: counts.superseded = count
+            case 5: counts.held = count
             default: break
             }
         }

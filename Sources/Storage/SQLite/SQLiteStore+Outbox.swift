@@ -222,6 +222,8 @@ extension SQLiteStore {
                     }
                 case .failed(let id, let reason, let at):
                     try finish(id, row: rowID, as: .failed, at: at, reason: reason)
+                case .held(let id, let reason, let at):
+                    try finish(id, row: rowID, as: .held, at: at, reason: reason)
                 case .pruned(let id, let device, let reason, let at):
                     try finish(id, row: rowID, as: .failed, at: at, reason: reason)
                     try db.execute(
@@ -246,6 +248,15 @@ extension SQLiteStore {
                         arguments: [at.timeIntervalSince1970, "device pruned: \(reason)", device.text(uppercase: true)])
                 }
             }
+        }
+    }
+
+    package func releaseHeld(now: Date) async throws -> Int {
+        try await database.write { db in
+            try db.execute(
+                sql: "UPDATE outbox SET state = ?, due_at = ?, finished_at = NULL WHERE state = ?",
+                arguments: [State.pending.rawValue, now.timeIntervalSince1970, State.held.rawValue])
+            return db.changesCount
         }
     }
 
@@ -316,6 +327,7 @@ extension SQLiteStore {
                 case .delivered: counts.delivered = count
                 case .failed: counts.failed = count
                 case .superseded: counts.superseded = count
+                case .held: counts.held = count
                 case nil: break
                 }
             }

@@ -190,5 +190,7 @@ package final class SQLiteStore: DeviceStore, SubscriptionStore, MomentStore, Ou
         case delivered = 2
         case failed = 3
         case superseded = 4
+        /// Refused for the server's configuration; pending again at the next start.
+        case held = 5
     }
 }
