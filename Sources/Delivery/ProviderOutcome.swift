@@ -33,13 +33,16 @@ package enum ProviderOutcome: Sendable, Hashable {
         "BadCertificateEnvironment":
             "the certificate is for the other environment: use a token key (apns.key), which serves both",
         "UnrelatedKeyIdInToken": "the key id (apns.key-id) is not the key's: give the id Apple shows beside the key",
-        "BadEnvironmentKeyInToken":
-            "the key is for the other environment (sandbox or production): use a key for both, or the device's",
         "BadTopic": "the app's topic (its bundle id) is not valid: check the topic in the apps file or the devices",
         "TopicDisallowed":
             "the key's team may not push to this topic: the app's bundle id must belong to the key's team, with "
             + "push notifications enabled for it",
     ]
+
+    /// The configuration reasons about a topic, with their status: the operator's only for an app
+    /// the operator declared (a device registering on a server without declared apps chooses its
+    /// topic, and a topic the key may not push to is then that device's own refusal).
+    package static let topicReasons: [String: Int] = ["BadTopic": 400, "TopicDisallowed": 400]
 
     /// What the operator is to do about a configuration refusal.
     package static func configurationFix(for reason: String) -> String {

@@ -79,7 +79,8 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         lines.append(
             "this run: \(delivered.delivered) delivered, \(delivered.retried) retries, \(delivered.failed) failed, "
-                + "\(delivered.held) held, \(delivered.pruned) devices pruned, \(delivered.tokenRefreshes) token refreshes in "
+                + (delivered.held > 0 ? "\(delivered.held) held, " : "")
+                + "\(delivered.pruned) devices pruned, \(delivered.tokenRefreshes) token refreshes in "
                 + String(
                     format: "%.2f s", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 ))

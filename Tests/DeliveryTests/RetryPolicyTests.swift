@@ -65,8 +65,8 @@ import Testing
         }
         for (status, reason) in [
             (403, "InvalidProviderToken"), (403, "MissingProviderToken"), (403, "BadCertificate"),
-            (403, "BadCertificateEnvironment"), (403, "UnrelatedKeyIdInToken"),
-            (403, "BadEnvironmentKeyInToken"), (400, "BadTopic"), (400, "TopicDisallowed"),
+            (403, "BadCertificateEnvironment"), (403, "UnrelatedKeyIdInToken"), (400, "BadTopic"),
+            (400, "TopicDisallowed"),
         ] {
             #expect(outcome(status, reason) == .misconfigured(reason: reason), "\(status) \(reason)")
             #expect(!ProviderOutcome.configurationFix(for: reason).isEmpty)
@@ -74,11 +74,34 @@ import Testing
         #expect(outcome(403, "ExpiredProviderToken") == .expiredProviderToken)
         #expect(outcome(400, "BadDeviceToken") == .gone(reason: "BadDeviceToken", since: nil))
         #expect(outcome(400, "BadPriority") == .rejected(status: 400, reason: "BadPriority"))
+        // A device's environment is its own choice: not said to be the configuration's.
+        #expect(
+            outcome(403, "BadEnvironmentKeyInToken") == .rejected(status: 403, reason: "BadEnvironmentKeyInToken"))
         // "The specified action is not allowed": not said to be the configuration's.
         #expect(outcome(403, "Forbidden") == .rejected(status: 403, reason: "Forbidden"))
         #expect(outcome(413, "PayloadTooLarge") == .rejected(status: 413, reason: "PayloadTooLarge"))
         // A configuration reason with another status is not taken for one.
         #expect(outcome(500, "InvalidProviderToken") == .transient(reason: "500 InvalidProviderToken", retryAfter: nil))
+    }
+
+    /// A topic refused is the configuration's only for an app the operator declared: on a server
+    /// without declared apps a device chooses its topic, and one registration must not hold
+    /// deliveries and degrade the service.
+    @Test func aTopicRefusalIsTheConfigurationsOnlyForADeclaredApp() {
+        let declared: Set<String> = ["com.example.nohit"]
+        for reason in ["TopicDisallowed", "BadTopic"] {
+            let refused = ProviderOutcome.misconfigured(reason: reason)
+            #expect(APNsChannel.screened(refused, topic: "com.example.nohit", declared: declared) == refused)
+            #expect(
+                APNsChannel.screened(refused, topic: "com.someone.else", declared: declared)
+                    == .rejected(status: 400, reason: reason))
+            #expect(
+                APNsChannel.screened(refused, topic: "com.example.nohit", declared: [])
+                    == .rejected(status: 400, reason: reason))
+        }
+        // A key refused is the configuration's whatever the topic.
+        let key = ProviderOutcome.misconfigured(reason: "InvalidProviderToken")
+        #expect(APNsChannel.screened(key, topic: "com.someone.else", declared: []) == key)
     }
 
     @Test func expiredProviderTokenRefreshesOnceThenBacksOff() {

@@ -354,7 +354,7 @@ import Testing
 
     /// At the connection cap, the keep-alive connection idle the longest is closed for a new
     /// client, which is served (before: 503 while the idlers held every slot).
-    @Test(.timeLimit(.minutes(2))) func idleKeepAliveConnectionsGiveWayAtTheCap() async throws {
+    @Test(.timeLimit(.minutes(5))) func idleKeepAliveConnectionsGiveWayAtTheCap() async throws {
         // Eight idlers and the test client's own connection (open, never used).
         try await Self.live({ $0.gate = Self.onlyTheCapCloses(at: 9) }) { port in
             var idlers: [(any Channel, KeepAliveClient)] = []

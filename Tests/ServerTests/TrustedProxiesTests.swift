@@ -65,8 +65,12 @@ import Testing
             ("127.0.0.1", ["2001:db8:1:2:3:4:5:6"], "20:1:d:b8:0:1:0:2::/64"),
             ("127.0.0.1", ["[2001:db8::1]:4711"], "20:1:d:b8:0:0:0:0::/64"),
             ("127.0.0.1", ["203.0.113.9:51000"], "203.0.113.9"),
-            // Unreadable: the peer, not a guess.
+            // What the client wrote to the left of its own address, readable or not, is not read.
+            ("127.0.0.1", ["not-an-address, 203.0.113.9"], "203.0.113.9"),
+            ("127.0.0.1", [", 203.0.113.9"], "203.0.113.9"),
+            // A hop a trusted proxy wrote that cannot be read: the peer, not a guess.
             ("127.0.0.1", ["203.0.113.9, not-an-address"], "127.0.0.1"),
+            ("127.0.0.1", ["203.0.113.9, 10.0.0.1, unknown"], "127.0.0.1"),
             ("127.0.0.1", [""], "127.0.0.1"),
             ("127.0.0.1", ["unknown"], "127.0.0.1"),
             // From a peer that is not a proxy, the header is nobody's word.
@@ -93,7 +97,8 @@ import Testing
             (["for=192.0.2.43, for=198.51.100.17"], "198.51.100.17"),
             (["for=6.6.6.6", "for=198.51.100.17;proto=https"], "198.51.100.17"),
             (["for=unknown"], "127.0.0.1"),
-            (["for=_hidden, for=198.51.100.17"], "127.0.0.1"),
+            (["for=_hidden, for=198.51.100.17"], "198.51.100.17"),
+            (["for=198.51.100.17, for=_hidden"], "127.0.0.1"),
             (["proto=https"], "127.0.0.1"),
         ]
         for (header, client) in cases {
@@ -118,7 +123,10 @@ import Testing
         for _ in 0..<500 {
             var seen = address()
             while seen.hasPrefix("10.") { seen = address() }
-            let claimed = (0..<Int.random(in: 0...4, using: &generator)).map { _ in address() }
+            // Anything at all: addresses, words, empty elements.
+            let claimed = (0..<Int.random(in: 0...4, using: &generator)).map { _ in
+                ["", "unknown", "x", "[::1]:1", address()].randomElement(using: &generator)!
+            }
             let operators = (0..<Int.random(in: 0...2, using: &generator)).map { _ in
                 "10.\(Int.random(in: 0...255, using: &generator)).0.1"
             }

@@ -37,8 +37,16 @@ import Testing
             #expect(try await store.nextDue(channel: .apns) == restart)
             let again = try await store.claim(channel: .apns, now: restart, limit: 10)
             #expect(again.map(\.id) == [claimed[0].id])
-            try await store.complete([.delivered(id: again[0].id, at: restart)])
-            #expect(try await store.outboxCounts().delivered == 2)
+            // Held again, and released only after the alert expired (30 minutes after its moment):
+            // failed, saying so, not sent.
+            try await store.complete([.held(id: again[0].id, reason: "InvalidProviderToken", at: restart)])
+            #expect(try await store.releaseHeld(now: due.addingTimeInterval(3600)) == 0)
+            counts = try await store.outboxCounts()
+            #expect(counts.held == 0 && counts.pending == 0 && counts.failed == 1 && counts.delivered == 1)
+            #expect(
+                try await store.failedDeliveries(limit: 10).recent.map(\.reason) == [
+                    "expired while held: InvalidProviderToken"
+                ])
         }
     }
 }

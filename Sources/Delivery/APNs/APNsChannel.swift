@@ -15,16 +15,20 @@ package struct APNsChannel: DeliveryChannel {
     let token: APNsProviderToken?
     /// Provider tokens by topic (an app's bundle id), for apps with keys of their own.
     let tokensByTopic: [String: APNsProviderToken]
+    /// The topics of the apps the operator declared: a refusal of one of them for its topic is the
+    /// configuration's (held); of any other topic, the device's (rejected).
+    let declaredTopics: Set<String>
 
     /// `kind` is `.apns` for alerts or `.liveActivity` for Live Activity updates.
     package init(
         kind: ChannelKind = .apns, transport: any APNsTransport, token: APNsProviderToken?,
-        tokensByTopic: [String: APNsProviderToken] = [:]
+        tokensByTopic: [String: APNsProviderToken] = [:], declaredTopics: Set<String> = []
     ) {
         self.kind = kind
         self.transport = transport
         self.token = token
         self.tokensByTopic = tokensByTopic
+        self.declaredTopics = declaredTopics
     }
 
     /// Over AsyncHTTPClient.
@@ -91,7 +95,7 @@ package struct APNsChannel: DeliveryChannel {
             let outcome = await transport.send(request)
             // Which token an ExpiredProviderToken refused: the refresh replaces it once.
             if outcome == .expiredProviderToken { token?.reject(bearer) }
-            return outcome
+            return screened(outcome, topic: Self.topic(of: delivery))
         }
     }
 
@@ -129,10 +133,24 @@ package struct APNsChannel: DeliveryChannel {
             }
         }
         let (positions, used) = (indices, signers)
-        await transport.send(requests) { index, outcome in
+        let topics = indices.map { Self.topic(of: deliveries[$0]) }
+        await transport.send(requests) { [self] index, outcome in
             if outcome == .expiredProviderToken, let signer = used[index] { signer.token.reject(signer.bearer) }
-            report(positions[index], outcome)
+            report(positions[index], screened(outcome, topic: topics[index]))
         }
+    }
+
+    /// A refusal for a topic the operator did not declare is the device's, not the configuration's:
+    /// one registration must not hold deliveries and degrade the service.
+    func screened(_ outcome: ProviderOutcome, topic: String) -> ProviderOutcome {
+        Self.screened(outcome, topic: topic, declared: declaredTopics)
+    }
+
+    package static func screened(_ outcome: ProviderOutcome, topic: String, declared: Set<String>) -> ProviderOutcome {
+        guard case .misconfigured(let reason) = outcome, let status = ProviderOutcome.topicReasons[reason],
+            !declared.contains(topic)
+        else { return outcome }
+        return .rejected(status: status, reason: reason)
     }
 
     private struct Refusal: Error {

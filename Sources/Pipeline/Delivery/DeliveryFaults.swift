@@ -26,6 +26,8 @@ package final class DeliveryFaults: Sendable {
     }
 
     private let faults = Mutex<[String: Fault]>([:])
+    /// Providers and causes kept at most.
+    static let limit = 64
 
     package init() {}
 
@@ -38,6 +40,8 @@ package final class DeliveryFaults: Sendable {
                 faults[key]!.held += 1
                 return false
             }
+            // Bounded: the apps an operator declares are few.
+            guard faults.count < Self.limit else { return false }
             faults[key] = Fault(channel: channel, provider: provider, reason: reason, held: 1)
             return true
         }

@@ -165,9 +165,15 @@ package struct ProviderChannels: Sendable {
                 transport = AsyncHTTPClientAPNsTransport(client: client, configuration: apns)
             }
             apnsTransport = transport
-            channels.append(APNsChannel(kind: .apns, transport: transport, token: token, tokensByTopic: tokensByTopic))
+            let declared = Set(settings.apps.map(\.topic))
             channels.append(
-                APNsChannel(kind: .liveActivity, transport: transport, token: token, tokensByTopic: tokensByTopic))
+                APNsChannel(
+                    kind: .apns, transport: transport, token: token, tokensByTopic: tokensByTopic,
+                    declaredTopics: declared))
+            channels.append(
+                APNsChannel(
+                    kind: .liveActivity, transport: transport, token: token, tokensByTopic: tokensByTopic,
+                    declaredTopics: declared))
         } else {
             apnsTransport = nil
             let reason = "no APNs provider key (with key id and team id) configured"

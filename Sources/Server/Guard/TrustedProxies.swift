@@ -87,23 +87,23 @@ package struct TrustedProxies: Sendable, Equatable {
     func trusts(_ bytes: [UInt8]) -> Bool { networks.contains { $0.contains(bytes) } }
 
     /// The client a request counts against (``ConnectionGate/clientKey(_:)``'s form): from a
-    /// trusted peer, the right-most untrusted hop of the forwarding header (the left-most hop when
-    /// every one is trusted); otherwise, or when the header is missing or unreadable, the peer.
+    /// trusted peer, the forwarding header's hops read from the right, up to the first that is not
+    /// a trusted proxy (the left-most when every one is). Only the hops a trusted proxy wrote are
+    /// read: what a client wrote to the left of its own address, readable or not, changes nothing.
+    /// A hop that cannot be read (`unknown`, an obfuscated name) before an untrusted one is found,
+    /// or no header: the peer.
     package func client(peer: SocketAddress?, headers: HTTPFields) -> String {
         let peerKey = ConnectionGate.clientKey(peer)
         guard trusts(peer) else { return peerKey }
         let name = HTTPField.Name(header.rawValue)!
-        let values = headers[values: name]
-        guard !values.isEmpty else { return peerKey }
-        var hops: [[UInt8]] = []
-        for value in values {
-            for element in value.split(separator: ",") {
-                guard let hop = hopAddress(element) else { return peerKey }
-                hops.append(hop)
-            }
+        let elements = headers[values: name].flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        var leftmost: [UInt8]?
+        for element in elements.reversed() {
+            guard let hop = hopAddress(element) else { return peerKey }
+            guard trusts(hop) else { return Self.key(hop) }
+            leftmost = hop
         }
-        guard let client = hops.last(where: { !trusts($0) }) ?? hops.first else { return peerKey }
-        return Self.key(client)
+        return leftmost.map(Self.key) ?? peerKey
     }
 
     /// One hop's address: an X-Forwarded-For element, or the `for=` of a `Forwarded` element

@@ -25,7 +25,7 @@ struct AdminRoutes: Sendable {
             let counts = try await outbox.outboxCounts()
             return try API.json([
                 "pending": counts.pending, "sending": counts.sending, "delivered": counts.delivered,
-                "failed": counts.failed, "superseded": counts.superseded,
+                "failed": counts.failed, "superseded": counts.superseded, "held": counts.held,
             ])
         }
         api.get("admin/deliveries/failed") { request, _ in

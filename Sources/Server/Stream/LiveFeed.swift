@@ -24,7 +24,9 @@ package final class LiveFeed: Sendable {
         var loops: [ObjectIdentifier: (stream: LoopStream, clients: Int)] = [:]
         var streamed = 0
         /// Those waiting for the number of clients to satisfy a condition.
-        var waiters: [(condition: @Sendable (Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(id: Int, condition: @Sendable (Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] =
+            []
+        var nextWaiter = 0
 
         /// Takes out the waiters whose condition now holds, to be resumed outside the lock.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -253,13 +255,24 @@ package final class LiveFeed: Sendable {
     /// Returns once the number of clients satisfies `condition` (at once if it already does): what
     /// a test waits on instead of polling.
     package func clientCount(reaches condition: @escaping @Sendable (Int) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let holds = state.withLock { state in
-                if condition(state.clients.count + state.streamed) { return true }
-                state.waiters.append((condition, continuation))
-                return false
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        // Cancelled (a test's time limit), it returns instead of waiting for ever.
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let holds = state.withLock { state in
+                    if condition(state.clients.count + state.streamed) || Task.isCancelled { return true }
+                    state.waiters.append((id, condition, continuation))
+                    return false
+                }
+                if holds { continuation.resume() }
             }
-            if holds { continuation.resume() }
+        } onCancel: {
+            state.withLock { state in
+                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
+            }?.resume()
         }
     }
 

@@ -34,7 +34,8 @@ package final class StreamStallWatch: Sendable {
         var streams: [ObjectIdentifier: Entry] = [:]
         var sweeps = 0
         var closed = 0
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWaiter = 0
     }
 
     /// How long a connection may stay unwritable before it is closed.
@@ -105,16 +106,27 @@ package final class StreamStallWatch: Sendable {
     /// Connections closed since start for not reading.
     package var closedCount: Int { state.withLock { $0.closed } }
 
-    /// Returns once `count` connections have been closed (at once if they have): what a test
-    /// waits on instead of polling.
+    /// Returns once `count` connections have been closed (at once if they have), or the task is
+    /// cancelled (a test's time limit ends it instead of leaving it waiting): what a test waits on
+    /// instead of polling.
     package func closedCount(reaches count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let holds = state.withLock { state in
-                if state.closed >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let holds = state.withLock { state in
+                    if state.closed >= count || Task.isCancelled { return true }
+                    state.waiters.append((id, count, continuation))
+                    return false
+                }
+                if holds { continuation.resume() }
             }
-            if holds { continuation.resume() }
+        } onCancel: {
+            state.withLock { state in
+                state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
+            }?.resume()
         }
     }
 }

@@ -325,19 +325,32 @@ extension PostgresStore: OutboxStore {
     }
 
     package func releaseHeld(now: Date) async throws -> Int {
-        var released = 0
-        for try await count in try await client.query(
-            """
-            WITH released AS (
-                UPDATE outbox SET state = 0, due_at = \(now.timeIntervalSince1970), finished_at = NULL
-                WHERE state = 5 RETURNING 1
-            )
-            SELECT count(*)::int8 FROM released
-            """, logger: logger
-        ).decode(Int.self) {
-            released = count
+        let time = now.timeIntervalSince1970
+        return try await transaction { connection in
+            // Expired meanwhile: no longer worth sending.
+            _ = try await connection.query(
+                """
+                UPDATE outbox SET state = 3, finished_at = \(time), last_error = 'expired while held: ' || last_error
+                WHERE state = 5 AND expires_at < \(time)
+                """, logger: self.logger
+            ).collect()
+            var released: [String] = []
+            for try await channel in try await connection.query(
+                """
+                UPDATE outbox SET state = 0, due_at = \(time), finished_at = NULL WHERE state = 5 RETURNING channel
+                """, logger: self.logger
+            ).decode(String.self) {
+                released.append(channel)
+            }
+            // Every instance's idle dispatchers wake for them, at commit.
+            let woken = Array(Set(released)).sorted()
+            if !woken.isEmpty {
+                _ = try await connection.query(
+                    "SELECT pg_notify(\(Self.outboxChannel), c) FROM unnest(\(woken)::text[]) AS c", logger: self.logger
+                ).collect()
+            }
+            return released.count
         }
-        return released
     }
 
     package func deliveriesSettled(now: Date) async throws {

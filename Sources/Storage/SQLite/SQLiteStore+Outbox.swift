@@ -253,9 +253,17 @@ extension SQLiteStore {
 
     package func releaseHeld(now: Date) async throws -> Int {
         try await database.write { db in
+            let time = now.timeIntervalSince1970
+            // Expired meanwhile: no longer worth sending.
+            try db.execute(
+                sql: """
+                    UPDATE outbox SET state = ?, finished_at = ?, last_error = 'expired while held: ' || last_error
+                    WHERE state = ? AND expires_at < ?
+                    """,
+                arguments: [State.failed.rawValue, time, State.held.rawValue, time])
             try db.execute(
                 sql: "UPDATE outbox SET state = ?, due_at = ?, finished_at = NULL WHERE state = ?",
-                arguments: [State.pending.rawValue, now.timeIntervalSince1970, State.held.rawValue])
+                arguments: [State.pending.rawValue, time, State.held.rawValue])
             return db.changesCount
         }
     }
