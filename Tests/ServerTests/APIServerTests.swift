@@ -717,7 +717,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             try await client.execute(uri: "/api/admin/outbox", method: .get, headers: admin) { response throws in
                 #expect(
                     try Self.json(response.body) as? [String: Int] == [
-                        "pending": 0, "sending": 0, "delivered": 0, "failed": 0, "superseded": 0,
+                        "pending": 0, "sending": 0, "delivered": 0, "failed": 0, "superseded": 0, "held": 0,
                     ])
             }
             let disable = "/api/admin/devices/\(device["id"] ?? "")/disable"
