@@ -485,6 +485,8 @@ extension InstancesTests {
 
     /// Waits until the server's board has every game final; returns how many games it has.
     static func waitForFinals(address: String, process: Process) async throws -> Int {
+        // Bounded: a game nobody follows to its end is a failure that names it, not a run that hangs.
+        let deadline = ContinuousClock.now + .seconds(600)
         while true {
             try #require(process.isRunning, "the server stopped")
             let games = try await Executable.onThread { () throws -> String in
@@ -502,6 +504,14 @@ extension InstancesTests {
                 !list.isEmpty, list.allSatisfy({ $0["status"] as? String == "final" })
             {
                 return list.count
+            }
+            if ContinuousClock.now > deadline {
+                let list = (try? JSONSerialization.jsonObject(with: Data(games.utf8)) as? [[String: Any]]) ?? []
+                let open = list.filter { $0["status"] as? String != "final" }.map {
+                    "\($0["id"] ?? "?") \($0["status"] ?? "?")"
+                }
+                Issue.record("games not final after 10 minutes: \(open)")
+                return list.count - open.count
             }
             try await Task.sleep(for: .milliseconds(200))
         }

@@ -51,6 +51,11 @@ package struct SharedGames: GameClaims, GameFeedSink {
 
     package func finished(_ gameID: String) async throws {
         await log.drop(gameID)
+        // Over only if its end was said under this instance's lease. A lease lost meanwhile (a
+        // late renewal on a loaded machine) dropped what the feed said: marked over here, the game
+        // would stay where the log left it, followed by nobody. Not held, it is asked for again at
+        // the next poll and taken up from the log, and what the log lacks is said then.
+        guard await leases.holds(gameID) else { return }
         do {
             try await leases.giveBack(gameID, over: true)
         } catch {
