@@ -81,12 +81,20 @@ extension OperatorCLITests {
         #expect(
             reason?.contains("apns refuses com.example.scored (sandbox): InvalidProviderToken — the key") == true,
             "\(reason ?? "")")
-        let (scrape, _) = try await URLSession.shared.data(from: URL(string: address + "/metrics")!)
-        let metrics = String(decoding: scrape, as: UTF8.self)
-        let refused = metrics.split(separator: "\n").first {
-            $0.hasPrefix(#"nohit_delivery_failures_total{channel="apns",reason="InvalidProviderToken"}"#)
+        // Every held delivery refused once more (the first refusal degraded /readyz; the rest follow).
+        var metrics = ""
+        var refused = 0.0
+        while ContinuousClock.now < deadline {
+            let (scrape, _) = try await URLSession.shared.data(from: URL(string: address + "/metrics")!)
+            metrics = String(decoding: scrape, as: UTF8.self)
+            let line = metrics.split(separator: "\n").first {
+                $0.hasPrefix(#"nohit_delivery_failures_total{channel="apns",reason="InvalidProviderToken"}"#)
+            }
+            refused = line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            if refused >= Double(held) { break }
+            try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(refused.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0 >= Double(held), "\(metrics)")
+        #expect(refused == Double(held), "\(metrics)")
         #expect(!metrics.contains(#"nohit_deliveries_total{channel="apns",outcome="failed"} 1"#))
         serve.terminate()
         serve.waitUntilExit()
