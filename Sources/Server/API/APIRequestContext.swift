@@ -7,16 +7,17 @@ package struct APIRequestContext: RequestContext, RemoteAddressRequestContext {
     package var coreContext: CoreRequestContextStorage
     /// The peer. Nil in tests through the router alone.
     package let remoteAddress: SocketAddress?
+    /// The client behind a trusted proxy, as it forwarded it (``ClientAddressMiddleware``).
+    package var forwardedClient: String?
     /// The client the request counts against (``ConnectionGate/clientKey(_:)``'s form): the
-    /// peer, or behind a trusted proxy the address it forwarded (``ClientAddressMiddleware``).
-    package var client: String
+    /// forwarded one, or the peer. Worked out where a limit asks, not for every request.
+    package var client: String { forwardedClient ?? ConnectionGate.clientKey(remoteAddress) }
     /// The connection (the live stream's stall watch closes it).
     package let channel: any Channel
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
-        client = ConnectionGate.clientKey(remoteAddress)
         channel = source.channel
     }
 }
@@ -32,8 +33,9 @@ struct ClientAddressMiddleware: RouterMiddleware {
     ) async throws -> Response {
         guard proxies.trusts(context.remoteAddress) else { return try await next(request, context) }
         var context = context
-        context.client = proxies.client(peer: context.remoteAddress, headers: request.headers)
-        context.logger[metadataKey: "client"] = "\(context.client)"
+        let client = proxies.client(peer: context.remoteAddress, headers: request.headers)
+        context.forwardedClient = client
+        context.logger[metadataKey: "client"] = "\(client)"
         return try await next(request, context)
     }
 }
