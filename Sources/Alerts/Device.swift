@@ -25,9 +25,37 @@ package enum DeviceChannel: Sendable, Hashable, Codable {
     }
 }
 
+/// Where an APNs token was issued: `sandbox` for a debug build run from Xcode, `production` for
+/// TestFlight and the App Store. Read also as `development`, the value of the app's
+/// `aps-environment` entitlement for the sandbox; stored and written as `sandbox`.
 package enum APNsEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
     case sandbox
     case production
+
+    /// What the registration API and `nohit devices add` take when none is given, and why.
+    package static let byDefault = APNsEnvironment.production
+
+    /// The names read, for a refusal.
+    package static let accepted = "sandbox (or development, the entitlement's name for it) or production"
+
+    /// An environment by name: its own, or `development` for the sandbox.
+    package init?(name: String) {
+        if name == "development" {
+            self = .sandbox
+        } else {
+            self.init(rawValue: name)
+        }
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let environment = Self(name: name) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "must be \(Self.accepted), not '\(name)'")
+        }
+        self = environment
+    }
 }
 
 /// The kinds of channel; each has its own dispatcher.

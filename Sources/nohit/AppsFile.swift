@@ -88,12 +88,12 @@ enum AppsFile {
                 throw ValidationError("\(name): the topic \(topic) is another app's too")
             }
             let environment = try app.environment.map { text in
-                guard let environment = APNsEnvironment(rawValue: text) else {
-                    throw ValidationError("\(name): environment must be sandbox or production, not '\(text)'")
+                guard let environment = APNsEnvironment(name: text) else {
+                    throw ValidationError("\(name): environment must be \(APNsEnvironment.accepted), not '\(text)'")
                 }
                 return environment
             }
-            var declared = APNsApp(id: app.id, topic: topic, environment: environment ?? .production)
+            var declared = APNsApp(id: app.id, topic: topic, environment: environment ?? .byDefault)
             if let key = app.apns {
                 let file = key.key.hasPrefix("/") ? key.key : (folder as NSString).appendingPathComponent(key.key)
                 do {

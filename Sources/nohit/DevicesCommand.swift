@@ -30,13 +30,13 @@ struct DevicesCommand: AsyncParsableCommand {
         return "\(flags[error.field] ?? error.field) \(error.reason)"
     }
 
-    /// An APNs environment named on the command line (default: sandbox).
+    /// An APNs environment named on the command line (default: production, as the API's).
     static func environment(_ name: String?) throws -> APNsEnvironment {
-        guard let name else { return .sandbox }
-        guard let environment = APNsEnvironment(rawValue: name) else {
+        guard let name else { return .byDefault }
+        guard let environment = APNsEnvironment(name: name) else {
             throw ValidationError(
-                "--environment must be sandbox (debug builds from Xcode) or production (TestFlight, App Store), "
-                    + "not '\(name)'")
+                "--environment must be sandbox (debug builds from Xcode; development, the entitlement's name for "
+                    + "it, is read as sandbox) or production (TestFlight, App Store), not '\(name)'")
         }
         return environment
     }
@@ -120,7 +120,11 @@ struct DevicesCommand: AsyncParsableCommand {
         var topic: String?
         @Option(help: "One of the apps of --apps FILE (apps.file): its bundle id and default environment.")
         var app: String?
-        @Option(help: "sandbox (debug builds from Xcode) or production (TestFlight, App Store); default: sandbox.")
+        @Option(
+            help: """
+                sandbox (debug builds from Xcode; development, the aps-environment entitlement's name for it, \
+                is read as sandbox) or production (TestFlight, App Store); default: the app's, or production.
+                """)
         var environment: String?
         @Option(help: "A Web Push endpoint (with --p256dh and --auth).") var webPush: String?
         @Option(help: "The subscription's p256dh key (base64url).") var p256dh = ""
@@ -206,7 +210,7 @@ struct DevicesCommand: AsyncParsableCommand {
                     ? []
                     : [
                         self.topic == nil ? "--topic (your app's bundle id)" : nil,
-                        self.environment == nil ? "--environment production (TestFlight and App Store builds)" : nil,
+                        self.environment == nil ? "--environment sandbox (a debug build run from Xcode)" : nil,
                     ].compactMap { $0 }
                 if !defaults.isEmpty {
                     StandardStreams.writeError(
@@ -240,7 +244,8 @@ struct DevicesCommand: AsyncParsableCommand {
 
         @Option(help: "How many devices.") var count: Int
         @Option(help: "The app's bundle id, the APNs topic.") var topic = DevicesCommand.demoTopic
-        @Option(help: "sandbox or production.") var environment = APNsEnvironment.sandbox.rawValue
+        @Option(help: "sandbox (or development) or production.")
+        var environment = APNsEnvironment.byDefault.rawValue
         @Option(
             help: """
                 Start every token with these hex digits: the fake APNs scripts its answers by prefix (see \

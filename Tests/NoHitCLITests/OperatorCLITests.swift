@@ -228,11 +228,13 @@ import Testing
     @Test func devicesAddSaysWhatItStored() throws {
         let apns = try nohit(["devices", "add", "--data-dir", "d", "--apns", Self.token])
         #expect(apns.status == 0, "\(apns.standardError)")
-        #expect(apns.standardOutput.contains("\ntopic: com.example.nohit\nenvironment: sandbox\n"))
+        // The API's default environment: production, the environment of every TestFlight and App
+        // Store build.
+        #expect(apns.standardOutput.contains("\ntopic: com.example.nohit\nenvironment: production\n"))
         #expect(
             apns.standardError.contains(
                 "nohit: stored the default topic and environment; for your own app give --topic (your app's bundle "
-                    + "id) and --environment production (TestFlight and App Store builds)"))
+                    + "id) and --environment sandbox (a debug build run from Xcode)"))
         let own = try nohit([
             "devices", "add", "--data-dir", "d", "--apns", Self.token, "--topic", "com.acme.nohit", "--environment",
             "production",
@@ -242,8 +244,16 @@ import Testing
         let wrong = try nohit(["devices", "add", "--data-dir", "d", "--apns", Self.token, "--environment", "prod"])
         #expect(
             wrong.standardError.contains(
-                "--environment must be sandbox (debug builds from Xcode) or production (TestFlight, App Store), not 'prod'"
+                "--environment must be sandbox (debug builds from Xcode; development, the entitlement's name for it, "
+                    + "is read as sandbox) or production (TestFlight, App Store), not 'prod'"
             ))
+        // Apple's entitlement names the sandbox `development`: read as sandbox, stored as sandbox.
+        let development = try nohit([
+            "devices", "add", "--data-dir", "d", "--apns", String(repeating: "cd", count: 32), "--environment",
+            "development",
+        ])
+        #expect(development.status == 0, "\(development.standardError)")
+        #expect(development.standardOutput.contains("\nenvironment: sandbox\n"))
 
         let webhook = try nohit(["devices", "add", "--data-dir", "d", "--webhook", "https://hooks.example.com/x"])
         #expect(webhook.status == 0, "\(webhook.standardError)")

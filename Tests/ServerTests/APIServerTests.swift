@@ -575,7 +575,29 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                 #expect(reason == "replaced by device \(id.uuidString): the same APNs token registered again")
             }
             _ = try await fixture.store.delete(id: first.id)
+            // `development`, the entitlement's name for the sandbox, is stored as sandbox; no
+            // environment is production.
+            for (given, stored) in [("\"development\"", APNsEnvironment.sandbox), (nil, .production)] {
+                let body =
+                    #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit""#
+                    + (given.map { #","environment":\#($0)"# } ?? "") + "}"
+                try await client.execute(
+                    uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(body)
+                ) { response throws in
+                    #expect(response.status == .created)
+                    let answer = try #require(try Self.json(response.body) as? [String: String])
+                    #expect(answer["environment"] == stored.rawValue, "\(body)")
+                    let id = try #require(answer["id"].flatMap(UUID.init(uuidString:)))
+                    let device = try #require(try await fixture.store.device(id: id))
+                    #expect(device.channel == .apns(token: Self.token, environment: stored, topic: "com.example.nohit"))
+                    _ = try await fixture.store.delete(id: id)
+                }
+            }
             let bad: [(String, HTTPResponse.Status, String)] = [
+                (
+                    #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","environment":"prod"}"#,
+                    .badRequest, "environment: must be sandbox (or development"
+                ),
                 (#"{"channel":"apns","token":"xyz","topic":"com.example.nohit"}"#, .badRequest, "token"),
                 (#"{"channel":"carrier-pigeon"}"#, .badRequest, "must be apns, live-activity, web-push or webhook"),
                 (#"{"channel":"apns","topic":"com.example.nohit"}"#, .badRequest, "token: is required"),

@@ -40,11 +40,23 @@ enum StoreFactory: String, CaseIterable, CustomTestStringConvertible {
                     try await body(store)
                 } catch {
                     try? await store.dropSchema()
-                    throw error
+                    throw DescribedError(error)
                 }
                 try await store.dropSchema()
             }
         }
+    }
+}
+
+/// An error the PostgreSQL driver describes only generically, said with the server's message and
+/// SQLSTATE (or the driver's code), so a failure in a loaded run names its cause.
+struct DescribedError: Error, CustomStringConvertible {
+    let error: any Error
+    let description: String
+
+    init(_ error: any Error) {
+        self.error = error
+        description = PostgresStore.describe(error)
     }
 }
 

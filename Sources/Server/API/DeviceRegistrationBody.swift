@@ -54,7 +54,7 @@ package struct DeviceRegistrationBody: Sendable, Codable {
         case "apns", "live-activity":
             let token = try required(token, "token")
             let topic: String
-            var environment = environment ?? .production
+            var environment = environment ?? .byDefault
             if let app {
                 guard self.topic == nil else {
                     throw RegistrationError(field: "app", reason: "give app or topic, not both")

@@ -282,7 +282,7 @@ package final class PostgresStore: Sendable {
     }
 
     /// The server's message for a PostgreSQL error, or the error.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
