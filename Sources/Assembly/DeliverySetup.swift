@@ -19,6 +19,18 @@ package struct DeliverySetup: Sendable {
     ) async throws -> DeliverySetup {
         var setup = DeliverySetup()
         if let providers = delivery.providers, let path = delivery.newVAPIDKeyFile {
+            // Like the secrets key: a new VAPID key beside subscriptions made with the old one
+            // would leave every one of those browsers silently without alerts.
+            let subscribed = try await store.activeDevices().count { $0.channel.kind == .webPush }
+            guard subscribed == 0 else {
+                throw StartError(
+                    "the Web Push VAPID key \(path) is missing, and \(subscribed) active Web Push "
+                        + "subscription\(subscribed == 1 ? " was" : "s were") made with it: restore it from your backup "
+                        + "(nohit backup keeps it), or give its file with --vapid-key (NOHIT_VAPID_KEY); a new key "
+                        + "would leave those browsers without alerts. To start over on purpose (each of them must "
+                        + "subscribe again), make one with openssl ecparam -name prime256v1 -genkey -noout -out FILE "
+                        + "and give it with --vapid-key")
+            }
             try KeyFiles.write(providers.vapidKey, to: path)
             notice(
                 "first start: created \(path) (the Web Push VAPID key): back it up and never replace it; browsers' "

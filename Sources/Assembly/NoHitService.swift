@@ -8,6 +8,7 @@ import Scores
 import Server
 import ServiceLifecycle
 import Storage
+import Synchronization
 import UnixSignals
 
 /// The whole service, built from one ``ServiceSettings`` value by ``withService(_:hooks:_:)`` (the
@@ -70,17 +71,34 @@ package struct NoHitService: Sendable {
     package static func withService<Result: Sendable>(
         _ settings: ServiceSettings, hooks: Hooks = Hooks(), _ body: @Sendable (NoHitService) async throws -> Result
     ) async throws -> Result {
-        try await settings.store.withStore(notice: hooks.notice) { opened in
-            let service = try await build(settings, store: opened, hooks: hooks)
-            let result: Result
-            do {
-                result = try await body(service)
-            } catch {
+        // A start refused before the server listens (a port in use, a provider's settings, a
+        // missing VAPID key) leaves nothing behind that it made: no data directory, database or key.
+        let made = StartedFiles(settings)
+        let listening = Mutex(false)
+        var hooks = hooks
+        let told = hooks.onListening
+        hooks.onListening = { port in
+            listening.withLock { $0 = true }
+            await told(port)
+        }
+        do {
+            return try await settings.store.withStore(notice: hooks.notice) { [hooks] opened in
+                let service = try await build(settings, store: opened, hooks: hooks)
+                let result: Result
+                do {
+                    result = try await body(service)
+                } catch {
+                    await service.shutdown()
+                    throw error
+                }
                 await service.shutdown()
-                throw error
+                return result
             }
-            await service.shutdown()
-            return result
+        } catch {
+            if !listening.withLock({ $0 }) && settings.http != nil, let removed = made.removeNew() {
+                hooks.notice("the start was refused, so what it had made is removed again: \(removed)")
+            }
+            throw error
         }
     }
 

@@ -88,10 +88,10 @@ package struct StoreLocation: Sendable {
         let location: PostgresStore.Location
         do {
             location = try PostgresStore.Location(url: databasePath)
-            try makeDirectory(dataDir)
         } catch {
             throw StartError("cannot open the database: \(error)")
         }
+        try makeDirectory(dataDir)
         do {
             return try await PostgresStore.withStore(
                 location, secretsKeyFile: secretsKeyPath, instance: instanceID ?? PostgresStore.newInstanceID(),
@@ -125,16 +125,50 @@ package struct StoreLocation: Sendable {
                     ? "; back up the key along with the database: without it, stored secrets cannot be opened" : ""))
     }
 
-    /// The data directory (or a database's own), made the owner's alone.
+    /// The data directory (or a database's own), made the owner's alone; a directory that cannot
+    /// be made or is not one is refused in one sentence.
     private func makeDirectory(_ folder: String) throws {
         guard !folder.isEmpty else { return }
-        if FileManager.default.fileExists(atPath: folder) {
-            if folder == dataDir {
-                try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
+        let what = folder == dataDir ? "the data directory" : "the database's directory"
+        var isDirectory: ObjCBool = false
+        do {
+            if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else {
+                    throw StartError(
+                        "\(what) \(folder) is a file, not a directory: give another with --data-dir "
+                            + "(NOHIT_STORE_DATA_DIR), or move the file away")
+                }
+                if folder == dataDir {
+                    try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
+                }
+            } else {
+                try FileManager.default.createDirectory(
+                    atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
-        } else {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch let error as StartError {
+            throw error
+        } catch {
+            throw StartError(
+                "cannot make \(what) \(folder) (from \(FileManager.default.currentDirectoryPath)): "
+                    + "\(Self.reason(error)): give one this user may write with --data-dir (NOHIT_STORE_DATA_DIR)")
+        }
+    }
+
+    /// The system's reason for a file error, as `strerror` words it ("Permission denied", "Not a
+    /// directory"), rather than Foundation's error dump.
+    package static func reason(_ error: any Error) -> String {
+        let error = error as NSError
+        let underlying = (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        for candidate in [underlying, error] {
+            if let candidate, candidate.domain == NSPOSIXErrorDomain {
+                return String(cString: strerror(Int32(candidate.code))).lowercased()
+            }
+        }
+        switch error.code {
+        case NSFileWriteNoPermissionError, NSFileReadNoPermissionError: return "permission denied"
+        case NSFileWriteVolumeReadOnlyError: return "the file system is read-only"
+        case NSFileWriteOutOfSpaceError: return "no space left on the device"
+        default: return error.localizedDescription
         }
     }
 
@@ -146,6 +180,8 @@ package struct StoreLocation: Sendable {
             return try SQLiteStore(path: databasePath, secretsKeyFile: secretsKeyPath)
         } catch let error as StoreError {
             throw StartError("\(error)")
+        } catch let error as StartError {
+            throw error
         } catch {
             throw StartError("cannot open the database \(databasePath): \(error)")
         }

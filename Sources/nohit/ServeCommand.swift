@@ -2,6 +2,7 @@ import ArgumentParser
 import Assembly
 import Configuration
 import Metrics
+import UnixSignals
 
 /// `nohit serve --date DATE`: the HTTP API and live stream, fed by a replayed day as if live,
 /// with alerts going out through the pipeline. The command reads and checks its settings; the
@@ -105,13 +106,45 @@ struct ServeCommand: AsyncParsableCommand {
             try await NoHitService.withService(settings, hooks: hooks) { service in
                 // Hummingbird's request metrics go through the process's metrics system.
                 MetricsSystem.bootstrap(service.metrics.factory)
-                _ = try await service.run()
+                let started = ContinuousClock.now
+                let signal = try await service.run()
+                StandardStreams.writeError(
+                    try await Self.stopped(service, by: signal, after: ContinuousClock.now - started))
             }
         } catch {
             guard let message = SystemErrors.listening(error, host: http.host, port: http.port) else { throw error }
             StandardStreams.writeError("nohit: \(message)\n")
             throw ExitCode(2)
         }
+    }
+
+    /// What the service finished and what it left, said as it stops: the moments and alerts of
+    /// this run, and what waits in the outbox for the next start.
+    static func stopped(_ service: NoHitService, by signal: UnixSignal?, after elapsed: Duration) async throws
+        -> String
+    {
+        let run = service.pipeline.statistics.snapshot
+        let published = service.alerts.counts.value
+        let outbox = try await service.store.store.outboxCounts()
+        let seconds = Int(elapsed.components.seconds)
+        let time =
+            seconds < 60
+            ? "\(seconds) s"
+            : seconds < 3600
+                ? "\(seconds / 60) min \(seconds % 60) s"
+                : "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+        var lines = [
+            "stopped\(signal.map { " by \($0)" } ?? "") after \(time): \(published.moments) moments "
+                + "(\(published.new) new), \(published.deliveries) alerts planned; \(run.delivered) delivered, "
+                + "\(run.failed) failed" + (run.held > 0 ? ", \(run.held) held" : "")
+                + ", \(run.pruned) devices pruned",
+            outbox.pending + outbox.sending + outbox.held == 0
+                ? "left nothing to send: the outbox is empty"
+                : "left \(outbox.pending) pending, \(outbox.sending) in doubt and \(outbox.held) held in the "
+                    + "outbox: sent at the next start (those in doubt again, with the same ids)",
+        ]
+        lines += service.pipeline.statistics.faults.all.map { "held: \($0.description)" }
+        return lines.map { "nohit: \($0)\n" }.joined()
     }
 
     /// Where a browser on this machine opens the service listening on `host`.

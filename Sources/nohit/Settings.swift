@@ -30,6 +30,7 @@ struct Settings: Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) async throws -> Settings {
         for key in flags.keys { precondition(keys[key] != nil, "\(key) is not a settings key") }
+        UnknownVariables.warnOnce(environment, settings: Array(keys.keys))
         let path = file ?? environment["NOHIT_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
         var providers: [any ConfigProvider] = [
             InMemoryProvider(

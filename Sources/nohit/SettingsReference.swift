@@ -218,8 +218,9 @@ extension Settings {
             valueName: "file"),
         Setting(
             "vapid.key", "vapid-key", pipeline,
-            "The Web Push VAPID key (PEM; default: <data-dir>/vapid.pem, created when missing). Back it up and "
-                + "never replace it: browsers' subscriptions are bound to it.", valueName: "file"),
+            "The Web Push VAPID key (PEM; default: <data-dir>/vapid.pem, created at the first start; refused "
+                + "when missing while Web Push subscriptions exist). Back it up and never replace it: browsers' "
+                + "subscriptions are bound to it.", valueName: "file"),
         Setting(
             "vapid.subject", "vapid-subject", pipeline,
             "The VAPID subject: a mailto: or https: contact (default: mailto:operator@localhost)."),
