@@ -1,6 +1,7 @@
 import Baseball
 import Foundation
 import Logging
+import Retrosheet
 import Server
 
 /// The odds of history the service uses: how often bids like each one finished as no-hitters.
@@ -36,15 +37,10 @@ enum HistoryOdds {
         return shipped
     }
 
-    /// The shipped table of how often bids finished, 1950–2020 (`Data/odds/bid-odds.json`, beside
-    /// the working directory, else in the source tree); nil, said, when it cannot be read.
+    /// The shipped table of how often bids finished, 1950–2020 (`Data/odds/bid-odds.json`, found as
+    /// `ShippedData` says); nil, said, when it cannot be read.
     static func shipped(logger: Logger) -> BidOdds? {
-        let local = "Data/odds/bid-odds.json"
-        let path =
-            FileManager.default.fileExists(atPath: local)
-            ? local
-            : URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent(local).path
+        let path = ShippedData.path("Data/odds/bid-odds.json")
         do {
             return try JSONDecoder().decode(BidOdds.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {

@@ -136,7 +136,8 @@ extension NoHitService {
         if let http = settings.http {
             api = try await makeAPI(
                 http, settings: settings, store: opened, board: board, feed: feed, seasons: seasons,
-                deals: deals, metrics: metrics, providers: settings.delivery.providers, health: health,
+                deals: deals, metrics: metrics, providers: settings.delivery.providers,
+                channels: delivery.channels, health: health,
                 faults: pipeline.statistics.faults, clock: clock)
         }
         let source = try await makeSource(

@@ -87,7 +87,8 @@ extension NoHitService {
     static func makeAPI(
         _ http: ServiceSettings.HTTP, settings: ServiceSettings, store opened: OpenedStore, board: LiveBoard,
         feed: LiveFeed, seasons: SeasonLibrary, deals: DealDesk, metrics: ServerMetrics,
-        providers: ProviderSettings?, health: PollerHealth?, faults: DeliveryFaults, clock: any WallClock
+        providers: ProviderSettings?, channels: ProviderChannels?, health: PollerHealth?, faults: DeliveryFaults,
+        clock: any WallClock
     ) async throws -> APIServer {
         let database = opened.store
         var analytics: AnalyticsAPI?
@@ -110,6 +111,10 @@ extension NoHitService {
         }
         var sourceStatus: (@Sendable () -> SourceStatus)?
         if let health { sourceStatus = { health.sourceStatus(now: clock.now()) } }
+        var testPush: (@Sendable (Device) async -> TestPushAnswer)?
+        if let channels {
+            testPush = { device in TestPushAnswer(await PushTest.send(to: device, through: channels, now: Date())) }
+        }
         let options = APIServer.Options(
             registrar: registrar, webOrigins: Set(apps.compactMap(\.webOrigin)),
             vapidPublicKey: vapidPublicKey,
@@ -120,7 +125,7 @@ extension NoHitService {
             registrations: RateLimiter(perMinute: http.registrationsPerMinute, burst: 2 * http.registrationsPerMinute),
             keepFinished: TimeInterval(http.keepFinishedMinutes * 60), source: settings.source.name,
             sourceStatus: sourceStatus, deliveryFaults: faults, deals: deals,
-            analytics: analytics, webAnalytics: webAnalytics)
+            analytics: analytics, webAnalytics: webAnalytics, testPush: testPush)
         return APIServer(store: database, board: board, feed: feed, seasons: seasons, clock: clock, options: options)
     }
 }

@@ -152,11 +152,12 @@ package struct ServiceSettings: Sendable {
 /// Where Retrosheet seasons are found when none are named.
 package enum RetrosheetData {
     /// The first of `$NOHIT_RETROSHEET`, the 2020 season bundled with the project
-    /// (`Data/retrosheet`, with Retrosheet's notice) and `../shared/data/retrosheet` that exists.
+    /// (`Data/retrosheet`, with Retrosheet's notice, found as `ShippedData` says) and
+    /// `../shared/data/retrosheet` that exists.
     package static func defaultPlaces() -> [String] {
         let candidates =
             [ProcessInfo.processInfo.environment["NOHIT_RETROSHEET"]].compactMap { $0 } + [
-                "Data/retrosheet", "../shared/data/retrosheet",
+                ShippedData.path("Data/retrosheet"), "../shared/data/retrosheet",
             ]
         return [candidates.first { FileManager.default.fileExists(atPath: $0) } ?? "Data/retrosheet"]
     }

@@ -1,6 +1,7 @@
 import Alerts
 import Baseball
 import Foundation
+import Retrosheet
 
 /// A rule file that cannot be used: the file, the rule (id, or its place), and why.
 package struct DealRuleError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -442,14 +443,8 @@ package enum DealCalendar {
 }
 
 extension DealRuleFile {
-    /// The shipped rules (`Data/deals/rules.json`): beside the working directory, else in the
-    /// source tree this program was built from.
-    package static var shippedPath: String {
-        let local = "Data/deals/rules.json"
-        if FileManager.default.fileExists(atPath: local) { return local }
-        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(local).path
-    }
+    /// The shipped rules (`Data/deals/rules.json`, found as ``ShippedData`` says).
+    package static var shippedPath: String { ShippedData.path("Data/deals/rules.json") }
 
     /// The shipped rules and an operator's files (`--deals`), checked together.
     package static func load(adding files: [String]) throws(DealRuleError) -> [DealRule] {

@@ -141,6 +141,44 @@ package enum Payloads {
                 message: Alert(title: message.title, body: message.body)))
     }
 
+    /// A test push's bytes for `kind` (`nohit push test`): the same shape as an alert of that
+    /// channel, without a moment; nil for a Live Activity, which has no alert of its own to test.
+    package static func test(_ kind: ChannelKind, title: String, body: String) throws -> Data? {
+        switch kind {
+        case .apns:
+            return try json(TestAlert(aps: .init(alert: Alert(title: title, body: body))))
+        case .webPush:
+            return try json(TestMessage(title: title, body: body, tag: "nohit-test"))
+        case .webhook:
+            return try json(TestWebhook(type: "test", message: Alert(title: title, body: body)))
+        case .console:
+            return Data("\(title) — \(body)".utf8)
+        case .liveActivity:
+            return nil
+        }
+    }
+
+    struct TestAlert: Encodable {
+        struct APS: Encodable {
+            var alert: Alert
+            var sound = "default"
+        }
+
+        var aps: APS
+        var test = true
+    }
+
+    struct TestMessage: Encodable {
+        var title: String
+        var body: String
+        var tag: String
+    }
+
+    struct TestWebhook: Encodable {
+        var type: String
+        var message: Alert
+    }
+
     /// What the console prints.
     package static func console(_ message: AlertMessage) -> Data {
         Data("\(message.title) — \(message.body)".utf8)

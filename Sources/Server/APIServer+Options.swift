@@ -1,3 +1,4 @@
+import Alerts
 import Delivery
 import Foundation
 import Pipeline
@@ -58,6 +59,9 @@ extension APIServer {
         /// The web app's own analytics project and its write key (public: the page sends its
         /// views and taps with it), told to the page by `/api/config`.
         package var webAnalytics: ClientConfiguration.Analytics?
+        /// Sends one test push to a device through the configured provider
+        /// (`POST /api/admin/devices/{id}/test`); nil when no provider is configured.
+        package var testPush: (@Sendable (Device) async -> TestPushAnswer)?
 
         /// Each option; every one has a default for tests of the API alone.
         package init(
@@ -81,7 +85,8 @@ extension APIServer {
             deliveryFaults: DeliveryFaults? = nil,
             deals: DealDesk? = nil,
             analytics: AnalyticsAPI? = nil,
-            webAnalytics: ClientConfiguration.Analytics? = nil
+            webAnalytics: ClientConfiguration.Analytics? = nil,
+            testPush: (@Sendable (Device) async -> TestPushAnswer)? = nil
         ) {
             self.registrar = registrar
             self.webOrigins = webOrigins
@@ -103,6 +108,7 @@ extension APIServer {
             self.deals = deals
             self.analytics = analytics
             self.webAnalytics = webAnalytics
+            self.testPush = testPush
         }
     }
 }

@@ -104,7 +104,7 @@ package struct APIServer: Sendable {
         streamRoutes.add(to: api)
         AdminRoutes(
             adminToken: options.adminToken, store: store, outbox: options.outbox, analytics: options.analytics,
-            webProject: options.webAnalytics?.projectID, clock: clock
+            webProject: options.webAnalytics?.projectID, testPush: options.testPush, clock: clock
         ).add(to: api)
         return router
     }

@@ -26,7 +26,8 @@ struct NoHit: AsyncParsableCommand {
         subcommands: [
             EventsCommand.self, NoHittersCommand.self, HallOfFameCommand.self, DealsCommand.self, ReplayCommand.self,
             BoxCommand.self, StandingsCommand.self,
-            DevicesCommand.self, AnalyticsCommand.self, BackupCommand.self, RestoreCommand.self, FakeAPNsCommand.self,
+            DevicesCommand.self, AnalyticsCommand.self, BackupCommand.self, RestoreCommand.self, PushCommand.self,
+            FakeAPNsCommand.self,
             FakeStatsAPICommand.self,
             ServeCommand.self, SettingsCommand.self, OpenAPICommand.self, OddsCommand.self,
         ]

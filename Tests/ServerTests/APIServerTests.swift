@@ -312,6 +312,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                     "GET /api/ws", "POST /api/devices", "GET /api/devices/{id}/preferences",
                     "PUT /api/devices/{id}/preferences",
                     "GET /api/admin/outbox", "GET /api/admin/devices", "POST /api/admin/devices/{id}/disable",
+                    "POST /api/admin/devices/{id}/test",
                     "GET /api/admin/metrics",
                     "GET /api/deals/today", "GET /api/deals/history", "GET /api/deals/{rule}/history",
                 ])

@@ -1,6 +1,7 @@
 import Alerts
 import Baseball
 import Foundation
+import Pipeline
 import Retrosheet
 import Scores
 import Storage
@@ -36,6 +37,39 @@ package struct ClientConfiguration: Sendable, Codable {
     }
     /// The clubs of the board's day (the service's clock), by name: what the team pickers offer.
     package var teams: [Club] = []
+}
+
+/// `POST /api/admin/devices/{id}/test`: what the provider said to one test push.
+package struct TestPushAnswer: Sendable, Codable {
+    package var deviceId: String
+    package var channel: String
+    /// The push's id (APNs `apns-id`, a webhook's `webhook-id`).
+    package var pushId: String
+    package var accepted: Bool
+    /// accepted, gone, rejected, transient, expired-provider-token, connection-lost,
+    /// misconfigured, or not-sent (the channel is not configured, or takes no test).
+    package var outcome: String
+    /// What it means, in the operator's words.
+    package var message: String
+
+    package init(_ result: PushTest.Result) {
+        deviceId = result.deviceID.uuidString.lowercased()
+        channel = result.channel.rawValue
+        pushId = result.pushID.uuidString.lowercased()
+        accepted = result.accepted
+        outcome =
+            switch result.outcome {
+            case nil: "not-sent"
+            case .accepted: "accepted"
+            case .gone: "gone"
+            case .rejected: "rejected"
+            case .transient: "transient"
+            case .expiredProviderToken: "expired-provider-token"
+            case .connectionLost: "connection-lost"
+            case .misconfigured: "misconfigured"
+            }
+        message = result.summary
+    }
 }
 
 package struct AdminDeviceCounts: Sendable, Codable {

@@ -1,3 +1,4 @@
+import Alerts
 import Analytics
 import Clocks
 import Delivery
@@ -6,7 +7,8 @@ import Hummingbird
 import Storage
 
 /// The operator's endpoints, behind `Authorization: Bearer <admin token>`: the outbox's counts,
-/// the deliveries that failed, the devices' counts, the web app's usage, and disabling a device.
+/// the deliveries that failed, the devices' counts, the web app's usage, disabling a device and
+/// sending it a test push.
 struct AdminRoutes: Sendable {
     /// Without one, these endpoints are closed (403).
     let adminToken: String?
@@ -16,6 +18,7 @@ struct AdminRoutes: Sendable {
     let analytics: AnalyticsAPI?
     /// The project `admin/metrics` reads when none is asked for: the web app's.
     let webProject: String?
+    let testPush: (@Sendable (Device) async -> TestPushAnswer)?
     let clock: any WallClock
 
     func add(to api: RouterGroup<APIRequestContext>) {
@@ -79,6 +82,16 @@ struct AdminRoutes: Sendable {
                 throw API.error(.notFound, "no device \(id)")
             }
             return try API.json(["id": id.uuidString, "status": "disabled"])
+        }
+        api.post("admin/devices/:id/test") { request, context in
+            try admin(request)
+            let text = try context.parameters.require("id")
+            guard let id = UUID(uuidString: text) else { throw API.error(.badRequest, "'\(text)' is not a device id") }
+            guard let testPush else {
+                throw API.error(.notFound, "this server has no push provider configured: nothing to test")
+            }
+            guard let device = try await store.device(id: id) else { throw API.error(.notFound, "no device \(id)") }
+            return try API.json(await testPush(device))
         }
     }
 
