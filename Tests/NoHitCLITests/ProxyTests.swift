@@ -29,19 +29,50 @@ import Testing
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// nginx on 127.0.0.1:`port` in front of the service on `upstream`, from the shipped file with
-    /// only its two ports changed; stopped when `body` returns.
-    static func withNginx(port: Int, upstream: Int, in directory: URL, _ body: () async throws -> Void) async throws {
+    /// nginx on 127.0.0.1:`port` (plain) and 127.0.0.1:`tls` (TLS, HTTP/2 and HTTP/1.1, with a test
+    /// certificate for 127.0.0.1 made here, `root/ca.pem`) in front of the service on `upstream`,
+    /// from the shipped files with only the ports and the certificate's paths changed; stopped when
+    /// `body` returns.
+    static func withNginx(
+        port: Int, tls: Int = 0, upstream: Int, in directory: URL, _ body: (_ certificate: String) async throws -> Void
+    ) async throws {
         let shipped = try String(
             contentsOf: TestData.packageRoot.appendingPathComponent("deploy/nginx/nohit.conf"), encoding: .utf8)
-        try #require(shipped.contains("server 127.0.0.1:8080;") && shipped.contains("listen 127.0.0.1:8443;"))
+        let snippet = try String(
+            contentsOf: TestData.packageRoot.appendingPathComponent("deploy/nginx/snippets/nohit-proxy.conf"),
+            encoding: .utf8)
+        let lines = [
+            "server 127.0.0.1:8080;", "listen 127.0.0.1:8443;", "listen 443 ssl http2;",
+            "ssl_certificate     /etc/ssl/alerts.example.com/fullchain.pem;",
+            "ssl_certificate_key /etc/ssl/alerts.example.com/privkey.pem;", "include snippets/nohit-proxy.conf;",
+        ]
+        try #require(lines.allSatisfy { shipped.contains($0) }, "the shipped nohit.conf changed its shape")
+        let root = directory.appendingPathComponent("nginx")
+        let certificate = root.appendingPathComponent("ca.pem").path
+        let key = root.appendingPathComponent("key.pem").path
+        let tlsPort = tls == 0 ? try freePort() : tls
         let site = shipped.replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(upstream);")
             .replacingOccurrences(of: "listen 127.0.0.1:8443;", with: "listen 127.0.0.1:\(port);")
-        let root = directory.appendingPathComponent("nginx")
+            .replacingOccurrences(of: "listen 443 ssl http2;", with: "listen 127.0.0.1:\(tlsPort) ssl http2;")
+            .replacingOccurrences(of: "/etc/ssl/alerts.example.com/fullchain.pem", with: certificate)
+            .replacingOccurrences(of: "/etc/ssl/alerts.example.com/privkey.pem", with: key)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         // Its workers may run as nobody: their temporary files go where anyone may write.
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: root.path)
         try site.write(to: root.appendingPathComponent("nohit.conf"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("snippets"), withIntermediateDirectories: true)
+        try snippet.write(
+            to: root.appendingPathComponent("snippets/nohit-proxy.conf"), atomically: true, encoding: .utf8)
+        // A self-signed certificate for 127.0.0.1, the one the clients then trust.
+        let made = try Executable.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out",
+                certificate,
+            ])
+        try #require(made.status == 0, "openssl: \(made.standardError)")
         let main = """
             worker_processes 1;
             daemon off;
@@ -74,24 +105,26 @@ import Testing
         }
         // Ready when it accepts (or gone, with its log saying why).
         let deadline = ContinuousClock.now + .seconds(30)
-        while true {
+        func accepts(_ port: Int) -> Bool {
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(descriptor) }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = in_port_t(UInt16(port).bigEndian)
-            let connected = withUnsafePointer(to: &address) {
+            return withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
                 }
             }
-            close(descriptor)
-            if connected { break }
+        }
+        while true {
+            if accepts(port) && accepts(tlsPort) { break }
             let log = (try? String(contentsOf: root.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
             try #require(process.isRunning && ContinuousClock.now < deadline, "nginx did not start: \(log)")
             try await Task.sleep(for: .milliseconds(20))
         }
-        try await body()
+        try await body(certificate)
     }
 
     /// One request from `source` to 127.0.0.1:`port`, on its own connection: the status and body.
@@ -137,7 +170,7 @@ import Testing
         }
         let upstream = try #require(Int(address.split(separator: ":").last ?? ""), "no address: \(address)")
         let port = try Self.freePort()
-        try await Self.withNginx(port: port, upstream: upstream, in: directory) {
+        try await Self.withNginx(port: port, upstream: upstream, in: directory) { _ in
             // 200 users, each from its own address, register in well under a minute: none is
             // held back by the others (one client's allowance is 5 a minute, 10 at once).
             var number = 0
@@ -182,6 +215,64 @@ import Testing
             try await Self.streamIsOnTime(direct: upstream, proxied: port)
         }
     }
+
+    /// The shipped TLS server: HTTP/2 and HTTP/1.1 over TLS (a test certificate for 127.0.0.1),
+    /// the live stream's events coming through HTTP/2 as they happen, and the client counted as
+    /// itself (curl from 127.0.0.5 registers; nginx tells the service so).
+    @Test(.enabled(if: nginx != nil && curl != nil, "needs nginx and curl (.ci/run installs nginx)"))
+    func tlsAndHTTP2PassThroughNginx() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (server, address) = try Executable.start(
+            "nohit",
+            [
+                "serve", "--replay", "2020-08-25", "--speed", "600", "--port", "0", "--data",
+                TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
+                "--trusted-proxies", "127.0.0.1", "--registrations-per-minute", "1",
+            ])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let upstream = try #require(Int(address.split(separator: ":").last ?? ""), "no address: \(address)")
+        let tls = try Self.freePort()
+        try await Self.withNginx(port: try Self.freePort(), tls: tls, upstream: upstream, in: directory) { ca in
+            func curl(_ arguments: [String]) async throws -> Executable.Output {
+                try await Executable.onThread {
+                    try Executable.run(try #require(Self.curl), ["-sS", "--cacert", ca] + arguments)
+                }
+            }
+            let base = "https://127.0.0.1:\(tls)"
+            for (version, expected) in [("--http2", "2 200"), ("--http1.1", "1.1 200")] {
+                let answer = try await curl([
+                    version, "-o", "/dev/null", "-w", "%{http_version} %{http_code}", base + "/healthz",
+                ])
+                #expect(
+                    answer.standardOutput == expected, "\(version): \(answer.standardOutput) \(answer.standardError)")
+            }
+            // Two clients, each its own over TLS: the service's limit of 1 a minute (2 at once)
+            // holds back each alone.
+            var statuses: [String: [String]] = [:]
+            for (index, source) in ["127.0.0.5", "127.0.0.5", "127.0.0.5", "127.0.0.6"].enumerated() {
+                let answer = try await curl([
+                    "--http2", "--interface", source, "-o", "/dev/null", "-w", "%{http_code}", "-H",
+                    "Content-Type: application/json", "--data", Self.registration(9000 + index), base + "/api/devices",
+                ])
+                statuses[source, default: []].append(answer.standardOutput)
+            }
+            #expect(statuses["127.0.0.5"] == ["201", "201", "429"], "\(statuses)")
+            #expect(statuses["127.0.0.6"] == ["201"], "\(statuses)")
+            // The live stream over HTTP/2: events come while the connection stays open.
+            let stream = try await curl([
+                "--http2", "-N", "--max-time", "8", "-H", "Accept: text/event-stream", base + "/api/stream",
+            ])
+            let ids = stream.standardOutput.split(separator: "\n").filter { $0.hasPrefix("id:") }
+            #expect(ids.count >= 3, "events over HTTP/2 through nginx in 8 s: \(ids.count)")
+        }
+    }
+
+    static let curl: String? = ["/usr/bin/curl", "/bin/curl"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// The live stream through nginx: each event arrives when it does straight from the service.
     static func streamIsOnTime(direct: Int, proxied: Int) async throws {
