@@ -20,7 +20,15 @@ struct StartedFiles: Sendable {
             paths += [database, database + "-wal", database + "-shm", database + "-journal"]
         }
         let manager = FileManager.default
-        let missing = Set(paths.filter { !$0.isEmpty && !manager.fileExists(atPath: $0) })
+        // Compared as absolute paths: a key given as one may sit in a data directory given relative.
+        func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+        var missing = Set(paths.filter { !$0.isEmpty && !manager.fileExists(atPath: $0) }.map(absolute))
+        // A database that was there may have had secrets sealed with the key this start makes
+        // (stored before sealing existed): that key, and a directory holding it, always stay.
+        if location.isPostgres || manager.fileExists(atPath: location.databasePath) {
+            let key = absolute(location.secretsKeyPath)
+            missing = missing.filter { $0 != key && !key.hasPrefix($0 + "/") }
+        }
         // A directory the start will make is removed whole: what it holds is not named again.
         absent = missing.filter { path in !missing.contains { path.hasPrefix($0 + "/") } }
             .sorted { $0.count > $1.count }

@@ -18,8 +18,8 @@ package protocol CoordinationStore: Sendable {
     func leave() async throws
 
     /// The latest run keyed `key` (a replayed day on a shared clock, the Stats API) started at or
-    /// after `notBefore`; else a new one whose clock starts at `epoch`. Instances starting together
-    /// join one run.
+    /// after `notBefore`, or with another instance in it alive; else a new one whose clock starts
+    /// at `epoch`. Instances starting together join one run; this instance is in it from now on.
     func joinRun(key: String, epoch: Double, notBefore: Date) async throws -> SharedRun
 
     /// Takes the game for this instance unless another holds a lease on it that has not run out;

@@ -50,6 +50,14 @@ extension OperatorCLITests {
         #expect(contents("used") == before)
         let list = try nohit(["devices", "list", "--data-dir", "used"])
         #expect(list.standardOutput.contains("console: 1 active"), "\(list.standardOutput)")
+
+        // A database that was there keeps the secrets key a refused start made for it: secrets it
+        // held in the clear may have been sealed with that key already.
+        try FileManager.default.removeItem(atPath: path("used/secrets.key"))
+        let keyless = try await serve("used", port: port)
+        #expect(keyless.status == 2)
+        #expect(FileManager.default.fileExists(atPath: path("used/secrets.key")), "\(keyless.standardError)")
+        #expect(!keyless.standardError.contains("secrets.key,") && !keyless.standardError.contains("used/ and all"))
     }
 
     /// A data directory that is a file, or cannot be made, is one sentence with what to do, not

@@ -30,6 +30,22 @@ import Testing
         try await open(0, [])
     }
 
+    /// A run is joined while an instance in it is alive, even once its day's clock is over (a
+    /// replacement started while the others still deliver); with none left, a late start begins a
+    /// new run.
+    @Test func aLateInstanceJoinsTheRunWhileAnInstanceInItIsAlive() async throws {
+        try await Self.withStores(2) { stores in
+            let first = try await stores[0].joinRun(key: "day", epoch: 1, notBefore: Date(timeIntervalSinceNow: -60))
+            // Begun before the window (notBefore is after it began): joined for the live instance.
+            let late = try await stores[1].joinRun(key: "day", epoch: 2, notBefore: Date(timeIntervalSinceNow: 60))
+            #expect(late.id == first.id && late.epoch == 1)
+            try await stores[0].leave()
+            try await stores[1].leave()
+            let fresh = try await stores[0].joinRun(key: "day", epoch: 3, notBefore: Date(timeIntervalSinceNow: 60))
+            #expect(fresh.id != first.id && fresh.epoch == 3)
+        }
+    }
+
     @Test func instancesStartingTogetherMigrateOnce() async throws {
         let location = try PostgresStore.Location(url: try #require(TestPostgres.url(schema: "migrate")))
         let secrets = SecretBox.ephemeral()

@@ -56,20 +56,41 @@ extension PostgresStore: CoordinationStore {
             _ = try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtext(\(key)))", logger: self.logger
             ).collect()
+            // The latest run of the key, while it is still being played: begun within `notBefore`,
+            // or with an instance in it alive (its day's clock may be over while they deliver).
+            var run: SharedRun?
             for try await (id, started) in try await connection.query(
                 """
-                SELECT id, epoch FROM runs
-                WHERE key = \(key) AND created_at >= to_timestamp(\(notBefore.timeIntervalSince1970))
-                ORDER BY created_at DESC LIMIT 1
+                SELECT r.id, r.epoch FROM runs r
+                WHERE r.key = \(key) AND (
+                    r.created_at >= to_timestamp(\(notBefore.timeIntervalSince1970))
+                    OR EXISTS (
+                        SELECT 1 FROM instances i
+                        WHERE i.run = r.id AND i.id <> \(self.instanceID)
+                            AND i.heartbeat_at > clock_timestamp() - make_interval(secs => \(self.leaseSeconds))))
+                ORDER BY r.created_at DESC LIMIT 1
                 """, logger: self.logger
             ).decode((String, Double).self) {
-                return SharedRun(id: id, epoch: started)
+                run = SharedRun(id: id, epoch: started)
             }
-            let id = "\(key)#\(UUID().uuidString.prefix(8).lowercased())"
+            let joined: SharedRun
+            if let run {
+                joined = run
+            } else {
+                let id = "\(key)#\(UUID().uuidString.prefix(8).lowercased())"
+                _ = try await connection.query(
+                    "INSERT INTO runs (id, key, epoch) VALUES (\(id), \(key), \(epoch))", logger: self.logger
+                ).collect()
+                joined = SharedRun(id: id, epoch: epoch)
+            }
+            // This instance is in it from now on (its heartbeats keep it so).
             _ = try await connection.query(
-                "INSERT INTO runs (id, key, epoch) VALUES (\(id), \(key), \(epoch))", logger: self.logger
+                """
+                INSERT INTO instances (id, about, run) VALUES (\(self.instanceID), \(key), \(joined.id))
+                ON CONFLICT (id) DO UPDATE SET run = excluded.run, heartbeat_at = clock_timestamp()
+                """, logger: self.logger
             ).collect()
-            return SharedRun(id: id, epoch: epoch)
+            return joined
         }
     }
 
