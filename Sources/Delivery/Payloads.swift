@@ -31,7 +31,8 @@ package enum Payloads {
         }
 
         var aps: APS
-        var moment: MomentView
+        /// None in a test push.
+        var moment: MomentView?
     }
 
     /// A Live Activity update: the bid's state, and an `end` once the bid is over.
@@ -76,13 +77,13 @@ package enum Payloads {
         var title: String
         var body: String
         var tag: String
-        var moment: MomentView
+        var moment: MomentView?
     }
 
     /// A webhook body.
     struct WebhookBody: Encodable {
         var type: String
-        var moment: MomentView
+        var moment: MomentView?
         var message: Alert
     }
 
@@ -141,42 +142,17 @@ package enum Payloads {
                 message: Alert(title: message.title, body: message.body)))
     }
 
-    /// A test push's bytes for `kind` (`nohit push test`): the same shape as an alert of that
-    /// channel, without a moment; nil for a Live Activity, which has no alert of its own to test.
+    /// A test push's bytes for `kind` (`nohit push test`): an alert of that channel without a
+    /// moment; nil for a Live Activity, which has no alert of its own to test.
     package static func test(_ kind: ChannelKind, title: String, body: String) throws -> Data? {
+        let alert = Alert(title: title, body: body)
         switch kind {
-        case .apns:
-            return try json(TestAlert(aps: .init(alert: Alert(title: title, body: body))))
-        case .webPush:
-            return try json(TestMessage(title: title, body: body, tag: "nohit-test"))
-        case .webhook:
-            return try json(TestWebhook(type: "test", message: Alert(title: title, body: body)))
-        case .console:
-            return Data("\(title) — \(body)".utf8)
-        case .liveActivity:
-            return nil
+        case .apns: return try json(APNsAlert(aps: .init(alert: alert, threadID: "nohit-test"), moment: nil))
+        case .webPush: return try json(WebPushMessage(title: title, body: body, tag: "nohit-test", moment: nil))
+        case .webhook: return try json(WebhookBody(type: "test", moment: nil, message: alert))
+        case .console: return Data("\(title) — \(body)".utf8)
+        case .liveActivity: return nil
         }
-    }
-
-    struct TestAlert: Encodable {
-        struct APS: Encodable {
-            var alert: Alert
-            var sound = "default"
-        }
-
-        var aps: APS
-        var test = true
-    }
-
-    struct TestMessage: Encodable {
-        var title: String
-        var body: String
-        var tag: String
-    }
-
-    struct TestWebhook: Encodable {
-        var type: String
-        var message: Alert
     }
 
     /// What the console prints.

@@ -1,4 +1,5 @@
 import Crypto
+import Delivery
 import Foundation
 import TestSupport
 import Testing
@@ -34,8 +35,8 @@ extension OperatorCLITests {
         let subscriber = P256.KeyAgreement.PrivateKey()
         let subscribed = try nohit([
             "devices", "add", "--data-dir", "live", "--allow-private-networks", "--web-push",
-            "https://127.0.0.1:9/push", "--p256dh", Self.base64URL(subscriber.publicKey.x963Representation), "--auth",
-            Self.base64URL(Data((0..<16).map { _ in UInt8.random(in: 0...255) })),
+            "https://127.0.0.1:9/push", "--p256dh", Base64URL.encode(subscriber.publicKey.x963Representation), "--auth",
+            Base64URL.encode(Data((0..<16).map { _ in UInt8.random(in: 0...255) })),
         ])
         #expect(subscribed.status == 0, "\(subscribed.standardError)")
 
@@ -102,7 +103,7 @@ extension OperatorCLITests {
         #expect((answer["analytics"] as? [String: String])?["write_key"] == web["write_key"], "\(answer)")
         let original = try P256.Signing.PrivateKey(
             pemRepresentation: String(contentsOfFile: path("live/vapid.pem"), encoding: .utf8))
-        #expect(vapid == Self.base64URL(original.publicKey.x963Representation))
+        #expect(vapid == Base64URL.encode(original.publicKey.x963Representation))
         let projectID = keys["project_id"] ?? ""
         var request = URLRequest(
             url: URL(string: address + "/3.0/projects/\(projectID)/queries/count?event_collection=taps")!)

@@ -34,7 +34,7 @@ import Testing
     /// from the shipped files with only the ports and the certificate's paths changed; stopped when
     /// `body` returns.
     static func withNginx(
-        port: Int, tls: Int = 0, upstream: Int, in directory: URL, _ body: (_ certificate: String) async throws -> Void
+        port: Int, tls: Int, upstream: Int, in directory: URL, _ body: (_ certificate: String) async throws -> Void
     ) async throws {
         let shipped = try String(
             contentsOf: TestData.packageRoot.appendingPathComponent("deploy/nginx/nohit.conf"), encoding: .utf8)
@@ -50,7 +50,7 @@ import Testing
         let root = directory.appendingPathComponent("nginx")
         let certificate = root.appendingPathComponent("ca.pem").path
         let key = root.appendingPathComponent("key.pem").path
-        let tlsPort = tls == 0 ? try freePort() : tls
+        let tlsPort = tls
         let site = shipped.replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(upstream);")
             .replacingOccurrences(of: "listen 127.0.0.1:8443;", with: "listen 127.0.0.1:\(port);")
             .replacingOccurrences(of: "listen 443 ssl http2;", with: "listen 127.0.0.1:\(tlsPort) ssl http2;")
@@ -147,13 +147,13 @@ import Testing
         }
     }
 
-    static func registration(_ number: Int) -> String {
-        let token = String(format: "%064x", number)
-        return #"{"channel":"apns","token":"\#(token)","topic":"com.example.nohit"}"#
-    }
-
-    @Test(.enabled(if: nginx != nil, "needs nginx (apt-get install -y nginx); .ci/run installs it"))
-    func clientsBehindNginxAreEachTheirOwn() async throws {
+    /// `nohit serve` (the bundled day at 600x, trusting 127.0.0.1 as its proxy, `registrationsPerMinute`
+    /// per client) behind the shipped nginx: `body` gets the service's port, nginx's plain and TLS
+    /// ports, and the certificate clients trust.
+    static func behindNginx(
+        registrationsPerMinute: Int,
+        _ body: (_ upstream: Int, _ port: Int, _ tls: Int, _ certificate: String) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -162,15 +162,28 @@ import Testing
             [
                 "serve", "--replay", "2020-08-25", "--speed", "600", "--port", "0", "--data",
                 TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
-                "--trusted-proxies", "127.0.0.1", "--registrations-per-minute", "5",
+                "--trusted-proxies", "127.0.0.1", "--registrations-per-minute", "\(registrationsPerMinute)",
             ])
         defer {
             server.terminate()
             server.waitUntilExit()
         }
         let upstream = try #require(Int(address.split(separator: ":").last ?? ""), "no address: \(address)")
-        let port = try Self.freePort()
-        try await Self.withNginx(port: port, upstream: upstream, in: directory) { _ in
+        let port = try freePort()
+        let tls = try freePort()
+        try await withNginx(port: port, tls: tls, upstream: upstream, in: directory) { certificate in
+            try await body(upstream, port, tls, certificate)
+        }
+    }
+
+    static func registration(_ number: Int) -> String {
+        let token = String(format: "%064x", number)
+        return #"{"channel":"apns","token":"\#(token)","topic":"com.example.nohit"}"#
+    }
+
+    @Test(.enabled(if: nginx != nil, "needs nginx (apt-get install -y nginx); .ci/run installs it"))
+    func clientsBehindNginxAreEachTheirOwn() async throws {
+        try await Self.behindNginx(registrationsPerMinute: 5) { upstream, port, _, _ in
             // 200 users, each from its own address, register in well under a minute: none is
             // held back by the others (one client's allowance is 5 a minute, 10 at once).
             var number = 0
@@ -221,23 +234,7 @@ import Testing
     /// itself (curl from 127.0.0.5 registers; nginx tells the service so).
     @Test(.enabled(if: nginx != nil && curl != nil, "needs nginx and curl (.ci/run installs nginx)"))
     func tlsAndHTTP2PassThroughNginx() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let (server, address) = try Executable.start(
-            "nohit",
-            [
-                "serve", "--replay", "2020-08-25", "--speed", "600", "--port", "0", "--data",
-                TestData.packageRoot.appendingPathComponent("Data/retrosheet").path, "--data-dir", directory.path,
-                "--trusted-proxies", "127.0.0.1", "--registrations-per-minute", "1",
-            ])
-        defer {
-            server.terminate()
-            server.waitUntilExit()
-        }
-        let upstream = try #require(Int(address.split(separator: ":").last ?? ""), "no address: \(address)")
-        let tls = try Self.freePort()
-        try await Self.withNginx(port: try Self.freePort(), tls: tls, upstream: upstream, in: directory) { ca in
+        try await Self.behindNginx(registrationsPerMinute: 1) { _, _, tls, ca in
             func curl(_ arguments: [String]) async throws -> Executable.Output {
                 try await Executable.onThread {
                     try Executable.run(try #require(Self.curl), ["-sS", "--cacert", ca] + arguments)

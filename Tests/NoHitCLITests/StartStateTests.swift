@@ -1,4 +1,5 @@
 import Crypto
+import Delivery
 import Foundation
 import TestSupport
 import Testing
@@ -96,8 +97,8 @@ extension OperatorCLITests {
         let subscriber = P256.KeyAgreement.PrivateKey()
         let added = try nohit([
             "devices", "add", "--data-dir", "d", "--allow-private-networks", "--web-push", "https://127.0.0.1:9/push",
-            "--p256dh", Self.base64URL(subscriber.publicKey.x963Representation),
-            "--auth", Self.base64URL(Data((0..<16).map { _ in UInt8.random(in: 0...255) })),
+            "--p256dh", Base64URL.encode(subscriber.publicKey.x963Representation),
+            "--auth", Base64URL.encode(Data((0..<16).map { _ in UInt8.random(in: 0...255) })),
         ])
         #expect(added.status == 0, "\(added.standardError)")
         let before = try #require(contents("d"))
@@ -123,11 +124,6 @@ extension OperatorCLITests {
         // Past the key (it stops at the port in use, after the providers are ready).
         #expect(given.standardError.contains("Web Push ready"), "\(given.standardError)")
         #expect(!given.standardError.contains("VAPID key new-vapid.pem is missing"))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }
 
