@@ -100,8 +100,8 @@ extension NoHitService {
             store: database, channels: delivery.channels?.channels ?? [], clock: clock,
             concurrency: settings.delivery.concurrency,
             staleAfter: settings.delivery.providers?.staleAfter ?? ProviderSettings.defaultStaleAfter,
-            statistics: statistics, logger: logger)
-        let alerts = AlertConsumer(publisher: pipeline.publisher)
+            statistics: statistics, storage: StorageHealth(logger: logger), logger: logger)
+        let alerts = AlertConsumer(publisher: pipeline.publisher, storage: pipeline.storage)
         let places = settings.retrosheetPlaces
         let deals = DealDesk(
             rules: settings.dealRules, store: database, publisher: pipeline.publisher,
@@ -112,7 +112,9 @@ extension NoHitService {
         // caller's, the board and the stream, and the warmer last.
         let live: [any GameChangeConsumer] = settings.http == nil ? [] : [LiveConsumer(board: board, feed: feed)]
         let hub = GameHub(
-            consumers: [alerts, DealConsumer(desk: deals)] + hooks.consumers + live + [warmer], odds: odds,
+            consumers: [alerts, DealConsumer(desk: deals, storage: pipeline.storage)] + hooks.consumers + live + [
+                warmer
+            ], odds: odds,
             meanings: meanings, logger: logger)
 
         // Several instances on one PostgreSQL database: each game said by one of them into the
@@ -138,7 +140,7 @@ extension NoHitService {
                 http, settings: settings, store: opened, board: board, feed: feed, seasons: seasons,
                 deals: deals, metrics: metrics, providers: settings.delivery.providers,
                 channels: delivery.channels, health: health,
-                faults: pipeline.statistics.faults, clock: clock)
+                faults: pipeline.statistics.faults, storage: pipeline.storage, clock: clock)
         }
         let source = try await makeSource(
             settings, hub: hub, pipeline: pipeline, warmer: warmer, shared: shared, manual: manual, health: health,

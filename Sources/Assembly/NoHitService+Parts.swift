@@ -88,7 +88,7 @@ extension NoHitService {
         _ http: ServiceSettings.HTTP, settings: ServiceSettings, store opened: OpenedStore, board: LiveBoard,
         feed: LiveFeed, seasons: SeasonLibrary, deals: DealDesk, metrics: ServerMetrics,
         providers: ProviderSettings?, channels: ProviderChannels?, health: PollerHealth?, faults: DeliveryFaults,
-        clock: any WallClock
+        storage: StorageHealth, clock: any WallClock
     ) async throws -> APIServer {
         let database = opened.store
         var analytics: AnalyticsAPI?
@@ -96,7 +96,8 @@ extension NoHitService {
         if let store = database as? any AnalyticsStore {
             // Events are stamped by the real clock, whatever clock the day is replayed on.
             analytics = AnalyticsAPI(
-                store: store, clock: SystemWallClock(), queries: AnalyticsQueries(limits: settings.analytics))
+                store: store, clock: SystemWallClock(), queries: AnalyticsQueries(limits: settings.analytics),
+                storage: storage)
             webAnalytics = try await WebAnalyticsProject.ensure(
                 store: store, dataDir: settings.store.dataDir, now: Date())
         }
@@ -124,7 +125,7 @@ extension NoHitService {
             gate: ConnectionGate(limits: http.limits, logger: Logger(label: "nohit.serve")),
             registrations: RateLimiter(perMinute: http.registrationsPerMinute, burst: 2 * http.registrationsPerMinute),
             keepFinished: TimeInterval(http.keepFinishedMinutes * 60), source: settings.source.name,
-            sourceStatus: sourceStatus, deliveryFaults: faults, deals: deals,
+            sourceStatus: sourceStatus, deliveryFaults: faults, storage: storage, deals: deals,
             analytics: analytics, webAnalytics: webAnalytics, testPush: testPush)
         return APIServer(store: database, board: board, feed: feed, seasons: seasons, clock: clock, options: options)
     }

@@ -52,6 +52,9 @@ extension APIServer {
         package var sourceStatus: (@Sendable () -> SourceStatus)?
         /// The providers refusing this server's configuration, for `/readyz`.
         package var deliveryFaults: DeliveryFaults?
+        /// Whether the database takes writes (`/readyz`, the metrics; a write a request could not
+        /// store is refused with 503 and noted here).
+        package var storage: StorageHealth
         /// The deals: today's answers and histories (none: the deal endpoints answer 404).
         package var deals: DealDesk?
         /// Keen's API under `/3.0/projects/...` (the store's analytics).
@@ -83,6 +86,7 @@ extension APIServer {
             source: String = "replay",
             sourceStatus: (@Sendable () -> SourceStatus)? = nil,
             deliveryFaults: DeliveryFaults? = nil,
+            storage: StorageHealth = StorageHealth(),
             deals: DealDesk? = nil,
             analytics: AnalyticsAPI? = nil,
             webAnalytics: ClientConfiguration.Analytics? = nil,
@@ -105,6 +109,7 @@ extension APIServer {
             self.source = source
             self.sourceStatus = sourceStatus
             self.deliveryFaults = deliveryFaults
+            self.storage = storage
             self.deals = deals
             self.analytics = analytics
             self.webAnalytics = webAnalytics

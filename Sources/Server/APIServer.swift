@@ -49,6 +49,7 @@ package struct APIServer: Sendable {
         // Requests by endpoint, method and status, and their durations (through the process's
         // metrics system, which `nohit serve` bootstraps with the metrics' factory).
         router.add(middleware: MetricsMiddleware())
+        router.add(middleware: StorageFaultMiddleware(health: options.storage))
         if !options.webOrigins.isEmpty { router.add(middleware: WebOriginsMiddleware(origins: options.webOrigins)) }
         if let publicFolder = options.publicFolder {
             router.add(middleware: FileMiddleware(publicFolder, searchForIndexHtml: true))
@@ -62,13 +63,13 @@ package struct APIServer: Sendable {
                 try await options.metrics.scrape(
                     board: board, feed: feed, outboxStore: options.outbox, attemptOuts: options.attemptOuts,
                     gate: options.gate, stalls: options.stalls, pacing: options.pacing,
-                    analytics: options.analytics?.queries, source: options.sourceStatus?())
+                    analytics: options.analytics?.queries, source: options.sourceStatus?(), storage: options.storage)
             },
             readiness: { [store] in
                 await Readiness.check(
                     ping: { try await store.ping() },
                     source: options.sourceStatus?() ?? SourceStatus(kind: options.source, ready: true),
-                    faults: options.deliveryFaults?.all ?? [])
+                    faults: options.deliveryFaults?.all ?? [], storage: options.storage.failing)
             },
             metricsAccess: options.metricsAccess, adminToken: options.adminToken,
             configuration: { [seasons, clock] in

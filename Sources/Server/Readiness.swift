@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import Logging
 import Pipeline
+import Storage
 
 /// What `/readyz` says of the source of games, read at each request: ready, or degraded and why.
 /// The source fills it in (`nohit serve` from its Stats API poller; a replayed day is always
@@ -74,10 +75,12 @@ struct Readiness: Encodable {
     var degraded: [String]
     var checks: [String: Check]
 
-    /// Reads the database (`ping`, within `deadline`) and the source's status.
+    /// Reads the database (`ping`, within `deadline`) and the source's status; `storage` is a
+    /// spell of writes the database refuses (a full disk), which degrades the database though it
+    /// still reads.
     static func check(
         ping: @escaping @Sendable () async throws -> Void, source: SourceStatus?, faults: [DeliveryFaults.Fault] = [],
-        deadline: Duration = .seconds(2)
+        storage: StorageHealth.Failing? = nil, deadline: Duration = .seconds(2)
     ) async -> Readiness {
         let started = ContinuousClock.now
         var database = Check(ok: true)
@@ -89,7 +92,12 @@ struct Readiness: Encodable {
             Logger(label: "nohit.readyz").error("the database cannot be read", metadata: ["error": "\(error)"])
             database = Check(ok: false, reason: "the database cannot be read (the log says why)")
         case .some(.success):
-            break
+            if let storage {
+                database = Check(
+                    ok: false,
+                    reason: "writes refused since \(ISO8601DateFormatter().string(from: storage.since)) "
+                        + "(\(storage.failures) so far, the last: \(storage.what)): \(storage.fault)")
+            }
         }
         let elapsed = ContinuousClock.now - started
         // Milliseconds, to the microsecond.

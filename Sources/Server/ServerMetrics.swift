@@ -31,6 +31,8 @@ package final class ServerMetrics: Sendable {
     private let pacedWaits: Prometheus.Gauge
     private let queries: [String: Prometheus.Gauge]
     private let sourceReady: Prometheus.Gauge
+    private let storageWritable: Prometheus.Gauge
+    private let storageFailures: Prometheus.Gauge
     private let sourceLastSuccess: Prometheus.Gauge
     private let sourceRequests: [String: Prometheus.Gauge]
 
@@ -112,6 +114,12 @@ package final class ServerMetrics: Sendable {
                 help: "Keen API queries since start stopped at their time limit, or refused a turn (429).")
         }
         self.queries = queries
+        storageWritable = registry.makeGauge(
+            name: "nohit_storage_writable",
+            help: "1 when the database takes writes, 0 while it refuses them for a fault of the machine (a full disk).")
+        storageFailures = registry.makeGauge(
+            name: "nohit_storage_write_failures",
+            help: "Writes the database refused since start for a fault of the machine (a full disk, an I/O error).")
         sourceReady = registry.makeGauge(
             name: "nohit_source_ready",
             help:
@@ -139,8 +147,10 @@ package final class ServerMetrics: Sendable {
     package func scrape(
         board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate,
         stalls: StreamStallWatch? = nil, pacing: StreamPacing? = nil, analytics: AnalyticsQueries? = nil,
-        source: SourceStatus? = nil
+        source: SourceStatus? = nil, storage: StorageHealth? = nil
     ) async throws -> [UInt8] {
+        storageWritable.set(storage?.failing == nil ? 1.0 : 0.0)
+        storageFailures.set(Double(storage?.failures ?? 0))
         sourceReady.set((source?.ready ?? true) ? 1.0 : 0.0)
         sourceLastSuccess.set(source?.lastSuccess?.timeIntervalSince1970 ?? 0)
         for (outcome, gauge) in sourceRequests { gauge.set(Double(source?.requests[outcome] ?? 0)) }

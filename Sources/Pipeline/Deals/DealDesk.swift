@@ -3,6 +3,7 @@ import Deals
 import Foundation
 import Logging
 import Retrosheet
+import ServiceLifecycle
 import Storage
 
 /// The deals of the running service: evaluates each game the moment it is final (and again on a
@@ -210,9 +211,13 @@ package struct TodayAnswer: Sendable, Hashable {
 /// Hands each game's end (and a final game's re-scoring) to the deal desk.
 package struct DealConsumer: GameChangeConsumer {
     package let desk: DealDesk
+    /// A game's end the database refuses for a fault of the machine (a full disk) is tried again
+    /// until it is stored.
+    package let storage: StorageHealth
 
-    package init(desk: DealDesk) {
+    package init(desk: DealDesk, storage: StorageHealth = StorageHealth()) {
         self.desk = desk
+        self.storage = storage
     }
 
     package func consume(_ change: GameChange) async throws {
@@ -224,6 +229,8 @@ package struct DealConsumer: GameChangeConsumer {
             }
         }
         guard ends else { return }
-        try await desk.gameEnded(change.game, at: change.time)
+        try await storage.persist("a game's end for the deals", stopping: { Task.isShuttingDownGracefully }) {
+            try await desk.gameEnded(change.game, at: change.time)
+        }
     }
 }

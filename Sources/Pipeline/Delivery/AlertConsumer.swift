@@ -1,4 +1,6 @@
 import Foundation
+import ServiceLifecycle
+import Storage
 import Synchronization
 
 /// The moments of every game change, through the publisher: planned and written to the outbox
@@ -6,9 +8,13 @@ import Synchronization
 package struct AlertConsumer: GameChangeConsumer {
     package let publisher: MomentPublisher
     package let counts = Counts()
+    /// A moment the database refuses for a fault of the machine (a full disk) is tried again
+    /// until it is stored: the game waits for it, and no moment is passed over.
+    package let storage: StorageHealth
 
-    package init(publisher: MomentPublisher) {
+    package init(publisher: MomentPublisher, storage: StorageHealth = StorageHealth()) {
         self.publisher = publisher
+        self.storage = storage
     }
 
     /// What the publisher did so far.
@@ -33,9 +39,12 @@ package struct AlertConsumer: GameChangeConsumer {
 
     package func consume(_ change: GameChange) async throws {
         for moment in change.moments {
-            counts.add(
-                try await publisher.publish(moment, game: change.game.info, at: change.time), score: !moment.kind.isBid
-            )
+            let published = try await storage.persist(
+                "a moment and its alerts", stopping: { Task.isShuttingDownGracefully }
+            ) {
+                try await publisher.publish(moment, game: change.game.info, at: change.time)
+            }
+            counts.add(published, score: !moment.kind.isBid)
         }
     }
 }

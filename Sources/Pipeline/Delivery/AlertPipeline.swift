@@ -17,14 +17,18 @@ package struct AlertPipeline: Sendable {
     package let clock: any WallClock
     /// Each channel's wake signal (what the publisher signals when it queues deliveries).
     package let wakes: [ChannelKind: WakeSignal]
+    /// Whether the database takes writes, as the publisher and the dispatchers find it.
+    package let storage: StorageHealth
 
     package init(
         store: Store, channels: [any DeliveryChannel], clock: any WallClock,
         concurrency: Int = DispatchMachine.Settings().concurrency,
         staleAfter: TimeInterval = ProviderSettings.defaultStaleAfter, acknowledgementClock: (any WallClock)? = nil,
-        statistics: DeliveryStatistics = DeliveryStatistics(), logger: Logger = Logger(label: "nohit.pipeline")
+        statistics: DeliveryStatistics = DeliveryStatistics(), storage: StorageHealth = StorageHealth(),
+        logger: Logger = Logger(label: "nohit.pipeline")
     ) {
         self.store = store
+        self.storage = storage
         self.clock = clock
         self.statistics = statistics
         directory = DeviceDirectory(store: store)
@@ -39,7 +43,7 @@ package struct AlertPipeline: Sendable {
             dispatchers.append(
                 Dispatcher(
                     channel: channel, outbox: store, clock: clock, wake: wake, statistics: statistics,
-                    settings: settings, acknowledgementClock: acknowledgementClock, logger: logger))
+                    settings: settings, acknowledgementClock: acknowledgementClock, storage: storage, logger: logger))
         }
         self.dispatchers = dispatchers
         self.wakes = wakes

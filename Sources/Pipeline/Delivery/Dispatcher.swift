@@ -21,12 +21,16 @@ package struct Dispatcher: Sendable {
     /// When the latency of an acknowledgement is measured: wall time (the benchmark) or the
     /// pipeline's clock (replays).
     package let acknowledgementClock: any WallClock
+    /// Whether the database takes writes: a claim or an outcome it refuses for a fault of the
+    /// machine (a full disk) is tried again until it is stored, never dropped.
+    package let storage: StorageHealth
 
     /// `acknowledgementClock` defaults to `clock`.
     package init(
         channel: any DeliveryChannel, outbox: any OutboxStore, clock: any WallClock, wake: WakeSignal,
         statistics: DeliveryStatistics, settings: DispatchMachine.Settings = DispatchMachine.Settings(),
-        acknowledgementClock: (any WallClock)? = nil, logger: Logger = Logger(label: "nohit.dispatcher")
+        acknowledgementClock: (any WallClock)? = nil, storage: StorageHealth = StorageHealth(),
+        logger: Logger = Logger(label: "nohit.dispatcher")
     ) {
         self.channel = channel
         self.outbox = outbox
@@ -35,6 +39,7 @@ package struct Dispatcher: Sendable {
         self.statistics = statistics
         self.settings = settings
         self.acknowledgementClock = acknowledgementClock ?? clock
+        self.storage = storage
         self.logger = logger
     }
 
@@ -79,6 +84,7 @@ package struct Dispatcher: Sendable {
     package func run(stop: StopSignal = StopSignal()) async throws {
         let kind = channel.kind
         let inbox = Inbox()
+        let storage = storage
         var machine = DispatchMachine(settings: settings, start: .now)
         try await withThrowingTaskGroup(of: Event.self) { group in
             /// Carries out the machine's actions; returns false when it finished.
@@ -87,7 +93,12 @@ package struct Dispatcher: Sendable {
                     switch action {
                     case .claim(let limit):
                         let now = clock.now()
-                        group.addTask { .claimed(try await outbox.claim(channel: kind, now: now, limit: limit)) }
+                        group.addTask {
+                            .claimed(
+                                try await storage.persist("a claim of deliveries", stopping: { stop.isRequested }) {
+                                    try await outbox.claim(channel: kind, now: now, limit: limit)
+                                })
+                        }
                     case .send(let first, let claimed):
                         let deliveries = claimed.map {
                             OutboundDelivery(
@@ -103,7 +114,9 @@ package struct Dispatcher: Sendable {
                             "delivery leases may have lapsed (renewals late or failing); giving the deliveries back",
                             metadata: ["channel": "\(kind)", "deliveries": "\(ids.count)"])
                         group.addTask {
-                            try await outbox.release(ids)
+                            try await storage.persist("deliveries given back", stopping: { stop.isRequested }) {
+                                try await outbox.release(ids)
+                            }
                             return .sent
                         }
                     case .listen:
@@ -113,12 +126,16 @@ package struct Dispatcher: Sendable {
                         }
                     case .record(let results):
                         group.addTask {
-                            try await outbox.complete(results)
+                            try await storage.persist("delivery outcomes", stopping: { stop.isRequested }) {
+                                try await outbox.complete(results)
+                            }
                             return .recorded
                         }
                     case .idle:
                         // Everything sent is recorded. Sleep until the next due row or a wake.
-                        let due = try await outbox.nextDue(channel: kind)
+                        let due = try await storage.persist("the next due time", stopping: { stop.isRequested }) {
+                            try await outbox.nextDue(channel: kind)
+                        }
                         machine.woke()
                         if let due, due <= clock.now() { return true }
                         if stop.isRequested { return true }
@@ -136,8 +153,12 @@ package struct Dispatcher: Sendable {
                         guard let event = try await group.next() else { return true }
                         try await take(event)
                     case .finish(let results, let release):
-                        try await outbox.complete(results)
-                        try await outbox.release(release)
+                        try await storage.persist("delivery outcomes", stopping: { stop.isRequested }) {
+                            try await outbox.complete(results)
+                        }
+                        try await storage.persist("deliveries given back", stopping: { stop.isRequested }) {
+                            try await outbox.release(release)
+                        }
                         return false
                     }
                 }

@@ -60,7 +60,13 @@ package struct FeedbackHook: Service {
         do {
             try await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
-                    try await sendDue()
+                    do {
+                        try await sendDue()
+                    } catch {
+                        // A full disk: what is not marked sent is sent again at the next look.
+                        guard let fault = StorageFault(error) else { throw error }
+                        logger.warning("the feedback hook waits for the database: \(fault)")
+                    }
                     try await Task.sleep(for: interval)
                 }
             }

@@ -27,11 +27,17 @@ package struct AnalyticsAPI: Sendable {
     /// Ad-hoc results kept for queries that name a `max_age`.
     let resultCache = QueryResultCache()
     package var logger = Logger(label: "nohit.analytics")
+    /// Where a write refused for a fault of the machine (a full disk) is noted (`/readyz`).
+    let storage: StorageHealth
 
-    package init(store: any AnalyticsStore, clock: any WallClock, queries: AnalyticsQueries = AnalyticsQueries()) {
+    package init(
+        store: any AnalyticsStore, clock: any WallClock, queries: AnalyticsQueries = AnalyticsQueries(),
+        storage: StorageHealth = StorageHealth()
+    ) {
         self.store = store
         self.clock = clock
         self.queries = queries
+        self.storage = storage
         let limits = queries.limits
         func limiter(_ perMinute: Int) -> RateLimiter {
             RateLimiter(perMinute: perMinute, burst: max(1, perMinute / 6))
@@ -401,6 +407,19 @@ package struct AnalyticsAPI: Sendable {
             return response
         } catch let error as StoreError {
             return Self.response(.badRequest, body: KeenError(status: 400, code: "BadRequestError", "\(error)").body)
+        } catch let error where StorageFault(error) != nil {
+            // Nothing of the request was stored (its transaction was rolled back): refused, never
+            // acknowledged, so the client sends it again.
+            let fault = StorageFault(error)!
+            storage.failed(fault, what: "an analytics request's writes")
+            var response = Self.response(
+                .serviceUnavailable,
+                body: KeenError(
+                    status: 503, code: "ServiceUnavailableError",
+                    "the server cannot store this now: \(fault); nothing of this request was stored, send it again later"
+                ).body)
+            response.headers[.retryAfter] = "30"
+            return response
         } catch let error as any HTTPResponseError {
             return Self.response(
                 error.status, body: KeenError(status: error.status.code, code: "BadRequestError", "\(error)").body)
