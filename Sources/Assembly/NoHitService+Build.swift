@@ -46,10 +46,11 @@ extension NoHitService {
         case .driven(let clock):
             return (clock, clock as? ManualWallClock, nil)
         case .statsAPI(let statsAPI):
-            let clock = SystemWallClock()
+            // Due times, staleness and the poller's waits on a clock the system's steps do not move.
+            let clock = SteadyWallClock.process
             // One run for every instance following the same Stats API on this database.
             let run = try await store.coordination?.joinRun(
-                key: "statsapi \(statsAPI.url)", epoch: Date().timeIntervalSince1970, notBefore: .distantPast)
+                key: "statsapi \(statsAPI.url)", epoch: clock.now().timeIntervalSince1970, notBefore: .distantPast)
             return (clock, nil, run)
         case .replay(let replay):
             let firstPitch = replay.games.map(\.start).min() ?? Date()
@@ -67,9 +68,10 @@ extension NoHitService {
             // a later start plays the day again in a new run (moments already stored send nothing).
             let lastEnd = replay.games.map(\.end).max() ?? firstPitch
             let length = lastEnd.timeIntervalSince(virtualStart) / replay.speed
+            let now = SteadyWallClock.process.now()
             let run = try await coordination.joinRun(
-                key: "replay \(replay.date) x\(replay.speed)", epoch: Date().timeIntervalSince1970,
-                notBefore: Date().addingTimeInterval(-length - 60))
+                key: "replay \(replay.date) x\(replay.speed)", epoch: now.timeIntervalSince1970,
+                notBefore: now.addingTimeInterval(-length - 60))
             let clock = ScaledWallClock(
                 virtualStart: virtualStart, speed: replay.speed, realStart: Date(timeIntervalSince1970: run.epoch))
             return (clock, nil, run)

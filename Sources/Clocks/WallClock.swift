@@ -91,26 +91,29 @@ package final class ManualWallClock: WallClock {
 }
 
 /// Replay time: a virtual clock that starts at `virtualStart` and runs `speed` times faster than
-/// real time.
+/// real time, measured on a steady clock (a step of the system's clock moves no replay).
 package struct ScaledWallClock: WallClock {
     package let virtualStart: Date
     package let realStart: Date
     package let speed: Double
+    /// The real time it runs on.
+    package let base: SteadyWallClock
 
-    package init(virtualStart: Date, speed: Double, realStart: Date = Date()) {
+    /// `realStart`: the real time `virtualStart` is at (default: now).
+    package init(virtualStart: Date, speed: Double, realStart: Date? = nil, base: SteadyWallClock = .process) {
         self.virtualStart = virtualStart
-        self.realStart = realStart
+        self.base = base
+        self.realStart = realStart ?? base.now()
         self.speed = max(speed, 0.001)
     }
 
     package func now() -> Date {
-        virtualStart.addingTimeInterval(Date().timeIntervalSince(realStart) * speed)
+        virtualStart.addingTimeInterval(base.now().timeIntervalSince(realStart) * speed)
     }
 
     package func sleep(until date: Date) async throws {
         let real = realStart.addingTimeInterval(date.timeIntervalSince(virtualStart) / speed)
-        let interval = real.timeIntervalSinceNow
-        if interval > 0 { try await Task.sleep(for: .seconds(interval)) }
+        try await base.sleep(until: real)
     }
 }
 

@@ -1,3 +1,4 @@
+import Clocks
 import CoreMetrics
 import Foundation
 import Prometheus
@@ -33,6 +34,7 @@ package final class ServerMetrics: Sendable {
     private let sourceReady: Prometheus.Gauge
     private let storageWritable: Prometheus.Gauge
     private let storageFailures: Prometheus.Gauge
+    private let clockStep: Prometheus.Gauge
     private let sourceLastSuccess: Prometheus.Gauge
     private let sourceRequests: [String: Prometheus.Gauge]
 
@@ -120,6 +122,11 @@ package final class ServerMetrics: Sendable {
         storageFailures = registry.makeGauge(
             name: "nohit_storage_write_failures",
             help: "Writes the database refused since start for a fault of the machine (a full disk, an I/O error).")
+        clockStep = registry.makeGauge(
+            name: "nohit_clock_step_seconds",
+            help:
+                "The system's wall clock less the service's steady one: how far the system clock was stepped since "
+                + "the start (retries, staleness and replays keep the steady clock; a restart takes the new time).")
         sourceReady = registry.makeGauge(
             name: "nohit_source_ready",
             help:
@@ -150,6 +157,7 @@ package final class ServerMetrics: Sendable {
         source: SourceStatus? = nil, storage: StorageHealth? = nil
     ) async throws -> [UInt8] {
         storageWritable.set(storage?.failing == nil ? 1.0 : 0.0)
+        clockStep.set(SteadyWallClock.process.systemOffset)
         storageFailures.set(Double(storage?.failures ?? 0))
         sourceReady.set((source?.ready ?? true) ? 1.0 : 0.0)
         sourceLastSuccess.set(source?.lastSuccess?.timeIntervalSince1970 ?? 0)

@@ -101,6 +101,17 @@ import Testing
         #expect(limiter.take("a", now: start.addingTimeInterval(11)) == nil)
     }
 
+    /// A clock stepped back an hour holds nobody for the hour: the bucket's time follows it.
+    @Test func aRateLimiterIsNotHeldByAClockSteppedBack() {
+        let limiter = RateLimiter(perMinute: 6, burst: 1)
+        let start = Date(timeIntervalSince1970: 7200)
+        #expect(limiter.take("a", now: start) == nil)
+        #expect(limiter.take("a", now: start) == 10)
+        let stepped = start.addingTimeInterval(-3600)
+        #expect(limiter.take("a", now: stepped) == 10)
+        #expect(limiter.take("a", now: stepped.addingTimeInterval(10)) == nil)
+    }
+
     // MARK: Through a real socket
 
     /// Sends `bytes` on a new connection to `port` and returns what came back before the server

@@ -1,4 +1,5 @@
 import Analytics
+import Clocks
 import Foundation
 import Hummingbird
 import NIOCore
@@ -14,7 +15,7 @@ extension AnalyticsAPI {
     /// to the key: the web app's is public), so one that sends such batches again and again is
     /// refused before its bodies are read.
     func tooManyEvents(_ total: Int, client: String) -> KeenError {
-        eventsPerClient.charge(client, cost: Double(total), now: Date())
+        eventsPerClient.charge(client, cost: Double(total), now: SteadyWallClock.process.now())
         return KeenError.tooLarge(
             "a batch holds at most \(limits.maximumBatchEvents) events, not \(total); send them in several batches")
     }
@@ -75,7 +76,7 @@ extension AnalyticsAPI {
     /// rate is refused before its body is read).
     func checkWriteRoom(_ key: AnalyticsKey, _ request: Request, _ context: APIRequestContext) throws -> String {
         let client = context.client
-        let now = Date()
+        let now = SteadyWallClock.process.now()
         if let wait = eventsPerKey.waitForRoom(key.rateKey, now: now) ?? eventsPerClient.waitForRoom(client, now: now) {
             Self.closeAfterAnswer(request, context)
             throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey, wait: wait)
@@ -85,7 +86,7 @@ extension AnalyticsAPI {
 
     /// Takes `count` events from the key's and the client's allowances, or refuses them all.
     func takeWrites(_ count: Int, key: AnalyticsKey, client: String) throws {
-        let now = Date()
+        let now = SteadyWallClock.process.now()
         if let wait = eventsPerClient.take(client, cost: Double(count), now: now) {
             throw Self.overRate("events", limits.eventsPerMinutePerClient, limits.eventsPerMinutePerKey, wait: wait)
         }

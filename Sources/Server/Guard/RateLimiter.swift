@@ -5,6 +5,10 @@ import Synchronization
 /// `60 / perMinute` seconds): what keeps one anonymous client from registering devices by the
 /// thousand. Buckets of clients not heard from for ten minutes are forgotten; at most `clients`
 /// buckets are kept (the oldest forgotten first), so the limiter's memory is bounded too.
+///
+/// Times come from a steady clock (``SteadyWallClock``); one that is stepped back anyway (a test's,
+/// or a wall clock) takes a bucket's time back with it, so a client is never held for the length
+/// of the step.
 package final class RateLimiter: Sendable {
     package let perMinute: Double
     package let burst: Double
@@ -72,6 +76,7 @@ package final class RateLimiter: Sendable {
             }
         }
         guard var bucket = buckets[client] else { return Bucket(tokens: burst, updated: now) }
+        // A clock stepped back: no refill for the step, and the bucket's time follows it.
         let refill = max(0, now.timeIntervalSince(bucket.updated)) * perMinute / 60
         bucket.tokens = min(burst, bucket.tokens + refill)
         bucket.updated = now
