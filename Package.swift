@@ -122,7 +122,7 @@ let package = Package(
             dependencies: [
                 "JSON", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                "Alerts", "Analytics", "Baseball", .product(name: "GRDB", package: "GRDB.swift"),
+                "Alerts", "Analytics", "Baseball", "Clocks", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -102,7 +102,11 @@ extension NoHitService {
             store: database, channels: delivery.channels?.channels ?? [], clock: clock,
             concurrency: settings.delivery.concurrency,
             staleAfter: settings.delivery.providers?.staleAfter ?? ProviderSettings.defaultStaleAfter,
-            statistics: statistics, storage: StorageHealth(logger: logger), logger: logger)
+            statistics: statistics,
+            // PostgreSQL: a call in flight when the server went away may never answer; it counts
+            // as the database unreachable after 30 s and is made again.
+            storage: StorageHealth(logger: logger, attemptLimit: opened.coordination == nil ? nil : .seconds(30)),
+            logger: logger)
         let alerts = AlertConsumer(publisher: pipeline.publisher, storage: pipeline.storage)
         let places = settings.retrosheetPlaces
         let deals = DealDesk(

@@ -1,16 +1,21 @@
 import GRDB
+import PostgresNIO
 
 /// A write the database could not make for a reason of the machine, not of the request: the disk
-/// holding it is full, or the disk failed a read or write. The transaction was rolled back, so
-/// nothing of it is stored, and the same write may succeed once the operator has mended the
-/// machine: the service's loops wait and try it again (they never pass over what they could not
-/// store), and the API refuses the request with 503 instead of acknowledging it.
+/// holding it is full, the disk failed a read or write, or (PostgreSQL) the server cannot be
+/// reached or is restarting. The same write may succeed once the machine is mended: the service's
+/// loops wait and try it again (they never pass over what they could not store; each of their
+/// writes may be made twice, as a connection lost during a commit may have committed it), and the
+/// API refuses the request with 503 instead of acknowledging it.
 package struct StorageFault: Error, Sendable, Hashable, CustomStringConvertible {
     package enum Kind: String, Sendable, Hashable {
         /// SQLite's `SQLITE_FULL`: no room left on the disk (or the database's page limit).
         case diskFull = "disk-full"
         /// SQLite's `SQLITE_IOERR` and its extended codes: the operating system failed a read or write.
         case ioError = "io-error"
+        /// PostgreSQL: the connection was lost or refused, or the server is shutting down,
+        /// starting, or out of connections.
+        case unreachable
     }
 
     package var kind: Kind
@@ -29,12 +34,37 @@ package struct StorageFault: Error, Sendable, Hashable, CustomStringConvertible 
             self = fault
             return
         }
+        if let error = error as? PSQLError {
+            self.init(postgres: error)
+            return
+        }
         guard let error = error as? DatabaseError else { return nil }
         let detail = "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "no message")"
         switch error.resultCode {
         case .SQLITE_FULL: self.init(.diskFull, detail: detail)
         case .SQLITE_IOERR: self.init(.ioError, detail: detail)
         default: return nil
+        }
+    }
+
+    private init?(postgres error: PSQLError) {
+        switch error.code {
+        case .serverClosedConnection, .connectionError, .uncleanShutdown:
+            self.init(.unreachable, detail: "\(error.code)" + (error.underlying.map { ": \($0)" } ?? ""))
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let detail = (error.serverInfo?[.message] ?? "no message") + " (SQLSTATE \(state))"
+            switch state {
+            // disk_full, io_error
+            case "53100": self.init(.diskFull, detail: detail)
+            case "58030": self.init(.ioError, detail: detail)
+            // Connection exceptions; admin, crash shutdown, cannot connect now; too many connections.
+            case _ where state.hasPrefix("08"), "57P01", "57P02", "57P03", "53300":
+                self.init(.unreachable, detail: detail)
+            default: return nil
+            }
+        default:
+            return nil
         }
     }
 
@@ -45,6 +75,8 @@ package struct StorageFault: Error, Sendable, Hashable, CustomStringConvertible 
             "the disk holding the database is full (\(detail)): nothing more can be stored until space is freed"
         case .ioError:
             "the disk holding the database failed a write (\(detail)): nothing more can be stored until it is mended"
+        case .unreachable:
+            "the database cannot be reached (\(detail)): nothing more can be stored until it answers again"
         }
     }
 }

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Logging
 import Synchronization
@@ -38,12 +39,17 @@ package final class StorageHealth: Sendable {
     /// The first wait before a write is tried again, and the longest.
     let firstWait: Duration
     let longestWait: Duration
+    /// How long one attempt may take before it counts as a fault (the database not answering)
+    /// and is tried again, or nil for no limit. For PostgreSQL: a call in flight when the server
+    /// went away has been seen never to return; the attempt left behind holds its connection.
+    let attemptLimit: Duration?
 
     package init(
         logger: Logger = Logger(label: "nohit.storage"), forgetAfter: Duration = .seconds(60),
-        firstWait: Duration = .milliseconds(250), longestWait: Duration = .seconds(5)
+        firstWait: Duration = .milliseconds(250), longestWait: Duration = .seconds(5), attemptLimit: Duration? = nil
     ) {
         self.logger = logger
+        self.attemptLimit = attemptLimit
         self.forgetAfter = forgetAfter
         self.firstWait = firstWait
         self.longestWait = longestWait
@@ -106,22 +112,32 @@ package final class StorageHealth: Sendable {
     /// cancellation while it waits. Once `stopping` says the service is stopping, a fault is thrown
     /// instead of waited out: what could not be stored is left as it is in the database (a
     /// delivery in flight is sent again at the next start, with the same ids).
-    package func persist<T>(
-        _ what: String, stopping: () -> Bool = { false }, _ write: () async throws -> T
+    package func persist<T: Sendable>(
+        _ what: String, stopping: () -> Bool = { false }, _ write: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         var wait = firstWait
         while true {
             do {
-                let value = try await write()
+                let value = try await attempt(write)
                 succeeded()
                 return value
             } catch {
                 guard let fault = StorageFault(error) else { throw error }
                 failed(fault, what: what)
+                logger.debug("trying again", metadata: ["what": "\(what)", "fault": "\(fault)"])
                 if stopping() { throw fault }
                 try await Task.sleep(for: wait)
                 wait = min(wait * 2, longestWait)
             }
         }
+    }
+
+    /// One attempt of `write`, within `attemptLimit` if there is one.
+    private func attempt<T: Sendable>(_ write: @escaping @Sendable () async throws -> T) async throws -> T {
+        guard let attemptLimit else { return try await write() }
+        guard let result = await Deadline.result(within: attemptLimit, write) else {
+            throw StorageFault(.unreachable, detail: "no answer within \(attemptLimit)")
+        }
+        return try result.get()
     }
 }

@@ -103,7 +103,7 @@ package struct GameLogReader: Service {
                 if Task.isCancelled { return }
                 logger.warning(
                     "listening for the game log failed; polling until it listens again",
-                    metadata: ["error": "\(error)"])
+                    metadata: ["error": "\(PostgresStore.describe(error))"])
             }
             try? await Task.sleep(for: .seconds(1))
         }
@@ -119,7 +119,9 @@ package struct GameLogReader: Service {
             } catch {
                 // The database may come back; nothing was applied, so nothing is lost.
                 try Task.checkCancellation()
-                logger.warning("reading the game log failed; trying again", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "reading the game log failed; trying again", metadata: ["error": "\(PostgresStore.describe(error))"]
+                )
                 try await Task.sleep(for: .seconds(1))
                 continue
             }

@@ -53,7 +53,7 @@ package struct InstanceService: Service {
         } catch {
             logger.warning(
                 "could not give up the games; other instances take them once the leases lapse",
-                metadata: ["error": "\(error)"])
+                metadata: ["error": "\(PostgresStore.describe(error))"])
         }
     }
 
@@ -61,7 +61,8 @@ package struct InstanceService: Service {
         do {
             try await leases.maintain()
         } catch {
-            logger.warning("heartbeat or game lease renewal failed", metadata: ["error": "\(error)"])
+            logger.warning(
+                "heartbeat or game lease renewal failed", metadata: ["error": "\(PostgresStore.describe(error))"])
         }
         do {
             let report = try await outbox.maintainLeases(now: clock.now())
@@ -75,7 +76,7 @@ package struct InstanceService: Service {
                     ])
             }
         } catch {
-            logger.warning("delivery lease renewal failed", metadata: ["error": "\(error)"])
+            logger.warning("delivery lease renewal failed", metadata: ["error": "\(PostgresStore.describe(error))"])
         }
         // A retry another instance scheduled, or rows taken back: an idle dispatcher looks again.
         for wake in wakes.values { wake.signal() }
@@ -89,7 +90,9 @@ package struct InstanceService: Service {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("listening for deliveries failed; listening again", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "listening for deliveries failed; listening again",
+                    metadata: ["error": "\(PostgresStore.describe(error))"])
             }
             try? await Task.sleep(for: .seconds(1))
         }

@@ -1,6 +1,7 @@
 import Baseball
 import Foundation
 import Logging
+import Storage
 
 /// A live source's view of the games when several instances share them (`nohit serve --source
 /// statsapi` on PostgreSQL): the games it says are those this instance holds (``GameLeases``), and
@@ -24,7 +25,9 @@ package struct SharedGames: GameClaims, GameFeedSink {
         do {
             return try await claimOrThrow(gameID)
         } catch {
-            logger.warning("asking for a game failed", metadata: ["game.id": "\(gameID)", "error": "\(error)"])
+            logger.warning(
+                "asking for a game failed",
+                metadata: ["game.id": "\(gameID)", "error": "\(PostgresStore.describe(error))"])
             await log.drop(gameID)
             await leases.lost(gameID)
             return .elsewhere
@@ -60,7 +63,9 @@ package struct SharedGames: GameClaims, GameFeedSink {
             try await leases.giveBack(gameID, over: true)
         } catch {
             // Its lease lapses instead.
-            logger.warning("giving back a game failed", metadata: ["game.id": "\(gameID)", "error": "\(error)"])
+            logger.warning(
+                "giving back a game failed",
+                metadata: ["game.id": "\(gameID)", "error": "\(PostgresStore.describe(error))"])
         }
     }
 
@@ -74,7 +79,9 @@ package struct SharedGames: GameClaims, GameFeedSink {
                 await leases.lost(gameID)
             }
         } catch {
-            logger.warning("saying a game's item failed", metadata: ["game.id": "\(gameID)", "error": "\(error)"])
+            logger.warning(
+                "saying a game's item failed",
+                metadata: ["game.id": "\(gameID)", "error": "\(PostgresStore.describe(error))"])
             await log.drop(gameID)
             await leases.lost(gameID)
         }

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import Logging
 import ServiceLifecycle
+import Storage
 
 /// A past day's games said by several instances sharing the store, on a clock they share (the
 /// run's): each game by the one instance holding its lease, into the shared game log, from where
@@ -78,7 +79,8 @@ package struct SharedReplaySource: Service {
                 // The database may come back: the game is taken up again from the log.
                 try Task.checkCancellation()
                 logger.warning(
-                    "following the game failed; trying again", metadata: ["game.id": "\(gameID)", "error": "\(error)"])
+                    "following the game failed; trying again",
+                    metadata: ["game.id": "\(gameID)", "error": "\(PostgresStore.describe(error))"])
                 await log.drop(gameID)
                 await leases.lost(gameID)
                 try await Task.sleep(for: scan)
@@ -112,7 +114,15 @@ package struct SharedReplaySource: Service {
                 break
             }
             // Not held any more (its lease lapsed and another instance took it): back to waiting.
-            guard try await log.say(entry.item, gameID: gameID, at: entry.time) else { break }
+            // A write that never answers (seen when PostgreSQL went away under it) is given up after
+            // a lease and a half, when another instance may hold the game anyway: said again, or not.
+            let log = log
+            guard
+                let said = await Deadline.result(
+                    within: .milliseconds(Int64(leases.leaseSeconds * 1500)),
+                    { try await log.say(entry.item, gameID: gameID, at: entry.time) })
+            else { throw StorageFault(.unreachable, detail: "the game log's write did not answer") }
+            guard try said.get() else { break }
             progress.said(entry)
             index += 1
         }
