@@ -1,7 +1,7 @@
 import Foundation
 
 /// Wall time that never steps: the system's wall time when the clock was made, advanced by
-/// CLOCK_MONOTONIC since. What the service measures with it — when a retry is due, when an alert
+/// CLOCK_BOOTTIME since (the monotonic clock, counting time the machine was suspended). What the service measures with it — when a retry is due, when an alert
 /// goes stale, how far a replayed day has played, a client's rate — is unchanged when the system's
 /// clock is stepped (by hand, or by an NTP daemon correcting a large error); NTP's gradual
 /// corrections slew the monotonic clock too, so it keeps pace with the system's between steps.
@@ -22,7 +22,7 @@ package struct SteadyWallClock: WallClock {
     /// `wall` and `monotonic` are the system's clocks (tests give their own, to step one).
     package init(
         wall: @escaping @Sendable () -> Date = { Date() },
-        monotonic: @escaping @Sendable () -> Int64 = { MonotonicClock.nanoseconds() }
+        monotonic: @escaping @Sendable () -> Int64 = { MonotonicClock.bootNanoseconds() }
     ) {
         self.wall = wall
         self.monotonic = monotonic
@@ -34,7 +34,7 @@ package struct SteadyWallClock: WallClock {
         anchorWall.addingTimeInterval(Double(monotonic() - anchorMonotonic) / 1e9)
     }
 
-    /// Waits on the monotonic clock (`Task.sleep`'s) for as long as `date` is ahead of `now()`.
+    /// Waits (`Task.sleep`, on the continuous clock) for as long as `date` is ahead of `now()`.
     package func sleep(until date: Date) async throws {
         let interval = date.timeIntervalSince(now())
         if interval > 0 { try await Task.sleep(for: .seconds(interval)) }

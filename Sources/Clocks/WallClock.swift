@@ -126,4 +126,12 @@ package enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
+
+    /// Nanoseconds since boot, suspended time included (CLOCK_BOOTTIME): a machine that slept has
+    /// moved on by as long.
+    package static func bootNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
 }

@@ -49,8 +49,9 @@ package struct APIServer: Sendable {
         // Requests by endpoint, method and status, and their durations (through the process's
         // metrics system, which `nohit serve` bootstraps with the metrics' factory).
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: StorageFaultMiddleware(health: options.storage))
         if !options.webOrigins.isEmpty { router.add(middleware: WebOriginsMiddleware(origins: options.webOrigins)) }
+        // Inside the web origins': a refusal carries their headers, so a page reads it.
+        router.add(middleware: StorageFaultMiddleware(health: options.storage))
         if let publicFolder = options.publicFolder {
             router.add(middleware: FileMiddleware(publicFolder, searchForIndexHtml: true))
         }

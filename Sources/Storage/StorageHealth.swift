@@ -112,14 +112,18 @@ package final class StorageHealth: Sendable {
     /// cancellation while it waits. Once `stopping` says the service is stopping, a fault is thrown
     /// instead of waited out: what could not be stored is left as it is in the database (a
     /// delivery in flight is sent again at the next start, with the same ids).
+    ///
+    /// `isWrite` false: a read made through the same waits (it says nothing of whether the
+    /// database takes writes, so it ends no spell of failures).
     package func persist<T: Sendable>(
-        _ what: String, stopping: () -> Bool = { false }, _ write: @escaping @Sendable () async throws -> T
+        _ what: String, isWrite: Bool = true, stopping: () -> Bool = { false },
+        _ write: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         var wait = firstWait
         while true {
             do {
                 let value = try await attempt(write)
-                succeeded()
+                if isWrite { succeeded() }
                 return value
             } catch {
                 guard let fault = StorageFault(error) else { throw error }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Assembly
+import Clocks
 import Configuration
 import Metrics
 import UnixSignals
@@ -125,7 +126,15 @@ struct ServeCommand: AsyncParsableCommand {
     {
         let run = service.pipeline.statistics.snapshot
         let published = service.alerts.counts.value
-        let outbox = try await service.store.store.outboxCounts()
+        // The database may be gone (a full disk takes reads; PostgreSQL stopped does not): the summary
+        // is said without the outbox then.
+        let store = service.store.store
+        let counts = await Deadline.result(within: .seconds(5)) { try await store.outboxCounts() }
+        guard case .success(let outbox) = counts else {
+            return "nohit: stopped\(signal.map { " by \($0)" } ?? ""): \(published.moments) moments, "
+                + "\(published.deliveries) alerts planned; \(run.delivered) delivered, \(run.failed) failed; the "
+                + "outbox could not be read (the database did not answer): what it holds is sent at the next start\n"
+        }
         let seconds = Int(elapsed.components.seconds)
         let time =
             seconds < 60

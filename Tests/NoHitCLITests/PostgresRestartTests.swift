@@ -131,7 +131,9 @@ extension OperatorCLITests {
         #expect(server.terminationStatus == 0, "\(log)")
         let summary = try #require(
             log.firstMatch(of: /(\d+) moments \(\d+ new\), (\d+) alerts planned; (\d+) delivered, 0 failed/), "\(log)")
-        #expect(summary.1 == "19" && summary.2 == summary.3 && Int(summary.2)! > 0, "\(log)")
+        // Delivered may exceed planned: a moment whose record committed as its connection dropped is
+        // found stored when made again, and counted as planned once only.
+        #expect(summary.1 == "19" && Int(summary.3)! >= Int(summary.2)! && Int(summary.2)! > 0, "\(log)")
         #expect(log.contains("nohit: left nothing to send: the outbox is empty"), "\(log)")
         print("PostgreSQL restarted under serve: /readyz said \(degraded.prefix(160)); \(summary.0)")
     }

@@ -1,8 +1,9 @@
 import Alerts
 import Foundation
-import Storage
 import TestSupport
 import Testing
+
+@testable import Storage
 
 /// What only the PostgreSQL store does: migrations once for instances starting together, rows
 /// claimed by several instances without overlap, leases that lapse and are taken back, and one
@@ -116,6 +117,36 @@ import Testing
             let owners = try await stores[0].outboxRows().compactMap(\.leaseOwner)
             #expect(
                 Set(owners) == Set(claims.enumerated().filter { !$0.element.isEmpty }.map { "instance-\($0.offset)" }))
+        }
+    }
+
+    /// A claim that committed but whose answer was lost (its connection dropped at the commit, or
+    /// the attempt was given up) is in no dispatcher's hands: the live instance does not renew its
+    /// rows, so their lease lapses and they are taken back in doubt and sent, not held for ever.
+    @Test func rowsOfAClaimWhoseAnswerWasLostAreNotRenewedForEver() async throws {
+        try await Self.withStores(1, leases: [1]) { stores in
+            let instance = stores[0]
+            let phones = (0..<3).map { _ in Fixtures.device(Fixtures.apns) }
+            try await instance.register(contentsOf: phones)
+            let moment = Fixtures.moment()
+            try await instance.record(
+                moment, payloads: Fixtures.payloads(moment), deliveries: Fixtures.deliveries(moment, to: phones))
+            let lost = try await instance.claim(channel: .apns, now: moment.occurredAt, limit: 2)
+            let kept = try await instance.claim(channel: .apns, now: moment.occurredAt, limit: 1)
+            #expect(lost.count == 2 && kept.count == 1)
+            // The first claim's answer never reached a dispatcher.
+            instance.held.withLock { $0.subtract(lost.map(\.id)) }
+            let deadline = ContinuousClock.now + .seconds(60)
+            var requeued: Set<UUID> = []
+            while !requeued.isSuperset(of: lost.map(\.id)) && ContinuousClock.now < deadline {
+                // Renewed every round: the held row's lease (it may lapse too on a loaded machine,
+                // whose rounds can take over its second); the lost rows' never.
+                requeued.formUnion(try await instance.maintainLeases(now: moment.occurredAt).requeued)
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(requeued.isSuperset(of: lost.map(\.id)))
+            let rows = Dictionary(uniqueKeysWithValues: try await instance.outboxRows().map { ($0.id, $0) })
+            #expect(lost.allSatisfy { rows[$0.id]?.state == 0 })
         }
     }
 

@@ -229,8 +229,13 @@ package struct DealConsumer: GameChangeConsumer {
             }
         }
         guard ends else { return }
-        try await storage.persist("a game's end for the deals", stopping: { Task.isShuttingDownGracefully }) {
-            try await desk.gameEnded(change.game, at: change.time)
+        do {
+            try await storage.persist("a game's end for the deals", stopping: { Task.isShuttingDownGracefully }) {
+                try await desk.gameEnded(change.game, at: change.time)
+            }
+        } catch is StorageFault {
+            // Stopping while the database takes nothing: the game's end is derived again at the next start.
+            throw CancellationError()
         }
     }
 }

@@ -39,10 +39,17 @@ package struct AlertConsumer: GameChangeConsumer {
 
     package func consume(_ change: GameChange) async throws {
         for moment in change.moments {
-            let published = try await storage.persist(
-                "a moment and its alerts", stopping: { Task.isShuttingDownGracefully }
-            ) {
-                try await publisher.publish(moment, game: change.game.info, at: change.time)
+            let published: MomentPublisher.Published
+            do {
+                published = try await storage.persist(
+                    "a moment and its alerts", stopping: { Task.isShuttingDownGracefully }
+                ) {
+                    try await publisher.publish(moment, game: change.game.info, at: change.time)
+                }
+            } catch is StorageFault {
+                // Stopping while the database takes nothing: the source stops here, as on any
+                // graceful stop; the moment is derived again at the next start.
+                throw CancellationError()
             }
             counts.add(published, score: !moment.kind.isBid)
         }

@@ -133,7 +133,9 @@ package struct Dispatcher: Sendable {
                         }
                     case .idle:
                         // Everything sent is recorded. Sleep until the next due row or a wake.
-                        let due = try await storage.persist("the next due time", stopping: { stop.isRequested }) {
+                        let due = try await storage.persist(
+                            "the next due time", isWrite: false, stopping: { stop.isRequested }
+                        ) {
                             try await outbox.nextDue(channel: kind)
                         }
                         machine.woke()
@@ -153,11 +155,21 @@ package struct Dispatcher: Sendable {
                         guard let event = try await group.next() else { return true }
                         try await take(event)
                     case .finish(let results, let release):
-                        try await storage.persist("delivery outcomes", stopping: { stop.isRequested }) {
-                            try await outbox.complete(results)
-                        }
-                        try await storage.persist("deliveries given back", stopping: { stop.isRequested }) {
-                            try await outbox.release(release)
+                        do {
+                            try await storage.persist("delivery outcomes", stopping: { stop.isRequested }) {
+                                try await outbox.complete(results)
+                            }
+                            try await storage.persist("deliveries given back", stopping: { stop.isRequested }) {
+                                try await outbox.release(release)
+                            }
+                        } catch let fault as StorageFault {
+                            // Stopping, and the database takes nothing: what was sent and not recorded
+                            // is in doubt, sent again at the next start with the same ids.
+                            logger.error(
+                                "stopping with outcomes not recorded: \(fault); they are sent again at the next start, with the same ids",
+                                metadata: [
+                                    "channel": "\(kind.rawValue)", "deliveries": "\(results.count + release.count)",
+                                ])
                         }
                         return false
                     }

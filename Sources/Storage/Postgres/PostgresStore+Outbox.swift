@@ -210,6 +210,7 @@ extension PostgresStore: OutboxStore {
         }
         let stamp = LeaseStamp(asked: asked, granted: .now)
         for index in claimed.indices { claimed[index].lease = stamp }
+        held.withLock { $0.formUnion(claimed.map(\.id)) }
         return claimed
     }
 
@@ -233,6 +234,9 @@ extension PostgresStore: OutboxStore {
 
     package func complete(_ results: [DeliveryResult]) async throws {
         guard !results.isEmpty else { return }
+        // Given back whether or not the write below is made: a row whose outcome is not recorded
+        // is not renewed, so it is taken back in doubt once its lease lapses.
+        held.withLock { $0.subtract(results.map(\.id)) }
         var finished = (ids: [UUID](), states: [Int16](), times: [Double](), reasons: [String]())
         var retries = (ids: [UUID](), due: [Double](), reasons: [String](), refreshed: [Bool]())
         var pruned = (devices: [UUID](), reasons: [String](), times: [Double]())
@@ -359,6 +363,7 @@ extension PostgresStore: OutboxStore {
 
     package func release(_ ids: [UUID]) async throws {
         guard !ids.isEmpty else { return }
+        held.withLock { $0.subtract(ids) }
         try await execute(
             """
             UPDATE outbox SET state = 0, attempts = attempts - 1, lease_owner = NULL, lease_expires = NULL
@@ -379,10 +384,12 @@ extension PostgresStore: OutboxStore {
         // Rows locked by an outcome being recorded are skipped (their lease is about to go): waiting
         // for them could deadlock with that transaction, which locks them in another order.
         let asked = ContinuousClock.now
+        let holding = Array(held.withLock { $0 })
         try await execute(
             """
             UPDATE outbox SET lease_expires = clock_timestamp() + make_interval(secs => \(leaseSeconds))
-            WHERE id IN (SELECT id FROM outbox WHERE state = 1 AND lease_owner = \(instanceID) FOR UPDATE SKIP LOCKED)
+            WHERE id IN (SELECT id FROM outbox WHERE state = 1 AND lease_owner = \(instanceID)
+                AND delivery_id = ANY(\(holding)) FOR UPDATE SKIP LOCKED)
             """)
         let half = Duration.milliseconds(Int64(leaseSeconds * 500))
         renewals.withLock { chain in

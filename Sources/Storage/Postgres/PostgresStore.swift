@@ -102,6 +102,11 @@ package final class PostgresStore: Sendable {
     /// This instance's renewals of its delivery leases that succeeded, each asked less than half
     /// a lease after the one before: when the first and the last were asked.
     let renewals = Mutex<(start: ContinuousClock.Instant, last: ContinuousClock.Instant)?>(nil)
+    /// The deliveries this store's claims handed out and no outcome or release has given back:
+    /// the only rows whose leases are renewed. A claim that committed but whose answer was lost
+    /// (the connection dropped at its commit) is in no dispatcher's hands: its rows are not renewed,
+    /// so their leases lapse and they are taken back in doubt and sent, rather than held for ever.
+    let held = Mutex<Set<UUID>>([])
 
     /// Payload bodies by id: a fan-out's rows share a handful.
     final class PayloadCache: Sendable {
