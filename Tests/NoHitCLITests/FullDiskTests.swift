@@ -24,6 +24,15 @@ extension OperatorCLITests {
             print("FullDiskTests skipped: a tmpfs in a mount namespace needs root, unshare and nsenter (CI runs it)")
             return
         }
+        // A container without the right to mount is told apart from a failure of the service.
+        let probe = try Executable.run(
+            "/usr/bin/unshare", ["--mount", "--propagation", "private", "/bin/sh", "-c", "mount -t tmpfs tmpfs /mnt"])
+        guard probe.status == 0 else {
+            print(
+                "FullDiskTests skipped: this machine does not let root mount a tmpfs in a namespace: \(probe.standardError)"
+            )
+            return
+        }
         let fake = try Executable.startCollecting(
             "nohit", ["fake-apns", "--port", "0", "--dir", path("fa")], until: "\"ca\"", keepRunning: true)
         let fakeProcess = try #require(fake.process, "fake-apns did not start: \(fake.output)")
