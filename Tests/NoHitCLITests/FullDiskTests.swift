@@ -11,7 +11,7 @@ import Testing
 #endif
 
 /// A full disk under SQLite (issue 57, item 2): `nohit serve` replays the bundled day to 200
-/// devices on the fake APNs with its data directory on a 32 MB tmpfs of its own (a mount
+/// devices on the fake APNs with its data directory on a 64 MB tmpfs of its own (a mount
 /// namespace the test makes), and the test fills that disk mid-day. Writes are refused with one
 /// clear message (503, never acknowledged), `/readyz` degrades and says why, the database stays
 /// whole, and once the filler is removed the service goes on by itself: every acknowledged event
@@ -33,48 +33,25 @@ extension OperatorCLITests {
             )
             return
         }
-        let fake = try Executable.startCollecting(
-            "nohit", ["fake-apns", "--port", "0", "--dir", path("fa")], until: "\"ca\"", keepRunning: true)
-        let fakeProcess = try #require(fake.process, "fake-apns did not start: \(fake.output)")
-        defer {
-            fakeProcess.terminate()
-            fakeProcess.waitUntilExit()
-        }
+        let fake = try await startFakeAPNs()
+        defer { Task { try? await fake.shutdown() } }
         let disk = path("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         let nohit = Executable.productsDirectory.appendingPathComponent("nohit").path
         let script = """
             set -e
-            mount -t tmpfs -o size=32m tmpfs "$1"
+            mount -t tmpfs -o size=64m tmpfs "$1"
             "$2" devices seed --count 200 --mix --data-dir "$1/data" >/dev/null
             exec "$2" serve --date 2020-08-25 --speed 600 --fake-apns "$3" --port 0 --data-dir "$1/data"
             """
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        server.arguments = [
-            "--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", disk, nohit, path("fa"),
-        ]
-        server.currentDirectoryURL = folder
-        let output = Pipe()
-        server.standardError = output
-        server.standardOutput = output
-        let said = Mutex("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            said.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-        }
-        try server.run()
-        defer {
-            if server.isRunning {
-                server.terminate()
-                server.waitUntilExit()
-            }
-        }
+        let server = try await ServedDay.start(
+            "/usr/bin/unshare",
+            ["--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", disk, nohit, path("fa")],
+            in: folder)
+        defer { server.terminateIfRunning() }
+        let address = server.address
         // The service's files as it sees them: through its own root, in its mount namespace.
-        let inside = "/proc/\(server.processIdentifier)/root\(disk)"
-        let address = try await eventually("the banner", within: 120) {
-            said.withLock { $0.firstMatch(of: /on (http:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) } }
-        }
+        let inside = "/proc/\(server.process.processIdentifier)/root\(disk)"
         let keys = try #require(
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: URL(fileURLWithPath: inside + "/data/web-analytics.json")))
@@ -93,10 +70,6 @@ extension OperatorCLITests {
                 http?.statusCode ?? 0, String(decoding: body, as: UTF8.self),
                 http?.value(forHTTPHeaderField: "Retry-After")
             )
-        }
-        func readiness() async throws -> (status: Int, body: String) {
-            let (body, response) = try await URLSession.shared.data(from: URL(string: address + "/readyz")!)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: body, as: UTF8.self))
         }
         var acknowledged = 0
         var n = 0
@@ -126,16 +99,16 @@ extension OperatorCLITests {
             let answer = try await post(n)
             if answer.status == 201 { acknowledged += 1 } else { refused = answer }
         }
-        let refusal = try #require(refused, "5,000 events stored on a full 32 MB disk")
+        let refusal = try #require(refused, "5,000 events stored on a full 64 MB disk")
         #expect(refusal.status == 503, "\(refusal.body)")
         #expect(refusal.retryAfter == "30")
         #expect(refusal.body.contains("the disk holding the database is full"), "\(refusal.body)")
         #expect(refusal.body.contains("nothing of this request was stored"), "\(refusal.body)")
         // Held full until the service's own writes have met it too (a moment, a claim, outcomes):
         // no more events meanwhile, so the reason names the last of those.
-        let degraded = try await eventually("/readyz degraded by the service's own writes", within: 120) {
+        let degraded = try await ServedDay.eventually("/readyz degraded by the service's own writes", within: 120) {
             () -> String? in
-            let answer = try await readiness()
+            let answer = await server.readiness()
             guard answer.status == 503, answer.body.contains("the disk holding the database is full") else {
                 return nil
             }
@@ -147,48 +120,39 @@ extension OperatorCLITests {
         #expect(degraded.contains(#""degraded":["database"]"#), "\(degraded)")
         // The database stays whole while its disk is full.
         let database = disk + "/data/nohit.sqlite"
-        #expect(try Self.integrity(database, of: server.processIdentifier) == "ok")
+        #expect(try Self.integrity(database, of: server.process.processIdentifier) == "ok")
 
         // Space returns: the service goes on by itself.
         try FileManager.default.removeItem(atPath: inside + "/filler")
-        _ = try await eventually("an event stored again", within: 60) { () -> Bool? in
+        _ = try await ServedDay.eventually("an event stored again", within: 60) { () -> Bool? in
             n += 1
             let answer = try await post(n)
             guard answer.status == 201 else { return nil }
             acknowledged += 1
             return true
         }
-        _ = try await eventually("/readyz ready again", within: 60) { try await readiness().status == 200 ? true : nil }
-        // The day played to its end, every alert sent.
-        let metrics = try await eventually("the day's end with an empty outbox", within: 300) { () -> String? in
-            let (body, _) = try await URLSession.shared.data(from: URL(string: address + "/metrics")!)
-            let text = String(decoding: body, as: UTF8.self)
-            let done = [
-                "nohit_games{status=\"final\"} 16.0", "nohit_outbox{state=\"pending\"} 0.0",
-                "nohit_outbox{state=\"sending\"} 0.0",
-            ].allSatisfy { text.contains($0 + "\n") }
-            return done ? text : nil
+        _ = try await ServedDay.eventually("/readyz ready again", within: 60) {
+            await server.readiness().status == 200 ? true : nil
         }
-        #expect(metrics.contains("nohit_storage_writable 1.0\n"), "\(metrics)")
-        #expect(metrics.firstMatch(of: /nohit_storage_write_failures ([1-9]\d*)\.0\n/) != nil)
+        // The day played to its end, every alert sent.
+        try await server.waitForTheDaysEnd()
+        #expect(try await server.metric("nohit_storage_writable") == 1)
+        #expect(try await server.metric("nohit_storage_write_failures") ?? 0 > 0)
         var count = URLRequest(
             url: URL(string: "\(address)/3.0/projects/\(project)/queries/count?event_collection=probe")!)
         count.setValue(keys["read_key"], forHTTPHeaderField: "Authorization")
         let (counted, _) = try await URLSession.shared.data(for: count)
         let result = try #require(try JSONSerialization.jsonObject(with: counted) as? [String: Any])
         #expect(result["result"] as? Int == acknowledged, "\(result); \(acknowledged) acknowledged of \(n) sent")
-        #expect(try Self.integrity(database, of: server.processIdentifier) == "ok")
+        #expect(try Self.integrity(database, of: server.process.processIdentifier) == "ok")
 
-        kill(server.processIdentifier, SIGINT)
-        try await Executable.onThread { server.waitUntilExit() }
-        let log = said.withLock { $0 }
-        #expect(server.terminationStatus == 0, "\(log)")
+        let log = try await server.stop()
+        #expect(server.process.terminationStatus == 0, "\(log)")
         #expect(log.contains("[Storage] cannot store "), "\(log)")
         #expect(log.contains("the disk holding the database is full (SQLite error 13"), "\(log)")
         #expect(log.contains("[Storage] the database takes writes again after "), "\(log)")
-        let summary = try #require(
-            log.firstMatch(of: /(\d+) moments \(\d+ new\), (\d+) alerts planned; (\d+) delivered, 0 failed/))
-        #expect(summary.1 == "19" && summary.2 == summary.3 && Int(summary.2)! > 0, "\(log)")
+        let summary = try #require(ServedDay.summary(log), "\(log)")
+        #expect(summary.moments == 19 && summary.planned == summary.delivered && summary.planned > 0, "\(log)")
         #expect(log.contains("nohit: left nothing to send: the outbox is empty"), "\(log)")
     }
 
@@ -204,21 +168,5 @@ extension OperatorCLITests {
             ])
         return check.status == 0
             ? check.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) : check.standardError
-    }
-
-    /// Asks `probe` until it answers (every 100 ms), failing after `within` seconds.
-    func eventually<T>(_ what: String, within seconds: Double, _ probe: () async throws -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if let value = try await probe() { return value }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw TestTimeout(what: what, seconds: seconds)
-    }
-
-    struct TestTimeout: Error, CustomStringConvertible {
-        var what: String
-        var seconds: Double
-        var description: String { "\(what) did not come within \(seconds) s" }
     }
 }

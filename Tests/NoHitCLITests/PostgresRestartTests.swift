@@ -29,7 +29,7 @@ extension OperatorCLITests {
             return
         }
         let clusterDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-pg-\(UUID())").path
-        let port = try Self.freePort()
+        let port = try ProxyTests.freePort()
         // initdb, then start/stop/sql as the postgres user.
         let control = """
             set -e
@@ -61,107 +61,48 @@ extension OperatorCLITests {
             try? FileManager.default.removeItem(atPath: clusterDirectory)
         }
         let database = "postgres://nohit@127.0.0.1:\(port)/nohit"
-        let fake = try Executable.startCollecting(
-            "nohit", ["fake-apns", "--port", "0", "--dir", path("fa")], until: "\"ca\"", keepRunning: true)
-        let fakeProcess = try #require(fake.process, "fake-apns did not start: \(fake.output)")
-        defer {
-            fakeProcess.terminate()
-            fakeProcess.waitUntilExit()
-        }
+        let fake = try await startFakeAPNs()
+        defer { Task { try? await fake.shutdown() } }
         let seeded = try nohit([
             "devices", "seed", "--count", "300", "--mix", "--database", database, "--data-dir", "d",
         ])
         #expect(seeded.status == 0, "\(seeded.standardError)")
 
-        let server = Process()
-        server.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
-        server.arguments = [
-            "serve", "--database", database, "--data-dir", path("d"), "--date", "2020-08-25", "--speed", "600",
-            "--fake-apns", path("fa"), "--port", "0",
-        ]
-        server.currentDirectoryURL = folder
-        let output = Pipe()
-        server.standardError = output
-        server.standardOutput = output
-        let said = Mutex("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            said.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-        }
-        try server.run()
-        defer {
-            if server.isRunning {
-                server.terminate()
-                server.waitUntilExit()
-            }
-        }
-        let address = try await eventually("the banner", within: 120) {
-            said.withLock { $0.firstMatch(of: /on (http:\/\/127\.0\.0\.1:\d+)/).map { String($0.1) } }
-        }
-        func readiness() async -> (status: Int, body: String) {
-            guard let (body, response) = try? await URLSession.shared.data(from: URL(string: address + "/readyz")!)
-            else { return (0, "") }
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: body, as: UTF8.self))
-        }
+        let server = try await ServedDay.start(
+            Executable.productsDirectory.appendingPathComponent("nohit").path,
+            [
+                "serve", "--database", database, "--data-dir", path("d"), "--date", "2020-08-25", "--speed", "600",
+                "--fake-apns", path("fa"), "--port", "0",
+            ], in: folder)
+        defer { server.terminateIfRunning() }
         // Mid-day: some moments are out.
-        _ = try await eventually("the first alerts", within: 120) { () -> Bool? in
-            let delivered = try await Self.metric(address, "nohit_outbox{state=\"delivered\"}") ?? 0
+        _ = try await ServedDay.eventually("the first alerts", within: 120) { () -> Bool? in
+            let delivered = try await server.metric("nohit_outbox{state=\"delivered\"}") ?? 0
             return delivered > 0 ? true : nil
         }
         try cluster("crash")
-        let degraded = try await eventually("/readyz degraded", within: 60) { () -> String? in
-            let answer = await readiness()
+        let degraded = try await ServedDay.eventually("/readyz degraded", within: 60) { () -> String? in
+            let answer = await server.readiness()
             return answer.status == 503 && answer.body.contains(#""degraded":["database"]"#) ? answer.body : nil
         }
-        #expect(server.isRunning, "\(said.withLock { $0 })")
+        #expect(server.process.isRunning, "\(server.log)")
         // Down for a while (the fault's length, not a wait for a result): the instance waits.
         try await Task.sleep(for: .seconds(5))
-        #expect(server.isRunning, "\(said.withLock { $0 })")
+        #expect(server.process.isRunning, "\(server.log)")
         try cluster("start")
-        _ = try await eventually("/readyz ready again", within: 120) { await readiness().status == 200 ? true : nil }
-        _ = try await eventually("the day's end with an empty outbox", within: 300) { () -> Bool? in
-            let final = try await Self.metric(address, "nohit_games{status=\"final\"}")
-            let pending = try await Self.metric(address, "nohit_outbox{state=\"pending\"}")
-            let sending = try await Self.metric(address, "nohit_outbox{state=\"sending\"}")
-            return final == 16 && pending == 0 && sending == 0 ? true : nil
+        _ = try await ServedDay.eventually("/readyz ready again", within: 120) {
+            await server.readiness().status == 200 ? true : nil
         }
-        kill(server.processIdentifier, SIGINT)
-        try await Executable.onThread { server.waitUntilExit() }
-        let log = said.withLock { $0 }
-        #expect(server.terminationStatus == 0, "\(log)")
-        let summary = try #require(
-            log.firstMatch(of: /(\d+) moments \(\d+ new\), (\d+) alerts planned; (\d+) delivered, 0 failed/), "\(log)")
+        try await server.waitForTheDaysEnd()
+        let log = try await server.stop()
+        #expect(server.process.terminationStatus == 0, "\(log)")
+        let summary = try #require(ServedDay.summary(log), "\(log)")
         // Delivered may exceed planned: a moment whose record committed as its connection dropped is
         // found stored when made again, and counted as planned once only.
-        #expect(summary.1 == "19" && Int(summary.3)! >= Int(summary.2)! && Int(summary.2)! > 0, "\(log)")
+        #expect(summary.moments == 19 && summary.delivered >= summary.planned && summary.planned > 0, "\(log)")
         #expect(log.contains("nohit: left nothing to send: the outbox is empty"), "\(log)")
-        print("PostgreSQL restarted under serve: /readyz said \(degraded.prefix(160)); \(summary.0)")
-    }
-
-    /// A gauge's value in the service's `/metrics`.
-    static func metric(_ address: String, _ series: String) async throws -> Double? {
-        let (body, _) = try await URLSession.shared.data(from: URL(string: address + "/metrics")!)
-        let text = String(decoding: body, as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(series + " ") }) else { return nil }
-        return Double(line.dropFirst(series.count + 1))
-    }
-
-    /// A loopback port nothing listens on now.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withUnsafeMutablePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(descriptor, $0, length) == 0, getsockname(descriptor, $0, &length) == 0 else {
-                    throw CocoaError(.fileWriteUnknown)
-                }
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        print(
+            "PostgreSQL restarted under serve: /readyz said \(degraded.prefix(160)); \(summary.planned) alerts "
+                + "planned, \(summary.delivered) delivered")
     }
 }

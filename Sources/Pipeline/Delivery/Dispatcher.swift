@@ -85,6 +85,22 @@ package struct Dispatcher: Sendable {
         let kind = channel.kind
         let inbox = Inbox()
         let storage = storage
+        let logger = logger
+        /// A write through the storage's waits. Stopping while the database takes nothing, it is
+        /// left undone and `undone` stands for its answer, so the dispatcher finishes: what was sent
+        /// and not recorded is in doubt, sent again at the next start with the same ids.
+        @Sendable func write<T: Sendable>(
+            _ what: String, isWrite: Bool = true, undone: T, _ body: @escaping @Sendable () async throws -> T
+        ) async throws -> T {
+            do {
+                return try await storage.persist(what, isWrite: isWrite, stopping: { stop.isRequested }, body)
+            } catch let fault as StorageFault {
+                logger.error(
+                    "stopping with \(what) not written: \(fault); deliveries not recorded are sent again at the next start, with the same ids",
+                    metadata: ["channel": "\(kind.rawValue)"])
+                return undone
+            }
+        }
         var machine = DispatchMachine(settings: settings, start: .now)
         try await withThrowingTaskGroup(of: Event.self) { group in
             /// Carries out the machine's actions; returns false when it finished.
@@ -95,7 +111,7 @@ package struct Dispatcher: Sendable {
                         let now = clock.now()
                         group.addTask {
                             .claimed(
-                                try await storage.persist("a claim of deliveries", stopping: { stop.isRequested }) {
+                                try await write("a claim of deliveries", undone: []) {
                                     try await outbox.claim(channel: kind, now: now, limit: limit)
                                 })
                         }
@@ -114,9 +130,7 @@ package struct Dispatcher: Sendable {
                             "delivery leases may have lapsed (renewals late or failing); giving the deliveries back",
                             metadata: ["channel": "\(kind)", "deliveries": "\(ids.count)"])
                         group.addTask {
-                            try await storage.persist("deliveries given back", stopping: { stop.isRequested }) {
-                                try await outbox.release(ids)
-                            }
+                            try await write("deliveries given back", undone: ()) { try await outbox.release(ids) }
                             return .sent
                         }
                     case .listen:
@@ -126,16 +140,12 @@ package struct Dispatcher: Sendable {
                         }
                     case .record(let results):
                         group.addTask {
-                            try await storage.persist("delivery outcomes", stopping: { stop.isRequested }) {
-                                try await outbox.complete(results)
-                            }
+                            try await write("delivery outcomes", undone: ()) { try await outbox.complete(results) }
                             return .recorded
                         }
                     case .idle:
                         // Everything sent is recorded. Sleep until the next due row or a wake.
-                        let due = try await storage.persist(
-                            "the next due time", isWrite: false, stopping: { stop.isRequested }
-                        ) {
+                        let due = try await write("the next due time", isWrite: false, undone: nil) {
                             try await outbox.nextDue(channel: kind)
                         }
                         machine.woke()
@@ -155,22 +165,8 @@ package struct Dispatcher: Sendable {
                         guard let event = try await group.next() else { return true }
                         try await take(event)
                     case .finish(let results, let release):
-                        do {
-                            try await storage.persist("delivery outcomes", stopping: { stop.isRequested }) {
-                                try await outbox.complete(results)
-                            }
-                            try await storage.persist("deliveries given back", stopping: { stop.isRequested }) {
-                                try await outbox.release(release)
-                            }
-                        } catch let fault as StorageFault {
-                            // Stopping, and the database takes nothing: what was sent and not recorded
-                            // is in doubt, sent again at the next start with the same ids.
-                            logger.error(
-                                "stopping with outcomes not recorded: \(fault); they are sent again at the next start, with the same ids",
-                                metadata: [
-                                    "channel": "\(kind.rawValue)", "deliveries": "\(results.count + release.count)",
-                                ])
-                        }
+                        try await write("delivery outcomes", undone: ()) { try await outbox.complete(results) }
+                        try await write("deliveries given back", undone: ()) { try await outbox.release(release) }
                         return false
                     }
                 }
