@@ -125,9 +125,25 @@ public enum KeenEventRules {
     }
 
     static func checkPropertyName(_ name: String, path: String) throws(KeenError) {
+        // Every event's every property comes here: a name of printable ASCII without a dot or a
+        // leading '$', short enough by its bytes, is decided in one pass over its bytes (a
+        // Foundation string search and the shown name made up front took 29% of the server's CPU
+        // during ingest).
+        var printable = true
+        for byte in name.utf8 {
+            if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: ".") {
+                printable = false
+                break
+            }
+        }
+        if printable, let first = name.utf8.first, first != UInt8(ascii: "$"),
+            name.utf8.count <= maximumPropertyNameLength
+        {
+            return
+        }
         let shown = path.isEmpty ? name : "\(path).\(name)"
         guard !name.isEmpty else { throw .invalidPropertyName("a property under '\(path)' has an empty name") }
-        guard !name.contains(".") else {
+        guard !name.utf8.contains(UInt8(ascii: ".")) else {
             throw .invalidPropertyName("the property name '\(shown)' holds a '.' (dots separate nested names)")
         }
         guard !name.hasPrefix("$") else { throw .invalidPropertyName("the property name '\(shown)' starts with '$'") }

@@ -127,8 +127,9 @@ struct DevicesCommand: AsyncParsableCommand {
                 """)
         var environment: String?
         @Option(help: "A Web Push endpoint (with --p256dh and --auth).") var webPush: String?
-        @Option(help: "The subscription's p256dh key (base64url).") var p256dh = ""
-        @Option(help: "The subscription's auth secret (base64url).") var auth = ""
+        // Base64url may begin with '-' (one secret in 64): the next argument is the value, whatever it looks like.
+        @Option(parsing: .unconditional, help: "The subscription's p256dh key (base64url).") var p256dh = ""
+        @Option(parsing: .unconditional, help: "The subscription's auth secret (base64url).") var auth = ""
         @Option(help: "A webhook URL (https).") var webhook: String?
         @Option(help: "The webhook's signing secret (whsec_...; created when absent).") var webhookSecret = ""
         @Option(help: "Print alerts on the replay's standard output, under this label.") var console: String?

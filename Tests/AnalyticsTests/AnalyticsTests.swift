@@ -118,6 +118,27 @@ struct MemoryEvents: EventSource {
             ])
     }
 
+    /// Property names, the fast pass over a plain name's bytes and the full checks agreeing: printable
+    /// ASCII, other scripts and 256 characters pass; a dot (also one a combining mark follows: paths
+    /// split on the dot's byte), a leading '$', an empty name, a control character (C0, DEL, C1)
+    /// and 257 characters are refused.
+    @Test(arguments: [
+        ("tab", true), ("view_name-2 (x)?", true), ("é", true), ("名前", true),
+        (String(repeating: "a", count: 256), true),
+        (String(repeating: "é", count: 256), true), ("a$", true), ("a.b", false), ("a.\u{301}b", false), ("$a", false),
+        ("", false), ("a\u{7F}", false), ("a\u{85}", false), ("a\u{0}", false), ("a\nb", false),
+        (String(repeating: "a", count: 257), false), (String(repeating: "é", count: 257), false),
+    ])
+    func propertyNames(_ name: String, _ allowed: Bool) {
+        var passed = true
+        do {
+            try KeenEventRules.checkPropertyName(name, path: "p")
+        } catch {
+            passed = false
+        }
+        #expect(passed == allowed, "\(name.debugDescription)")
+    }
+
     @Test func eventsAreCheckedByKeensRules() throws {
         #expect(throws: KeenError.self) { try KeenEventRules.normalize(["a.b": 1], now: 0) }
         #expect(throws: KeenError.self) { try KeenEventRules.normalize(["$a": 1], now: 0) }

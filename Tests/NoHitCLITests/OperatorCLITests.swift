@@ -266,6 +266,19 @@ import Testing
         ])
         #expect(given.status == 0 && !given.standardOutput.contains("whsec_"))
 
+        // A browser's auth secret whose base64url begins with '-' (one in 64) is the value, not an option.
+        func base64url(_ data: Data) -> String {
+            data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        let auth = base64url(Data([0xF8] + (1..<16).map { UInt8($0) }))
+        #expect(auth.hasPrefix("-"))
+        let dashed = try nohit([
+            "devices", "add", "--data-dir", "d", "--allow-private-networks", "--web-push", "https://127.0.0.1:9/push",
+            "--p256dh", base64url(P256.KeyAgreement.PrivateKey().publicKey.x963Representation), "--auth", auth,
+        ])
+        #expect(dashed.status == 0, "\(dashed.standardError)")
+
         // An option of another channel is named, not ignored; nothing is stored then.
         for (options, message) in [
             (

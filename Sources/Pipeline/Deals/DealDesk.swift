@@ -230,7 +230,7 @@ package struct DealConsumer: GameChangeConsumer {
         }
         guard ends else { return }
         do {
-            try await storage.persist("a game's end for the deals", stopping: { Task.isShuttingDownGracefully }) {
+            _ = try await storage.persist("a game's end for the deals", stopping: { Task.isShuttingDownGracefully }) {
                 try await desk.gameEnded(change.game, at: change.time)
             }
         } catch is StorageFault {
