@@ -202,6 +202,7 @@ let package = Package(
         .executableTarget(
             name: "nohit",
             dependencies: [
+                "Analytics",
                 "Assembly",
                 "Server",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -232,7 +233,7 @@ let package = Package(
         .executableTarget(
             name: "NoHitBench",
             dependencies: [
-                "JSON", "Alerts",
+                "JSON", "Alerts", "Analytics",
                 "Assembly",
                 "Deals",
                 "Clocks",

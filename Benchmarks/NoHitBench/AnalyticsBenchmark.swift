@@ -34,6 +34,11 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             "A PostgreSQL database to serve from instead of SQLite (postgres://user@host:port/db); each run "
                 + "makes a schema of its own and drops it after.", valueName: "url"))
     var database: String?
+    @Flag(
+        help:
+            "After the queries, export every event as NDJSON (server memory sampled), then drop one mid-way and resume it."
+    )
+    var export = false
 
     func validate() throws {
         if let reference, reference != "duckdb" {
@@ -70,7 +75,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         create.waitUntilExit()
         guard create.terminationStatus == 0,
             let keys = try JSONSerialization.jsonObject(with: keysJSON) as? [String: String],
-            let writeKey = keys["write_key"], let readKey = keys["read_key"]
+            let writeKey = keys["write_key"], let readKey = keys["read_key"], let masterKey = keys["master_key"]
         else { throw ValidationError("`nohit analytics project create` failed") }
 
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -114,6 +119,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         let batches = (events + batch - 1) / batch
         let counters = IngestCounters()
         let cpuBefore = ProcessTimes.cpuSeconds(pid: server.processIdentifier)
+        let databaseCPUBefore = databaseCPUSeconds()
         let benchBefore = ProcessTimes.cpuSeconds()
         let ingestStart = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -145,6 +151,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         }
         let ingestTime = SSEBenchmark.seconds(ContinuousClock.now - ingestStart)
         let ingestCPU = ProcessTimes.cpuSeconds(pid: server.processIdentifier) - cpuBefore
+        let databaseCPU = databaseCPUSeconds() - databaseCPUBefore
         let benchCPU = ProcessTimes.cpuSeconds() - benchBefore
         let sortedLatencies = counters.latencies.withLock { $0 }.sorted()
         func latency(_ p: Double) -> Double {
@@ -163,11 +170,16 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             String(
                 format:
                     "ingest: %d events in %.2f s = %.0f events/s (%.1f MB of JSON, %d batches, p50 %.0f ms, p99 %.0f ms "
-                    + "per batch); %d events refused; server CPU %.2f s = %.2f µs/event; client CPU %.2f s",
+                    + "per batch); %d events refused; server CPU %.2f s = %.2f µs/event; client CPU %.2f s%@",
                 events, ingestTime, Double(events) / ingestTime,
                 Double(counters.bytesSent.load(ordering: .relaxed)) / 1e6,
                 batches, latency(0.5), latency(0.99), counters.failures.load(ordering: .relaxed), ingestCPU,
-                ingestCPU / Double(events) * 1e6, benchCPU))
+                ingestCPU / Double(events) * 1e6, benchCPU,
+                database == nil
+                    ? ""
+                    : String(
+                        format: "; PostgreSQL's CPU %.2f s = %.2f µs/event", databaseCPU,
+                        databaseCPU / Double(events) * 1e6)))
 
         // Queries over all of the events.
         let all = #""timeframe":{"start":"2026-10-01T00:00:00Z","end":"2026-11-01T00:00:00Z"}"#
@@ -208,6 +220,7 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
         for query in queries {
             var times: [Double] = []
             var cpu: [Double] = []
+            var databaseCPU: [Double] = []
             var summary = ""
             for _ in 0..<runs {
                 var request = HTTPClientRequest(url: base + "/queries/" + query.analysis)
@@ -216,11 +229,13 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
                 request.headers.add(name: "content-type", value: "application/json")
                 request.body = .bytes(ByteBuffer(string: query.body))
                 let before = ProcessTimes.cpuSeconds(pid: server.processIdentifier)
+                let databaseBefore = databaseCPUSeconds()
                 let start = ContinuousClock.now
                 let response = try await client.execute(request, timeout: .seconds(600))
                 let body = try await response.body.collect(upTo: 64 << 20)
                 times.append(SSEBenchmark.seconds(ContinuousClock.now - start) * 1000)
                 cpu.append((ProcessTimes.cpuSeconds(pid: server.processIdentifier) - before) * 1000)
+                databaseCPU.append((databaseCPUSeconds() - databaseBefore) * 1000)
                 let text = String(buffer: body)
                 guard response.status == .ok else {
                     throw ValidationError("\(query.name): \(response.status.code) \(text.prefix(500))")
@@ -236,16 +251,28 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
             ours[ours.count - 1].cpu = cpu.sorted()[cpu.count / 2]
             print(
                 String(
-                    format: "query %@: median %.0f ms (runs: %@; server CPU median %.0f ms) → %@", query.name,
-                    times.sorted()[times.count / 2], times.map { String(format: "%.0f", $0) }.joined(separator: ", "),
-                    cpu.sorted()[cpu.count / 2], summary))
+                    format: "query %@: median %.0f ms (runs, the first cold: %@; server CPU median %.0f ms%@) → %@",
+                    query.name, times.sorted()[times.count / 2],
+                    times.map { String(format: "%.0f", $0) }.joined(separator: ", "), cpu.sorted()[cpu.count / 2],
+                    database == nil
+                        ? "" : String(format: ", PostgreSQL's %.0f ms", databaseCPU.sorted()[databaseCPU.count / 2]),
+                    summary))
         }
 
+        if export {
+            try await Self.measureExport(
+                client: client, base: base, masterKey: masterKey, server: server, events: events)
+        }
         try await client.shutdown()
         if reference == "duckdb" {
             try Self.compareWithDuckDB(workload: workload, ours: ours, runs: runs, work: work)
         }
 
+        let peak = ProcessMemory.kilobytes("VmHWM", pid: "\(server.processIdentifier)")
+        print(
+            String(
+                format: "server memory: peak resident %.0f MB (VmHWM: ingest, the columns read, every query)",
+                Double(peak) / 1024))
         // Storage, read with the server stopped.
         server.terminate()
         server.waitUntilExit()
@@ -274,6 +301,11 @@ struct AnalyticsBenchmark: AsyncParsableCommand {
                     Double(analyticsBytes) / 1e6, Double(analyticsBytes) / Double(events), Double(fileBytes) / 1e6))
         }
         try await loops.shutdownGracefully()
+    }
+
+    /// CPU seconds of PostgreSQL's processes when serving from it (their backends do the scans).
+    func databaseCPUSeconds() -> Double {
+        database == nil ? 0 : ProcessTimes.cpuSeconds(ofProcessesNamed: "postgres")
     }
 
     /// A settings file without the Keen API's per-key and per-client rates (a setting of 0), in `work`.

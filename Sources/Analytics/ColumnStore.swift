@@ -30,6 +30,30 @@ public struct Column: Sendable {
         numbers.reserveCapacity(count)
     }
 
+    /// `other`'s rows after these, its strings numbered in this column's dictionary.
+    mutating func append(contentsOf other: Column) {
+        let codes = other.dictionary.map { text -> Int32 in
+            if let known = index[text] { return known }
+            let code = Int32(dictionary.count)
+            dictionary.append(text)
+            index[text] = code
+            return code
+        }
+        kinds.append(contentsOf: other.kinds)
+        numbers.append(contentsOf: other.numbers)
+        for (kind, code) in zip(other.kinds, other.codes) {
+            self.codes.append(kind == Kind.string.rawValue ? codes[Int(code)] : 0)
+        }
+        hasLists = hasLists || other.hasLists
+    }
+
+    /// `count` rows without a value.
+    mutating func appendMissing(_ count: Int) {
+        kinds.append(contentsOf: repeatElement(Kind.missing.rawValue, count: count))
+        codes.append(contentsOf: repeatElement(0, count: count))
+        numbers.append(contentsOf: repeatElement(0, count: count))
+    }
+
     mutating func append(_ value: FieldValue?) {
         var kind = Kind.missing
         var code: Int32 = 0
@@ -89,6 +113,14 @@ public struct CollectionColumns: Sendable {
     public internal(set) var rowIDs: [Int64] = []
     public internal(set) var sorted = 0
     public internal(set) var columns: [String: Column] = [:]
+    /// For a store whose table other processes write (PostgreSQL): the highest event id these
+    /// columns hold every committed event up to, and the collection's deletions counter they were
+    /// read at (``ColumnStore/follow(project:collection:rows:from:through:deletions:pathNames:)``).
+    public var followed: Int64 = 0
+    public var deletions: Int64 = 0
+    /// There too: the project's path dictionary as last read after these rows (it names every path
+    /// they hold; dictionaries only grow).
+    public var pathNames: [String] = []
 
     public var count: Int { timestamps.count }
     /// Rows written since the columns were read from the table (not in timestamp order).
@@ -136,6 +168,19 @@ public struct CollectionColumns: Sendable {
         var merged = self
         for (path, column) in other.columns { merged.columns[path] = column }
         return merged
+    }
+
+    /// Appends `other`'s rows after these (not in timestamp order: they are late rows).
+    mutating func append(rows other: CollectionColumns) {
+        timestamps.append(contentsOf: other.timestamps)
+        rowIDs.append(contentsOf: other.rowIDs)
+        for name in columns.keys {
+            if let column = other.columns[name] {
+                columns[name]!.append(contentsOf: column)
+            } else {
+                columns[name]!.appendMissing(other.count)
+            }
+        }
     }
 
     /// Appends events as they were written (their leaves; only the paths held are kept).
@@ -220,6 +265,38 @@ public final class ColumnStore: Sendable {
             {
                 state[key] = nil
             }
+        }
+    }
+
+    /// Rows other writers committed after `followed` (`rows`, read with every path the kept columns
+    /// hold, in id order), up to `through`: appended when the kept columns still end at `followed`
+    /// and read at the same deletions counter as `rows`. The columns now: the kept ones with the rows
+    /// added, or the kept ones as they are when another query has already followed them past
+    /// `through`; nil when none are kept, they were read at another deletions counter, or they
+    /// moved on by less (the caller reads again), or they are dropped for too many late rows or
+    /// the bound.
+    public func follow(
+        project: String, collection: String, rows: CollectionColumns, from followed: Int64, through: Int64,
+        deletions: Int64, pathNames: [String] = []
+    ) -> CollectionColumns? {
+        state.withLock { state in
+            let key = Key(project: project, collection: collection)
+            guard let kept = state[key], kept.deletions == deletions else { return nil }
+            if kept.followed >= through { return kept }
+            guard kept.followed == followed, Set(rows.columns.keys).isSuperset(of: kept.columns.keys) else {
+                return nil
+            }
+            state[key]!.append(rows: rows)
+            state[key]!.followed = through
+            if pathNames.count > state[key]!.pathNames.count { state[key]!.pathNames = pathNames }
+            let columns = state[key]!
+            if columns.unsorted > max(100_000, columns.count / 4)
+                || state.values.reduce(0, { $0 + $1.bytes }) > maximumBytes
+            {
+                state[key] = nil
+                return nil
+            }
+            return columns
         }
     }
 

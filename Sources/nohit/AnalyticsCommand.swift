@@ -1,14 +1,187 @@
+import Analytics
 import ArgumentParser
 import Foundation
 import Storage
+import Synchronization
 
 /// `nohit analytics`: the Keen-compatible analytics' projects.
 struct AnalyticsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "analytics",
-        abstract: "Keen-compatible app analytics: projects and their keys.",
-        subcommands: [Project.self]
+        abstract: "Keen-compatible app analytics: projects and their keys, and a collection's events out.",
+        subcommands: [Project.self, Export.self]
     )
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a collection's events out, every one, in time order, a page at a time: NDJSON (each "
+                + "event as Keen returns it) or CSV (the keen columns, then a column per property path).",
+            discussion: """
+                An export cut short is resumed with --after-timestamp and --after-id, the last event's \
+                keen.timestamp and keen.id written: nothing before or at it is written again, and the \
+                output file is appended to.
+                """)
+
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The project's id.") var project: String
+        @Argument(help: "The event collection.") var collection: String
+        @Option(help: "ndjson or csv.") var format = "ndjson"
+        @Option(help: "Only events from this time on (ISO 8601, as keen.timestamp).") var start: String?
+        @Option(help: "Only events before this time (ISO 8601).") var end: String?
+        @Option(help: "Resume after the event of this keen.timestamp…") var afterTimestamp: String?
+        @Option(help: "…and this keen.id.") var afterId: String?
+        @Option(name: .shortAndLong, help: "The file to write (standard output by default).") var output: String?
+
+        func run() async throws {
+            let format = try AnalyticsCommand.exportFormat(self.format)
+            func time(_ text: String?, _ name: String) throws -> Int64? {
+                guard let text else { return nil }
+                guard let time = KeenTime.parse(text) else {
+                    throw ValidationError("--\(name): '\(text)' is not a time (ISO 8601, as 2026-10-01T00:00:00Z)")
+                }
+                return time
+            }
+            let timeframe = Timeframe(
+                start: try time(start, "start") ?? Timeframe.allTime.start,
+                end: try time(end, "end") ?? Timeframe.allTime.end)
+            var cursor: EventExport.Cursor?
+            switch (afterTimestamp, afterId) {
+            case (nil, nil): break
+            case (let timestamp?, let id?):
+                do {
+                    cursor = try EventExport.Cursor(timestamp: timestamp, id: id)
+                } catch {
+                    throw ValidationError(
+                        error.message.replacingOccurrences(of: "after_timestamp", with: "--after-timestamp")
+                            .replacingOccurrences(of: "after_id", with: "--after-id"))
+                }
+            default:
+                throw ValidationError("a resumed export names its last event by both --after-timestamp and --after-id")
+            }
+            let out: FileHandle
+            var header: String?
+            if let output {
+                if cursor == nil || !FileManager.default.fileExists(atPath: output) {
+                    guard FileManager.default.createFile(atPath: output, contents: nil) else {
+                        throw ValidationError("--output: cannot create \(output)")
+                    }
+                }
+                guard let handle = FileHandle(forUpdatingAtPath: output) else {
+                    throw ValidationError("--output: cannot write to \(output)")
+                }
+                // Resumed into what an interrupted run wrote: a last line it did not finish is cut off
+                // (its event comes again after the cursor), and a CSV's header is kept to be checked.
+                if cursor != nil { header = try AnalyticsCommand.trimToLastLine(handle, path: output) }
+                try handle.seekToEnd()
+                out = handle
+            } else {
+                out = FileHandle.standardOutput
+            }
+            let (project, collection, resumed, kept) = (self.project, self.collection, cursor, header)
+            let progress = ExportProgress(resumed)
+            do {
+                try await store.withStore(existing: true) { opened in
+                    guard let analytics = opened.store as? any AnalyticsStore else {
+                        throw ValidationError("\(opened.name) keeps no analytics")
+                    }
+                    guard
+                        let schema = try await analytics.schema(project: project).first(where: {
+                            $0.name == collection
+                        })
+                    else {
+                        throw ValidationError("no event collection '\(collection)' in project \(project)")
+                    }
+                    let paths = EventExport.columns(schema.properties.map(\.path))
+                    if format == .csv {
+                        if let kept, !kept.isEmpty {
+                            guard kept == EventExport.csvHeader(paths) else {
+                                throw ValidationError(
+                                    "the collection's properties are not the ones the file's header names (its "
+                                        + "header: \(kept.prefix(200).trimmingCharacters(in: .newlines))); export it again whole"
+                                )
+                            }
+                        } else {
+                            try out.write(contentsOf: Data(EventExport.csvHeader(paths).utf8))
+                        }
+                    }
+                    var after = resumed
+                    while true {
+                        let page = try await analytics.exportPage(
+                            project: project, collection: collection, timeframe: timeframe, after: after,
+                            limit: 2_000)
+                        var text = ""
+                        for event in page {
+                            text +=
+                                format == .csv ? EventExport.csvRow(event, paths: paths) : EventExport.ndjsonLine(event)
+                        }
+                        try out.write(contentsOf: Data(text.utf8))
+                        guard let last = page.last else { break }
+                        progress.wrote(page.count, through: last.cursor)
+                        after = last.cursor
+                        if page.count < 2_000 { break }
+                    }
+                }
+                if output != nil { try out.synchronize() }
+            } catch {
+                // What was written is whole up to the last page: said, so the run is resumed from it.
+                FileHandle.standardError.write(Data((progress.said(project, collection, to: output) + "\n").utf8))
+                throw error
+            }
+            FileHandle.standardError.write(Data((progress.said(project, collection, to: output) + "\n").utf8))
+        }
+    }
+
+    /// How far an export got: events written and the last one's cursor.
+    final class ExportProgress: Sendable {
+        let state: Mutex<(count: Int, last: EventExport.Cursor?)>
+
+        init(_ resumed: EventExport.Cursor?) { state = Mutex((0, resumed)) }
+
+        func wrote(_ count: Int, through last: EventExport.Cursor) {
+            state.withLock { $0 = ($0.count + count, last) }
+        }
+
+        func said(_ project: String, _ collection: String, to output: String?) -> String {
+            let (count, last) = state.withLock { $0 }
+            var said = "nohit: exported \(count) events of \(project)/\(collection) to \(output ?? "standard output")"
+            if let last {
+                said +=
+                    "; the last: keen.timestamp \(KeenTime.format(last.timestamp)), keen.id \(QueryEngine.eventID(last.rowID))"
+                    + " (--after-timestamp \(KeenTime.format(last.timestamp)) --after-id \(QueryEngine.eventID(last.rowID)) resumes after it)"
+            }
+            return said
+        }
+    }
+
+    /// Cuts an interrupted export's file back to its last whole line; its first line (a CSV's
+    /// header), or nil for an empty file.
+    static func trimToLastLine(_ handle: FileHandle, path: String) throws -> String? {
+        let size = try handle.seekToEnd()
+        guard size > 0 else { return nil }
+        let tail = min(size, 2 << 20)
+        try handle.seek(toOffset: size - tail)
+        let bytes = try handle.read(upToCount: Int(tail)) ?? Data()
+        guard let newline = bytes.lastIndex(of: 0x0A) else {
+            throw ValidationError("\(path) holds no whole line in its last \(tail) bytes: export it again whole")
+        }
+        let keep = size - tail + UInt64(newline - bytes.startIndex + 1)
+        if keep < size {
+            try handle.truncate(atOffset: keep)
+            FileHandle.standardError.write(
+                Data("nohit: cut \(size - keep) bytes of an unfinished last line off \(path)\n".utf8))
+        }
+        try handle.seek(toOffset: 0)
+        let first = try handle.read(upToCount: 1 << 16) ?? Data()
+        guard let end = first.firstIndex(of: 0x0A) else { return String(decoding: first, as: UTF8.self) }
+        return String(decoding: first[...end], as: UTF8.self)
+    }
+
+    static func exportFormat(_ text: String) throws -> EventExport.Format {
+        guard let format = EventExport.Format(rawValue: text.lowercased()) else {
+            throw ValidationError("--format: '\(text)' is not a format of an export: ndjson or csv")
+        }
+        return format
+    }
 
     struct Project: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

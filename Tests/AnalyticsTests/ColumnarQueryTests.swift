@@ -177,6 +177,59 @@ import Testing
         #expect(answered > 1_000 && declined > 0)
     }
 
+    /// Rows another writer committed, read as columns of their own and followed into the kept
+    /// ones (PostgreSQL): appended as late rows with their strings renumbered in the kept
+    /// dictionaries, only when the kept columns still end where the rows begin and were read at the
+    /// same deletions count; answers then as the rows of both do.
+    @Test func rowsFollowedFromAnotherWriterJoinTheKeptColumns() throws {
+        let seed = TestSeed.draw()
+        print("followed columns: seed \(seed)")
+        let paths: Set<String> = ["n", "s", "b", "v.os", "user.id", "missing", "i"]
+        var events = MemoryEvents()
+        try events.add("e", try Self.events(2_000, seed: seed), now: Self.start)
+        var kept = try CollectionColumns.read(collection: "e", paths: paths, from: events)
+        kept.followed = 2_000
+        let store = ColumnStore()
+        #expect(store.keep(kept, project: "p", collection: "e"))
+        var others = MemoryEvents()
+        let later = try Self.events(700, seed: seed &+ 1, offset: 2_000)
+        try others.add("e", later, now: Self.start)
+        let tail = try CollectionColumns.read(collection: "e", paths: paths, from: others)
+
+        // Kept columns that moved on, or were read at another deletions count, take nothing.
+        #expect(
+            store.follow(project: "p", collection: "e", rows: tail, from: 1_999, through: 2_700, deletions: 0) == nil)
+        #expect(
+            store.follow(project: "p", collection: "e", rows: tail, from: 2_000, through: 2_700, deletions: 1) == nil)
+        #expect(store.kept(project: "p", collection: "e")?.count == 2_000)
+        let followed = try #require(
+            store.follow(project: "p", collection: "e", rows: tail, from: 2_000, through: 2_700, deletions: 0))
+        #expect(followed.followed == 2_700 && followed.count == 2_700 && followed.unsorted == 700)
+        for path in paths {
+            let (all, before, after) = (followed.columns[path]!, kept.columns[path]!, tail.columns[path]!)
+            #expect((0..<2_000).map(all.value) == (0..<2_000).map(before.value), "\(path)")
+            #expect((0..<700).map { all.value(2_000 + $0) } == (0..<700).map(after.value), "\(path)")
+        }
+        #expect(Array(followed.timestamps[2_000...]) == tail.timestamps)
+        // Another query that followed them further already: they are as they are.
+        #expect(
+            store.follow(project: "p", collection: "e", rows: tail, from: 2_000, through: 2_500, deletions: 0)?
+                .count == 2_700)
+
+        try events.add("e", later, now: Self.start)
+        for parameters in [
+            #"{"event_collection":"e","group_by":"s","timeframe":"this_30_days"}"#,
+            #"{"event_collection":"e","target_property":"user.id","group_by":"v.os","timeframe":"this_30_days"}"#,
+        ] {
+            guard case .object(let object) = try JSONValue.parse(parameters) else { return }
+            let analysis = object["target_property"] == nil ? "count" : "count_unique"
+            let query = try KeenQuery.parse(analysis, parameters: object, now: Self.start + 20 * Self.day)
+            let columnar = try #require(try ColumnarQuery.run(query, on: followed, projectPaths: try events.paths()))
+            let rows = try QueryEngine.run(query, on: events)
+            #expect(Self.agree(columnar, rows), "\(parameters)")
+        }
+    }
+
     /// Funnels: two and three steps over two collections, actors of one property or another,
     /// random filters, optional, inverted and with_actors steps, timeframes per step.
     @Test func funnelsAreTheRowEngines() throws {

@@ -222,6 +222,7 @@ package struct AnalyticsAPI: Sendable {
             }
         }
         addSavedQueries(project)
+        addExport(project)
         addDatasets(project)
         addKeys(project)
     }

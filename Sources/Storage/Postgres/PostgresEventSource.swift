@@ -11,6 +11,8 @@ struct PostgresEventSource: EventSource, Sendable {
     let client: PostgresClient
     let logger: Logger
     let state: AnalyticsCache.Project
+    /// Only events up to this id (the columns' read of a collection as of one moment); all when nil.
+    var through: Int64?
     static let page = 4_096
 
     struct Row: Sendable {
@@ -55,7 +57,7 @@ struct PostgresEventSource: EventSource, Sendable {
                 }
                 return rows
             }
-            for row in rows {
+            for row in rows where through.map({ row.id <= $0 }) ?? true {
                 let goOn = try row.data.withUnsafeReadableBytes { bytes in
                     try body(EventRow(rowID: row.id, timestamp: row.timestamp, createdAt: row.createdAt, data: bytes))
                 }
@@ -69,12 +71,12 @@ struct PostgresEventSource: EventSource, Sendable {
     func count(_ scan: ScanPlan) throws -> Int {
         guard let collection = state.collections[scan.collection] else { return 0 }
         let (client, logger) = (client, logger)
-        let (start, end) = (scan.timeframe.start, scan.timeframe.end)
+        let (start, end, through) = (scan.timeframe.start, scan.timeframe.end, through ?? .max)
         return try BlockingBridge.wait {
             for try await count in try await client.query(
                 """
                 SELECT count(*)::int8 FROM analytics_events
-                WHERE collection_id = \(collection) AND ts_us >= \(start) AND ts_us < \(end)
+                WHERE collection_id = \(collection) AND ts_us >= \(start) AND ts_us < \(end) AND id <= \(through)
                 """, logger: logger
             ).decode(Int.self) {
                 return count

@@ -163,6 +163,13 @@ extension PostgresStore {
     // MARK: Queries
 
     package func query(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
+        // What the columns answer, they answer; the rows answer the rest.
+        if let answer = try await columnarAnswer(project: project, query, budget: budget) { return answer }
+        return try await rowsAnswer(project: project, query, budget: budget)
+    }
+
+    /// The answer read from the rows (the reference the columns are tested against).
+    package func rowsAnswer(project: String, _ query: KeenQuery, budget: QueryBudget) async throws -> JSONValue {
         guard let state = try await currentProject(project) else { throw KeenError.notFound("no project \(project)") }
         let source = PostgresEventSource(client: client, logger: logger, state: state)
         return try await BlockingBridge.onThread(query: true) { try QueryEngine.run(query, on: source, budget: budget) }
@@ -190,19 +197,51 @@ extension PostgresStore {
             try QueryEngine.matchingRows(
                 collection: collection, timeframe: timeframe, filters: filters, on: source, budget: budget)
         }
-        var deleted = 0
-        for start in stride(from: 0, to: rows.count, by: 10_000) {
-            let chunk = rows[start..<min(start + 10_000, rows.count)]
-            let (times, ids) = (chunk.map(\.timestamp), chunk.map(\.id))
-            deleted += try await client.query(
-                """
-                DELETE FROM analytics_events e USING unnest(\(times)::int8[], \(ids)::int8[]) AS u(t, i)
-                WHERE e.collection_id = \(collectionID) AND e.ts_us = u.t AND e.id = u.i
-                RETURNING e.id
-                """, logger: logger
-            ).collect().count
+        // Nothing to delete: every instance's columns stay as they are.
+        guard !rows.isEmpty else { return 0 }
+        let logger = logger
+        // One transaction with the collection's deletions counter moved: every instance's columns
+        // read before it are read again.
+        let deleted = try await transaction { connection -> Int in
+            _ = try await connection.query(
+                "UPDATE analytics_collections SET deletions = deletions + 1 WHERE id = \(collectionID)",
+                logger: logger
+            ).collect()
+            var deleted = 0
+            for start in stride(from: 0, to: rows.count, by: 10_000) {
+                let chunk = rows[start..<min(start + 10_000, rows.count)]
+                let (times, ids) = (chunk.map(\.timestamp), chunk.map(\.id))
+                deleted += try await connection.query(
+                    """
+                    DELETE FROM analytics_events e USING unnest(\(times)::int8[], \(ids)::int8[]) AS u(t, i)
+                    WHERE e.collection_id = \(collectionID) AND e.ts_us = u.t AND e.id = u.i
+                    RETURNING e.id
+                    """, logger: logger
+                ).collect().count
+            }
+            return deleted
         }
+        analytics.columns.drop(project: project, collection: collection)
         return deleted
+    }
+
+    package func exportPage(
+        project: String, collection: String, timeframe: Timeframe, after cursor: EventExport.Cursor?, limit: Int
+    ) async throws -> [EventExport.Event] {
+        // An event written by another instance after the dictionary was read may hold a path it
+        // does not name yet: the page is read again with the dictionary read after it.
+        for _ in 0..<3 {
+            guard let state = try await currentProject(project) else {
+                throw KeenError.notFound("no project \(project)")
+            }
+            let source = PostgresEventSource(client: client, logger: logger, state: state)
+            let page = try await BlockingBridge.onThread(query: true) {
+                try EventExport.page(
+                    collection: collection, timeframe: timeframe, after: cursor, limit: limit, from: source)
+            }
+            if !page.contains(where: { $0.leaves.contains { $0.path == EventExport.unknownPath } }) { return page }
+        }
+        throw StoreError.invalid("the events of \(collection) name properties the project's dictionary does not")
     }
 
     package func analyticsBytes() async throws -> Int? {

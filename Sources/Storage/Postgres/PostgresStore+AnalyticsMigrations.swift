@@ -111,4 +111,17 @@ extension PostgresStore {
             PRIMARY KEY (project_id, dataset, index_key, start_us)
         );
         """
+    /// Migration 11: what an instance's columns need to follow the events every instance writes.
+    static let analyticsFollowedColumns =
+        """
+        -- A project's writers hold its row to the commit and take event ids from a sequence each
+        -- number of which is taken when asked for (no cache per connection), so within a project
+        -- ids commit in order: what one instance sees committed is every event up to some id.
+        -- An instance's columns hold a collection up to an id and read what was committed after
+        -- it by this index before each answer (docs/analytics.md, "Columns on PostgreSQL").
+        ALTER SEQUENCE analytics_event_ids CACHE 1;
+        CREATE INDEX analytics_events_by_id ON analytics_events (collection_id, id);
+        -- Moved by each delete, in its transaction: columns read at another count are read again.
+        ALTER TABLE analytics_collections ADD COLUMN deletions bigint NOT NULL DEFAULT 0;
+        """
 }

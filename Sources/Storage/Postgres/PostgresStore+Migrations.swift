@@ -275,6 +275,10 @@ extension PostgresStore {
             ALTER TABLE instances ADD COLUMN run text;
             """
         ),
+        (
+            "11 analytics: columns that follow every instance's writes",
+            PostgresStore.analyticsFollowedColumns
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

@@ -25,8 +25,9 @@ final class AnalyticsCache: Sendable {
 
     let projects = Mutex<[String: Project]>([:])
     let keys = Mutex<[Data: AnalyticsKey]>([:])
-    /// The collections queried so far as columns (SQLite only: one process writes, and appends
-    /// each event it writes to them).
+    /// The collections queried so far as columns: on SQLite the one process that writes appends
+    /// each event it writes to them; on PostgreSQL each answer first reads what every instance
+    /// committed since (`PostgresStore.followedColumns`).
     let columns = ColumnStore(maximumBytes: 512 << 20)
 }
 

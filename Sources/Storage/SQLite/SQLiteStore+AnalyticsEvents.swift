@@ -297,6 +297,24 @@ extension SQLiteStore {
         }
     }
 
+    package func exportPage(
+        project: String, collection: String, timeframe: Timeframe, after cursor: EventExport.Cursor?, limit: Int
+    ) async throws -> [EventExport.Event] {
+        let (cache, reader) = (analytics, analyticsReader)
+        return try await BlockingBridge.onThread(query: reader is DatabasePool) {
+            try reader.read { db in
+                // The project's dictionary is written before its events commit: it names every
+                // path of the rows this read sees.
+                guard let state = try Self.projectState(db, project, cache: cache) else {
+                    throw KeenError.notFound("no project \(project)")
+                }
+                return try EventExport.page(
+                    collection: collection, timeframe: timeframe, after: cursor, limit: limit,
+                    from: SQLiteEventSource(db: db, state: state))
+            }
+        }
+    }
+
     package func analyticsBytes() async throws -> Int? {
         try await database.read { db in
             try Int.fetchOne(

@@ -1,0 +1,134 @@
+import Foundation
+import JSON
+
+/// A collection's events written out whole for their owner (docs/analytics.md, "Your data out"):
+/// in the table's `(timestamp, id)` order, a page at a time, so an export of any size holds one
+/// page in memory; each event as Keen returns it (NDJSON) or as a row with a column per property
+/// path (CSV). An export is resumed after its last event: its `keen.timestamp` (to the
+/// microsecond) and `keen.id` are the cursor, and nothing before or at it is written again.
+public enum EventExport {
+    public enum Format: String, Sendable, CaseIterable {
+        case ndjson, csv
+
+        public var contentType: String {
+            switch self {
+            case .ndjson: "application/x-ndjson"
+            case .csv: "text/csv; charset=utf-8"
+            }
+        }
+    }
+
+    /// Where an export stopped: its last event's timestamp and row id.
+    public struct Cursor: Sendable, Hashable {
+        public var timestamp: Int64
+        public var rowID: Int64
+
+        public init(timestamp: Int64, rowID: Int64) {
+            self.timestamp = timestamp
+            self.rowID = rowID
+        }
+
+        /// The cursor of an event written out: its `keen.timestamp` and `keen.id`.
+        public init(timestamp text: String, id: String) throws(KeenError) {
+            guard let timestamp = KeenTime.parse(text) else {
+                throw .badParameter(
+                    "after_timestamp", "'\(text.prefix(64))' is not a timestamp (the last event's keen.timestamp)")
+            }
+            guard id.utf8.count == 24, let bits = UInt64(id, radix: 16) else {
+                throw .badParameter(
+                    "after_id", "'\(id.prefix(64))' is not an event id (the last event's keen.id: 24 hex digits)")
+            }
+            self.init(timestamp: timestamp, rowID: Int64(bitPattern: bits))
+        }
+    }
+
+    /// The path of a leaf whose number the dictionary read before the page does not hold (a store
+    /// whose other writers add paths reads the page again): "." is no property's path (a name holds
+    /// no dot and is never empty).
+    public static let unknownPath = "."
+
+    /// One event of a page.
+    public struct Event: Sendable {
+        public var cursor: Cursor
+        public var createdAt: Int64
+        public var leaves: [EventLeaf]
+    }
+
+    /// Up to `limit` events of `collection` in `timeframe` after `cursor`, in order. The scan starts
+    /// at the cursor's timestamp and passes over the events at that timestamp up to its id.
+    public static func page(
+        collection: String, timeframe: Timeframe, after cursor: Cursor?, limit: Int, from source: some EventSource
+    ) throws -> [Event] {
+        let paths = try source.paths()
+        var plan = ScanPlan(collection: collection, timeframe: timeframe)
+        if let cursor { plan.timeframe.start = max(timeframe.start, cursor.timestamp) }
+        guard plan.timeframe.start < plan.timeframe.end else { return [] }
+        var events: [Event] = []
+        events.reserveCapacity(min(limit, 10_000))
+        try source.scan(plan) { row in
+            if let cursor, (row.timestamp, row.rowID) <= (cursor.timestamp, cursor.rowID) { return true }
+            let leaves = EventCodec.decode(row.data).map { leaf in
+                EventLeaf(path: leaf.pathID < paths.count ? paths[leaf.pathID] : unknownPath, value: leaf.value)
+            }
+            events.append(
+                Event(
+                    cursor: Cursor(timestamp: row.timestamp, rowID: row.rowID), createdAt: row.createdAt,
+                    leaves: leaves))
+            return events.count < limit
+        }
+        return events
+    }
+
+    /// The event as Keen returns it, on one line.
+    public static func ndjsonLine(_ event: Event) -> String {
+        KeenEventRules.rebuild(
+            leaves: event.leaves, timestamp: event.cursor.timestamp, createdAt: event.createdAt,
+            id: QueryEngine.eventID(event.cursor.rowID)
+        ).jsonText + "\n"
+    }
+
+    /// The `keen` columns every CSV row starts with.
+    public static let keenColumns = ["keen.timestamp", "keen.created_at", "keen.id"]
+
+    /// The CSV columns of a collection whose schema lists `paths` (sorted, a path once per type it
+    /// was seen with): each path once, the `keen` ones left to their own columns.
+    public static func columns(_ paths: [String]) -> [String] {
+        var columns: [String] = []
+        for path in paths where !path.hasPrefix("keen.") && columns.last != path { columns.append(path) }
+        return columns
+    }
+
+    /// The CSV header: the `keen` columns, then `paths`.
+    public static func csvHeader(_ paths: [String]) -> String {
+        (keenColumns + paths).map(csvField).joined(separator: ",") + "\r\n"
+    }
+
+    /// The event as a CSV row of `paths` (RFC 4180): a string as it is, a number as JSON writes it,
+    /// true or false, an empty field for null or a missing property, a list or an empty object as
+    /// its JSON.
+    public static func csvRow(_ event: Event, paths: [String]) -> String {
+        var values: [String: FieldValue] = [:]
+        for leaf in event.leaves { values[leaf.path] = leaf.value }
+        var fields = [
+            KeenTime.format(event.cursor.timestamp), KeenTime.format(event.createdAt),
+            QueryEngine.eventID(event.cursor.rowID),
+        ]
+        for path in paths {
+            switch values[path] {
+            case nil, .null?: fields.append("")
+            case .bool(let flag)?: fields.append(flag ? "true" : "false")
+            case .number(let number)?: fields.append(JSONValue.number(number).jsonText)
+            case .string(let text)?: fields.append(text)
+            case .list(let elements)?: fields.append(JSONValue.array(elements).jsonText)
+            case .emptyObject?: fields.append("{}")
+            }
+        }
+        return fields.map(csvField).joined(separator: ",") + "\r\n"
+    }
+
+    /// A field quoted when it holds a comma, a quote or a line break (its quotes doubled).
+    static func csvField(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
