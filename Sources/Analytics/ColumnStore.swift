@@ -161,6 +161,23 @@ public struct CollectionColumns: Sendable {
         return result
     }
 
+    /// `paths` of `collection` beside `kept` columns: when they hold no late rows, only the paths
+    /// they lack are read (the same rows, in the same order) and added; else every path of both is
+    /// read again, in the table's order.
+    public static func read(
+        collection: String, paths: Set<String>, beside kept: CollectionColumns?, from source: some EventSource,
+        budget: QueryBudget = .unlimited
+    ) throws -> CollectionColumns {
+        if let kept, kept.unsorted == 0,
+            let added = try kept.adding(
+                read(collection: collection, paths: paths.subtracting(kept.columns.keys), from: source, budget: budget))
+        {
+            return added
+        }
+        return try read(
+            collection: collection, paths: paths.union(kept?.columns.keys ?? [:].keys), from: source, budget: budget)
+    }
+
     /// These columns with `other`'s added, when both hold the same rows in the same order (read
     /// from the same table with nothing written between); nil otherwise.
     public func adding(_ other: CollectionColumns) -> CollectionColumns? {

@@ -137,18 +137,8 @@ extension PostgresStore {
             guard CollectionColumns.estimate(count: count, paths: allPaths.count) <= cache.maximumBytes else {
                 return nil
             }
-            var columns: CollectionColumns
-            if let kept, kept.unsorted == 0,
-                let added = try kept.adding(
-                    CollectionColumns.read(
-                        collection: collection, paths: paths.subtracting(kept.columns.keys), from: source,
-                        budget: budget))
-            {
-                columns = added
-            } else {
-                columns = try CollectionColumns.read(
-                    collection: collection, paths: allPaths, from: source, budget: budget)
-            }
+            var columns = try CollectionColumns.read(
+                collection: collection, paths: paths, beside: kept, from: source, budget: budget)
             columns.followed = upTo
             columns.deletions = deletions
             columns.pathNames = state.paths

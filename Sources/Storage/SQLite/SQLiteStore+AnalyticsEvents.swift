@@ -239,21 +239,8 @@ extension SQLiteStore {
             let estimate = CollectionColumns.estimate(
                 count: count, paths: paths.union(kept?.columns.keys ?? [:].keys).count)
             guard estimate <= cache.columns.maximumBytes else { return nil }
-            // Kept columns with no late rows: only the new paths are read (the same rows, in the
-            // same order); else every path, in order.
-            var columns: CollectionColumns
-            if let kept, kept.unsorted == 0,
-                let added = try kept.adding(
-                    CollectionColumns.read(
-                        collection: collection, paths: paths.subtracting(kept.columns.keys), from: source,
-                        budget: budget))
-            {
-                columns = added
-            } else {
-                columns = try CollectionColumns.read(
-                    collection: collection, paths: paths.union(kept?.columns.keys ?? [:].keys), from: source,
-                    budget: budget)
-            }
+            let columns = try CollectionColumns.read(
+                collection: collection, paths: paths, beside: kept, from: source, budget: budget)
             return cache.columns.keep(columns, project: project, collection: collection) ? columns : nil
         }
     }
