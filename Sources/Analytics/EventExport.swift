@@ -10,6 +10,15 @@ public enum EventExport {
     public enum Format: String, Sendable, CaseIterable {
         case ndjson, csv
 
+        /// The format a parameter names (`name`, for its error); NDJSON when it names none.
+        public static func parse(_ text: String?, name: String = "format") throws(KeenError) -> Format {
+            guard let text else { return .ndjson }
+            guard let format = Format(rawValue: text.lowercased()) else {
+                throw .badParameter(name, "'\(text.prefix(40))' is not a format of an export: ndjson or csv")
+            }
+            return format
+        }
+
         public var contentType: String {
             switch self {
             case .ndjson: "application/x-ndjson"
@@ -28,18 +37,40 @@ public enum EventExport {
             self.rowID = rowID
         }
 
-        /// The cursor of an event written out: its `keen.timestamp` and `keen.id`.
-        public init(timestamp text: String, id: String) throws(KeenError) {
+        /// The cursor of a resumed export from its two parameters, the last event's `keen.timestamp`
+        /// and `keen.id`: both or neither (nil). `names` are what the caller calls them, for errors.
+        public static func parse(
+            timestamp text: String?, id: String?,
+            names: (timestamp: String, id: String) = ("after_timestamp", "after_id")
+        ) throws(KeenError) -> Cursor? {
+            guard let text, let id else {
+                guard text == nil && id == nil else {
+                    throw .badParameter(
+                        text == nil ? names.timestamp : names.id,
+                        "a resumed export names its last event by both \(names.timestamp) and \(names.id)")
+                }
+                return nil
+            }
             guard let timestamp = KeenTime.parse(text) else {
                 throw .badParameter(
-                    "after_timestamp", "'\(text.prefix(64))' is not a timestamp (the last event's keen.timestamp)")
+                    names.timestamp, "'\(text.prefix(64))' is not a timestamp (the last event's keen.timestamp)")
             }
             guard id.utf8.count == 24, let bits = UInt64(id, radix: 16) else {
                 throw .badParameter(
-                    "after_id", "'\(id.prefix(64))' is not an event id (the last event's keen.id: 24 hex digits)")
+                    names.id, "'\(id.prefix(64))' is not an event id (the last event's keen.id: 24 hex digits)")
             }
-            self.init(timestamp: timestamp, rowID: Int64(bitPattern: bits))
+            return Cursor(timestamp: timestamp, rowID: Int64(bitPattern: bits))
         }
+    }
+
+    /// Events read per page of an export.
+    public static let pageSize = 2_000
+
+    /// A page's events as `format` writes them (`columns`: a CSV's, from ``columns(_:)``).
+    public static func text(_ page: [Event], format: Format, columns: [String]) -> String {
+        var text = ""
+        for event in page { text += format == .csv ? csvRow(event, paths: columns) : ndjsonLine(event) }
+        return text
     }
 
     /// The path of a leaf whose number the dictionary read before the page does not hold (a store

@@ -33,7 +33,12 @@ struct AnalyticsCommand: AsyncParsableCommand {
         @Option(name: .shortAndLong, help: "The file to write (standard output by default).") var output: String?
 
         func run() async throws {
-            let format = try AnalyticsCommand.exportFormat(self.format)
+            let format: EventExport.Format
+            do {
+                format = try EventExport.Format.parse(self.format, name: "--format")
+            } catch {
+                throw ValidationError(error.message)
+            }
             func time(_ text: String?, _ name: String) throws -> Int64? {
                 guard let text else { return nil }
                 guard let time = KeenTime.parse(text) else {
@@ -44,19 +49,12 @@ struct AnalyticsCommand: AsyncParsableCommand {
             let timeframe = Timeframe(
                 start: try time(start, "start") ?? Timeframe.allTime.start,
                 end: try time(end, "end") ?? Timeframe.allTime.end)
-            var cursor: EventExport.Cursor?
-            switch (afterTimestamp, afterId) {
-            case (nil, nil): break
-            case (let timestamp?, let id?):
-                do {
-                    cursor = try EventExport.Cursor(timestamp: timestamp, id: id)
-                } catch {
-                    throw ValidationError(
-                        error.message.replacingOccurrences(of: "after_timestamp", with: "--after-timestamp")
-                            .replacingOccurrences(of: "after_id", with: "--after-id"))
-                }
-            default:
-                throw ValidationError("a resumed export names its last event by both --after-timestamp and --after-id")
+            let cursor: EventExport.Cursor?
+            do {
+                cursor = try EventExport.Cursor.parse(
+                    timestamp: afterTimestamp, id: afterId, names: ("--after-timestamp", "--after-id"))
+            } catch {
+                throw ValidationError(error.message)
             }
             let out: FileHandle
             var header: String?
@@ -108,17 +106,12 @@ struct AnalyticsCommand: AsyncParsableCommand {
                     while true {
                         let page = try await analytics.exportPage(
                             project: project, collection: collection, timeframe: timeframe, after: after,
-                            limit: 2_000)
-                        var text = ""
-                        for event in page {
-                            text +=
-                                format == .csv ? EventExport.csvRow(event, paths: paths) : EventExport.ndjsonLine(event)
-                        }
-                        try out.write(contentsOf: Data(text.utf8))
+                            limit: EventExport.pageSize)
+                        try out.write(contentsOf: Data(EventExport.text(page, format: format, columns: paths).utf8))
                         guard let last = page.last else { break }
                         progress.wrote(page.count, through: last.cursor)
                         after = last.cursor
-                        if page.count < 2_000 { break }
+                        if page.count < EventExport.pageSize { break }
                     }
                 }
                 if output != nil { try out.synchronize() }
@@ -174,13 +167,6 @@ struct AnalyticsCommand: AsyncParsableCommand {
         let first = try handle.read(upToCount: 1 << 16) ?? Data()
         guard let end = first.firstIndex(of: 0x0A) else { return String(decoding: first, as: UTF8.self) }
         return String(decoding: first[...end], as: UTF8.self)
-    }
-
-    static func exportFormat(_ text: String) throws -> EventExport.Format {
-        guard let format = EventExport.Format(rawValue: text.lowercased()) else {
-            throw ValidationError("--format: '\(text)' is not a format of an export: ndjson or csv")
-        }
-        return format
     }
 
     struct Project: AsyncParsableCommand {

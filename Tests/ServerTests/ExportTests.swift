@@ -84,7 +84,7 @@ import Testing
             // Cut after any event (some inside a run of equal timestamps, one at a page's end) and
             // resumed: the rest, exactly.
             var random = SplitMix(seed: seed &+ 1)
-            for cut in [0, ExportTests.count - 1, Int(AnalyticsAPI.exportPage) - 1]
+            for cut in [0, ExportTests.count - 1, EventExport.pageSize - 1]
                 + (0..<4).map({ _ in Int(random.next() % UInt64(Self.count)) })
             {
                 let (stamp, id) = (events[cut]["keen"]!["timestamp"]!.string!, events[cut]["keen"]!["id"]!.string!)

@@ -13,9 +13,6 @@ import NIOCore
 /// `keen.id` received: nothing before or at it is sent again. Not a Keen endpoint (Keen's
 /// extractions stop at 100,000 events or mail a file); documented beside them.
 extension AnalyticsAPI {
-    /// Events read per page of an export.
-    static let exportPage = 2_000
-
     func addExport(_ project: RouterGroup<APIRequestContext>) {
         project.on("events/:collection/export", method: .options) { _, _ in Self.response(.noContent, body: nil) }
         project.get("events/:collection/export") { request, context in
@@ -26,10 +23,10 @@ extension AnalyticsAPI {
                 func raw(_ name: String) -> String? { query.first(where: { $0.name == name })?.value }
                 let own: Set<String> = ["format", "after_timestamp", "after_id"]
                 let parameters = try KeenQuery.parameters(fromQuery: query.filter { !own.contains($0.name) })
-                let format = try Self.exportFormat(raw("format"))
+                let format = try EventExport.Format.parse(raw("format"))
                 let zone = try QueryZone.parse(parameters["timezone"])
                 let timeframe = try zone.resolve(parameters["timeframe"], now: now()) ?? .allTime
-                let cursor = try Self.exportCursor(timestamp: raw("after_timestamp"), id: raw("after_id"))
+                let cursor = try EventExport.Cursor.parse(timestamp: raw("after_timestamp"), id: raw("after_id"))
                 guard let schema = try await store.schema(project: id).first(where: { $0.name == collection }) else {
                     throw KeenError.notFound("no event collection '\(collection)' in project \(id)")
                 }
@@ -52,39 +49,17 @@ extension AnalyticsAPI {
                         while true {
                             let page = try await store.exportPage(
                                 project: id, collection: collection, timeframe: timeframe, after: after,
-                                limit: Self.exportPage)
-                            var buffer = ByteBuffer()
-                            for event in page {
-                                buffer.writeString(
-                                    format == .csv
-                                        ? EventExport.csvRow(event, paths: paths) : EventExport.ndjsonLine(event))
+                                limit: EventExport.pageSize)
+                            if !page.isEmpty {
+                                try await writer.write(
+                                    ByteBuffer(string: EventExport.text(page, format: format, columns: paths)))
                             }
-                            if !page.isEmpty { try await writer.write(buffer) }
-                            guard page.count == Self.exportPage, let last = page.last else { break }
+                            guard page.count == EventExport.pageSize, let last = page.last else { break }
                             after = last.cursor
                         }
                         try await writer.finish(nil)
                     })
             }
-        }
-    }
-
-    static func exportFormat(_ text: String?) throws(KeenError) -> EventExport.Format {
-        guard let text else { return .ndjson }
-        guard let format = EventExport.Format(rawValue: text.lowercased()) else {
-            throw .badParameter("format", "'\(text.prefix(40))' is not a format of an export: ndjson or csv")
-        }
-        return format
-    }
-
-    static func exportCursor(timestamp: String?, id: String?) throws(KeenError) -> EventExport.Cursor? {
-        switch (timestamp, id) {
-        case (nil, nil): return nil
-        case (let timestamp?, let id?): return try EventExport.Cursor(timestamp: timestamp, id: id)
-        default:
-            throw .badParameter(
-                timestamp == nil ? "after_timestamp" : "after_id",
-                "a resumed export names its last event by both after_timestamp and after_id")
         }
     }
 }
