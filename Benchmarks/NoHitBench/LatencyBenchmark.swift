@@ -382,7 +382,7 @@ struct LatencyBenchmark: AsyncParsableCommand {
         let process: Process
 
         init(_ executable: String, _ arguments: [String], log: String) throws {
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments

@@ -85,27 +85,37 @@ struct ParseBenchmark: AsyncParsableCommand {
         print("peak memory (max RSS of the process): \(ProcessMemory.kilobytes("VmHWM") / 1024) MB")
 
         if let reference {
-            let referenceWalls = try timeReference(reference, files: files)
+            let (referenceWalls, referenceCPUs) = try timeReference(reference, files: files)
+            let (wall, cpu) = (referenceWalls[referenceWalls.count / 2], referenceCPUs[referenceCPUs.count / 2])
             print(
                 String(
-                    format: "reference `%@` on the same files: best %.4f s, median %.4f s wall → %.1fx (best vs best)",
-                    reference, referenceWalls[0], referenceWalls[referenceWalls.count / 2], referenceWalls[0] / best))
+                    format: "reference `%@` on the same files: best %.4f s, median %.4f s wall → %.1fx (best vs best), "
+                        + "%.1fx (median vs median)",
+                    reference, referenceWalls[0], wall, referenceWalls[0] / best, wall / median))
+            print(
+                String(
+                    format: "reference cpu: median %.4f s (user+system) → %.1fx the cpu of this run's median",
+                    cpu, cpu / cpus[cpus.count / 2]))
         }
     }
 
-    /// Runs `command FILES > /dev/null` `iterations` times and returns the sorted wall times.
-    private func timeReference(_ command: String, files: [String]) throws -> [Double] {
+    /// Runs `command FILES > /dev/null` `iterations` times and returns the sorted wall times and
+    /// CPU times (user and system, of the shell and the command).
+    private func timeReference(_ command: String, files: [String]) throws -> (walls: [Double], cpus: [Double]) {
         var times: [Double] = []
+        var cpus: [Double] = []
         for _ in 0..<max(3, iterations) {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "\(command) \(files.map { "'\($0)'" }.joined(separator: " ")) > /dev/null 2>&1"]
             let start = ContinuousClock.now
+            let cpuStart = ProcessTimes.childrenCPUSeconds()
             try process.run()
             process.waitUntilExit()
             times.append((ContinuousClock.now - start).seconds)
+            cpus.append(ProcessTimes.childrenCPUSeconds() - cpuStart)
         }
-        return times.sorted()
+        return (times.sorted(), cpus.sorted())
     }
 }
 

@@ -14,6 +14,14 @@ enum ProcessTimes {
             + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
+    /// User plus system CPU seconds consumed so far by the children this process has waited for.
+    static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
     /// User plus system CPU seconds of another process so far (0 when it cannot be read).
     static func cpuSeconds(pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

@@ -11,9 +11,10 @@ import Baseball
 /// Every record type is understood: `id`, `version`, `info`, `start`, `sub`, `play`, `com`,
 /// `data`, `badj`, `padj`, `ladj`, `radj`, `presadj`. A line that cannot be read makes its game
 /// fail with an error naming the file, line and text; reading resumes at the next `id`, so one
-/// bad game never hides the others. A damaged record that changes nothing of the game — a
-/// `version`, a `com`, an `info` record with a key the game is not made of — is a warning
-/// (`GameRecord.warnings`, with file and line) and the game is read.
+/// bad game never hides the others. Damage is forgiven by kind, as `cwevent` forgives it, each a
+/// warning (`GameRecord.warnings`, with file and line) while the game is read: a record with more
+/// fields than it is read from is read from its first ones; one with fewer than it needs is
+/// skipped; a `version`, `com`, `badj`, `padj` or `ladj` record that cannot be read is skipped.
 package struct EventFileReader: Sendable {
     package let file: String
     package let bytes: [UInt8]
@@ -80,12 +81,19 @@ package struct EventFileReader: Sendable {
                 if kind == .id {
                     finish()
                     let id = fields.count > 1 ? buffer.string(fields[1]) : ""
-                    if fields.count != 2 || id.isEmpty {
-                        failed = error(buffer, line, lineNumber, "an id record needs exactly one field, the game id")
+                    if id.isEmpty {
+                        failed = error(buffer, line, lineNumber, "an id record needs the game id")
                         builder = nil
                         continue
                     }
                     builder = GameBuilder(file: file, source: bytes, id: id, line: lineNumber)
+                    if fields.count > 2 {
+                        builder!.game.warnings.append(
+                            error(
+                                buffer, line, lineNumber,
+                                GameBuilder.extraFields("an id", read: 1, found: fields.count - 1),
+                                gameID: id))
+                    }
                     continue
                 }
                 if failed != nil { continue }  // skipping the rest of a broken game
@@ -94,7 +102,9 @@ package struct EventFileReader: Sendable {
                     finish()
                     continue
                 }
-                switch builder!.add(kind, fields, buffer: buffer, line: lineNumber) {
+                // A last line with no line end, short of its fields, is where a file was cut off.
+                let cutOff = lineEnd == end
+                switch builder!.add(kind, fields, buffer: buffer, line: lineNumber, cutOff: cutOff) {
                 case nil: break
                 case .fatal(let reason):
                     failed = error(buffer, line, lineNumber, reason, gameID: builder!.game.id)
@@ -140,34 +150,79 @@ struct GameBuilder {
         case readAnyway(String)
     }
 
-    /// The `info` keys a game is made of: damage to one of them is fatal.
-    static let neededInfo: Set<String> = [
-        "visteam", "hometeam", "date", "number", "htbf", "innings", "starttime", "timeofgame", "wp", "lp", "save",
-    ]
+    /// How many fields after its type a record is read from: the fewest it needs and the most
+    /// it uses. As `cwevent` reads them (`cw_game_read`): by position, any further fields ignored,
+    /// and a record without the fields it needs skipped. `com` and `data` take any number.
+    static func fieldsRead(_ kind: RecordKind) -> (needed: Int, used: Int)? {
+        switch kind {
+        case .id, .version: (1, 1)
+        case .info: (1, 2)
+        case .start, .sub: (5, 5)
+        case .play: (6, 6)
+        case .badj, .padj, .ladj, .radj, .presadj: (2, 2)
+        case .com, .data, .unknown: nil
+        }
+    }
 
-    /// Adds one record; returns what is wrong with it, or nil.
-    mutating func add(_ kind: RecordKind, _ fields: RecordFields, buffer: UnsafeBufferPointer<UInt8>, line: Int)
-        -> Damage?
-    {
+    /// The warning for a record with more fields than it is read from.
+    static func extraFields(_ record: String, read: Int, found: Int) -> String {
+        "\(record) record is read from \(read) field\(read == 1 ? "" : "s"), found \(found); "
+            + "the rest \(found - read == 1 ? "is" : "are") ignored, as cwevent ignores them"
+    }
+
+    /// Adds one record; returns what is wrong with it, or nil. A record with more fields than it
+    /// is read from is read from its first ones, and one with fewer than it needs is skipped,
+    /// as `cwevent` reads them; each is a warning.
+    mutating func add(
+        _ kind: RecordKind, _ fields: RecordFields, buffer: UnsafeBufferPointer<UInt8>, line: Int, cutOff: Bool = false
+    ) -> Damage? {
+        var fields = fields
+        var extra: String?
+        if let read = Self.fieldsRead(kind), !fields.hasUnterminatedQuote {
+            let found = fields.count - 1
+            // Named only when damaged: most records are not.
+            var record: String { kind == .info ? "an info" : "a \(buffer.string(fields[0]))" }
+            if found < read.needed && cutOff {
+                return .fatal("the file ends in the middle of \(record) record (no line end, \(found) of its fields)")
+            }
+            if found < read.needed {
+                return .harmless(
+                    "\(record) record needs \(read.needed) field\(read.needed == 1 ? "" : "s"), found \(found); "
+                        + "the record is skipped, as cwevent skips it")
+            }
+            if found > read.used {
+                extra = Self.extraFields(record, read: read.used, found: found)
+                fields.keepFirst(read.used + 1)
+            }
+        }
+        let damage = addRead(kind, fields, buffer: buffer, line: line)
+        guard let extra else { return damage }
+        switch damage {
+        case nil: return .readAnyway(extra)
+        case .readAnyway(let reason): return .readAnyway("\(extra); \(reason)")
+        case .harmless, .fatal: return damage
+        }
+    }
+
+    /// Adds one record of the fields it is read from.
+    private mutating func addRead(
+        _ kind: RecordKind, _ fields: RecordFields, buffer: UnsafeBufferPointer<UInt8>, line: Int
+    ) -> Damage? {
         switch kind {
         case .com:
             guard fields.count >= 2 else { return .harmless("a com record needs its text; the record is skipped") }
         case .info:
-            let key = fields.count > 1 ? buffer.string(fields[1]) : ""
-            guard fields.count == 3 || fields.count == 2, !key.isEmpty else {
-                if Self.neededInfo.contains(key) {
-                    return .fatal("an info record needs a key and a value, found \(fields.count - 1) fields")
-                }
-                return .harmless(
-                    "an info record needs a key and a value, found \(fields.count - 1) fields; "
-                        + "'\(key)' is not part of the game, the record is skipped")
-            }
+            guard !fields[1].isEmpty else { return .harmless("an info record needs a key; the record is skipped") }
         case .version:
             guard fields.count == 2 else {
                 return .harmless("a version record needs exactly one field; the record is skipped")
             }
         case .play:
             return addPlay(fields, buffer, line)
+        case .badj, .padj, .ladj:
+            // A hand or a batting slot out of order changes no play: a record that cannot be read
+            // is skipped (cwevent reads its first character, or -1 for a slot it cannot read).
+            return addRecord(kind, fields, buffer: buffer, line: line).map { .harmless("\($0); the record is skipped") }
         default:
             break
         }
@@ -336,6 +391,11 @@ struct GameBuilder {
         }
         let text = fields[6]
         guard !text.isEmpty else { return "a play record needs an event" }
+        if let note = EventTextParser.unknownAdvanceNote(buffer.slice(text)) {
+            tolerated.append(
+                "'(\(note))' is not a note a runner advance takes; the advance is read without it (cwevent "
+                    + "stops reading the event there)")
+        }
         if let flag = EventTextParser.unknownCreditFlag(buffer.slice(text)) {
             tolerated.append(
                 "'/\(flag)' is not a modifier a fielding credit takes; the credit is read without it (cwevent "

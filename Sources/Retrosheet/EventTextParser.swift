@@ -97,6 +97,35 @@ package enum EventTextParser {
         return nil
     }
 
+    /// The notes a runner advance takes in words (`1-2(NR)`), as cwevent reads them.
+    static let advanceNotes: Set<String> = [
+        "NR", "NORBI", "RBI", "UR", "TUR", "WP", "PB", "TH", "TH1", "TH2", "TH3", "THH", "INT", "SB", "SB2", "SB3",
+        "SB4", "SBH",
+    ]
+
+    /// The first note in words on a runner advance that is not one of `advanceNotes`
+    /// (`OBS` in `.1-2(OBS)`), or nil: what the reader warns of.
+    package static func unknownAdvanceNote(_ text: UnsafeBufferPointer<UInt8>) -> String? {
+        guard let dot = text.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        var index = dot + 1
+        while index + 1 < text.count {
+            defer { index += 1 }
+            let first = text[index + 1] & 0xDF  // upper case for letters
+            guard text[index] == UInt8(ascii: "("), first >= 0x41, first <= 0x5A, first != UInt8(ascii: "E") else {
+                continue
+            }
+            var token = ""
+            var cursor = index + 1
+            while cursor < text.count, text[cursor] != UInt8(ascii: ")") {
+                let byte = text[cursor]
+                token.append(Character(UnicodeScalar(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte)))
+                cursor += 1
+            }
+            if !advanceNotes.contains(token) { return token }
+        }
+        return nil
+    }
+
     /// Parses an event given as a String (tests, tools).
     package static func parse(_ text: String) throws(EventTextError) -> Play {
         var bytes = Array(text.utf8)
@@ -560,10 +589,13 @@ private struct EventTextScanner {
         }
         if symbol == UInt8(ascii: ";") {
             next()
+            // A pickoff may follow since cwevent's grammar of 2026 (`SB2;PO1(13)`).
             switch word() {
-            case .sb: try? stolenBase(flags: false)
+            case .sb, .posb: try? stolenBase(flags: false)
             case .cs: try? caughtStealing(flags: false)
-            default: throw invalid("expected SB or CS after ';'")
+            case .pocs: try? pickoffCaughtStealing(flags: false)
+            case .po: try? pickoff(flags: false)
+            default: throw invalid("expected SB, CS, POSB, POCS or PO after ';'")
             }
         }
         if flags { skipFlags() }
@@ -612,8 +644,10 @@ private struct EventTextScanner {
             next()
             switch word() {
             case .cs: try caughtStealing(flags: false)
-            case .sb: try stolenBase(flags: false)
-            default: throw invalid("expected CS or SB after ';'")
+            case .sb, .posb: try stolenBase(flags: false)
+            case .pocs: try pickoffCaughtStealing(flags: false)
+            case .po: try pickoff(flags: false)
+            default: throw invalid("expected CS, SB, POCS, POSB or PO after ';'")
             }
         }
         while flags && symbol == UInt8(ascii: "/") {
@@ -658,6 +692,8 @@ private struct EventTextScanner {
             let token = flag()
             switch token {
             case .bint, .int, .ap, .mrev, .urev, .ndp, .obs: break
+            // A throw on the play (cwevent reads it since 2026).
+            case .th, .th1, .th2, .th3, .thh: break
             case .dp: play.modifiers.insert(.doublePlay)
             case .tp: play.modifiers.insert(.triplePlay)
             default:
@@ -861,8 +897,15 @@ private struct EventTextScanner {
             case .pb: play.modifiers.insert(.passedBall); rbi[from] = 0
             case .th: if symbol >= 0x31 && symbol <= 0x33 { next() }
             case .thh, .int: break
-            default: throw invalid("unknown note on a runner advance")
+            // A base stolen on the advance (`BK.1-2(SB)`, 2025), with or without the base.
+            case .sb:
+                if (1...3).contains(from) { play.stolenBases.insert(.at(from)) }
+                if (symbol >= 0x32 && symbol <= 0x34) || symbol == UInt8(ascii: "H") { next() }
+            default: break
             }
+            // Another note (`(OBS)`, `(RBI2)`): the advance is read without it, and the reader
+            // warns (`unknownAdvanceNote`). cwevent stops reading the event there.
+            while symbol != UInt8(ascii: ")") && symbol != 0 { next() }
         }
         guard symbol == UInt8(ascii: ")") else { throw invalid("expected ')', found \(symbolText)") }
         next()

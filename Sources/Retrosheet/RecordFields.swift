@@ -80,6 +80,12 @@ struct RecordFields {
         count += 1
     }
 
+    /// Keeps the first `count` fields (the type and the fields a record is read from), as
+    /// `cwevent` reads a record's fields by position and ignores any after them.
+    mutating func keepFirst(_ count: Int) {
+        self.count = min(self.count, count)
+    }
+
     subscript(index: Int) -> ByteRange {
         switch index {
         case 0: r0

@@ -198,23 +198,36 @@ package enum SeasonBids {
 
     /// Every side of every game in `files`, with the games that could not be read.
     package static func summaries(of files: [String]) async -> (sides: [SideSummary], problems: [RetrosheetError]) {
+        let read = await read(files)
+        return (read.sides, read.problems)
+    }
+
+    /// Every side of every game in `files`, with the games that could not be read and the damaged
+    /// records of those that were.
+    package static func read(_ files: [String]) async -> (
+        sides: [SideSummary], problems: [RetrosheetError], warnings: ReadingWarnings
+    ) {
         var sides: [SideSummary] = []
         var problems: [RetrosheetError] = []
+        var warnings = ReadingWarnings()
         await EventFiles.forEach(
             files,
-            { file -> ([SideSummary], [RetrosheetError]) in
+            { file -> ([SideSummary], [RetrosheetError], ReadingWarnings) in
                 var sides: [SideSummary] = []
                 var problems: [RetrosheetError] = []
+                var warnings = ReadingWarnings()
                 let reader: EventFileReader
                 do throws(RetrosheetError) {
                     reader = try EventFileReader(path: file)
                 } catch {
-                    return ([], [error])
+                    return ([], [error], warnings)
                 }
                 var teams: [String: TeamRecord]?
                 reader.forEachGame { result in
                     do throws(RetrosheetError) {
-                        let bids = try GameBids.replay(try result.get())
+                        let game = try result.get()
+                        warnings.add(game.warnings)
+                        let bids = try GameBids.replay(game)
                         // The season's TEAM file, read once, only for a club the directory does
                         // not know (the Federal League's).
                         if teams == nil,
@@ -227,13 +240,14 @@ package enum SeasonBids {
                         problems.append(error)
                     }
                 }
-                return (sides, problems)
+                return (sides, problems, warnings)
             }
         ) { file in
             sides += file.0
             problems += file.1
+            warnings.add(file.2)
         }
-        return (sides, problems)
+        return (sides, problems, warnings)
     }
 
     /// Official no-hitters, by date.

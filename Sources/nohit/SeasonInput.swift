@@ -6,10 +6,16 @@ import Retrosheet
 struct SeasonInput {
     var sides: [SideSummary]
     var problems: [RetrosheetError]
+    var warnings: ReadingWarnings
 
     static func read(_ paths: [String]) async throws -> SeasonInput {
-        let (sides, problems) = await SeasonBids.summaries(of: try files(paths))
-        return SeasonInput(sides: sides, problems: problems)
+        let (sides, problems, warnings) = await SeasonBids.read(try files(paths))
+        return SeasonInput(sides: sides, problems: problems, warnings: warnings)
+    }
+
+    /// Says how many damaged records were read anyway, by kind (`nohit events` prints each).
+    static func report(_ warnings: ReadingWarnings) {
+        if let summary = warnings.summary { StandardStreams.writeError("nohit: \(summary)\n") }
     }
 
     /// The event files of `paths` (files, folders, season zips); one that is not there is said on
@@ -25,6 +31,7 @@ struct SeasonInput {
 
     /// Reports the games that could not be read; exit status 1 when there were any.
     func finish() throws {
+        Self.report(warnings)
         guard !problems.isEmpty else { return }
         for problem in problems { StandardStreams.writeError("nohit: \(problem)\n") }
         StandardStreams.writeError(

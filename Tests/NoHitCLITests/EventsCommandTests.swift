@@ -14,6 +14,27 @@ import Testing
         return url.path
     }
 
+    /// A damaged record read as cwevent reads it: the game is read, each such record is said,
+    /// they are counted by kind at the end, and the exit status is 0.
+    @Test func damagedRecordsReadAnywayAreSaidAndCounted() throws {
+        var lines = try TestData.lines("retrosheet/2020/2020CHA.EVA").map(String.init)
+        let ids = lines.indices.filter { lines[$0].hasPrefix("id,") }
+        lines = Array(lines[ids[0]..<ids[1]])
+        let save = lines.firstIndex { $0.hasPrefix("info,save") }!
+        lines[save] = "info,save,,"
+        let play = lines.firstIndex { $0.hasPrefix("play,") && !$0.hasSuffix(",NP") }!
+        lines[play] += ",x"
+        let path = try Self.temporaryFile("2020CHA.EVA", lines.joined(separator: "\n") + "\n")
+        let result = try Executable.run("nohit", ["events", path])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardError.contains("nohit: warning: \(path):\(save + 1): an info record is read from 2 fields"))
+        #expect(
+            result.standardError.contains("nohit: warning: \(path):\(play + 1): a play record is read from 6 fields"))
+        #expect(result.standardError.hasSuffix("nohit: 2 damaged records read as cwevent reads them: 1 info, 1 play\n"))
+        #expect(result.standardOutput.split(separator: "\n").count > 50)
+    }
+
     @Test func printsCwevents2020RowsForARealFile() throws {
         let file = TestData.path("retrosheet/2020/2020CHA.EVA")
         let result = try Executable.run("nohit", ["events", file])
@@ -31,13 +52,13 @@ import Testing
         var firstGame = Array(lines[ids[0]..<ids[1]])
         let secondGame = Array(lines[ids[1]..<ids[2]])
         let damaged = firstGame.firstIndex { $0.hasPrefix("play,") && !$0.hasSuffix(",NP") }!
-        firstGame[damaged] = "play,1,0,keplm001,12"
+        firstGame[damaged] = "play,1,0,keplm001,12,,Q8"
         let path = try Self.temporaryFile("2020CHA.EVA", (firstGame + secondGame).joined(separator: "\n") + "\n")
 
         let result = try Executable.run("nohit", ["events", path])
         #expect(result.status == 1)
-        #expect(result.standardError.contains("\(path):\(damaged + 1): a play record needs 6 fields"))
-        #expect(result.standardError.contains("play,1,0,keplm001,12"))
+        #expect(result.standardError.contains("\(path):\(damaged + 1): malformed event: unknown event code"))
+        #expect(result.standardError.contains("play,1,0,keplm001,12,,Q8"))
         #expect(result.standardError.contains("skipped 1 game"))
         let rows = result.standardOutput.split(separator: "\n").dropFirst()
         #expect(!rows.isEmpty)

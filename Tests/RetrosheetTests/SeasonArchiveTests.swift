@@ -55,7 +55,7 @@ import Testing
         ),
         (
             "1950", "1950SLN.EVN", #"info,inputter,""David W. Smith, Wayne Townsend""#,
-            "'inputter' is not part of the game, the record is skipped"
+            "an info record is read from 2 fields, found 3; the rest is ignored, as cwevent ignores them"
         ),
     ])
     func aDamagedFieldIsReadAsCWEventReadsItAndSaid(season: String, file: String, record: String, warning: String)
