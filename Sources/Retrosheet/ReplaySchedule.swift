@@ -70,6 +70,7 @@ package enum ReplaySchedule {
             throw Failure.unreadable(error)
         }
         let teams = teamTable(near: files, year: year)
+        let parks = Ballparks.near(files)
         var games: [ReplayGame] = []
         var skipped: [RetrosheetError] = []
         let idDate = String(format: "%04d%02d%02d", year, month, day)
@@ -107,15 +108,19 @@ package enum ReplaySchedule {
                     continue
                 }
                 seen.insert(record.id)
-                games.append(schedule(record, updates: updates, teams: teams, year: year, month: month, day: day))
+                games.append(
+                    schedule(record, updates: updates, teams: teams, parks: parks, year: year, month: month, day: day))
             }
         }
         guard !games.isEmpty else { throw Failure.noGames(date, places) }
         return Day(games: games.sorted { ($0.start, $0.record.id) < ($1.start, $1.record.id) }, skipped: skipped)
     }
 
+    /// The game `record` as a schedule gives it; `parks` (Retrosheet's park file) names its park
+    /// from its `info,site` record.
     package static func schedule(
-        _ record: GameRecord, updates: [GameUpdate], teams: [String: TeamRecord], year: Int, month: Int, day: Int
+        _ record: GameRecord, updates: [GameUpdate], teams: [String: TeamRecord], parks: [String: Ballpark] = [:],
+        year: Int, month: Int, day: Int
     ) -> ReplayGame {
         let date = String(format: "%04d-%02d-%02d", year, month, day)
         func team(_ code: String) -> GameInfo.Team {
@@ -140,6 +145,7 @@ package enum ReplaySchedule {
         }
         var info = GameInfo(id: record.id, date: date, away: away, home: home, players: players)
         info.gameType = record.gameType
+        info.venue = record.info("site").flatMap { parks[$0]?.name }
         info.completedOn = record.completionDate
         if record.scheduledInnings != 9 { info.scheduledInnings = record.scheduledInnings }
         // The starting pitchers, as the schedule names its probables before the lineups are out.

@@ -90,7 +90,7 @@ package enum TeamFile {
         return (players, problems)
     }
 
-    private static func forEachLine(
+    static func forEachLine(
         file: String, bytes: [UInt8], _ body: (_ fields: [String], _ number: Int, _ text: String) -> Void
     ) {
         bytes.withUnsafeBufferPointer { buffer in

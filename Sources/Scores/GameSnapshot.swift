@@ -149,6 +149,8 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     package var decisions: Decisions?
     package var bids: [Bid]
     package var broadcasts: [String]
+    /// The park, where the source names it (the Stats API's venue, Retrosheet's park file).
+    package var venue: String? = nil
     package var updatedAt: Date
 
     package init(

@@ -155,7 +155,7 @@ extension LiveBoard {
         let situation =
             game.status.phase == .live && (shown?.outs ?? 3) < 3
             ? "\(statusText), \(Words.outs(shown?.outs ?? 0))" : statusText
-        return GameSnapshot(
+        var snapshot = GameSnapshot(
             id: info.id, date: info.date,
             gameNumber: info.id.last.flatMap { Int(String($0)) }.flatMap { $0 > 0 ? $0 : nil },
             startTime: game.start ?? time, status: status,
@@ -168,6 +168,8 @@ extension LiveBoard {
             matchup: matchup, starters: starters, dueUp: dueUp, decisions: decisions,
             // The home side pitches to the away batters first.
             bids: bids, broadcasts: info.broadcasts.map(\.name), updatedAt: time)
+        snapshot.venue = info.venue
+        return snapshot
     }
 
     /// A batter's day so far as a scoreboard gives it: `1-for-2, HR, 2 RBI, BB`; nil before his

@@ -103,6 +103,10 @@ try:
       return t.includes('Final') && t.includes('W: Lucas Giolito') && t.includes('No-hitter · CWS') ? t.slice(0, 200) : null; })()""",
                  "the final game page (Final, W: Lucas Giolito, the no-hitter mark)")
     print("final:", final.replace("\n", " | "))
+    where = chromium.evaluate("document.querySelector('#game-page .status-line')?.textContent")
+    print("status line:", where)
+    if where != "Final · Guaranteed Rate Field":
+        fail(f"the game page's status line does not name the park (Retrosheet's park file, info,site CHI12): {where}")
     giolito = chromium.evaluate("""[...document.querySelectorAll('#game-page table.pitchers tbody tr')]
       .map(r => r.innerText.split('\\t')).find(c => c[0] === 'Lucas Giolito')""")
     print("Giolito's line:", giolito)

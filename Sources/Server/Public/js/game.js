@@ -97,7 +97,9 @@ export async function loadGamePage() {
     const runs = (team) => (game.status === 'scheduled' ? '' : team.runs);
     // The first pitch is said once: on the card before the game (and in the pre-game section).
     const status = detail.pregame ? '' : situation(game);
-    const line = [status, game.game_number ? `Game ${game.game_number}` : ''].filter(Boolean).join(' · ');
+    // Where: said here once the game is on (before it, the pre-game section says it).
+    const line = [status, game.game_number ? `Game ${game.game_number}` : '', detail.pregame ? '' : game.venue]
+      .filter(Boolean).join(' · ');
     if (detail.pregame) {
       patch(page, `<h2>${esc(game.away.name)} at ${esc(game.home.name)}</h2>
         ${line ? `<p class="status-line">${esc(line)}</p>` : ''}
