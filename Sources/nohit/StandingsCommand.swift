@@ -12,7 +12,11 @@ struct StandingsCommand: AsyncParsableCommand {
         discussion: """
             Counts every game that ended before the day (a suspended game on the day it was completed; a tie \
             for neither club): W, L, PCT, GB (games behind the division's leader), the streak, the last ten, \
-            at home and away. GET /api/standings?date= answers the same.
+            at home and away. Then each league's race for the postseason in the season's format (one wild \
+            card per league 1994-2011, two 2012-2021, 2020's eight clubs per league, three from 2022): the \
+            division leaders, the rest by record with the wild-card places, games ahead of the first club out \
+            or behind the last club in, and each club's clinching or elimination number. GET \
+            /api/standings?date= answers the same.
             """
     )
 
@@ -39,15 +43,49 @@ struct StandingsCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let standings = Standings(asOf: date, outcomes: outcomes)
+        let race = WildCardRace(asOf: date, outcomes: outcomes, wholeSeason: true)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             encoder.keyEncodingStrategy = .convertToSnakeCase
-            try StandardStreams.writeOutput(Array(try encoder.encode(standings)) + [0x0A])
+            let answer = Answer(date: standings.date, divisions: standings.divisions, wildCards: race)
+            try StandardStreams.writeOutput(Array(try encoder.encode(answer)) + [0x0A])
         } else {
-            try StandardStreams.writeOutput(Array(Self.text(standings).utf8))
+            try StandardStreams.writeOutput(Array((Self.text(standings) + (race.map(Self.text) ?? "")).utf8))
         }
         try input.finish()
+    }
+
+    /// What `--json` prints.
+    struct Answer: Encodable {
+        var date: String
+        var divisions: [Standings.Division]
+        var wildCards: WildCardRace?
+    }
+
+    static func text(_ race: WildCardRace) -> String {
+        func cell(_ text: String, _ width: Int) -> String {
+            String(repeating: " ", count: max(0, width - text.count)) + text
+        }
+        func row(_ entry: WildCardRace.Entry) -> String {
+            let number =
+                entry.clinchNumber.map { $0 == 0 ? "clinched" : "clinch \($0)" }
+                ?? entry.eliminationNumber.map { $0 == 0 ? "eliminated" : "elim \($0)" } ?? ""
+            return entry.club.name.padding(toLength: 24, withPad: " ", startingAt: 0) + cell("\(entry.wins)", 4)
+                + cell("\(entry.losses)", 4) + cell(entry.percentage, 6) + cell(entry.gamesBehind, 6)
+                + cell("\(entry.remaining)", 5) + "  " + entry.place.padding(toLength: 16, withPad: " ", startingAt: 0)
+                + number + "\n"
+        }
+        var out = "\nThe race for the postseason: \(race.format.description)\n"
+        for league in race.leagues {
+            out += "\n\(league.name) leaders".padding(toLength: 25, withPad: " ", startingAt: 0)
+            out += "   W   L   PCT        LEFT\n"
+            out += league.leaders.map(row).joined()
+            out += "\(league.name) wild card".padding(toLength: 24, withPad: " ", startingAt: 0)
+            out += "   W   L   PCT  WCGB  LEFT\n"
+            out += league.wildCard.map(row).joined()
+        }
+        return out
     }
 
     static func text(_ standings: Standings) -> String {

@@ -47,6 +47,34 @@ import Testing
         }
     }
 
+    /// The race for the postseason beside the standings, in 2020's format: what is left of each
+    /// club's season is its games not yet over by the service's clock (none of the future counts).
+    @Test func theRaceForThePostseasonAndWhatIsLeftOfTheSeason() async throws {
+        let fixture = try await APIServerTests.Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            try await client.execute(uri: "/api/standings?date=2020-09-28", method: .get) { response in
+                #expect(response.status == .ok)
+                let body = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                let race = try #require(body?["wild_cards"] as? [String: Any])
+                let format = try #require(race["format"] as? [String: Any])
+                #expect(format["wild_cards"] as? Int == 2 && format["second_places"] as? Bool == true)
+                let leagues = try #require(race["leagues"] as? [[String: Any]])
+                #expect(leagues.map { $0["name"] as? String } == ["AL", "NL"])
+                let entries = leagues.flatMap { league in
+                    ((league["leaders"] as? [[String: Any]]) ?? []) + ((league["wild_card"] as? [[String: Any]]) ?? [])
+                }
+                #expect(entries.count == 30)
+                let white = try #require(
+                    entries.first { ($0["club"] as? [String: Any])?["abbreviation"] as? String == "CWS" })
+                #expect(white["wins"] as? Int == 17 && white["losses"] as? Int == 12)
+                // 35-25 at the end: 31 games left after 29.
+                #expect(white["remaining"] as? Int == 31)
+                #expect(leagues.allSatisfy { ($0["leaders"] as? [Any])?.count == 6 })
+            }
+        }
+    }
+
     /// Once the day is over, the day after counts its games: Giolito's no-hitter is a White Sox
     /// win and a Pirates loss.
     @Test func theDayAfterCountsTheDaysFinals() async throws {

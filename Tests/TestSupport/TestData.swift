@@ -127,6 +127,7 @@ package enum ExtendedSuites {
         "RetrosheetTests.ScoringChangeTests.Extended",
         "RetrosheetTests.SeasonArchiveTests",
         "RetrosheetTests.StandingsTests.Extended",
+        "RetrosheetTests.WildCardRaceTests.Extended",
         "RetrosheetTests.TeamFileTests.Extended",
         "RetrosheetTests.UnofficialNoHitterTests.Extended",
         "ServerTests.ScoreboardFeedTests",

@@ -194,6 +194,8 @@ package struct StandingsAnswer: Sendable, Codable {
     /// season's results (then only those games count).
     package var source: String
     package var divisions: [Standings.Division]
+    /// The race for the postseason in each league (the season's format); absent before 1994.
+    package var wildCards: WildCardRace?
 }
 
 package struct Attempt: Sendable, Codable {

@@ -96,11 +96,20 @@ struct GameRoutes: Sendable {
                 )
             }
             let standings = Standings(asOf: date, outcomes: outcomes, clubs: clubs)
+            // What is left of the season: Retrosheet's season holds every game of it (those not yet
+            // over by the clock are still to play); else the format's length less the games played.
+            let unplayed = (held ?? []).filter { !happened($0.date, $0.gameID) }.map {
+                var later = $0
+                later.date = max($0.date, date)
+                return later
+            }
+            let race = WildCardRace(
+                asOf: date, outcomes: outcomes + unplayed, clubs: clubs, wholeSeason: held != nil)
             let body = try API.body(
                 StandingsAnswer(
                     date: date,
                     source: held != nil ? "Retrosheet's \(season) season" : "the games this service followed",
-                    divisions: standings.divisions))
+                    divisions: standings.divisions, wildCards: race))
             standingsViews.keep(key, version: version, body)
             return API.json(body: body)
         }

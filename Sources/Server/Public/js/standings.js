@@ -40,6 +40,30 @@ export function loadRecords() {
   }).catch(() => {});
 }
 
+// Each league's race for the postseason in the season's format: the division leaders (and 2020's
+// second places), then the rest by record, a line under the last wild card, and each club's
+// magic number (M#: its wins or the club below's losses that clinch) or elimination number (E#).
+function race(answer) {
+  const race = answer.wild_cards;
+  if (!race) return '';
+  const number = (t) => {
+    if (t.clinch_number === 0) return 'Clinched';
+    if (t.clinch_number != null) return `M# ${t.clinch_number}`;
+    if (t.elimination_number === 0) return 'Out';
+    return t.elimination_number != null ? `E# ${t.elimination_number}` : '';
+  };
+  const place = { 'division leader': 'Division', 'second place': '2nd', 'wild card': 'WC', out: '' };
+  const row = (t, cut) => `<tr data-key="${esc(t.club.abbreviation)}"${cut ? ' class="cut"' : ''}><th scope="row"><span class="wide">${esc(t.club.name)}</span><span class="narrow">${esc(t.club.abbreviation)}</span></th><td>${t.wins}</td><td>${t.losses}</td><td>${esc(t.games_behind || '')}</td><td>${esc(place[t.place] ?? '')}</td><td>${esc(number(t))}</td></tr>`;
+  return `<h3 data-key="race-heading">The race for the postseason</h3><p class="muted" data-key="race-format">${esc(race.format.description[0].toUpperCase() + race.format.description.slice(1))}.</p>`
+    + race.leagues.map((league) => {
+      const cut = league.wild_card.filter((t) => t.place === 'wild card').length - 1;
+      return `<div class="scroll-x" role="region" tabindex="0" aria-label="${esc(league.name)} postseason race" data-key="race-${esc(league.name)}">
+      <table class="standings race"><caption>${esc(league.name)} postseason race</caption>
+      <thead><tr><th scope="col">Team</th><th scope="col">W</th><th scope="col">L</th><th scope="col"><abbr title="games ahead of the first club out, or behind the last wild card">WCGB</abbr></th><th scope="col">In as</th><th scope="col"><abbr title="magic number to clinch (M#) or elimination number (E#)">Number</abbr></th></tr></thead>
+      <tbody>${league.leaders.map((t, i) => row(t, i === league.leaders.length - 1)).join('')}${league.wild_card.map((t, i) => row(t, i === cut)).join('')}</tbody></table></div>`;
+    }).join('');
+}
+
 export async function loadStandings() {
   const page = $('#standings-page');
   try {
@@ -49,7 +73,8 @@ export async function loadStandings() {
       <table class="standings"><caption>${esc(division.name)}</caption>
       <thead><tr><th scope="col">Team</th><th scope="col">W</th><th scope="col">L</th><th scope="col">PCT</th><th scope="col">GB</th><th scope="col"><abbr title="streak">STRK</abbr></th><th scope="col"><abbr title="last ten games">L10</abbr></th><th scope="col">Home</th><th scope="col">Away</th></tr></thead>
       <tbody>${division.teams.map((t) => `<tr data-key="${esc(t.club.abbreviation)}"><th scope="row"><span class="wide">${esc(t.club.name)}</span><span class="narrow">${esc(t.club.abbreviation)}</span></th><td>${t.wins}</td><td>${t.losses}</td><td>${esc(t.percentage)}</td><td>${esc(t.games_behind)}</td><td>${esc(t.streak || '–')}</td><td>${esc(t.last_ten)}</td><td>${esc(t.home)}</td><td>${esc(t.away)}</td></tr>`).join('')}</tbody></table></div>`).join('')
-      + `<p class="muted">From ${esc(answer.source)}.</p>`);
+      + race(answer)
+      + `<p class="muted" data-key="source">From ${esc(answer.source)}.</p>`);
   } catch (error) {
     patch(page, `<p role="alert">The standings could not be loaded: ${esc(error.message)}</p>`);
   }
