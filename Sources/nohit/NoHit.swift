@@ -29,7 +29,7 @@ struct NoHit: AsyncParsableCommand {
             DevicesCommand.self, AnalyticsCommand.self, BackupCommand.self, RestoreCommand.self, PushCommand.self,
             FakeAPNsCommand.self,
             FakeStatsAPICommand.self,
-            ServeCommand.self, SettingsCommand.self, OpenAPICommand.self, OddsCommand.self,
+            ServeCommand.self, SettingsCommand.self, OpenAPICommand.self, OddsCommand.self, WinExpCommand.self,
         ]
     )
 

@@ -128,6 +128,7 @@ package enum ExtendedSuites {
         "RetrosheetTests.SeasonArchiveTests",
         "RetrosheetTests.StandingsTests.Extended",
         "RetrosheetTests.WildCardRaceTests.Extended",
+        "RetrosheetTests.WinExpectancyTests.Extended",
         "RetrosheetTests.TeamFileTests.Extended",
         "RetrosheetTests.UnofficialNoHitterTests.Extended",
         "ServerTests.ScoreboardFeedTests",

@@ -1,0 +1,52 @@
+import Baseball
+
+/// Win expectancy counted from event files: every game replayed, the state before each of its
+/// plays and whether the home team won.
+package enum WinExpectancyCount {
+    /// The table of `files`, with the games that could not be read and the damaged records read
+    /// anyway.
+    package static func table(of files: [String]) async -> (
+        table: WinExpectancy, problems: [RetrosheetError], warnings: ReadingWarnings
+    ) {
+        var counter = WinExpectancy.Counter()
+        var problems: [RetrosheetError] = []
+        var warnings = ReadingWarnings()
+        await EventFiles.forEach(files, { file in count(file) }) { file in
+            counter.merge(file.0)
+            problems += file.1
+            warnings.add(file.2)
+        }
+        return (counter.table(), problems, warnings)
+    }
+
+    /// One file's games.
+    static func count(_ file: String) -> (WinExpectancy.Counter, [RetrosheetError], ReadingWarnings) {
+        var counter = WinExpectancy.Counter()
+        var problems: [RetrosheetError] = []
+        var warnings = ReadingWarnings()
+        let reader: EventFileReader
+        do throws(RetrosheetError) {
+            reader = try EventFileReader(path: file)
+        } catch {
+            return (counter, [error], warnings)
+        }
+        reader.forEachGame { result in
+            do throws(RetrosheetError) {
+                let game = try result.get()
+                warnings.add(game.warnings)
+                // A game whose home team batted first (a few at neutral sites) is left out: the
+                // table's halves are the visitors' and the home team's, who bats last.
+                guard !game.homeBatsFirst else { return }
+                var states: [WinExpectancy.State] = []
+                states.reserveCapacity(game.events.count)
+                let engine = try GameReplay.run(game) { states.append(WinExpectancy.State(before: $0.result)) }
+                let score = engine.state.score
+                guard score.home != score.away, let season = Int((game.date ?? "").prefix(4)) else { return }
+                counter.add(season: season, states: states, homeWon: score.home > score.away)
+            } catch {
+                problems.append(error)
+            }
+        }
+        return (counter, problems, warnings)
+    }
+}
