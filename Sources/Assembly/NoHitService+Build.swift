@@ -84,7 +84,16 @@ extension NoHitService {
     ) async throws -> NoHitService {
         let logger = hooks.logger
         let database = opened.store
-        let board = LiveBoard()
+        // History's win expectancy for the cards and the play-by-play (1950-2020, shipped).
+        let board: LiveBoard
+        switch WinExpectancyCount.shipped() {
+        case .success(let table): board = LiveBoard(winExpectancy: table)
+        case .failure(let error):
+            logger.error(
+                "no win probability on the cards: the shipped table cannot be read",
+                metadata: ["error": "\(error)"])
+            board = LiveBoard()
+        }
         let feed = LiveFeed()
         let metrics = ServerMetrics()
         let statistics = DeliveryStatistics(metrics: metrics.factory)

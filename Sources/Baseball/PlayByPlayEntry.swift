@@ -17,6 +17,13 @@ package struct PlayByPlayEntry: Sendable, Hashable, Codable {
     package var heading: String
     /// The outs after it in words: "nobody out", "1 out", "3 outs".
     package var outsText: String
+    /// The runners after it: first 1, second 2, third 4 (none once the half is over).
+    package var bases = 0
+    /// The home team's chance of winning after it, from history (`WinExpectancy`); 1 or 0 after
+    /// the last play of a final game; nil for a player entering, or without the table.
+    package var homeWin: Double? = nil
+    /// The leverage of the situation it came in (1 is an average play's); nil as `homeWin`.
+    package var leverage: Double? = nil
 
     package init(
         number: Int, inning: Int, half: String, text: String, outs: Int, awayScore: Int, homeScore: Int, scoring: Bool

@@ -39,7 +39,8 @@ package struct WinExpectancy: Sendable, Hashable, Codable {
         package var cell: Int {
             let inning = min(max(self.inning, 1), WinExpectancy.innings) - 1
             let half = battingSide == .away ? 0 : 1
-            let lead = min(max(homeLead, -WinExpectancy.maximumLead), WinExpectancy.maximumLead)
+            let lead =
+                min(max(homeLead, -WinExpectancy.maximumLead), WinExpectancy.maximumLead)
                 + WinExpectancy.maximumLead
             return (((inning * 2 + half) * 3 + min(max(outs, 0), 2)) * 8 + (bases & 7)) * WinExpectancy.leads + lead
         }
@@ -89,6 +90,39 @@ package struct WinExpectancy: Sendable, Hashable, Codable {
 
     /// The home team's chance from `state`.
     package func homeWin(_ state: State) -> Double { homeWin[state.cell] }
+
+    /// The state of a game of `scheduledInnings` as the table's nine innings count it: a 7-inning
+    /// game's 1st is counted as the 3rd.
+    package static func state(
+        inning: Int, battingSide: Side, outs: Int, bases: Int, homeLead: Int, scheduledInnings: Int
+    ) -> State {
+        State(
+            inning: inning + max(0, 9 - scheduledInnings), battingSide: battingSide, outs: outs, bases: bases,
+            homeLead: homeLead)
+    }
+
+    /// The home team's chance after a play that left `outs` (3: the half is over, the next begins)
+    /// and `bases`, the score then `homeLead`. A walk-off, or a lead the last half cannot change,
+    /// is the game won.
+    package func homeWin(
+        afterInning inning: Int, battingSide: Side, outs: Int, bases: Int, homeLead: Int, scheduledInnings: Int
+    ) -> Double {
+        let last = max(scheduledInnings, 1)
+        if inning >= last && battingSide == .home && homeLead > 0 { return 1 }
+        if outs >= 3 {
+            if inning >= last && battingSide == .away && homeLead > 0 { return 1 }
+            if inning >= last && battingSide == .home && homeLead < 0 { return 0 }
+            let next = battingSide == .away ? (inning, Side.home) : (inning + 1, Side.away)
+            return homeWin(
+                Self.state(
+                    inning: next.0, battingSide: next.1, outs: 0, bases: 0, homeLead: homeLead,
+                    scheduledInnings: scheduledInnings))
+        }
+        return homeWin(
+            Self.state(
+                inning: inning, battingSide: battingSide, outs: outs, bases: bases, homeLead: homeLead,
+                scheduledInnings: scheduledInnings))
+    }
 
     package func leverage(_ state: State) -> Double { leverage[state.cell] }
 

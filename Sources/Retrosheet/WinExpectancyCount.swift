@@ -1,4 +1,5 @@
 import Baseball
+import Foundation
 
 /// Win expectancy counted from event files: every game replayed, the state before each of its
 /// plays and whether the home team won.
@@ -48,5 +49,25 @@ package enum WinExpectancyCount {
             }
         }
         return (counter, problems, warnings)
+    }
+}
+
+extension WinExpectancyCount {
+    /// The table nohit ships (`Data/winexp/win-expectancy.json`, 1950-2020), or why it cannot be
+    /// read.
+    package static func shipped() -> Result<WinExpectancy, any Error> {
+        let path = ShippedData.path("Data/winexp/win-expectancy.json")
+        return Result {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            let table = try decoder.decode(WinExpectancy.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+            let sizes = [table.games.count, table.wins.count, table.homeWin.count, table.leverage.count]
+            guard sizes.allSatisfy({ $0 == WinExpectancy.cells }) else {
+                throw RetrosheetError(
+                    file: path, line: 0, text: "",
+                    reason: "the table has \(sizes) cells, not \(WinExpectancy.cells) each")
+            }
+            return table
+        }
     }
 }

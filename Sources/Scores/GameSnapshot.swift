@@ -151,6 +151,10 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     package var broadcasts: [String]
     /// The park, where the source names it (the Stats API's venue, Retrosheet's park file).
     package var venue: String? = nil
+    /// A game under way: the home team's chance of winning from here, as history gives it
+    /// (`WinExpectancy`), and the leverage of the moment (1 is an average play's).
+    package var homeWin: Double? = nil
+    package var leverage: Double? = nil
     package var updatedAt: Date
 
     package init(

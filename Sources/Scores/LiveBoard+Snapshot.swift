@@ -4,7 +4,9 @@ import Foundation
 
 extension LiveBoard {
     /// A game as it stands in `game`, as of `time`: what the board, the API and the stream say.
-    package static func snapshot(_ game: GameFollower, at time: Date) -> GameSnapshot {
+    package static func snapshot(
+        _ game: GameFollower, at time: Date, winExpectancy: WinExpectancy? = nil
+    ) -> GameSnapshot {
         let info = game.info
         // A pitcher's count is his line's and the pitches of the plate appearance under way.
         let inProgress = game.atBat.map(\.pitches) ?? 0
@@ -169,6 +171,21 @@ extension LiveBoard {
             // The home side pitches to the away batters first.
             bids: bids, broadcasts: info.broadcasts.map(\.name), updatedAt: time)
         snapshot.venue = info.venue
+        // A game under way: the home team's chance now, from history, and the leverage.
+        if let table = winExpectancy, snapshot.status == .live {
+            let side: Side = snapshot.half == "bottom" ? .home : .away
+            let bases = snapshot.bases.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) }
+            let lead = snapshot.home.runs - snapshot.away.runs
+            snapshot.homeWin = table.homeWin(
+                afterInning: snapshot.inning, battingSide: side, outs: snapshot.outs, bases: bases, homeLead: lead,
+                scheduledInnings: scheduledInnings)
+            if snapshot.outs < 3 {
+                snapshot.leverage = table.leverage(
+                    WinExpectancy.state(
+                        inning: snapshot.inning, battingSide: side, outs: snapshot.outs, bases: bases,
+                        homeLead: lead, scheduledInnings: scheduledInnings))
+            }
+        }
         return snapshot
     }
 

@@ -12,8 +12,12 @@ package final class LiveBoard: Sendable {
     }
 
     private let games = Mutex<(entries: [String: Entry], version: UInt64)>(([:], 0))
+    /// History's win expectancy, for the chance on the cards and the play-by-play; none without.
+    package let winExpectancy: WinExpectancy?
 
-    package init() {}
+    package init(winExpectancy: WinExpectancy? = nil) {
+        self.winExpectancy = winExpectancy
+    }
 
     /// Changes recorded so far: what a cache of the board's views compares.
     package var version: UInt64 { games.withLock { $0.version } }
@@ -23,7 +27,7 @@ package final class LiveBoard: Sendable {
     @discardableResult
     package func record(_ game: GameFollower, at time: Date) -> (snapshot: GameSnapshot, score: ScoreLine?)? {
         guard game.isScheduled else { return nil }
-        let snapshot = Self.snapshot(game, at: time)
+        let snapshot = Self.snapshot(game, at: time, winExpectancy: winExpectancy)
         let score = ScoreLine(snapshot)
         let before = games.withLock {
             let before = $0.entries[snapshot.id].map { ScoreLine($0.snapshot) }
@@ -71,6 +75,39 @@ package final class LiveBoard: Sendable {
                 away: lines.lines(of: .away).map { PitcherLineView($0, info: info) },
                 home: lines.lines(of: .home).map { PitcherLineView($0, info: info) }),
             box: BoxScoreView(entry.follower), scoring: entry.follower.playByPlay.filter(\.scoring),
-            plays: entry.follower.playByPlay)
+            plays: winExpectancy.map { Self.chances(entry.follower, table: $0) } ?? entry.follower.playByPlay)
+    }
+
+    /// The play-by-play with the home team's chance after each play and the leverage before it.
+    static func chances(_ follower: GameFollower, table: WinExpectancy) -> [PlayByPlayEntry] {
+        let scheduled = follower.info.scheduledInnings ?? 9
+        var plays = follower.playByPlay
+        let lastPlay = plays.lastIndex { $0.number > 0 }
+        var before = WinExpectancy.state(
+            inning: 1, battingSide: .away, outs: 0, bases: 0, homeLead: 0, scheduledInnings: scheduled)
+        var number = 0
+        for index in plays.indices where plays[index].number != number {
+            let play = plays[index]
+            number = play.number
+            let side: Side = play.half == "bottom" ? .home : .away
+            let lead = play.homeScore - play.awayScore
+            plays[index].leverage = table.leverage(before)
+            if index == lastPlay, follower.isFinal {
+                plays[index].homeWin = lead > 0 ? 1 : lead < 0 ? 0 : 0.5
+            } else {
+                plays[index].homeWin = table.homeWin(
+                    afterInning: play.inning, battingSide: side, outs: play.outs, bases: play.bases, homeLead: lead,
+                    scheduledInnings: scheduled)
+            }
+            before =
+                play.outs >= 3
+                ? WinExpectancy.state(
+                    inning: side == .away ? play.inning : play.inning + 1, battingSide: side.opponent, outs: 0,
+                    bases: 0, homeLead: lead, scheduledInnings: scheduled)
+                : WinExpectancy.state(
+                    inning: play.inning, battingSide: side, outs: play.outs, bases: play.bases, homeLead: lead,
+                    scheduledInnings: scheduled)
+        }
+        return plays
     }
 }

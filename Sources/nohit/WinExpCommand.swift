@@ -56,17 +56,18 @@ struct WinExpCommand: AsyncParsableCommand {
             for side in [Side.away, .home] {
                 let name = inning == WinExpectancy.innings ? "Extra innings" : "Inning \(inning)"
                 let heading = "\(name), \(side == .away ? "top" : "bottom") (home lead)"
-                out += "\n" + heading.padding(toLength: 28, withPad: " ", startingAt: 0)
+                out += "\n" + heading.padding(toLength: 34, withPad: " ", startingAt: 0)
                 out += (-3...3).map { cell($0 > 0 ? "+\($0)" : "\($0)", 6) }.joined() + "\n"
                 for outs in 0...2 {
                     for base in 0..<8 {
                         let label = "  \(outs) out\(outs == 1 ? "" : "s"), \(bases[base])"
-                        out += label.padding(toLength: 28, withPad: " ", startingAt: 0)
-                        out += (-3...3).map { lead in
-                            let state = WinExpectancy.State(
-                                inning: inning, battingSide: side, outs: outs, bases: base, homeLead: lead)
-                            return cell(table.games[state.cell] == 0 ? "-" : share(table.homeWin(state)), 6)
-                        }.joined() + "\n"
+                        out += label.padding(toLength: 34, withPad: " ", startingAt: 0)
+                        out +=
+                            (-3...3).map { lead in
+                                let state = WinExpectancy.State(
+                                    inning: inning, battingSide: side, outs: outs, bases: base, homeLead: lead)
+                                return cell(table.games[state.cell] == 0 ? "-" : share(table.homeWin(state)), 6)
+                            }.joined() + "\n"
                     }
                 }
             }

@@ -103,6 +103,14 @@ try:
       return t.includes('Final') && t.includes('W: Lucas Giolito') && t.includes('No-hitter · CWS') ? t.slice(0, 200) : null; })()""",
                  "the final game page (Final, W: Lucas Giolito, the no-hitter mark)")
     print("final:", final.replace("\n", " | "))
+    chart = chromium.evaluate("""(() => { const f = document.querySelector('#game-page figure.winprob');
+      return f ? { caption: f.querySelector('figcaption').textContent, label: f.querySelector('svg').getAttribute('aria-label'),
+                   points: f.querySelector('polyline').getAttribute('points').split(' ').length } : null; })()""")
+    print("win probability:", json.dumps(chart))
+    if not chart or "CWS's chance of winning over" not in chart["label"] or "100% after the last" not in chart["label"] or chart["points"] < 60:
+        fail(f"the game page lacks the win probability chart of Giolito's game, ending at 100%: {chart}")
+    chromium.evaluate("document.querySelector('#game-page figure.winprob').scrollIntoView()")
+    print("screenshot:", chromium.screenshot("game-page-win-probability.png"))
     where = chromium.evaluate("document.querySelector('#game-page .status-line')?.textContent")
     print("status line:", where)
     if where != "Final · Guaranteed Rate Field":
@@ -174,10 +182,14 @@ try:
     if len(set(heights.values())) != 1:
         fail(f"the phone header changes height across tabs: {heights}")
     chromium.evaluate("location.hash = '#standings'")
-    standings = wait("""(() => { const t = document.querySelectorAll('#standings table.standings');
-      return t.length === 6 ? { width: document.documentElement.scrollWidth, first: t[0].tBodies[0].rows[0].innerText.split('\\t').slice(0, 3) } : null; })()""",
-                     "the standings' six divisions")
+    standings = wait("""(() => { const t = document.querySelectorAll('#standings table.standings:not(.race)');
+      const races = [...document.querySelectorAll('#standings table.race')];
+      return t.length === 6 && races.length === 2 ? { width: document.documentElement.scrollWidth, first: t[0].tBodies[0].rows[0].innerText.split('\\t').slice(0, 3),
+        races: races.map(r => r.caption.textContent), wildCards: races.map(r => [...r.tBodies[0].rows].filter(row => row.innerText.includes('WC')).length) } : null; })()""",
+                     "the standings' six divisions and the two leagues' postseason races")
     print("standings:", json.dumps(standings))
+    if standings["races"] != ["AL postseason race", "NL postseason race"] or standings["wildCards"] != [2, 2]:
+        fail(f"the standings lack each league's race with 2020's two wild cards: {standings}")
     if standings["width"] > 390:
         fail(f"the standings page scrolls sideways on a phone: {standings}")
     print("screenshot:", chromium.screenshot("standings-phone-dark.png"))

@@ -84,7 +84,9 @@ import Testing
             #expect(WinExpectancy.State(cell: cell).cell == cell)
         }
         let state = WinExpectancy.State(inning: 12, battingSide: .home, outs: 2, bases: 5, homeLead: -14)
-        #expect(WinExpectancy.State(cell: state.cell) == WinExpectancy.State(inning: 10, battingSide: .home, outs: 2, bases: 5, homeLead: -10))
+        #expect(
+            WinExpectancy.State(cell: state.cell)
+                == WinExpectancy.State(inning: 10, battingSide: .home, outs: 2, bases: 5, homeLead: -10))
         var counter = WinExpectancy.Counter()
         let start = WinExpectancy.State(inning: 1, battingSide: .away, outs: 0, bases: 0, homeLead: 0)
         let later = WinExpectancy.State(inning: 1, battingSide: .away, outs: 1, bases: 0, homeLead: 0)
@@ -109,14 +111,19 @@ import Testing
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         let table = try decoder.decode(WinExpectancy.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(table.seasons.first == 1950 && table.seasons.last == 2020 && table.seasons.count == 71)
-        #expect([table.games.count, table.wins.count, table.homeWin.count, table.leverage.count].allSatisfy { $0 == WinExpectancy.cells })
+        #expect(
+            [table.games.count, table.wins.count, table.homeWin.count, table.leverage.count].allSatisfy {
+                $0 == WinExpectancy.cells
+            })
         let ninth = WinExpectancy.State(inning: 9, battingSide: .away, outs: 0, bases: 0, homeLead: 0)
         #expect(table.games[ninth.cell] == 14_820 && table.wins[ninth.cell] == 7_708)
         #expect(abs(table.homeWin(ninth) - 0.52) < 0.001)
         // Bases loaded, nobody out, bottom of the 9th, tied: the home team nearly always wins.
         let loaded = WinExpectancy.State(inning: 9, battingSide: .home, outs: 0, bases: 7, homeLead: 0)
         #expect(table.homeWin(loaded) > 0.9)
-        #expect(table.leverage(loaded) > table.leverage(WinExpectancy.State(inning: 1, battingSide: .away, outs: 0, bases: 0, homeLead: 0)))
+        #expect(
+            table.leverage(loaded)
+                > table.leverage(WinExpectancy.State(inning: 1, battingSide: .away, outs: 0, bases: 0, homeLead: 0)))
     }
 }
 

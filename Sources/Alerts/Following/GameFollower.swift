@@ -199,12 +199,17 @@ package struct GameFollower: Sendable {
             tally.record(result, runsAfter: state.score[result.battingSide])
             // The half-inning of the play, even when its third out ended it.
             lastPlayAgainst[result.pitchingSide] = result
-            playByPlay.append(
-                PlayByPlayEntry(
-                    number: state.playCount, inning: result.inning, half: Words.half(result.battingSide),
-                    text: PlayDescription.text(result, name: info.name(of:)),
-                    outs: min(3, result.outsBefore + result.outs), awayScore: state.score.away,
-                    homeScore: state.score.home, scoring: result.runs > 0))
+            var entry = PlayByPlayEntry(
+                number: state.playCount, inning: result.inning, half: Words.half(result.battingSide),
+                text: PlayDescription.text(result, name: info.name(of:)),
+                outs: min(3, result.outsBefore + result.outs), awayScore: state.score.away,
+                homeScore: state.score.home, scoring: result.runs > 0)
+            if entry.outs < 3 {
+                entry.bases =
+                    (state.runners.first.isNone ? 0 : 1) | (state.runners.second.isNone ? 0 : 2)
+                    | (state.runners.third.isNone ? 0 : 4)
+            }
+            playByPlay.append(entry)
             events.append(.play(result, number: state.playCount))
         case .substitution(let appearance):
             if appearance.position == Position.pitcher { pitcherLines.enter(appearance.player, side: appearance.side) }

@@ -51,6 +51,18 @@ function peopleOf(game) {
   return '';
 }
 
+/** The side history favours in a game under way, and by how much: `HOU 97% to win`, with the
+ * leverage when the moment weighs more than an average play. */
+export function chanceOf(game) {
+  if (game.status !== 'live' || game.home_win == null) return '';
+  const home = game.home_win >= 0.5;
+  const share = Math.round((home ? game.home_win : 1 - game.home_win) * 100);
+  const team = home ? game.home : game.away;
+  const shown = share >= 100 ? '>99' : share;
+  const pressure = game.leverage >= 1.5 ? ` · <abbr title="leverage: how much this moment weighs against an average play">LI</abbr> ${game.leverage.toFixed(1)}` : '';
+  return `<span class="chance" data-key="chance"><abbr title="win probability from how games in this situation ended, 1950-2020">Win</abbr>: ${esc(team.abbreviation)} ${shown}%${pressure}</span>`;
+}
+
 /** A game's card (HTML); `lineOpen` opens its line score when the card is first shown. */
 export function gameCard(game, { lineOpen = false } = {}) {
   const bid = noHitterInProgress(game);
@@ -66,7 +78,7 @@ export function gameCard(game, { lineOpen = false } = {}) {
     <div class="game-head"><span class="status">${esc(situation(game))}</span>${marks}</div>
     <div class="game-body"><table class="teams"><thead><tr><th scope="col"><span class="visually-hidden">Team</span></th><th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead><tbody>${rows}</tbody></table>${situationOf(game)}</div>
     ${peopleOf(game)}
-    <div class="game-foot"><details class="line" data-key="line"${lineOpen ? ' open' : ''}><summary>Line score</summary>${linescoreTable(game)}</details>
+    <div class="game-foot"><details class="line" data-key="line"${lineOpen ? ' open' : ''}><summary>Line score</summary>${linescoreTable(game)}</details>${chanceOf(game)}
     <a class="game-link" data-key="game-link" href="${gameHref(game)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a></div>
   </article>`;
 }
