@@ -9,8 +9,8 @@ package struct PostseasonFormat: Sendable, Hashable, Codable {
     /// not known.
     package var scheduledGames: Int
     /// Whether a tie for a place was played off in a game that counts in the standings (game
-    /// 163, 1995-2021); else it is broken by the rules (head-to-head, then the record within the
-    /// division, then within the league).
+    /// 163: 1994-2019 and 2021); else it is broken by the rules (head-to-head, then the record
+    /// within the division, then within the league; 2020, and from 2022).
     package var playoffGame: Bool
     /// "two wild cards per league (2012-2021)".
     package var description: String
@@ -61,12 +61,13 @@ package struct WildCardRace: Sendable, Hashable, Codable {
         /// Wild cards: `+2.5` ahead of the first club out (`-` level with it); clubs out: `1.5`
         /// behind the last club in. Empty for the division leaders and second places.
         package var gamesBehind: String
-        /// For a club in a place, the wins of its own and losses of the club below it (the
-        /// division's second for a leader, the first club out for a wild card) that clinch it: 0
-        /// once clinched. Ties are not broken here.
+        /// For a club in a place, its wins and the losses of the clubs below it (the rest of its
+        /// division for a leader, every club out for a wild card) that clinch it, against the one
+        /// that can reach it longest: 0 once clinched. Ties are not broken here.
         package var clinchNumber: Int?
-        /// For a club out, its losses and the last club in's wins that end its chance of a wild
-        /// card: 0 once eliminated.
+        /// For a club out, its losses and the other clubs' wins that end its chance of any place:
+        /// the larger of the numbers against the last wild card and its division's last place in;
+        /// 0 once eliminated.
         package var eliminationNumber: Int?
     }
 
@@ -111,17 +112,17 @@ package struct WildCardRace: Sendable, Hashable, Codable {
     private static func league(
         _ name: String, clubs: [Club], table: Table, breaker: TieBreaker, format: PostseasonFormat
     ) -> League {
-        var leaders: [(Club, place: String, below: Club?)] = []
+        var leaders: [(Club, place: String, below: [Club])] = []
         var rest: [Club] = []
+        /// Each club out of its division's places: the division's last club in.
+        var divisionCut: [String: Club] = [:]
         for division in Set(clubs.compactMap(\.division)).sorted() {
             let ranked = breaker.rank(clubs.filter { $0.division == division })
-            leaders.append((ranked[0], "division leader", ranked.dropFirst().first))
-            if format.secondPlaces && ranked.count > 1 {
-                leaders.append((ranked[1], "second place", ranked.dropFirst(2).first))
-                rest += ranked.dropFirst(2)
-            } else {
-                rest += ranked.dropFirst()
-            }
+            leaders.append((ranked[0], "division leader", Array(ranked.dropFirst())))
+            let places = format.secondPlaces && ranked.count > 1 ? 2 : 1
+            if places == 2 { leaders.append((ranked[1], "second place", Array(ranked.dropFirst(2)))) }
+            for club in ranked.dropFirst(places) { divisionCut[club.retrosheet] = ranked[places - 1] }
+            rest += ranked.dropFirst(places)
         }
         let ranked = breaker.rank(rest)
         let spots = min(format.wildCards, ranked.count)
@@ -140,19 +141,29 @@ package struct WildCardRace: Sendable, Hashable, Codable {
             (a.place == "division leader" ? 0 : 1, order.firstIndex(of: a.0.retrosheet)!)
                 < (b.place == "division leader" ? 0 : 1, order.firstIndex(of: b.0.retrosheet)!)
         }
+        // A place is clinched once no club below it can reach it (each club's own games left).
+        let out = ranked.dropFirst(spots)
+        func clinch(_ club: Club, over clubs: some Sequence<Club>) -> Int? {
+            clubs.map { table.clinchNumber(club, over: $0, format: format) }.max()
+        }
         let leaderEntries = leaders.map { club, place, below in
             var entry = entry(club, place: place)
-            entry.clinchNumber = below.map { table.clinchNumber(club, over: $0, format: format) }
+            entry.clinchNumber = clinch(club, over: below)
             return entry
         }
         let wildCard = ranked.enumerated().map { index, club in
             var entry = entry(club, place: index < spots ? "wild card" : "out")
             if index < spots {
                 entry.gamesBehind = firstOut.map { Self.games(ahead: table.gamesBetween(club, $0)) } ?? ""
-                entry.clinchNumber = firstOut.map { table.clinchNumber(club, over: $0, format: format) } ?? 0
+                entry.clinchNumber = clinch(club, over: out) ?? 0
             } else if let lastIn {
                 entry.gamesBehind = Self.games(ahead: table.gamesBetween(club, lastIn))
-                entry.eliminationNumber = table.clinchNumber(lastIn, over: club, format: format)
+                // Out of every place: the last wild card's and its division's.
+                let wildCardNumber = table.clinchNumber(lastIn, over: club, format: format)
+                let divisionNumber = divisionCut[club.retrosheet].map {
+                    table.clinchNumber($0, over: club, format: format)
+                }
+                entry.eliminationNumber = max(wildCardNumber, divisionNumber ?? 0)
             }
             return entry
         }

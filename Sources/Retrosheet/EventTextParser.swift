@@ -898,9 +898,9 @@ private struct EventTextScanner {
             case .th: if symbol >= 0x31 && symbol <= 0x33 { next() }
             case .thh, .int: break
             // A base stolen on the advance (`BK.1-2(SB)`, 2025), with or without the base.
-            case .sb:
+            case .sb, .sbh:
                 if (1...3).contains(from) { play.stolenBases.insert(.at(from)) }
-                if (symbol >= 0x32 && symbol <= 0x34) || symbol == UInt8(ascii: "H") { next() }
+                if token == .sb && symbol >= 0x32 && symbol <= 0x34 { next() }
             default: break
             }
             // Another note (`(OBS)`, `(RBI2)`): the advance is read without it, and the reader

@@ -44,7 +44,7 @@ struct Token: Hashable {
     static let hp = Token("HP"), hr = Token("HR"), i = Token("I"), iw = Token("IW"), k = Token("K")
     static let ke = Token("KE"), oa = Token("OA"), oba = Token("OBA"), pb = Token("PB"), po = Token("PO")
     static let pocs = Token("POCS"), posb = Token("POSB"), s = Token("S"), sb = Token("SB"), t = Token("T")
-    static let w = Token("W"), wp = Token("WP")
+    static let w = Token("W"), wp = Token("WP"), sbh = Token("SBH")
 
     static let nr = Token("NR"), norbi = Token("NORBI"), rbi = Token("RBI"), ur = Token("UR"), tur = Token("TUR")
     static let th = Token("TH"), th1 = Token("TH1"), th2 = Token("TH2"), th3 = Token("TH3"), thh = Token("THH")

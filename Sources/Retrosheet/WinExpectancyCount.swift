@@ -40,7 +40,13 @@ package enum WinExpectancyCount {
                 guard !game.homeBatsFirst else { return }
                 var states: [WinExpectancy.State] = []
                 states.reserveCapacity(game.events.count)
-                let engine = try GameReplay.run(game) { states.append(WinExpectancy.State(before: $0.result)) }
+                // A 7-inning game's innings counted as the 3rd to the 9th, as the board reads them.
+                let shift = max(0, 9 - game.scheduledInnings)
+                let engine = try GameReplay.run(game) {
+                    var state = WinExpectancy.State(before: $0.result)
+                    state.inning += shift
+                    states.append(state)
+                }
                 let score = engine.state.score
                 guard score.home != score.away, let season = Int((game.date ?? "").prefix(4)) else { return }
                 counter.add(season: season, states: states, homeWon: score.home > score.away)

@@ -171,8 +171,9 @@ extension LiveBoard {
             // The home side pitches to the away batters first.
             bids: bids, broadcasts: info.broadcasts.map(\.name), updatedAt: time)
         snapshot.venue = info.venue
-        // A game under way: the home team's chance now, from history, and the leverage.
-        if let table = winExpectancy, snapshot.status == .live {
+        // A game under way: the home team's chance now, from history, and the leverage (none
+        // when the home team bats first: the table counts the side that bats last).
+        if let table = winExpectancy, snapshot.status == .live, !game.homeBatsFirst {
             let side: Side = snapshot.half == "bottom" ? .home : .away
             let bases = snapshot.bases.enumerated().reduce(0) { $0 | ($1.element ? 1 << $1.offset : 0) }
             let lead = snapshot.home.runs - snapshot.away.runs

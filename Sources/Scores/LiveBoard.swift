@@ -75,14 +75,18 @@ package final class LiveBoard: Sendable {
                 away: lines.lines(of: .away).map { PitcherLineView($0, info: info) },
                 home: lines.lines(of: .home).map { PitcherLineView($0, info: info) }),
             box: BoxScoreView(entry.follower), scoring: entry.follower.playByPlay.filter(\.scoring),
-            plays: winExpectancy.map { Self.chances(entry.follower, table: $0) } ?? entry.follower.playByPlay)
+            plays: winExpectancy.flatMap { entry.follower.homeBatsFirst ? nil : Self.chances(entry.follower, table: $0) }
+                ?? entry.follower.playByPlay)
     }
 
-    /// The play-by-play with the home team's chance after each play and the leverage before it.
+    /// The play-by-play with the home team's chance after each play and the leverage before it
+    /// (none for a game whose home team bats first: the table counts the side that bats last).
     static func chances(_ follower: GameFollower, table: WinExpectancy) -> [PlayByPlayEntry] {
         let scheduled = follower.info.scheduledInnings ?? 9
         var plays = follower.playByPlay
-        let lastPlay = plays.lastIndex { $0.number > 0 }
+        // The last play, not a player entering after it (who carries its number).
+        let highest = plays.map(\.number).max() ?? 0
+        let lastPlay = highest > 0 ? plays.firstIndex { $0.number == highest } : nil
         var before = WinExpectancy.state(
             inning: 1, battingSide: .away, outs: 0, bases: 0, homeLead: 0, scheduledInnings: scheduled)
         var number = 0

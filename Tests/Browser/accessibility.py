@@ -76,7 +76,7 @@ PAGES = [
     ("game/CHA202008250", "!!document.querySelector('#game-page .pregame') || (!!document.querySelector('#game-page table.pitchers') && !!document.querySelector('#game-page table.batters'))"),
     # The day's first game, under way from the start: its box score and scoring summary.
     ("game/HOU202008251", "!!document.querySelector('#game-page table.batters') && !!document.querySelector('#game-page .scoring-summary, #game-page h3 + p.muted')"),
-    ("standings", "document.querySelectorAll('#standings table.standings').length === 6"),
+    ("standings", "document.querySelectorAll('#standings table.standings:not(.race)').length === 6 && document.querySelectorAll('#standings table.race').length === 2"),
     ("deals", "document.querySelector('#deal-total').textContent !== '' && !document.querySelector('#chart-month').textContent.includes('Loading')"),
     ("metrics", "!!document.querySelector('#metrics-form')"),
     ("settings", "document.querySelectorAll('#settings-team option').length > 25 && !document.querySelector('#deal-subscriptions').textContent.includes('Loading')"),

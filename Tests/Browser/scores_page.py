@@ -105,9 +105,10 @@ try:
     print("final:", final.replace("\n", " | "))
     chart = chromium.evaluate("""(() => { const f = document.querySelector('#game-page figure.winprob');
       return f ? { caption: f.querySelector('figcaption').textContent, label: f.querySelector('svg').getAttribute('aria-label'),
-                   points: f.querySelector('polyline').getAttribute('points').split(' ').length } : null; })()""")
+                   points: f.querySelector('polyline').getAttribute('points').split(' ').length,
+                   labelledBy: document.getElementById(f.querySelector('svg').getAttribute('aria-labelledby'))?.textContent } : null; })()""")
     print("win probability:", json.dumps(chart))
-    if not chart or "CWS's chance of winning over" not in chart["label"] or "100% after the last" not in chart["label"] or chart["points"] < 60:
+    if not chart or "CWS's chance of winning over" not in (chart["labelledBy"] or "") or "100% after the last" not in chart["caption"] or chart["points"] < 60:
         fail(f"the game page lacks the win probability chart of Giolito's game, ending at 100%: {chart}")
     chromium.evaluate("document.querySelector('#game-page figure.winprob').scrollIntoView()")
     print("screenshot:", chromium.screenshot("game-page-win-probability.png"))

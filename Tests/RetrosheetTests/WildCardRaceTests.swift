@@ -83,13 +83,17 @@ import Testing
         #expect(entries["W3"]?.gamesBehind == "+0.5")
         #expect(entries["W2"]?.gamesBehind == "0.5")
         #expect(entries["C2"]?.gamesBehind == "+1.0")
-        // 162 games: W2 has 152 left; W3 clinches over W2 with 5 + 152 - 14 + 1 = 144.
+        // 162 games: W2 has 152 left; W3 clinches over every club out, the one that can reach it
+        // longest W2: 5 + 152 - 14 + 1 = 144 (C3: 1 + 147 - 14 + 1, E3: 0 + 146 - 14 + 1).
         #expect(entries["W2"]?.remaining == 152)
         #expect(entries["W3"]?.clinchNumber == 144)
-        // W2 is out of W3's reach after 5 + 152 - 14 + 1 = 144 of its losses and W3's wins.
-        #expect(entries["W2"]?.eliminationNumber == 144)
-        #expect(entries["E3"]?.eliminationNumber == 0 + 146 - 14 + 1)
-        // The division leader clinches over its second: E1 over E2 (6-4, 152 left): 6 + 152 - 10 + 1.
+        // W2 is out of W3's reach after 144 of its losses and W3's wins, but still in its
+        // division's race: W1 (8-2) needs 5 + 152 - 8 + 1 = 150. Out of every place at 150.
+        #expect(entries["W2"]?.eliminationNumber == 150)
+        // E3: the wild card 0 + 146 - 14 + 1 = 133, its division's E1 0 + 146 - 10 + 1 = 137.
+        #expect(entries["E3"]?.eliminationNumber == 137)
+        // The division leader clinches over the rest of its division: E1 over E2 (6-4, 152 left)
+        // 6 + 152 - 10 + 1 = 149, over E3 137.
         #expect(league.leaders.first?.clinchNumber == 149)
         #expect(WildCardRace.games(ahead: 3) == "+1.5" && WildCardRace.games(ahead: -4) == "2.0")
         #expect(WildCardRace.games(ahead: 0) == "-")

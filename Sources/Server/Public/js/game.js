@@ -83,8 +83,8 @@ function playByPlay(game, plays) {
     <ol reversed>${half.plays.reverse().map((p) => `<li data-key="play-${p.number}" class="${p.scoring ? 'scoring' : ''}">${esc(p.text)} <span class="muted">${esc(p.outs_text)}${p.scoring ? score(p) : ''}</span></li>`).join('')}</ol></section>`).join('');
 }
 
-// The home team's chance of winning after each play, from history: a line over the plays, the
-// halves of each inning marked, 50% dashed; its figures in its label and caption.
+// The home team's chance of winning after each play, from history: a line over the plays, each
+// inning's start marked, 50% dashed; its figures in its caption, which labels it.
 function winChart(game, plays) {
   const points = plays.filter((p, i) => p.home_win != null && (i === 0 || p.number !== plays[i - 1].number));
   if (points.length < 2) return '';
@@ -105,12 +105,12 @@ function winChart(game, plays) {
   }, { change: 0, play: null });
   const label = `${game.home.abbreviation}'s chance of winning over ${points.length} plays: ${pct(last)} after the last`
     + (swing.play ? `; the biggest swing, ${pct(swing.change)}: ${swing.play.text.replace(/\.$/, '')}` : '');
-  return `<figure class="winprob" data-key="winprob"><svg viewBox="-14 -4 ${width + 18} ${height + 14}" role="img" aria-label="${esc(label)}">
+  return `<figure class="winprob" data-key="winprob"><svg viewBox="-14 -4 ${width + 18} ${height + 14}" role="img" aria-labelledby="winprob-caption">
     <line class="grid" x1="0" x2="${width}" y1="${y(0.5)}" y2="${y(0.5)}"/>
     ${innings.map((m) => `<line class="inning" x1="${m.at.toFixed(1)}" x2="${m.at.toFixed(1)}" y1="0" y2="${height}"/><text x="${(m.at + 1).toFixed(1)}" y="${height + 8}">${m.inning}</text>`).join('')}
     <text x="-13" y="5">${esc(game.home.abbreviation)}</text><text x="-13" y="${height}">${esc(game.away.abbreviation)}</text>
     <polyline class="line" points="${line}"/></svg>
-    <figcaption>Win probability, from how games in each situation ended (1950-2020): ${esc(label)}.</figcaption></figure>`;
+    <figcaption id="winprob-caption">Win probability, from how games in each situation ended (1950-2020): ${esc(label)}.</figcaption></figure>`;
 }
 
 export async function loadGamePage() {
@@ -141,7 +141,8 @@ export async function loadGamePage() {
       <p class="status-line">${esc(line)}</p>
       ${gameCard(game, { lineOpen: true })}
       <h3>Win probability</h3>
-      ${winChart(game, detail.plays) || '<p class="muted">No plays yet.</p>'}
+      ${winChart(game, detail.plays) || `<p class="muted">${!detail.plays.length ? 'No plays yet.'
+        : detail.plays.some((p) => p.home_win != null) ? 'After the first play.' : 'Not for this game (its home team bats first, or the service has no table).'}</p>`}
       <h3>Scoring summary</h3>
       ${scoringSummary(game, detail.scoring)}
       <h3>Box score</h3>
