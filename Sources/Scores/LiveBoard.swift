@@ -75,7 +75,9 @@ package final class LiveBoard: Sendable {
                 away: lines.lines(of: .away).map { PitcherLineView($0, info: info) },
                 home: lines.lines(of: .home).map { PitcherLineView($0, info: info) }),
             box: BoxScoreView(entry.follower), scoring: entry.follower.playByPlay.filter(\.scoring),
-            plays: winExpectancy.flatMap { entry.follower.homeBatsFirst ? nil : Self.chances(entry.follower, table: $0) }
+            plays: winExpectancy.flatMap {
+                entry.follower.homeBatsFirst ? nil : Self.chances(entry.follower, table: $0)
+            }
                 ?? entry.follower.playByPlay)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Retrosheet
 import TestSupport
 import Testing
 
