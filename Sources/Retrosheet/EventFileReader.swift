@@ -152,7 +152,8 @@ struct GameBuilder {
 
     /// How many fields after its type a record is read from: the fewest it needs and the most
     /// it uses. As `cwevent` reads them (`cw_game_read`): by position, any further fields ignored,
-    /// and a record without the fields it needs skipped. `com` and `data` take any number.
+    /// and a record without the fields it needs skipped. `com` takes any number. The records
+    /// `addRecord` and `readPlay` read have these counts (but for a quoted field left open).
     static func fieldsRead(_ kind: RecordKind) -> (needed: Int, used: Int)? {
         switch kind {
         case .id, .version: (1, 1)
@@ -160,7 +161,9 @@ struct GameBuilder {
         case .start, .sub: (5, 5)
         case .play: (6, 6)
         case .badj, .padj, .ladj, .radj, .presadj: (2, 2)
-        case .com, .data, .unknown: nil
+        // The type and a value at least; the first seven values kept (cwevent reads any number).
+        case .data: (2, RecordFields.capacity - 1)
+        case .com, .unknown: nil
         }
     }
 
@@ -213,10 +216,6 @@ struct GameBuilder {
             guard fields.count >= 2 else { return .harmless("a com record needs its text; the record is skipped") }
         case .info:
             guard !fields[1].isEmpty else { return .harmless("an info record needs a key; the record is skipped") }
-        case .version:
-            guard fields.count == 2 else {
-                return .harmless("a version record needs exactly one field; the record is skipped")
-            }
         case .play:
             return addPlay(fields, buffer, line)
         case .badj, .padj, .ladj:
@@ -239,10 +238,6 @@ struct GameBuilder {
             return nil  // `add` reads plays (they may be read anyway, with a warning)
         case .sub, .start:
             let isStart = kind == .start
-            guard fields.count == 6 else {
-                return
-                    "a \(isStart ? "start" : "sub") record needs 5 fields (player, name, team, batting slot, position), found \(fields.count - 1)"
-            }
             guard let player = PlayerID(ascii: buffer.slice(fields[1])) else {
                 return "'\(buffer.string(fields[1]))' is not a player id"
             }
@@ -270,8 +265,9 @@ struct GameBuilder {
             }
             return nil
         case .com:
-            guard fields.count >= 2 else { return "a com record needs its text" }
-            let text = ByteRange(start: Int(fields[1].start), end: Int(fields[fields.count - 1].end))
+            // To the last field kept (a comment of more than eight fields unquoted ends there).
+            let last = fields[min(fields.count, RecordFields.capacity) - 1]
+            let text = ByteRange(start: Int(fields[1].start), end: Int(last.end))
             if game.events.isEmpty {
                 game.comments.append(text)
             } else {
@@ -280,45 +276,37 @@ struct GameBuilder {
             }
             return nil
         case .info:
-            guard fields.count == 3 || fields.count == 2 else {
-                return "an info record needs a key and a value, found \(fields.count - 1) fields"
-            }
-            guard !fields[1].isEmpty else { return "an info record needs a key" }
             let value = fields.count == 3 ? buffer.string(fields[2]) : ""
             game.info.append(InfoEntry(key: buffer.string(fields[1]), value: value))
             return nil
         case .version:
-            guard fields.count == 2 else { return "a version record needs exactly one field" }
             game.version = buffer.string(fields[1])
             return nil
         case .data:
-            guard fields.count >= 3, fields.count <= RecordFields.capacity else {
-                return "a data record needs a type and values (data,er,PLAYER,RUNS)"
-            }
             game.data.append((1..<fields.count).map { buffer.string(fields[$0]) })
             return nil
         case .badj:
-            guard fields.count == 3, let batter = PlayerID(ascii: buffer.slice(fields[1])),
+            guard let batter = PlayerID(ascii: buffer.slice(fields[1])),
                 let hand = hand(fields[2], buffer)
             else { return "a badj record needs a player id and a hand (L or R)" }
             pending.batterHand = hand
             badjBatter = batter
             return nil
         case .padj:
-            guard fields.count == 3, let pitcher = PlayerID(ascii: buffer.slice(fields[1])),
+            guard let pitcher = PlayerID(ascii: buffer.slice(fields[1])),
                 let hand = hand(fields[2], buffer)
             else { return "a padj record needs a player id and a hand (L or R)" }
             pending.pitcherHand = hand
             pending.pitcherHandPlayer = pitcher
             return nil
         case .ladj:
-            guard fields.count == 3, let team = buffer.integer(fields[1]), team <= 1,
+            guard let team = buffer.integer(fields[1]), team <= 1,
                 let slot = buffer.integer(fields[2]), slot >= 1, slot <= 9
             else { return "a ladj record needs a team (0 or 1) and a batting slot (1-9)" }
             pending.nextBattingSlot = UInt8(slot)
             return nil
         case .radj:
-            guard fields.count == 3, let runner = PlayerID(ascii: buffer.slice(fields[1])),
+            guard let runner = PlayerID(ascii: buffer.slice(fields[1])),
                 let base = buffer.integer(fields[2]), base >= 1, base <= 3
             else { return "a radj record needs a player id and a base (1-3)" }
             pending.placedRunner = runner
@@ -327,7 +315,7 @@ struct GameBuilder {
             pending.placedRunnerRecord = ByteRange(start: Int(fields[0].start), end: Int(fields[2].end))
             return nil
         case .presadj:
-            guard fields.count == 3, let pitcher = PlayerID(ascii: buffer.slice(fields[1])),
+            guard let pitcher = PlayerID(ascii: buffer.slice(fields[1])),
                 let base = buffer.integer(fields[2]), base >= 1, base <= 3
             else { return "a presadj record needs a pitcher id and a base (1-3)" }
             pending.responsiblePitcher = pitcher
@@ -354,10 +342,6 @@ struct GameBuilder {
     private mutating func readPlay(
         _ fields: RecordFields, _ buffer: UnsafeBufferPointer<UInt8>, _ line: Int, tolerated: inout [String]
     ) -> String? {
-        guard fields.count == 7 else {
-            return
-                "a play record needs 6 fields (inning, team, batter, count, pitches, event), found \(fields.count - 1)"
-        }
         guard game.starters.count >= 2 else { return "a play record before the starting lineups" }
         guard let inning = buffer.integer(fields[1]), inning >= 1, inning <= 99 else {
             return "inning must be a number from 1, not '\(buffer.string(fields[1]))'"

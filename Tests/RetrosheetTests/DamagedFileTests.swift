@@ -134,6 +134,8 @@ import Testing
             // Seen in seasons this project had not read: a save left empty with a stray comma.
             ("info,save", "info,save,,", "an info record is read from 2 fields, found 3; the rest is ignored"),
             ("info,wp", "info,wp,", nil),
+            // More fields than the eight a record keeps: the first values, not a lost game.
+            ("data", "data,er,keucd001,0,1,2,3,4,5,6", "a data record is read from 7 fields, found 9"),
         ] as [(String, String, String?)])
     func harmlessDamageIsAWarningAndTheGameIsRead(prefix: String, text: String, reason: String?) throws {
         let (first, second) = try Self.twoGames()
