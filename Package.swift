@@ -283,7 +283,7 @@ let package = Package(
             name: "StatsAPITests",
             dependencies: [
                 "JSON", "StatsAPI", "FakeStatsAPI", "Alerts", "Baseball", "Clocks", "Delivery", "Pipeline",
-                "Retrosheet",
+                "Retrosheet", "Scores",
                 "Storage", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -84,9 +84,18 @@ package final class FakeStatsAPIServer: Sendable {
     /// How long a `timeout` fault keeps the client waiting.
     package let stall: Duration
 
+    /// Each game's synthetic ABS challenges by game pk, with `--abs` (none without).
+    package let absPlans: [Int: SyntheticABS.Plan]
+
     package init(
-        date: String, games: [ReplayGame], clock: any WallClock, wait: Int = 10, stall: Duration = .seconds(60)
+        date: String, games: [ReplayGame], clock: any WallClock, wait: Int = 10, stall: Duration = .seconds(60),
+        abs: SyntheticABS? = nil
     ) {
+        self.absPlans =
+            abs.map { abs in
+                Dictionary(
+                    games.map { (GumboWriter.gamePk($0), abs.plan($0)) }, uniquingKeysWith: { first, _ in first })
+            } ?? [:]
         self.stall = stall
         self.date = date
         self.games = games
@@ -139,7 +148,7 @@ package final class FakeStatsAPIServer: Sendable {
 
     /// The feed of `game` at `time`, with the re-scored plays.
     package func feed(_ game: ReplayGame, at time: Date) -> GameFeed {
-        var feed = GumboWriter.feed(game, at: time, people: people)
+        var feed = GumboWriter.feed(game, at: time, people: people, abs: absPlans[GumboWriter.gamePk(game)])
         feed.metaData.wait = wait
         let applies = rescoredAt.withLock { $0[feed.gamePk] }.map { $0 <= time } ?? false
         let overrides = applies ? rescored.withLock { $0[feed.gamePk] ?? [:] } : [:]

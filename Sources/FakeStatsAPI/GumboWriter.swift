@@ -109,12 +109,21 @@ package enum GumboWriter {
 
     /// The feed as of `now`: every update at or before it. Before the first pitch the game is
     /// scheduled (warming up in its last 20 minutes); after the last update it is final.
-    package static func feed(_ game: ReplayGame, at now: Date, people: People) -> GameFeed {
+    /// With `abs`, the game's synthetic ABS challenges thrown by `now` are on their pitches and in
+    /// the counters (`SyntheticABS`).
+    package static func feed(
+        _ game: ReplayGame, at now: Date, people: People, abs: SyntheticABS.Plan? = nil
+    ) -> GameFeed {
         let shown = game.updates.prefix { $0.time <= now }
         let pitches = pitchesShown(game, at: now)
         let code = statusCode(game, shown: shown.count, pitched: !pitches.isEmpty, at: now)
         var builder = Builder(game: game, people: people)
-        for (time, update) in shown { builder.add(update, at: time) }
+        // Where each play's plate appearance is in allPlays.
+        var recordOf: [Int: Int] = [:]
+        for (order, (time, update)) in shown.enumerated() {
+            builder.add(update, at: time)
+            if case .play = update, !builder.plays.isEmpty { recordOf[order] = builder.plays.count - 1 }
+        }
         var lastTime = shown.last?.time ?? min(now, game.start)
         // The plate appearance under way, pitch by pitch, as MLB's feed shows it (the play in
         // progress last in allPlays, its pitches with the count after each).
@@ -123,15 +132,62 @@ package enum GumboWriter {
                 builder.addPitch(pitch, of: record)
                 lastTime = max(lastTime, pitch.time)
             }
+            recordOf[shown.count] = builder.plays.count - 1
+        }
+        var data = gameData(game, status: status(code), people: people)
+        if let abs {
+            data.absChallenges = challenges(
+                abs, of: game, at: now, in: &builder.plays, recordOf: recordOf, people: people)
         }
         return GameFeed(
             gamePk: gamePk(game),
             metaData: MetaData(wait: 10, timeStamp: timeStamp(lastTime), gameEvents: [], logicalEvents: []),
-            gameData: gameData(game, status: status(code), people: people),
+            gameData: data,
             liveData: LiveData(
                 plays: Plays(allPlays: builder.plays, currentPlay: builder.plays.last),
                 linescore: builder.linescore(scheduledInnings: game.record.scheduledInnings),
                 boxscore: builder.boxscore(), decisions: code == "F" ? decisions(game, people: people) : nil))
+    }
+
+    /// The challenges of `plan` thrown by `now`, each on its pitch (its call, the count after it,
+    /// its review), and the counters they leave.
+    static func challenges(
+        _ plan: SyntheticABS.Plan, of game: ReplayGame, at now: Date, in plays: inout [PlayRecord],
+        recordOf: [Int: Int], people: People
+    ) -> GameData.ABSChallengesBlock {
+        let teams = PerSide(away: team(game.info.away).id, home: team(game.info.home).id)
+        for challenge in plan.challenges where challenge.time <= now {
+            guard let index = recordOf[challenge.update], plays.indices.contains(index) else { continue }
+            let pitches = plays[index].playEvents.indices.filter { plays[index].playEvents[$0].value?.isPitch == true }
+            guard challenge.pitchNumber <= pitches.count,
+                case .value(var event) = plays[index].playEvents[pitches[challenge.pitchNumber - 1]]
+            else { continue }
+            let ball = challenge.callAfter == .ball
+            let code = ball ? "B" : "C"
+            let words = ball ? "Ball" : "Called Strike"
+            event.details.code = code
+            event.details.call = NamedCode(code: code, description: words)
+            event.details.description = words
+            event.details.isBall = ball
+            event.details.isStrike = !ball
+            event.details.isInPlay = false
+            event.details.hasReview = true
+            event.count = .init(balls: challenge.balls, strikes: challenge.strikes, outs: challenge.outs)
+            event.reviewDetails = ReviewDetails(
+                isOverturned: challenge.overturned, inProgress: false, reviewType: "MJ",
+                challengeTeamId: teams[challenge.side],
+                player: Person(
+                    id: people.id(challenge.challenger), fullName: game.info.players["\(challenge.challenger)"]))
+            plays[index].playEvents[pitches[challenge.pitchNumber - 1]] = .value(event)
+            plays[index].about.hasReview = true
+        }
+        let counters = plan.counters(at: now)
+        func block(_ side: Side) -> GameData.ABSChallengesBlock.TeamChallenges {
+            .init(
+                usedSuccessful: counters[side].won, usedFailed: counters[side].lost,
+                remaining: counters[side].remaining)
+        }
+        return .init(hasChallenges: true, away: block(.away), home: block(.home))
     }
 
     /// The pitchers of record of a final game, from the event file's `info` records.

@@ -49,6 +49,50 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
         /// The last pitch of the plate appearance: `Called strike` (a replay), `Slider, 86 mph`
         /// (the Stats API); nil before its first pitch.
         package var lastPitch: String? = nil
+        /// The plate appearance's pitches where they crossed the plate, numbered, with the batter's
+        /// zone: what the strike zone plot shows; nil where the source does not track pitches.
+        package var zone: [PitchMark]? = nil
+    }
+
+    /// The game's ABS challenges: each team's counters as the source gives them, and every
+    /// challenged pitch.
+    package struct Challenges: Sendable, Hashable, Codable {
+        package struct Counters: Sendable, Hashable, Codable {
+            /// MLB's abbreviation.
+            package var team: String
+            package var remaining: Int
+            package var won: Int
+            package var lost: Int
+        }
+
+        package struct Pitch: Sendable, Hashable, Codable {
+            package var inning: Int
+            /// top or bottom.
+            package var half: String
+            /// The plate appearance (the feed's `atBatIndex`) and the pitch's number in it.
+            package var plateAppearance: Int
+            package var pitchNumber: Int
+            package var batter: String
+            package var pitcher: String
+            package var challenger: String
+            /// batter, pitcher or catcher.
+            package var role: String
+            /// The challenging team (MLB's abbreviation).
+            package var team: String
+            /// `ball` or `strike`: the umpire's call, and the call after the review.
+            package var callBefore: String
+            package var callAfter: String
+            package var overturned: Bool
+            /// The count after the pitch, as it stands: `2-1`.
+            package var count: String
+            /// In words: "Top 3rd: Tim Anderson (CWS, batter) challenged the called strike on the
+            /// 2nd pitch: overturned, ball (2-1)".
+            package var text: String
+        }
+
+        package var away: Counters
+        package var home: Counters
+        package var pitches: [Pitch]
     }
 
     /// Between halves: the three batters due up for the side that bats next.
@@ -155,6 +199,8 @@ package struct GameSnapshot: Sendable, Hashable, Codable {
     /// (`WinExpectancy`), and the leverage of the moment (1 is an average play's).
     package var homeWin: Double? = nil
     package var leverage: Double? = nil
+    /// ABS challenges, where the game has them (2026 on, where the park has ABS).
+    package var challenges: Challenges? = nil
     package var updatedAt: Date
 
     package init(

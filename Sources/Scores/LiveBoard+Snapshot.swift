@@ -107,7 +107,9 @@ extension LiveBoard {
             var batter = due.isNone ? state.currentBatter : due
             // Pitches since the last play, as the source said them: the count, the last pitch.
             var lastPitch: String?
+            var zone: [PitchMark]?
             if let atBat = game.atBat {
+                zone = atBat.marks.isEmpty ? nil : atBat.marks
                 count = PitchCount(
                     balls: UInt8(clamping: min(atBat.balls, 3)), strikes: UInt8(clamping: min(atBat.strikes, 2)))
                 if !atBat.batter.isNone { batter = atBat.batter }
@@ -120,7 +122,7 @@ extension LiveBoard {
                 pitcherLine: lineView(pitcher),
                 balls: count.map { Int($0.balls) }, strikes: count.map { Int($0.strikes) },
                 batterLine: game.battingLines.line(of: batter, side: side).flatMap(Self.batterLine),
-                lastPitch: lastPitch)
+                lastPitch: lastPitch, zone: zone)
         }
         let dueUp = state.flatMap { state -> GameSnapshot.DueUp? in
             guard betweenHalves else { return nil }
@@ -171,6 +173,7 @@ extension LiveBoard {
             // The home side pitches to the away batters first.
             bids: bids, broadcasts: info.broadcasts.map(\.name), updatedAt: time)
         snapshot.venue = info.venue
+        snapshot.challenges = game.challenges.map { Self.challenges($0, info: info) }
         // A game under way: the home team's chance now, from history, and the leverage (none
         // when the home team bats first: the table counts the side that bats last).
         if let table = winExpectancy, snapshot.status == .live, !game.homeBatsFirst {
@@ -188,6 +191,37 @@ extension LiveBoard {
             }
         }
         return snapshot
+    }
+
+    /// A game's ABS challenges as the API gives them: the counters, and each challenged pitch in
+    /// words.
+    static func challenges(_ abs: ABSChallenges, info: GameInfo) -> GameSnapshot.Challenges {
+        func counters(_ side: Side) -> GameSnapshot.Challenges.Counters {
+            let counters = abs.counters[side]
+            return .init(
+                team: info.team(side).abbreviation, remaining: counters.remaining, won: counters.won,
+                lost: counters.lost)
+        }
+        let pitches = abs.challenges.map { challenge -> GameSnapshot.Challenges.Pitch in
+            let team = info.team(challenge.side).abbreviation
+            let challenger = challenge.challenger.isNone ? "the \(team) catcher" : info.name(of: challenge.challenger)
+            let before = challenge.callBefore == .ball ? "ball" : "called strike"
+            let after = challenge.callAfter == .ball ? "ball" : "strike"
+            let count = "\(challenge.balls)-\(challenge.strikes)"
+            let text =
+                "\(Words.boardInning(challenge.inning, challenge.battingSide, outs: 0)): \(challenger) (\(team), "
+                + "\(challenge.role.rawValue)) challenged the \(before) on the \(Words.ordinal(challenge.pitchNumber)) pitch"
+                + (challenge.role == .batter ? ": " : " to \(info.name(of: challenge.batter)): ")
+                + (challenge.overturned ? "overturned, \(after) (\(count))" : "upheld (\(count))")
+            return .init(
+                inning: challenge.inning, half: Words.half(challenge.battingSide),
+                plateAppearance: challenge.plateAppearance, pitchNumber: challenge.pitchNumber,
+                batter: info.name(of: challenge.batter), pitcher: info.name(of: challenge.pitcher),
+                challenger: challenger, role: challenge.role.rawValue, team: team,
+                callBefore: challenge.callBefore.rawValue, callAfter: challenge.callAfter.rawValue,
+                overturned: challenge.overturned, count: count, text: text)
+        }
+        return .init(away: counters(.away), home: counters(.home), pitches: pitches)
     }
 
     /// A batter's day so far as a scoreboard gives it: `1-for-2, HR, 2 RBI, BB`; nil before his

@@ -30,6 +30,8 @@ package enum Widget {
         package var noHitter: String?
         /// That bid's chance of ending as a no-hitter ("54%"), while it is alive and can count.
         package var chance: String? = nil
+        /// ABS challenges left, away then home (`[2, 1]`), in a game with ABS not yet scheduled.
+        package var abs: [Int]? = nil
     }
 
     package struct Body: Sendable, Codable {
@@ -58,12 +60,16 @@ package enum Widget {
                 && ((game.status == .live && $0.status == "alive" && $0.outs >= attemptOuts)
                     || $0.status == "official")
         }
-        return Game(
+        var shown = Game(
             id: game.id, away: .init(team: game.away.abbreviation, runs: game.away.runs),
             home: .init(team: game.home.abbreviation, runs: game.home.runs), status: game.statusText,
             state: game.status.rawValue, start: game.status == .scheduled ? game.startTime : nil,
             outs: game.status == .live ? game.outs : nil, game: game.gameNumber,
             noHitter: hitless.map(\.team), chance: hitless.flatMap(\.chance?.text))
+        if let challenges = game.challenges, game.status != .scheduled {
+            shown.abs = [challenges.away.remaining, challenges.home.remaining]
+        }
+        return shown
     }
 
     static func next(_ games: [GameSnapshot]) -> Int {

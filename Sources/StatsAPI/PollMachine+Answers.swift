@@ -144,6 +144,15 @@ extension PollMachine {
                             $1
                         }))
             }
+            for notice in game.notices where !track.problems.contains(notice) {
+                track.problems.insert(notice)
+                notes.append(
+                    Note(
+                        level: .warning, message: "feed disagrees with itself; its own counters are shown",
+                        metadata: context.merging(["notice": "\(notice)", "timecode": "\(feed.metaData.timeStamp)"]) {
+                            $1
+                        }))
+            }
             track.document = document
             track.timeStamp = feed.metaData.timeStamp
             track.failures = 0

@@ -13,6 +13,7 @@ package struct StatsAPIFeedLedger: Sendable {
         var status: GameStatus?
         var result: GameResult?
         var atBat: AtBat?
+        var abs: ABSChallenges?
     }
 
     private var games: [String: Said] = [:]
@@ -54,6 +55,11 @@ package struct StatsAPIFeedLedger: Sendable {
             items.append(.atBat(atBat))
             said.atBat = atBat
         }
+        // The challenges, when they changed (apart from the plays too).
+        if let abs = game.abs, !said.starters.isEmpty, abs != said.abs {
+            items.append(.challenges(abs))
+            said.abs = abs
+        }
         let status = game.status
         let result = game.isFinal ? game.result : nil
         if status != said.status || result != said.result {
@@ -86,6 +92,8 @@ package struct StatsAPIFeedLedger: Sendable {
                 said.result = result
             case .atBat(let atBat):
                 said.atBat = atBat
+            case .challenges(let abs):
+                said.abs = abs
             }
         }
         games[gameID] = said

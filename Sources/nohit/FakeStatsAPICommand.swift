@@ -72,6 +72,13 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
             valueName: "seconds"))
     var lead: Double?
 
+    @Option(
+        help: ArgumentHelp(
+            "Add synthetic ABS challenges (automated ball-strike, 2026 on) to the day's games, drawn from this seed: "
+                + "about four a game, on called pitches, the record's call the call after the review.",
+            valueName: "seed"))
+    var abs: UInt64?
+
     func validate() throws {
         if let speed, !(speed >= 0 && speed.isFinite) {
             throw ValidationError("--speed must be 0 or more, not \(speed)")
@@ -104,7 +111,8 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
             ? ManualWallClock(games.map(\.end).max()!.addingTimeInterval(3600))
             : ScaledWallClock(
                 virtualStart: firstPitch.addingTimeInterval(-(lead.map { $0 * speed } ?? 60)), speed: speed)
-        let server = FakeStatsAPIServer(date: date, games: games, clock: clock, wait: wait)
+        let server = FakeStatsAPIServer(
+            date: date, games: games, clock: clock, wait: wait, abs: abs.map { SyntheticABS(seed: $0) })
         let router = server.router()
         let app = Application(
             router: router,
@@ -114,6 +122,12 @@ struct FakeStatsAPICommand: AsyncParsableCommand {
                 StandardStreams.writeError(
                     "nohit: fake Stats API for \(date) (\(games.count) games) at speed \(speed) on "
                         + "http://\(host):\(channel.localAddress?.port ?? port)/api/\n")
+                if let abs {
+                    let count = server.absPlans.values.reduce(0) { $0 + $1.challenges.count }
+                    StandardStreams.writeError(
+                        "nohit: with \(count) synthetic ABS challenges (seed \(abs)): not the day's own; "
+                            + "each on a called pitch, the record's call the call after the review\n")
+                }
             },
             logger: Logger(label: "nohit.fake-statsapi"))
         do {

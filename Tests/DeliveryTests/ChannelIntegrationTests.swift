@@ -414,7 +414,9 @@ import Testing
             return await group.reduce(into: [ProviderOutcome]()) { $0.append($1) }
         }
         #expect(outcomes.count == count)
-        #expect(outcomes.allSatisfy { $0 == .accepted })
+        // What came back instead, counted by kind, so a failure says why.
+        let others = Dictionary(grouping: outcomes.filter { $0 != .accepted }, by: { "\($0)" }).mapValues(\.count)
+        #expect(others.isEmpty, "\(transport): \(count - others.values.reduce(0, +)) accepted, the others: \(others)")
         #expect(harness.server.state.uniqueAcceptedCount == count)
         try await harness.shutdown()
     }

@@ -25,6 +25,26 @@ import Testing
         }
     }
 
+    /// ABS challenges at 390 px from `fake-statsapi --abs` through `serve --source statsapi`: the
+    /// board's cards, the widget and a game page say each team's challenges left as the feed
+    /// counts them, and every challenged pitch, in agreement (`Tests/Browser/abs_page.py`).
+    @Test(
+        .enabled(if: BrowserTests.chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func absChallengesOnThePhone() async throws {
+        let (status, text) = try await Executable.onThread {
+            try BrowserTests.probe(
+                "abs_page.py", speed: 0, arguments: [BrowserTests.output.path, "120"], statsAPI: true,
+                fakeArguments: ["--abs", "7"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("abs page: every check held"))
+        for name in ["abs-board-phone-light.png", "abs-game-page-phone-light.png", "abs-game-page-phone-dark.png"] {
+            #expect(
+                FileManager.default.fileExists(atPath: BrowserTests.output.appendingPathComponent(name).path), "\(name)"
+            )
+        }
+    }
+
     /// The Deals page on 2020-08-24 (the day after the Nationals scored 9 in a win): a big YES for
     /// Papa John's with the game and the window, the charts by month and by franchise, Settings'
     /// subscriptions; desktop light and phone dark (`Tests/Browser/deals_page.py`).

@@ -26,7 +26,7 @@ import Testing
     /// `serve --source statsapi` (MLB's live feed, pitch by pitch), not from `serve --replay`.
     static func probe(
         _ script: String, speed: Int, day: String = "2020-08-25", arguments: [String], serveArguments: [String] = [],
-        statsAPI: Bool = false
+        statsAPI: Bool = false, fakeArguments: [String] = []
     ) throws -> (status: Int32, text: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -43,7 +43,7 @@ import Testing
                 [
                     "fake-statsapi", "--replay", day, "--speed", "\(speed)", "--wait", "1", "--port", "0", "--data",
                     TestData.path("retrosheet"),
-                ])
+                ] + fakeArguments)
             fake = process
             source = ["--source", "statsapi", "--statsapi-url", address + "/", "--statsapi-date", day]
         }

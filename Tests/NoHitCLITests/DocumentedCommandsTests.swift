@@ -82,6 +82,14 @@ import Testing
         return blocks
     }
 
+    /// The lines the command itself printed (`nohit: …`), first, then how many log lines there were:
+    /// a long log cut short in a report must not hide the line that differed.
+    static func ownLines(_ output: String) -> String {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        let own = lines.filter { $0.hasPrefix("nohit:") || $0.hasPrefix("console:") }
+        return own.joined(separator: "\n") + "\n(and \(lines.count - own.count) other lines)"
+    }
+
     /// The lines of `expected` that `standardOutput` and `standardError` do not show in order
     /// (each line whole, trimmed, `…` matching any text).
     static func unmatched(_ expected: [String], standardOutput: String, standardError: String) -> [String] {
@@ -252,7 +260,7 @@ import Testing
                             command.output, standardOutput: result.standardOutput, standardError: result.standardError)
                         #expect(
                             missing.isEmpty,
-                            "\(page): `\(line)` no longer prints \(missing):\n\(result.standardOutput)\(result.standardError)"
+                            "\(page): `\(line)` no longer prints \(missing); its own lines:\n\(Self.ownLines(result.standardOutput + result.standardError))"
                         )
                         shown += command.output.isEmpty ? 0 : 1
                     }

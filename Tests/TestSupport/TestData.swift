@@ -133,6 +133,7 @@ package enum ExtendedSuites {
         "RetrosheetTests.UnofficialNoHitterTests.Extended",
         "ServerTests.ScoreboardFeedTests",
         "ServerTests.TeamVocabularyTests.Extended",
+        "StatsAPITests.ABSChallengesTests.Extended",
         "StatsAPITests.GumboGameTests",
         "StatsAPITests.GumboProblemTests",
         "StatsAPITests.JSONDiffTests.Extended",

@@ -27,6 +27,8 @@ package enum GameEvent: Sendable, Hashable {
     case problem(String)
     /// A pitch between plays: the count (and the batter, the last pitch) changed.
     case atBat
+    /// The ABS challenges changed: a team's counters, a challenged pitch.
+    case challenges
 }
 
 /// A game's final line: runs, hits and errors by side, innings, and the pitchers of record where

@@ -42,6 +42,8 @@ package struct GameFollower: Sendable {
     /// The plate appearance in progress as the source last said it between plays (the count after
     /// a pitch); nil once a play or substitution is applied after it.
     package private(set) var atBat: AtBat?
+    /// The ABS challenges as the source last said them; nil where the game has none.
+    package private(set) var challenges: ABSChallenges?
     /// Updates applied by engines of this game, re-scorings included: with none, one per update.
     package private(set) var applications = 0
     /// What the last ``follow(_:context:)`` finished its moments with: the odds of history, and
@@ -139,6 +141,10 @@ package struct GameFollower: Sendable {
             else { return [] }
             self.atBat = atBat
             return [.atBat]
+        case .challenges(let challenges):
+            guard challenges != self.challenges else { return [] }
+            self.challenges = challenges
+            return [.challenges]
         case .status(let status, let result):
             // Over by the rules already: only the source's final is news (its pitchers of record).
             if endedByRule { return confirmedFinal(status, result: result) }

@@ -16,11 +16,15 @@ package struct AtBat: Sendable, Hashable, Codable {
     /// The game's updates said before it: a count said before a play the follower has since
     /// applied is out of date and ignored.
     package var afterUpdates: Int
+    /// The plate appearance's pitches where the source says where each crossed the plate (the
+    /// Stats API's pitch tracking), in order; empty where it does not.
+    package var marks: [PitchMark] = []
 
     package init(
         batter: PlayerID, balls: Int, strikes: Int, lastPitch: String? = nil, lastPitchSpeed: Double? = nil,
-        pitches: Int = 0, afterUpdates: Int
+        pitches: Int = 0, afterUpdates: Int, marks: [PitchMark] = []
     ) {
+        self.marks = marks
         self.batter = batter
         self.balls = balls
         self.strikes = strikes
@@ -31,7 +35,7 @@ package struct AtBat: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case batter, balls, strikes, lastPitch, lastPitchSpeed, pitches, afterUpdates
+        case batter, balls, strikes, lastPitch, lastPitchSpeed, pitches, afterUpdates, marks
     }
 
     /// Reads what was written; an item logged before the pitches were counted has none.
@@ -44,6 +48,43 @@ package struct AtBat: Sendable, Hashable, Codable {
         lastPitchSpeed = try container.decodeIfPresent(Double.self, forKey: .lastPitchSpeed)
         pitches = try container.decodeIfPresent(Int.self, forKey: .pitches) ?? 0
         afterUpdates = try container.decode(Int.self, forKey: .afterUpdates)
+        marks = try container.decodeIfPresent([PitchMark].self, forKey: .marks) ?? []
+    }
+}
+
+/// A pitch where it crossed the front of the plate, as pitch tracking measures it: what a strike
+/// zone plot shows.
+package struct PitchMark: Sendable, Hashable, Codable {
+    /// Its number in the plate appearance, from 1.
+    package var number: Int
+    /// The call's code (`B` ball, `C` called strike, `S` swinging strike, `F` foul, `X` in play …)
+    /// and words (`Called Strike`).
+    package var code: String
+    package var call: String
+    /// The pitch type (`Four-Seam Fastball`) and speed out of the hand (mph), where given.
+    package var type: String?
+    package var speed: Double?
+    /// Feet from the middle of the plate (the catcher's view, positive to his right) and above the
+    /// ground.
+    package var x: Double
+    package var z: Double
+    /// The batter's strike zone, top and bottom, in feet.
+    package var top: Double
+    package var bottom: Double
+
+    package init(
+        number: Int, code: String, call: String, type: String? = nil, speed: Double? = nil, x: Double, z: Double,
+        top: Double, bottom: Double
+    ) {
+        self.number = number
+        self.code = code
+        self.call = call
+        self.type = type
+        self.speed = speed
+        self.x = x
+        self.z = z
+        self.top = top
+        self.bottom = bottom
     }
 }
 

@@ -18,6 +18,9 @@ package enum GameFeedItem: Sendable, Hashable, Codable {
     case status(GameStatus, result: GameResult?)
     /// The plate appearance in progress between plays: the count after a pitch.
     case atBat(AtBat)
+    /// The game's ABS challenges as they now stand: each team's counters and every challenged
+    /// pitch (said whole each time they change).
+    case challenges(ABSChallenges)
 }
 
 /// Where sources send what they say: the followers of the day's games.

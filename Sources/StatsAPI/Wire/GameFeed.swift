@@ -42,6 +42,33 @@ package struct GameData: Codable, Sendable, Hashable {
     package var players: [String: Person]?
     /// The ballpark.
     package var venue: Venue? = nil
+    /// Automated ball-strike challenges (2026 on): an empty object where the park has none.
+    package var absChallenges: ABSChallengesBlock? = nil
+
+    /// `{hasChallenges, away: {usedSuccessful, usedFailed, remaining}, home: …}`.
+    package struct ABSChallengesBlock: Codable, Sendable, Hashable {
+        package var hasChallenges: Bool?
+        package var away: TeamChallenges?
+        package var home: TeamChallenges?
+
+        package struct TeamChallenges: Codable, Sendable, Hashable {
+            package var usedSuccessful: Int?
+            package var usedFailed: Int?
+            package var remaining: Int?
+
+            package init(usedSuccessful: Int? = nil, usedFailed: Int? = nil, remaining: Int? = nil) {
+                self.usedSuccessful = usedSuccessful
+                self.usedFailed = usedFailed
+                self.remaining = remaining
+            }
+        }
+
+        package init(hasChallenges: Bool? = nil, away: TeamChallenges? = nil, home: TeamChallenges? = nil) {
+            self.hasChallenges = hasChallenges
+            self.away = away
+            self.home = home
+        }
+    }
 
     package struct Venue: Codable, Sendable, Hashable {
         package var id: Int?

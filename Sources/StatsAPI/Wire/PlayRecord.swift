@@ -11,6 +11,9 @@ package struct PlayRecord: Codable, Sendable, Hashable {
     /// not decode is kept as a `Malformed` entry naming what is wrong, not a failed feed.
     package var playEvents: [Lenient<PlayEvent>]
     package var atBatIndex: Int?
+    /// A review of the play: a manager's challenge, or an ABS challenge of one of its pitches
+    /// (`reviewType` "MJ").
+    package var reviewDetails: ReviewDetails? = nil
 
     package struct Result: Codable, Sendable, Hashable {
         package var type: String?
@@ -213,6 +216,8 @@ package struct PlayEvent: Codable, Sendable, Hashable {
     package var pitchData: PitchData?
     /// When the event ended (ISO 8601, MLB's clock).
     package var endTime: String?
+    /// A review of this pitch: an ABS challenge (`reviewType` "MJ").
+    package var reviewDetails: ReviewDetails? = nil
 
     package struct Details: Codable, Sendable, Hashable {
         package var description: String?
@@ -226,6 +231,8 @@ package struct PlayEvent: Codable, Sendable, Hashable {
         package var isOut: Bool?
         /// The pitch type: a pitch's type always has a code.
         package var type: PitchType?
+        /// Whether the pitch was reviewed (an ABS challenge among them).
+        package var hasReview: Bool? = nil
 
         package init(
             description: String? = nil, event: String? = nil, eventType: String? = nil, call: NamedCode? = nil,
@@ -259,11 +266,33 @@ package struct PlayEvent: Codable, Sendable, Hashable {
         package var startSpeed: Double?
         package var endSpeed: Double?
         package var zone: Int?
+        /// The batter's strike zone, top and bottom, in feet above the ground.
+        package var strikeZoneTop: Double?
+        package var strikeZoneBottom: Double?
+        package var coordinates: Coordinates?
 
-        package init(startSpeed: Double? = nil, endSpeed: Double? = nil, zone: Int? = nil) {
+        /// Where the pitch crossed the front of the plate: `pX` feet from its middle (the catcher's
+        /// view, positive to his right), `pZ` feet above the ground.
+        package struct Coordinates: Codable, Sendable, Hashable {
+            package var pX: Double?
+            package var pZ: Double?
+
+            package init(pX: Double? = nil, pZ: Double? = nil) {
+                self.pX = pX
+                self.pZ = pZ
+            }
+        }
+
+        package init(
+            startSpeed: Double? = nil, endSpeed: Double? = nil, zone: Int? = nil, strikeZoneTop: Double? = nil,
+            strikeZoneBottom: Double? = nil, coordinates: Coordinates? = nil
+        ) {
             self.startSpeed = startSpeed
             self.endSpeed = endSpeed
             self.zone = zone
+            self.strikeZoneTop = strikeZoneTop
+            self.strikeZoneBottom = strikeZoneBottom
+            self.coordinates = coordinates
         }
     }
 
@@ -286,4 +315,30 @@ package struct PlayEvent: Codable, Sendable, Hashable {
         self.battingOrder = battingOrder
         self.pitchData = pitchData
     }
+}
+
+/// A review: a replay review or manager's challenge of a play, or an automated ball-strike (ABS)
+/// challenge of a pitch (`reviewType` "MJ").
+package struct ReviewDetails: Codable, Sendable, Hashable {
+    package var isOverturned: Bool?
+    package var inProgress: Bool?
+    package var reviewType: String?
+    /// The team that challenged (MLB's team id).
+    package var challengeTeamId: Int?
+    /// Who challenged: the batter, the pitcher or the catcher.
+    package var player: Person?
+
+    package init(
+        isOverturned: Bool? = nil, inProgress: Bool? = nil, reviewType: String? = nil, challengeTeamId: Int? = nil,
+        player: Person? = nil
+    ) {
+        self.isOverturned = isOverturned
+        self.inProgress = inProgress
+        self.reviewType = reviewType
+        self.challengeTeamId = challengeTeamId
+        self.player = player
+    }
+
+    /// Whether this is an ABS challenge.
+    package var isABS: Bool { reviewType == "MJ" }
 }

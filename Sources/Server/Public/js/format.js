@@ -146,3 +146,46 @@ export function barChart(entries, title, empty = 'No deal days.') {
   }).join('');
   return `<svg role="img" aria-label="${esc(title)}: ${esc(entries.map((e) => `${e.label} ${e.value}`).join(', '))}" width="100%" height="${height}">${bars}</svg>`;
 }
+
+// A pitch's call by its code: a ball, a strike (called or swinging), a foul, or in play.
+const callClass = (code) => (['B', '*B', 'I', 'P', 'V', 'H'].includes(code) ? 'ball'
+  : ['F', 'T', 'L', 'R', 'O'].includes(code) ? 'foul'
+    : ['X', 'D', 'E'].includes(code) ? 'inplay' : 'strike');
+
+/** The plate appearance's pitches on a strike zone, the catcher's view (SVG; HTML): each numbered,
+ * coloured by its call, at its height scaled to the batter's zone; `large` for the game page, with
+ * a list giving each pitch's type, speed and call. Empty where the source does not track pitches. */
+export function strikeZone(matchup, { large = false } = {}) {
+  const pitches = matchup?.zone;
+  if (!pitches?.length) return '';
+  // Feet: the plate is 17 inches wide; each pitch's height put on a zone from 1.5 to 3.5 feet.
+  const X = 1.6;
+  const zx = 17 / 24;
+  const height = (p) => 1.5 + ((p.z - p.bottom) / (p.top - p.bottom)) * 2;
+  const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+  const words = (p) => [p.type, p.speed != null ? `${Math.round(p.speed)} mph` : '', p.call].filter(Boolean).join(', ');
+  const label = `Strike zone, the catcher's view: ${pitches.map((p) => `${p.number}: ${words(p)}`).join('; ')}`;
+  const dots = pitches.map((p) => {
+    const x = clamp(p.x, -X + 0.2, X - 0.2).toFixed(2);
+    const y = (5 - clamp(height(p), 0.7, 4.3)).toFixed(2);
+    return `<g class="pitch ${callClass(p.code)}"><circle cx="${x}" cy="${y}" r="0.24"/><text x="${x}" y="${y}" dy="0.09">${p.number}</text></g>`;
+  }).join('');
+  const svg = `<svg class="zone${large ? ' large' : ''}" viewBox="${-X} 0.5 ${2 * X} 4" role="img" aria-label="${esc(label)}">
+    <rect class="box" x="${-zx}" y="1.5" width="${2 * zx}" height="2"/>
+    <line class="third" x1="${-zx / 3}" x2="${-zx / 3}" y1="1.5" y2="3.5"/><line class="third" x1="${zx / 3}" x2="${zx / 3}" y1="1.5" y2="3.5"/>
+    <line class="third" x1="${-zx}" x2="${zx}" y1="${1.5 + 2 / 3}" y2="${1.5 + 2 / 3}"/><line class="third" x1="${-zx}" x2="${zx}" y1="${3.5 - 2 / 3}" y2="${3.5 - 2 / 3}"/>
+    ${dots}</svg>`;
+  if (!large) return svg;
+  return `<figure class="zone-plot" data-key="zone">${svg}<figcaption><ol class="pitch-list">${pitches.map((p) => `<li value="${p.number}"><span class="swatch ${callClass(p.code)}" aria-hidden="true"></span>${esc(words(p))}</li>`).join('')}</ol></figcaption></figure>`;
+}
+
+/** A game's ABS challenges left, in a line (HTML): `CWS 2 left (1 won) · PIT 1 left (1 lost)`. */
+export function challengesLine(game) {
+  const c = game.challenges;
+  if (!c || game.status === 'scheduled') return '';
+  const team = (t) => {
+    const used = [t.won ? `${t.won} won` : '', t.lost ? `${t.lost} lost` : ''].filter(Boolean).join(', ');
+    return `${esc(t.team)} ${t.remaining} left${used ? ` (${used})` : ''}`;
+  };
+  return `<div class="abs" data-key="abs"><abbr title="automated ball-strike challenges">ABS</abbr>: ${team(c.away)} · ${team(c.home)}</div>`;
+}

@@ -4,7 +4,7 @@
 // halves are keyed, so a new play is added at the top and the rest stay as they are.
 import { api } from './api.js';
 import { $, esc, patch } from './dom.js';
-import { situation } from './format.js';
+import { situation, strikeZone } from './format.js';
 import { gameCard } from './scores.js';
 import { loadRecords } from './standings.js';
 import { state } from './state.js';
@@ -69,7 +69,26 @@ function scoringSummary(game, plays) {
   return `<ol class="scoring-summary">${plays.map((p) => `<li data-key="scoring-${p.number}"><span class="muted">${esc(p.heading)}</span> ${esc(p.text)} <strong>${esc(game.away.abbreviation)} ${p.away_score}, ${esc(game.home.abbreviation)} ${p.home_score}</strong></li>`).join('')}</ol>`;
 }
 
-// The plays by half-inning, latest first, each half under the server's heading ("Top of the 5th").
+// The ABS challenges: each team's counters as the feed gives them, whether the challenged pitches
+// agree with them, and each challenged pitch.
+function challenges(game) {
+  const c = game.challenges;
+  if (!c) return '';
+  const tally = (team) => c.pitches.filter((p) => p.team === team.team).reduce((t, p) => {
+    t[p.overturned ? 'won' : 'lost'] += 1; return t;
+  }, { won: 0, lost: 0 });
+  const disagree = [c.away, c.home].filter((t) => { const r = tally(t); return r.won !== t.won || r.lost !== t.lost; });
+  const row = (t) => `<tr><th scope="row">${esc(t.team)}</th><td>${t.remaining}</td><td>${t.won}</td><td>${t.lost}</td></tr>`;
+  return `<section class="challenges" data-key="challenges"><h3>ABS challenges</h3>
+    <table class="abs-counters"><caption class="visually-hidden">ABS challenges by team</caption>
+      <thead><tr><th scope="col">Team</th><th scope="col">Left</th><th scope="col">Won</th><th scope="col">Lost</th></tr></thead>
+      <tbody>${row(c.away)}${row(c.home)}</tbody></table>
+    ${disagree.length ? `<p class="muted">The feed's counters for ${esc(disagree.map((t) => t.team).join(' and '))} differ from its challenged pitches; the counters are shown.</p>` : ''}
+    ${c.pitches.length ? `<ol class="abs-pitches">${c.pitches.map((p) => `<li data-key="abs-${p.plate_appearance}-${p.pitch_number}" class="${p.overturned ? 'overturned' : 'upheld'}">${esc(p.text)}</li>`).join('')}</ol>` : '<p class="muted">No challenges yet.</p>'}</section>`;
+}
+
+// The plays by half-inning, latest first, each half under the server's heading ("Top of the 5th"),
+// with the half's ABS challenges.
 function playByPlay(game, plays) {
   const halves = [];
   for (const play of plays) {
@@ -79,7 +98,12 @@ function playByPlay(game, plays) {
   }
   if (!halves.length) return '<p class="muted">No plays yet.</p>';
   const score = (p) => ` · ${esc(game.away.abbreviation)} ${p.away_score}, ${esc(game.home.abbreviation)} ${p.home_score}`;
-  return halves.reverse().map((half) => `<section class="half" data-key="${esc(half.key)}"><h4>${esc(half.heading)}</h4>
+  const challenged = (key) => (game.challenges?.pitches ?? []).filter((p) => `${p.half}-${p.inning}` === key);
+  const asked = (half) => {
+    const list = challenged(half.key);
+    return list.length ? `<ul class="abs-pitches" aria-label="ABS challenges, ${esc(half.heading)}">${list.map((p) => `<li class="${p.overturned ? 'overturned' : 'upheld'}"><abbr title="automated ball-strike challenge">ABS</abbr> ${esc(p.text.replace(/^[^:]*: /, ''))}</li>`).join('')}</ul>` : '';
+  };
+  return halves.reverse().map((half) => `<section class="half" data-key="${esc(half.key)}"><h4>${esc(half.heading)}</h4>${asked(half)}
     <ol reversed>${half.plays.reverse().map((p) => `<li data-key="play-${p.number}" class="${p.scoring ? 'scoring' : ''}">${esc(p.text)} <span class="muted">${esc(p.outs_text)}${p.scoring ? score(p) : ''}</span></li>`).join('')}</ol></section>`).join('');
 }
 
@@ -140,6 +164,8 @@ export async function loadGamePage() {
     patch(page, `<h2>${esc(game.away.name)} ${runs(game.away)} at ${esc(game.home.name)} ${runs(game.home)}</h2>
       <p class="status-line">${esc(line)}</p>
       ${gameCard(game, { lineOpen: true })}
+      ${game.status === 'live' && game.matchup?.zone?.length ? `<h3>At the plate</h3><p>${esc(game.matchup.batter)} <span class="muted">vs ${esc(game.matchup.pitcher)}</span> · ${game.matchup.balls}-${game.matchup.strikes}</p>${strikeZone(game.matchup, { large: true })}` : ''}
+      ${challenges(game)}
       <h3>Win probability</h3>
       ${winChart(game, detail.plays) || `<p class="muted">${!detail.plays.length ? 'No plays yet.'
         : detail.plays.some((p) => p.home_win != null) ? 'After the first play.' : 'Not for this game (its home team bats first, or the service has no table).'}</p>`}

@@ -1,7 +1,7 @@
 // The Scores tab: a card per game (keyed by game), favourite teams first, and the fan's list of
 // favourite teams with a picker. The game card is also the head of the game page.
 import { $, esc, patch, setText } from './dom.js';
-import { boardNotice, clubAbbreviation, clubName, diamond, gameHref, matchupName, outsDots, pitcherSummary, situation } from './format.js';
+import { boardNotice, challengesLine, clubAbbreviation, clubName, diamond, gameHref, matchupName, outsDots, pitcherSummary, situation, strikeZone } from './format.js';
 import { attemptOuts, clubs, onFavourites, setFavourites, state } from './state.js';
 import { loadRecords, record } from './standings.js';
 import { invalidate } from './tabs.js';
@@ -23,13 +23,14 @@ function linescoreTable(game) {
     <tbody>${[game.away, game.home].map((team) => `<tr><th scope="row">${esc(team.abbreviation)}</th>${cells(team)}<td><strong>${team.runs}</strong></td><td>${team.hits}</td><td>${team.errors}</td></tr>`).join('')}</tbody></table>`;
 }
 
-// The state of play beside the teams: bases, outs, count, the last pitch.
+// The state of play beside the teams: bases, outs, count, the last pitch; then the plate
+// appearance's pitches on the zone, where the source tracks them.
 function situationOf(game) {
   if (game.status !== 'live' || !game.matchup) return '';
   const m = game.matchup;
   const count = m.balls != null ? `<span class="count" aria-label="count ${m.balls} balls, ${m.strikes} strikes">${m.balls}-${m.strikes}</span>` : '';
   const pitch = m.last_pitch ? `<span class="last-pitch muted">${esc(m.last_pitch)}</span>` : '';
-  return `<div class="situation">${diamond(game.bases)}${outsDots(game.outs)}${count}${pitch}</div>`;
+  return `<div class="situation">${diamond(game.bases)}${outsDots(game.outs)}${count}${pitch}</div>${strikeZone(m)}`;
 }
 
 // Who is pitching and batting, who is due up, the probables, the pitchers of record.
@@ -77,7 +78,7 @@ export function gameCard(game, { lineOpen = false } = {}) {
   return `<article class="game${bid ? ' nohit' : ''}" data-key="${esc(game.id)}" data-game="${esc(game.id)}" data-status="${esc(game.status)}" aria-label="${esc(matchupName(game))}">
     <div class="game-head"><span class="status">${esc(situation(game))}</span>${marks}</div>
     <div class="game-body"><table class="teams"><thead><tr><th scope="col"><span class="visually-hidden">Team</span></th><th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead><tbody>${rows}</tbody></table>${situationOf(game)}</div>
-    ${peopleOf(game)}
+    ${peopleOf(game)}${challengesLine(game)}
     <div class="game-foot"><details class="line" data-key="line"${lineOpen ? ' open' : ''}><summary>Line score</summary>${linescoreTable(game)}</details>${chanceOf(game)}
     <a class="game-link" data-key="game-link" href="${gameHref(game)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a></div>
   </article>`;
