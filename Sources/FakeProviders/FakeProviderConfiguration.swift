@@ -20,6 +20,8 @@ package struct FakeProviderConfiguration: Sendable {
     /// Where webhook endpoints and Web Push subscriptions whose id starts `307-` send the request
     /// on (`307 Temporary Redirect`): an SSRF probe, which a client must not follow.
     package var redirectLocation = "http://127.0.0.1:9/internal"
+    /// Broadcast channels an app may hold at once (Apple: 10,000 per app per environment).
+    package var channelLimit = 10_000
 
     package init(verificationKey: P256.Signing.PublicKey, keyID: String? = nil, teamID: String? = nil) {
         self.verificationKey = verificationKey

@@ -14,7 +14,11 @@ import NIOSSL
 /// `GET /accepted` (every accepted `apns-id` with its count; `/accepted/count`: the counts alone;
 /// `/accepted/timeline`: each moment's first and last acceptance on CLOCK_MONOTONIC),
 /// `GET /notifications/<apns-id>`,
-/// `GET /stats`, `POST /reset`.
+/// `GET /stats`, `POST /reset`; broadcast push: channel management (`POST|GET|DELETE
+/// /1/apps/<bundle>/channels`, `GET /1/apps/<bundle>/all-channels`), broadcasts (`POST
+/// /4/broadcasts/apps/<bundle>`), a device's activity subscribing (`POST /channels/<id>/subscribers`
+/// `{"devices": […]}`; a push-to-start naming `input-push-channel` subscribes its device too), and
+/// what each broadcast reached (`GET /broadcasts`, `GET /channels/<bundle>`).
 package final class FakeProviderServer: Sendable {
     package let state: FakeProviderState
     package let port: Int
@@ -182,6 +186,44 @@ enum FakeRouter {
         switch (method, parts.count, parts.first) {
         case ("POST", 3, "3") where parts[1] == "device":
             return state.apns(token: parts[2], headers: headers, body: body, now: now)
+        case (_, 4, "1") where parts[1] == "apps" && (parts[3] == "channels" || parts[3] == "all-channels"):
+            return state.channelManagement(
+                method: method, bundleID: parts[2], all: parts[3] == "all-channels", headers: headers, body: body,
+                now: now)
+        case ("POST", 4, "4") where parts[1] == "broadcasts" && parts[2] == "apps":
+            return state.broadcast(bundleID: parts[3], headers: headers, body: body, now: now)
+        case ("POST", 3, "channels") where parts[2] == "subscribers":
+            // A device's activity subscribing, as the app does with Apple (a test stands in for it).
+            let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+            let devices = object?["devices"] as? [String] ?? []
+            guard let channel = parts[1].removingPercentEncoding, !devices.isEmpty else {
+                return .json(400, ["reason": "give {\"devices\": [token, …]}"])
+            }
+            let subscribed = devices.filter { state.subscribe(device: $0, to: channel) }.count
+            guard subscribed == devices.count else { return .json(404, ["reason": "ChannelNotRegistered"]) }
+            return .json(200, ["subscribed": subscribed])
+        case ("GET", 1, "broadcasts"):
+            return .json(
+                200,
+                [
+                    "broadcasts": state.acceptedBroadcasts.map { accepted -> [String: Any] in
+                        [
+                            "apns_id": accepted.apnsID, "channel": accepted.channelID, "priority": accepted.priority,
+                            "reached": accepted.reached, "count": accepted.count,
+                        ]
+                    },
+                    "reached": state.acceptedBroadcasts.reduce(0) { $0 + $1.reached },
+                ])
+        case ("GET", 2, "channels"):
+            let counts = state.channelCounts
+            return .json(
+                200,
+                [
+                    "created": counts.created, "deleted": counts.deleted, "open": counts.open,
+                    "channels": state.channels(of: parts[1]).map {
+                        ["id": $0.id, "subscribers": $0.subscribers, "broadcasts": $0.broadcasts, "policy": $0.policy]
+                    },
+                ])
         case ("POST", 2, "webpush") where parts[1] == "subscriptions":
             let requested = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
             let subscription =
@@ -256,6 +298,9 @@ enum FakeRouter {
                 404,
                 [
                     "reason": "no route for \(method) \(path): this fake serves POST /3/device/{token} (APNs), "
+                        + "POST|GET|DELETE /1/apps/{bundle}/channels, GET /1/apps/{bundle}/all-channels, "
+                        + "POST /4/broadcasts/apps/{bundle}, POST /channels/{id}/subscribers, GET /broadcasts, "
+                        + "GET /channels/{bundle}, "
                         + "POST /webpush/subscriptions, POST /webpush/{id}, GET /webpush/{id}/messages, "
                         + "POST /webhooks/endpoints, POST /webhooks/{id}, GET /accepted, GET /accepted/count, "
                         + "GET /accepted/timeline, "

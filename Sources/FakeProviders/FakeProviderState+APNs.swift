@@ -22,7 +22,13 @@ extension FakeProviderState {
     }
 
     func decideAPNs(token: String, header: (String) -> String?, body: Data, now: Date) -> FakeReply {
-        // Provider token.
+        if let refusal = checkProviderToken(header: header, now: now) { return refusal }
+        return decideDevicePush(token: token, header: header, body: body, now: now)
+    }
+
+    /// The provider token's check, as APNs makes it first on every request (device pushes,
+    /// channel management, broadcasts): nil when it is valid.
+    func checkProviderToken(header: (String) -> String?, now: Date) -> FakeReply? {
         guard let authorization = header("authorization"), authorization.hasPrefix("bearer ") else {
             return .apnsError(403, "MissingProviderToken")
         }
@@ -53,7 +59,11 @@ extension FakeProviderState {
                 ledger.lastVerifiedToken = jwt
             }
         }
-        // Request.
+        return nil
+    }
+
+    func decideDevicePush(token: String, header: (String) -> String?, body: Data, now: Date) -> FakeReply {
+        let jwt = String((header("authorization") ?? "").dropFirst(7))
         let length = token.utf8.count
         guard length >= 8, length <= 200, length % 2 == 0, token.utf8.allSatisfy(Self.isHexDigit) else {
             return .apnsError(400, "BadDeviceToken")
@@ -134,6 +144,7 @@ extension FakeProviderState {
         let notification = AcceptedNotification(
             apnsID: apnsID, deviceToken: token, topic: topic, pushType: pushType,
             collapseID: header("apns-collapse-id"), payload: body)
+        if pushType == "liveactivity" { startedActivity(device: token, payload: body) }
         ledger.withLock { ledger in
             if Self.accept(notification, into: &ledger.apns[key, default: APNsRecord()]) {
                 ledger.order.append(key)
@@ -210,5 +221,6 @@ extension FakeProviderState {
     /// Forgets everything (tests reuse one server).
     package func reset() {
         ledger.withLock { $0 = Ledger() }
+        broadcast.withLock { $0 = BroadcastLedger() }
     }
 }

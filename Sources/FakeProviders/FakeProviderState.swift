@@ -86,6 +86,8 @@ package final class FakeProviderState: Sendable {
 
     package let configuration: FakeProviderConfiguration
     let ledger = Mutex(Ledger())
+    /// Broadcast channels and what was broadcast on them.
+    let broadcast = Mutex(BroadcastLedger())
     /// Requests held by `hold()`: each one's answer, run on its connection's event loop, and the
     /// `apns-id` each carried (if any).
     let gate = Mutex(

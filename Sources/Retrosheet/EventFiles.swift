@@ -70,7 +70,7 @@ package enum EventFiles {
             var waiting: [Int: Output] = [:]
             var next = 0
             var due = 0
-            for _ in 0..<max(1, min(concurrency, files.count)) {
+            for _ in 0..<min(max(1, concurrency), files.count) {
                 let index = next
                 group.addTask { (index, await onThread { transform(files[index]) }) }
                 next += 1
@@ -99,7 +99,7 @@ package enum EventFiles {
         await withTaskGroup(of: (Int, Output).self) { group in
             var results = [Output?](repeating: nil, count: files.count)
             var next = 0
-            for _ in 0..<max(1, min(concurrency, files.count)) {
+            for _ in 0..<min(max(1, concurrency), files.count) {
                 let index = next
                 group.addTask { (index, await onThread { transform(files[index]) }) }
                 next += 1

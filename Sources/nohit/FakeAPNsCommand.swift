@@ -26,6 +26,16 @@ struct FakeAPNsCommand: AsyncParsableCommand {
             GET /notifications/<apns-id> shows one; \
             GET /stats counts statuses; POST /reset forgets everything.
 
+            Broadcast push (iOS 18), on the same host for both of Apple's (management and broadcasts) and both \
+            environments: POST /1/apps/<bundle>/channels {"message-storage-policy": 0|1, "push-type": \
+            "LiveActivity"} makes a channel (201, apns-channel-id; at most 10,000 an app: TooManyChannels), GET \
+            and DELETE of it with apns-channel-id (204), GET /1/apps/<bundle>/all-channels lists them; POST \
+            /4/broadcasts/apps/<bundle> refuses in Apple's order (MissingChannelId, MissingPushType, \
+            InvalidPushType, BadExpirationDate, BadPriority, ChannelNotRegistered, PayloadEmpty, 413 above 5,120 \
+            bytes). A device's activity subscribes when a push-to-start names input-push-channel, or by POST \
+            /channels/<id>/subscribers {"devices": [...]}; GET /broadcasts says what each broadcast reached, GET \
+            /channels/<bundle> each channel's subscribers.
+
             Web Push: POST /webpush/subscriptions creates a subscription (endpoint and keys, as a browser \
             would get); POST /webpush/<id> checks VAPID and decrypts (aes128gcm); GET /webpush/<id>/messages \
             shows what it decrypted. Webhooks: POST /webhooks/endpoints, then POST /webhooks/<id> verifies \

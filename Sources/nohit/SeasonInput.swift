@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Retrosheet
 
 /// Reads the sides of every game of the given files, reporting unreadable games on standard
@@ -21,12 +22,35 @@ struct SeasonInput {
     /// The event files of `paths` (files, folders, season zips); one that is not there is said on
     /// standard error, with exit status 2.
     static func files(_ paths: [String]) throws -> [String] {
-        do {
-            return try EventFiles.expand(paths)
-        } catch {
-            StandardStreams.writeError("nohit: \(error)\n")
-            throw ExitCode(2)
+        var files: [String] = []
+        for path in paths {
+            let found: [String]
+            do {
+                found = try EventFiles.expand([path])
+            } catch {
+                StandardStreams.writeError("nohit: \(error)\n")
+                throw ExitCode(2)
+            }
+            // A path that holds no event file is named, not passed over.
+            guard !found.isEmpty else {
+                // A folder of season folders (Data/retrosheet): name its seasons.
+                let base = URL(fileURLWithPath: path)
+                let seasons = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().filter {
+                    (try? EventFiles.expand([base.appendingPathComponent($0).path]).isEmpty) == false
+                }
+                let hint =
+                    seasons.isEmpty
+                    ? ""
+                    : "; it holds season folders: give one or more, such as "
+                        + base.appendingPathComponent(seasons[0]).path
+                StandardStreams.writeError(
+                    "nohit: \(path): no Retrosheet event files in it (.EVA, .EVN, .EVE, .EVF, .EVR, or a season's "
+                        + "zip such as 2012eve.zip)\(hint)\n")
+                throw ExitCode(2)
+            }
+            files += found
         }
+        return files
     }
 
     /// Reports the games that could not be read; exit status 1 when there were any.

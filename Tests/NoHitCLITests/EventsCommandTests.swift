@@ -35,6 +35,20 @@ import Testing
         #expect(result.standardOutput.split(separator: "\n").count > 50)
     }
 
+    /// A folder with no event file is named with an exit status of 2 (it crashed once, reading
+    /// the first of no files); a folder of season folders names one to give.
+    @Test func aFolderWithoutEventFilesIsNamed() throws {
+        let empty = (try Self.temporaryFile("notes.txt", "nothing here\n") as NSString).deletingLastPathComponent
+        let result = try Executable.run("nohit", ["events", empty])
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError.hasPrefix("nohit: \(empty): no Retrosheet event files in it"))
+        let seasons = TestData.packageRoot.appendingPathComponent("Data/retrosheet").path
+        let folder = try Executable.run("nohit", ["events", seasons])
+        #expect(folder.status == 2)
+        #expect(folder.standardError.contains("it holds season folders: give one or more, such as \(seasons)/2020"))
+    }
+
     @Test func printsCwevents2020RowsForARealFile() throws {
         let file = TestData.path("retrosheet/2020/2020CHA.EVA")
         let result = try Executable.run("nohit", ["events", file])
