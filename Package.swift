@@ -66,6 +66,7 @@ let package = Package(
             dependencies: [
                 "Baseball",
                 "Alerts", "Clocks",
+                .product(name: "NoHitterActivity", package: "SDK"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -331,6 +332,7 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NoHitterActivity", package: "SDK"),
             ]
         ),
         .testTarget(

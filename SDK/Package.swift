@@ -6,9 +6,14 @@ import PackageDescription
 let package = Package(
     name: "NoHitterKit",
     platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8)],
-    products: [.library(name: "NoHitterKit", targets: ["NoHitterKit"])],
+    products: [
+        .library(name: "NoHitterKit", targets: ["NoHitterKit"]),
+        // The bid's Live Activity types, shared with the server (Foundation only).
+        .library(name: "NoHitterActivity", targets: ["NoHitterActivity"]),
+    ],
     targets: [
-        .target(name: "NoHitterKit"),
-        .testTarget(name: "NoHitterKitTests", dependencies: ["NoHitterKit"]),
+        .target(name: "NoHitterActivity"),
+        .target(name: "NoHitterKit", dependencies: ["NoHitterActivity"]),
+        .testTarget(name: "NoHitterKitTests", dependencies: ["NoHitterKit", "NoHitterActivity"]),
     ]
 )

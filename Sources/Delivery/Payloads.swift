@@ -1,6 +1,7 @@
 import Alerts
 import Baseball
 import Foundation
+import NoHitterActivity
 
 /// The bytes each channel sends for a moment: `Encodable` values written by the service's one
 /// JSON encoding (``WireJSON``), so the moment inside a push is the moment the API and the
@@ -35,28 +36,13 @@ package enum Payloads {
         var moment: MomentView?
     }
 
-    /// A Live Activity update: the bid's state, and an `end` once the bid is over.
+    /// A Live Activity update: the bid's state (the type the app decodes it with,
+    /// `BidActivityAttributes.ContentState`), and an `end` once the bid is over.
     struct LiveActivityUpdate: Encodable {
-        struct ContentState: Encodable {
-            struct Score: Encodable {
-                var away: Int
-                var home: Int
-            }
-
-            var status: String
-            var outs: Int
-            var innings: Int
-            var perfect: Bool
-            var pitchers: [String]
-            var score: Score
-            var pitchingTeam: String
-            var battingTeam: String
-        }
-
         struct APS: Encodable {
             var timestamp: Int
             var event: String
-            var contentState: ContentState
+            var contentState: BidActivityAttributes.ContentState
             var staleDate: Int
             var dismissalDate: Int?
             var alert: Alert
@@ -112,12 +98,14 @@ package enum Payloads {
     {
         let alive = moment.kind.bidStillAlive
         let seconds = Int(time.timeIntervalSince1970)
-        let state = LiveActivityUpdate.ContentState(
+        let state = BidActivityAttributes.ContentState(
             status: alive ? "alive" : moment.kind.rawValue, outs: moment.outs, innings: moment.outs / 3,
             perfect: moment.perfect, pitchers: moment.pitchers.map { game.name(of: $0) },
             score: .init(away: moment.score.away, home: moment.score.home),
             pitchingTeam: game.team(moment.pitchingSide).abbreviation,
-            battingTeam: game.team(moment.pitchingSide.opponent).abbreviation)
+            battingTeam: game.team(moment.pitchingSide.opponent).abbreviation,
+            batter: moment.batter.map { game.name(of: $0) }, chance: alive ? moment.odds?.share : nil,
+            lastPlay: moment.lastPlay)
         return try json(
             LiveActivityUpdate(
                 aps: .init(
