@@ -12,6 +12,11 @@ package final class LiveBoard: Sendable {
     }
 
     private let games = Mutex<(entries: [String: Entry], version: UInt64)>(([:], 0))
+    /// Each game's snapshots of the last `historySpan`, with the time each was recorded (and the
+    /// last one before that span): what a surface held back by a spoiler delay shows.
+    private let history = Mutex<[String: [(time: Date, snapshot: GameSnapshot)]]>([:])
+    /// How far back the board can be read (the longest spoiler delay).
+    package static let historySpan: TimeInterval = 300
     /// History's win expectancy, for the chance on the cards and the play-by-play; none without.
     package let winExpectancy: WinExpectancy?
 
@@ -35,7 +40,26 @@ package final class LiveBoard: Sendable {
             $0.version &+= 1
             return before
         }
+        history.withLock { history in
+            var kept = history[snapshot.id] ?? []
+            kept.append((time, snapshot))
+            // Older than the span, only the last one stays: the state the span starts in.
+            let cutoff = time.addingTimeInterval(-Self.historySpan)
+            if let firstInSpan = kept.firstIndex(where: { $0.time > cutoff }), firstInSpan > 1 {
+                kept.removeFirst(firstInSpan - 1)
+            }
+            history[snapshot.id] = kept
+        }
         return (snapshot, before == score ? nil : score)
+    }
+
+    /// Every game as it stood at `time` (at most `historySpan` ago, for a spoiler delay): each
+    /// game's last snapshot recorded at or before it, by start time; a game not yet on the board
+    /// then is left out.
+    package func all(asOf time: Date) -> [GameSnapshot] {
+        history.withLock { history in
+            history.values.compactMap { kept in kept.last { $0.time <= time }?.snapshot }
+        }.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) }
     }
 
     /// Every game of the day by start time.

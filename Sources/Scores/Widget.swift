@@ -41,6 +41,8 @@ package enum Widget {
         /// are still to start (each scheduled game gives its first pitch), an hour when every game
         /// is over. Made from the games alone, so an unchanged board keeps its `ETag`.
         package var next: Int
+        /// Seconds the games are shown behind (a spoiler delay): the board as it stood then.
+        package var delay: Int? = nil
     }
 
     /// The newest day's games on the board involving one of `teams` (franchises; every game when

@@ -56,6 +56,29 @@ package final class WidgetFeed: Sendable {
         return codes.sorted()
     }
 
+    /// The longest spoiler delay a request may ask for, in seconds.
+    package static let maximumDelay = Int(LiveBoard.historySpan)
+
+    /// The seconds of `text` (`?delay=`): 0 to 300; nil when not given.
+    package static func delay(_ text: String?) throws(WidgetError) -> Int? {
+        guard let text else { return nil }
+        guard let seconds = Int(text), (0...maximumDelay).contains(seconds) else {
+            throw WidgetError("delay must be whole seconds from 0 to \(maximumDelay), not '\(text.prefix(20))'")
+        }
+        return seconds
+    }
+
+    /// The feed for `teams` held back `delay` seconds behind `now` (a spoiler delay): the games as
+    /// they stood then, so nothing is shown before its time plus the delay. Made for each request
+    /// (the board of a moment ago changes with the clock, not with the board's version).
+    package func response(teams: [String], delay: Int, now: Date, isPrivate: Bool = false) -> Response {
+        guard delay > 0 else { return response(teams: teams, isPrivate: isPrivate) }
+        var body = Widget.body(
+            board.all(asOf: now.addingTimeInterval(-Double(delay))), teams: Set(teams), attemptOuts: attemptOuts)
+        body.delay = delay
+        return Self.response(body, isPrivate: isPrivate)
+    }
+
     /// The feed for `teams` (franchises, sorted; empty for every game).
     package func response(teams: [String], isPrivate: Bool = false) -> Response {
         let key = (isPrivate ? "p:" : "") + teams.joined(separator: ",")
@@ -72,11 +95,14 @@ package final class WidgetFeed: Sendable {
     }
 
     private func make(teams: [String], isPrivate: Bool) -> Response {
-        let body = Widget.body(board.all, teams: Set(teams), attemptOuts: attemptOuts)
+        Self.response(Widget.body(board.all, teams: Set(teams), attemptOuts: attemptOuts), isPrivate: isPrivate)
+    }
+
+    private static func response(_ body: Widget.Body, isPrivate: Bool) -> Response {
         let data = (try? WidgetFeed.encoder.encode(body)) ?? Data("{}".utf8)
         let maxAge = body.next <= 10 ? 5 : min(body.next, 60)
         return Response(
-            body: ByteBuffer(bytes: data), etag: Self.etag(data), next: body.next,
+            body: ByteBuffer(bytes: data), etag: etag(data), next: body.next,
             cacheControl: "\(isPrivate ? "private" : "public"), max-age=\(maxAge)")
     }
 

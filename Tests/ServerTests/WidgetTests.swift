@@ -130,6 +130,41 @@ import Testing
         #expect(after.next == 10)
     }
 
+    /// A spoiler delay: the widget shows the games as they stood `delay` seconds ago, never a
+    /// change before its time plus the delay; the board keeps five minutes of its states.
+    @Test func aDelayedWidgetShowsTheGamesAsTheyStoodThen() throws {
+        let board = LiveBoard()
+        let widget = WidgetFeed(board: board, attemptOuts: 12)
+        let start = Date(timeIntervalSince1970: 1_598_397_000)
+        var game = GameFollower(gameID: "CHA202008250")
+        let info = GameInfo(
+            id: "CHA202008250", date: "2020-08-25", away: .init(club: TeamDirectory.club("PIT", on: "2020-08-25")!),
+            home: .init(club: TeamDirectory.club("CHA", on: "2020-08-25")!))
+        _ = game.follow(.scheduled(info, start: start))
+        board.record(game, at: start.addingTimeInterval(-600))
+        _ = game.follow(.status(GameStatus(.live), result: nil))
+        board.record(game, at: start)
+        _ = game.follow(.status(GameStatus(.postponed, resumesOn: "2020-08-26"), result: nil))
+        board.record(game, at: start.addingTimeInterval(100))
+        func state(delay: Int, at seconds: TimeInterval) throws -> (String?, Int?) {
+            let response = widget.response(teams: [], delay: delay, now: start.addingTimeInterval(seconds))
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let body = try decoder.decode(Widget.Body.self, from: Data(response.body.readableBytesView))
+            return (body.games.first?.state, body.delay)
+        }
+        #expect(try state(delay: 0, at: 110) == ("scheduled", nil))  // postponed: not under way
+        #expect(try state(delay: 60, at: 110) == ("live", 60), "the postponement is 10 s old: not shown")
+        #expect(try state(delay: 60, at: 160) == ("scheduled", 60))
+        #expect(try state(delay: 60, at: 30) == ("scheduled", 60), "30 s in, a minute behind: before the start")
+        // Earlier than the game was first on the board: nothing.
+        #expect(widget.response(teams: [], delay: 300, now: start.addingTimeInterval(-800)).body.readableBytes > 0)
+        #expect(try state(delay: 300, at: -800) == (nil, 300))
+        #expect(throws: WidgetError.self) { try WidgetFeed.delay("301") }
+        #expect(throws: WidgetError.self) { try WidgetFeed.delay("soon") }
+        #expect(try WidgetFeed.delay("120") == 120 && WidgetFeed.delay(nil) == nil)
+    }
+
     /// A board view's body is made once per board version: the same bytes until a game
     /// changes, then the new state (never the old one kept under the new version).
     @Test func boardViewsAreMadeOncePerVersion() throws {

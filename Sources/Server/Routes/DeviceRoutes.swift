@@ -92,8 +92,18 @@ struct DeviceRoutes: Sendable {
             let teams = device.preferences.favouriteTeams.compactMap {
                 TeamDirectory.current($0.uppercased())?.franchise
             }
+            // Held back by the device's spoiler delay, as its pushes are (or `?delay=`).
+            let delay: Int
+            do {
+                delay =
+                    try WidgetFeed.delay(request.uri.queryParameters.get("delay"))
+                    ?? device.preferences.spoilerDelaySeconds
+            } catch {
+                throw API.error(.badRequest, "\(error)")
+            }
             return GameRoutes.widget(
-                widget.response(teams: Array(Set(teams)).sorted(), isPrivate: true), request: request)
+                widget.response(teams: Array(Set(teams)).sorted(), delay: delay, now: clock.now(), isPrivate: true),
+                request: request)
         }
     }
 

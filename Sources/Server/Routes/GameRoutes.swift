@@ -115,12 +115,15 @@ struct GameRoutes: Sendable {
         }
         api.get("widget") { request, _ in
             let teams: [String]
+            let delay: Int?
             do {
                 teams = try WidgetFeed.teams(request.uri.queryParameters.get("teams"))
+                delay = try WidgetFeed.delay(request.uri.queryParameters.get("delay"))
             } catch {
                 throw API.error(.badRequest, "\(error)")
             }
-            return Self.widget(widget.response(teams: teams), request: request)
+            guard let delay, delay > 0 else { return Self.widget(widget.response(teams: teams), request: request) }
+            return Self.widget(widget.response(teams: teams, delay: delay, now: clock.now()), request: request)
         }
         api.get("attempts") { _, _ in
             let version = views.version

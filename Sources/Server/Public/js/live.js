@@ -4,7 +4,7 @@
 // is on (at most BROKEN_UP_SHOWN_MS after this page saw it broken), saying who broke it up and how.
 // The announcer (a polite live region outside the tabs) reads each moment from the stream once.
 import { $, esc, patch, setText } from './dom.js';
-import { boardNotice, clockTime, count, diamond, gameHref, matchupName, outsDots, pitchingLine, score, situation, whereToWatch } from './format.js';
+import { boardNotice, clockTime, count, diamond, gameHref, matchupName, outsDots, pitchingLine, score, situation, strikeZone, whereToWatch } from './format.js';
 import { attemptOuts, state } from './state.js';
 
 const BROKEN_UP_SHOWN_MS = 15 * 60 * 1000;
@@ -55,7 +55,8 @@ function chanceOf(game, bid) {
 
 // The game as it stands, for a bid under way: who is up and the count (or who is due up between
 // halves), the last pitch, the runners and the outs, the pitcher's count with the plate appearance
-// under way. The board's own snapshot: nothing worked out here.
+// under way, and its pitches on the zone where the source tracks them. The board's own snapshot:
+// nothing worked out here.
 function gameday(game, bid) {
   if (game.status !== 'live') return '';
   const m = game.matchup;
@@ -65,7 +66,7 @@ function gameday(game, bid) {
     return `<div class="gameday">${diamond(game.bases)}<div class="gd-text">
       <div><span class="muted">At bat</span> <strong data-key="batter">${esc(m.batter)}</strong>${m.batter_line ? ` <span class="muted">${esc(m.batter_line)}</span>` : ''}</div>
       <div><span class="count" data-key="count">${esc(count)}</span>${m.last_pitch ? ` · <span data-key="last-pitch">${esc(m.last_pitch)}</span>` : ''} ${outsDots(game.outs)}</div>
-      <div class="muted" data-key="pitching">Pitching: ${esc(m.pitcher)}${esc(pitches)}</div></div></div>`;
+      <div class="muted" data-key="pitching">Pitching: ${esc(m.pitcher)}${esc(pitches)}</div></div>${strikeZone(m)}</div>`;
   }
   if (game.due_up) {
     return `<div class="gameday"><div class="gd-text"><span class="muted">Due up for ${esc(game.due_up.team)}:</span> ${esc(game.due_up.batters.join(', '))}</div></div>`;
