@@ -65,9 +65,31 @@ package enum EventTextParser {
     }
 
     /// The modifiers a fielding credit on a runner advance takes (`2XH(92/TH)`), as cwevent's.
-    static let creditFlags: Set<String> = [
+    static let creditFlags: [[UInt8]] = [
         "TH", "TH1", "TH2", "TH3", "THH", "INT", "BINT", "OBS", "G", "U", "AP", "BR", "FO",
-    ]
+    ].map { Array($0.utf8) }
+
+    /// Whether `text[start..<end]`, upper-cased, is one of `words`: compared in place, since every
+    /// play is checked and almost all are known (a String is made only for one that is not).
+    @inline(__always)
+    static func isOne(of words: [[UInt8]], _ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        let length = end - start
+        return words.contains { word in
+            guard word.count == length else { return false }
+            for offset in 0..<length {
+                let byte = text[start + offset]
+                if (byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte) != word[offset] { return false }
+            }
+            return true
+        }
+    }
+
+    /// `text[start..<end]` upper-cased, as a String (for a warning).
+    static func upperCased(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
+        String(
+            decoding: (start..<end).map { text[$0] >= 0x61 && text[$0] <= 0x7A ? text[$0] - 0x20 : text[$0] },
+            as: UTF8.self)
+    }
 
     /// The first modifier of a fielding credit on a runner advance that is not one of
     /// `creditFlags` (`63/RINT` in `.BX1(63/RINT)`), or nil: what the reader warns of.
@@ -84,24 +106,19 @@ package enum EventTextParser {
                 cursor += 1
             }
             guard cursor < text.count, text[cursor] == UInt8(ascii: "/") else { continue }
-            var token = ""
             cursor += 1
-            while cursor < text.count {
-                let byte = text[cursor]
-                if "/.()#!+-".utf8.contains(byte) { break }
-                token.append(Character(UnicodeScalar(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte)))
-                cursor += 1
-            }
-            if !creditFlags.contains(token) { return token }
+            let start = cursor
+            while cursor < text.count, !"/.()#!+-".utf8.contains(text[cursor]) { cursor += 1 }
+            if !isOne(of: creditFlags, text, start, cursor) { return upperCased(text, start, cursor) }
         }
         return nil
     }
 
     /// The notes a runner advance takes in words (`1-2(NR)`), as cwevent reads them.
-    static let advanceNotes: Set<String> = [
+    static let advanceNotes: [[UInt8]] = [
         "NR", "NORBI", "RBI", "UR", "TUR", "WP", "PB", "TH", "TH1", "TH2", "TH3", "THH", "INT", "SB", "SB2", "SB3",
         "SB4", "SBH",
-    ]
+    ].map { Array($0.utf8) }
 
     /// The first note in words on a runner advance that is not one of `advanceNotes`
     /// (`OBS` in `.1-2(OBS)`), or nil: what the reader warns of.
@@ -114,14 +131,10 @@ package enum EventTextParser {
             guard text[index] == UInt8(ascii: "("), first >= 0x41, first <= 0x5A, first != UInt8(ascii: "E") else {
                 continue
             }
-            var token = ""
-            var cursor = index + 1
-            while cursor < text.count, text[cursor] != UInt8(ascii: ")") {
-                let byte = text[cursor]
-                token.append(Character(UnicodeScalar(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte)))
-                cursor += 1
-            }
-            if !advanceNotes.contains(token) { return token }
+            let start = index + 1
+            var cursor = start
+            while cursor < text.count, text[cursor] != UInt8(ascii: ")") { cursor += 1 }
+            if !isOne(of: advanceNotes, text, start, cursor) { return upperCased(text, start, cursor) }
         }
         return nil
     }
