@@ -31,6 +31,23 @@ package struct SyntheticABS: Sendable {
         package var strikes: Int
         /// Outs in the half when it was thrown.
         package var outs: Int
+
+        package init(
+            time: Date, update: Int, pitchNumber: Int, callAfter: ABSChallenges.Call, overturned: Bool, side: Side,
+            role: ABSChallenges.Role, challenger: PlayerID, balls: Int, strikes: Int, outs: Int
+        ) {
+            self.time = time
+            self.update = update
+            self.pitchNumber = pitchNumber
+            self.callAfter = callAfter
+            self.overturned = overturned
+            self.side = side
+            self.role = role
+            self.challenger = challenger
+            self.balls = balls
+            self.strikes = strikes
+            self.outs = outs
+        }
     }
 
     package let seed: UInt64
@@ -54,6 +71,17 @@ package struct SyntheticABS: Sendable {
             package var time: Date
             package var update: Int
             package var side: Side
+
+            package init(time: Date, update: Int, side: Side) {
+                self.time = time
+                self.update = update
+                self.side = side
+            }
+        }
+
+        package init(challenges: [Planned] = [], grants: [Grant] = []) {
+            self.challenges = challenges
+            self.grants = grants
         }
 
         /// Each team's counters as of `now`.

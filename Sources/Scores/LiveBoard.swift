@@ -42,13 +42,17 @@ package final class LiveBoard: Sendable {
         }
         history.withLock { history in
             var kept = history[snapshot.id] ?? []
-            kept.append((time, snapshot))
-            // Older than the span, only the last one stays: the state the span starts in.
-            let cutoff = time.addingTimeInterval(-Self.historySpan)
-            if let firstInSpan = kept.firstIndex(where: { $0.time > cutoff }), firstInSpan > 1 {
-                kept.removeFirst(firstInSpan - 1)
-            }
+            // Times only move on within a game (an item from another instance's clock never
+            // makes a state older than one already shown).
+            kept.append((max(time, kept.last?.time ?? time), snapshot))
             history[snapshot.id] = kept
+            // Older than the span, only the last one stays: the state the span starts in. Every
+            // game's, so a game over long ago keeps one snapshot, not its last five minutes.
+            let cutoff = time.addingTimeInterval(-Self.historySpan)
+            for (id, states) in history where states.count > 1 && states[1].time <= cutoff {
+                let firstInSpan = states.firstIndex { $0.time > cutoff } ?? states.count
+                history[id] = Array(states[(firstInSpan - 1)...])
+            }
         }
         return (snapshot, before == score ? nil : score)
     }

@@ -30,7 +30,7 @@ package enum Widget {
         package var noHitter: String?
         /// That bid's chance of ending as a no-hitter ("54%"), while it is alive and can count.
         package var chance: String? = nil
-        /// ABS challenges left, away then home (`[2, 1]`), in a game with ABS not yet scheduled.
+        /// ABS challenges left, away then home (`[2, 1]`), in a game with ABS under way or over.
         package var abs: [Int]? = nil
     }
 

@@ -73,10 +73,21 @@ package final class WidgetFeed: Sendable {
     /// (the board of a moment ago changes with the clock, not with the board's version).
     package func response(teams: [String], delay: Int, now: Date, isPrivate: Bool = false) -> Response {
         guard delay > 0 else { return response(teams: teams, isPrivate: isPrivate) }
+        // Shown as of a whole second: widgets asking within the same second (and board version)
+        // share one body.
+        let asOf = (now.timeIntervalSince1970 - Double(delay)).rounded(.down)
+        let key = (isPrivate ? "p:" : "") + "d\(delay)@\(Int(asOf)):" + teams.joined(separator: ",")
+        let version = board.version
+        if let entry = cache.withLock({ $0[key] }), entry.version == version { return entry.response }
         var body = Widget.body(
-            board.all(asOf: now.addingTimeInterval(-Double(delay))), teams: Set(teams), attemptOuts: attemptOuts)
+            board.all(asOf: Date(timeIntervalSince1970: asOf)), teams: Set(teams), attemptOuts: attemptOuts)
         body.delay = delay
-        return Self.response(body, isPrivate: isPrivate)
+        let response = Self.response(body, isPrivate: isPrivate)
+        cache.withLock { cache in
+            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+            cache[key] = Entry(version: version, response: response)
+        }
+        return response
     }
 
     /// The feed for `teams` (franchises, sorted; empty for every game).

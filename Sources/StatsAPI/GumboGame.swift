@@ -257,11 +257,16 @@ package struct GumboGame: Sendable {
                     let pitcher = PlayerID(String(record.matchup.pitcher.id))
                 else { continue }
                 let challengerID = review.player?.id
+                let before = review.isOverturned == true ? after.opposite : after
+                // The team the feed names; else the challenger's; else the side the umpire's call
+                // went against (a called strike: the batter's; a ball: the fielders').
                 let side: Side =
                     review.challengeTeamId == teams.home.id
                     ? .home
                     : review.challengeTeamId == teams.away.id
-                        ? .away : (challengerID == record.matchup.batter.id ? battingSide : battingSide.opponent)
+                        ? .away
+                        : challengerID.map { $0 == record.matchup.batter.id ? battingSide : battingSide.opponent }
+                            ?? (before == .strike ? battingSide : battingSide.opponent)
                 let role: ABSChallenges.Role =
                     side == battingSide
                     ? .batter : (challengerID == record.matchup.pitcher.id ? .pitcher : .catcher)
@@ -272,7 +277,7 @@ package struct GumboGame: Sendable {
                         inning: record.about.inning, battingSide: battingSide,
                         plateAppearance: record.about.atBatIndex, pitchNumber: number + 1, batter: batter,
                         pitcher: pitcher, challenger: challenger, side: side, role: role,
-                        callBefore: review.isOverturned == true ? after.opposite : after, callAfter: after,
+                        callBefore: before, callAfter: after,
                         balls: count.balls, strikes: count.strikes))
             }
         }

@@ -36,7 +36,12 @@ struct SeasonInput {
                 // A folder of season folders (Data/retrosheet): name its seasons.
                 let base = URL(fileURLWithPath: path)
                 let seasons = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted().filter {
-                    (try? EventFiles.expand([base.appendingPathComponent($0).path]).isEmpty) == false
+                    let inner = base.appendingPathComponent($0).path
+                    var isDirectory: ObjCBool = false
+                    guard FileManager.default.fileExists(atPath: inner, isDirectory: &isDirectory),
+                        isDirectory.boolValue || ZipArchive.isArchive(inner)
+                    else { return false }
+                    return (try? EventFiles.expand([inner]).isEmpty) == false
                 }
                 let hint =
                     seasons.isEmpty

@@ -43,6 +43,7 @@ import Testing
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
         #expect(result.standardError.hasPrefix("nohit: \(empty): no Retrosheet event files in it"))
+        #expect(!result.standardError.contains("season folders"), "a plain file is not a season")
         let seasons = TestData.packageRoot.appendingPathComponent("Data/retrosheet").path
         let folder = try Executable.run("nohit", ["events", seasons])
         #expect(folder.status == 2)

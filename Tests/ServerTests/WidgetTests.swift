@@ -158,8 +158,18 @@ import Testing
         #expect(try state(delay: 60, at: 160) == ("scheduled", 60))
         #expect(try state(delay: 60, at: 30) == ("scheduled", 60), "30 s in, a minute behind: before the start")
         // Earlier than the game was first on the board: nothing.
-        #expect(widget.response(teams: [], delay: 300, now: start.addingTimeInterval(-800)).body.readableBytes > 0)
         #expect(try state(delay: 300, at: -800) == (nil, 300))
+        // Ten minutes on, a state recorded: the states older than five minutes before it are
+        // gone but the last of them, the one the span starts in.
+        board.record(game, at: start.addingTimeInterval(700))
+        let postponed = "Postponed (to 2020-08-26)"
+        #expect(board.all(asOf: start.addingTimeInterval(400)).first?.statusText == postponed, "the span's start")
+        #expect(board.all(asOf: start.addingTimeInterval(50)).isEmpty, "before the span: not kept")
+        // A state recorded with an earlier time (another instance's clock) is not made older.
+        _ = game.follow(.status(GameStatus(.live), result: nil))
+        board.record(game, at: start.addingTimeInterval(600))
+        #expect(board.all(asOf: start.addingTimeInterval(650)).first?.statusText == postponed)
+        #expect(board.all(asOf: start.addingTimeInterval(700)).first?.status == .live)
         #expect(throws: WidgetError.self) { try WidgetFeed.delay("301") }
         #expect(throws: WidgetError.self) { try WidgetFeed.delay("soon") }
         #expect(try WidgetFeed.delay("120") == 120 && WidgetFeed.delay(nil) == nil)

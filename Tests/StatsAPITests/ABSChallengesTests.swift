@@ -204,6 +204,48 @@ import Testing
 }
 
 extension ABSChallengesTests {
+    /// The counters over a plan: a team given one back in an extra inning begun with none left
+    /// has one, and the grant comes before that inning's challenges.
+    @Test func anExtraInningGivesOneBackToATeamWithNoneLeft() {
+        let start = Date(timeIntervalSince1970: 1_598_397_000)
+        func challenge(_ update: Int, _ side: Side, overturned: Bool) -> SyntheticABS.Planned {
+            .init(
+                time: start.addingTimeInterval(Double(update)), update: update, pitchNumber: 1, callAfter: .ball,
+                overturned: overturned, side: side, role: .batter, challenger: .none, balls: 1, strikes: 0, outs: 0)
+        }
+        var plan = SyntheticABS.Plan()
+        plan.challenges = [
+            challenge(10, .home, overturned: false), challenge(20, .home, overturned: false),
+            challenge(30, .away, overturned: true), challenge(90, .home, overturned: true),
+        ]
+        plan.grants = [.init(time: start.addingTimeInterval(80), update: 80, side: .home)]
+        #expect(plan.counters(at: start.addingTimeInterval(25)).home == .init(remaining: 0, won: 0, lost: 2))
+        #expect(plan.counters(at: start.addingTimeInterval(85)).home == .init(remaining: 1, won: 0, lost: 2))
+        #expect(plan.counters(at: start.addingTimeInterval(95)).home == .init(remaining: 1, won: 1, lost: 2))
+        #expect(plan.counters(at: start.addingTimeInterval(95)).away == .init(remaining: 2, won: 1, lost: 0))
+    }
+
+    /// The side the umpire's call went against asks, when the feed names neither team nor player.
+    @Test func aChallengeNamingNoTeamIsTheSideTheCallWentAgainst() throws {
+        let game = try GumboGame(
+            Self.feed { json in
+                var live = json["liveData"] as! [String: Any]
+                var plays = live["plays"] as! [String: Any]
+                var all = plays["allPlays"] as! [[String: Any]]
+                var events = all[1]["playEvents"] as! [[String: Any]]
+                events[0]["reviewDetails"] = ["isOverturned": true, "reviewType": "MJ"]
+                all[1]["playEvents"] = events
+                plays["allPlays"] = all
+                live["plays"] = plays
+                json["liveData"] = live
+            })
+        // A ball overturned to a strike: the fielders asked.
+        let challenge = try #require(game.abs?.challenges[1])
+        #expect(challenge.side == .home && challenge.role == .catcher && challenge.callBefore == .ball)
+    }
+}
+
+extension ABSChallengesTests {
     /// Real feeds: 2024's have no ABS; a real plate appearance under way is placed on the zone
     /// pitch by pitch from its tracking.
     @Suite(.extended) struct Extended {

@@ -149,11 +149,12 @@ export function barChart(entries, title, empty = 'No deal days.') {
 
 // A pitch's call by its code: a ball, a strike (called or swinging), a foul, or in play.
 const callClass = (code) => (['B', '*B', 'I', 'P', 'V', 'H'].includes(code) ? 'ball'
-  : ['F', 'T', 'L', 'R', 'O'].includes(code) ? 'foul'
+  : ['F', 'L', 'R'].includes(code) ? 'foul'
     : ['X', 'D', 'E'].includes(code) ? 'inplay' : 'strike');
 
 /** The plate appearance's pitches on a strike zone, the catcher's view (SVG; HTML): each numbered,
- * coloured by its call, at its height scaled to the batter's zone; `large` for the game page, with
+ * coloured by its call (a ball hollow, so the call is not told by colour alone), at its height
+ * scaled to the batter's zone; `large` for the game page, with
  * a list giving each pitch's type, speed and call. Empty where the source does not track pitches. */
 export function strikeZone(matchup, { large = false } = {}) {
   const pitches = matchup?.zone;
@@ -170,13 +171,15 @@ export function strikeZone(matchup, { large = false } = {}) {
     const y = (5 - clamp(height(p), 0.7, 4.3)).toFixed(2);
     return `<g class="pitch ${callClass(p.code)}"><circle cx="${x}" cy="${y}" r="0.24"/><text x="${x}" y="${y}" dy="0.09">${p.number}</text></g>`;
   }).join('');
-  const svg = `<svg class="zone${large ? ' large' : ''}" viewBox="${-X} 0.5 ${2 * X} 4" role="img" aria-label="${esc(label)}">
+  // On the game page the list beside it says each pitch: the figure is not said twice.
+  const named = large ? 'aria-hidden="true"' : `role="img" aria-label="${esc(label)}"`;
+  const svg = `<svg class="zone${large ? ' large' : ''}" viewBox="${-X} 0.5 ${2 * X} 4" ${named}>
     <rect class="box" x="${-zx}" y="1.5" width="${2 * zx}" height="2"/>
     <line class="third" x1="${-zx / 3}" x2="${-zx / 3}" y1="1.5" y2="3.5"/><line class="third" x1="${zx / 3}" x2="${zx / 3}" y1="1.5" y2="3.5"/>
     <line class="third" x1="${-zx}" x2="${zx}" y1="${1.5 + 2 / 3}" y2="${1.5 + 2 / 3}"/><line class="third" x1="${-zx}" x2="${zx}" y1="${3.5 - 2 / 3}" y2="${3.5 - 2 / 3}"/>
     ${dots}</svg>`;
   if (!large) return svg;
-  return `<figure class="zone-plot" data-key="zone">${svg}<figcaption><ol class="pitch-list">${pitches.map((p) => `<li value="${p.number}"><span class="swatch ${callClass(p.code)}" aria-hidden="true"></span>${esc(words(p))}</li>`).join('')}</ol></figcaption></figure>`;
+  return `<figure class="zone-plot" data-key="zone" aria-label="Strike zone, the catcher's view">${svg}<figcaption><ol class="pitch-list">${pitches.map((p) => `<li value="${p.number}"><span class="swatch ${callClass(p.code)}" aria-hidden="true"></span>${esc(words(p))}</li>`).join('')}</ol></figcaption></figure>`;
 }
 
 /** A game's ABS challenges left, in a line (HTML): `CWS 2 left (1 won) · PIT 1 left (1 lost)`. */
