@@ -84,29 +84,18 @@ package struct SyntheticABS: Sendable {
             self.grants = grants
         }
 
-        /// Each team's counters as of `now`.
+        /// Each team's counters as of `now`: a grant comes only to a team with none left, so
+        /// what is left is the two it started with, less those lost, plus those given back.
         package func counters(at now: Date) -> PerSide<ABSChallenges.Counters> {
             var counters = PerSide(repeating: ABSChallenges.Counters(remaining: 2, won: 0, lost: 0))
-            var events: [(update: Int, order: Int, apply: (inout PerSide<ABSChallenges.Counters>) -> Void)] = []
-            for grant in grants where grant.time <= now {
-                events.append((grant.update, 0, { $0[grant.side].remaining = 1 }))
-            }
-            for (index, challenge) in challenges.enumerated() where challenge.time <= now {
-                events.append(
-                    (
-                        challenge.update, 1 + index,
-                        { counters in
-                            if challenge.overturned {
-                                counters[challenge.side].won += 1
-                            } else {
-                                counters[challenge.side].lost += 1
-                                counters[challenge.side].remaining -= 1
-                            }
-                        }
-                    ))
-            }
-            for event in events.sorted(by: { ($0.update, $0.order) < ($1.update, $1.order) }) {
-                event.apply(&counters)
+            for grant in grants where grant.time <= now { counters[grant.side].remaining += 1 }
+            for challenge in challenges where challenge.time <= now {
+                if challenge.overturned {
+                    counters[challenge.side].won += 1
+                } else {
+                    counters[challenge.side].lost += 1
+                    counters[challenge.side].remaining -= 1
+                }
             }
             return counters
         }
