@@ -160,9 +160,9 @@ package struct Preferences: Sendable, Hashable, Codable {
             }
             clubs.append(club.franchise)
         }
-        guard (0...180).contains(spoilerDelaySeconds) else {
+        guard (0...300).contains(spoilerDelaySeconds) else {
             throw PreferencesError(
-                field: "spoiler_delay_seconds", reason: "must be 0 to 180, not \(spoilerDelaySeconds)")
+                field: "spoiler_delay_seconds", reason: "must be 0 to 300, not \(spoilerDelaySeconds)")
         }
         if let quiet = quietHours {
             guard (0..<1440).contains(quiet.start), (0..<1440).contains(quiet.end) else {

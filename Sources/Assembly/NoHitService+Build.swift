@@ -179,7 +179,9 @@ extension NoHitService {
                 ))
         }
         if let api, let http = settings.http {
-            services.append(.init(service: FeedHeartbeat(feed: feed)))
+            services.append(.init(service: FeedHeartbeat(feeds: api.delayed.feeds)))
+            // The stream held back for spoiler delays.
+            services.append(.init(service: api.delayed))
             services.append(.init(service: StreamStallSweep(watch: api.options.stalls)))
             services.append(
                 .init(

@@ -14,7 +14,7 @@ package final class LiveBoard: Sendable {
     private let games = Mutex<(entries: [String: Entry], version: UInt64)>(([:], 0))
     /// Each game's snapshots of the last `historySpan`, with the time each was recorded (and the
     /// last one before that span): what a surface held back by a spoiler delay shows.
-    private let history = Mutex<[String: [(time: Date, snapshot: GameSnapshot)]]>([:])
+    private let history = Mutex<[String: [(time: Date, entry: Entry)]]>([:])
     /// How far back the board can be read (the longest spoiler delay).
     package static let historySpan: TimeInterval = 300
     /// History's win expectancy, for the chance on the cards and the play-by-play; none without.
@@ -44,7 +44,7 @@ package final class LiveBoard: Sendable {
             var kept = history[snapshot.id] ?? []
             // Times only move on within a game (an item from another instance's clock never
             // makes a state older than one already shown).
-            kept.append((max(time, kept.last?.time ?? time), snapshot))
+            kept.append((max(time, kept.last?.time ?? time), Entry(snapshot: snapshot, follower: game)))
             history[snapshot.id] = kept
             // Older than the span, only the last one stays: the state the span starts in. Every
             // game's, so a game over long ago keeps one snapshot, not its last five minutes.
@@ -62,7 +62,7 @@ package final class LiveBoard: Sendable {
     /// then is left out.
     package func all(asOf time: Date) -> [GameSnapshot] {
         history.withLock { history in
-            history.values.compactMap { kept in kept.last { $0.time <= time }?.snapshot }
+            history.values.compactMap { kept in kept.last { $0.time <= time }?.entry.snapshot }
         }.sorted { ($0.startTime, $0.id) < ($1.startTime, $1.id) }
     }
 
@@ -94,7 +94,16 @@ package final class LiveBoard: Sendable {
 
     /// A game with every pitcher's line and the play-by-play (`GET /api/games/{id}`).
     package func detail(id: String) -> GameDetail? {
-        guard let entry = games.withLock({ $0.entries[id] }) else { return nil }
+        games.withLock({ $0.entries[id] }).map(detail)
+    }
+
+    /// A game in full as it stood at `time` (at most `historySpan` ago, for a spoiler delay); nil
+    /// when it was not on the board then.
+    package func detail(id: String, asOf time: Date) -> GameDetail? {
+        history.withLock { $0[id]?.last { $0.time <= time }?.entry }.map(detail)
+    }
+
+    private func detail(_ entry: Entry) -> GameDetail {
         let info = entry.follower.info
         let lines = entry.follower.pitcherLines
         return GameDetail(

@@ -18,6 +18,8 @@ package struct APIServer: Sendable {
     package let store: any DeviceStore & SubscriptionStore & MomentStore
     package let board: LiveBoard
     package let feed: LiveFeed
+    /// The live feed held back for spoiler delays (a service to run beside the server).
+    package let delayed: DelayedFeeds
     package let seasons: SeasonLibrary
     package let clock: any WallClock
     package let options: Options
@@ -29,6 +31,7 @@ package struct APIServer: Sendable {
         self.store = store
         self.board = board
         self.feed = feed
+        delayed = DelayedFeeds(live: feed, clock: clock)
         self.seasons = seasons
         self.clock = clock
         self.options = options
@@ -60,9 +63,9 @@ package struct APIServer: Sendable {
             document: OpenAPIDocument.served(
                 ruleIDs: options.deals.map { $0.rules.map(\.id) },
                 apps: options.registrar.apps.mapValues(\.topic)),
-            scrape: { [board, feed] in
+            scrape: { [board, delayed] in
                 try await options.metrics.scrape(
-                    board: board, feed: feed, outboxStore: options.outbox, attemptOuts: options.attemptOuts,
+                    board: board, feeds: delayed, outboxStore: options.outbox, attemptOuts: options.attemptOuts,
                     gate: options.gate, stalls: options.stalls, pacing: options.pacing,
                     analytics: options.analytics?.queries, source: options.sourceStatus?(), storage: options.storage)
             },
@@ -93,7 +96,7 @@ package struct APIServer: Sendable {
         let api = router.group("api")
         let widget = WidgetFeed(board: board, attemptOuts: options.attemptOuts)
         GameRoutes(
-            board: board, feed: feed, store: store, seasons: seasons, widget: widget,
+            board: board, feeds: delayed, store: store, seasons: seasons, widget: widget,
             views: BoardViewCache(board: board), standingsViews: BoardViewCache(board: board), clock: clock,
             attemptOuts: options.attemptOuts,
             keepFinished: options.keepFinished
@@ -112,7 +115,7 @@ package struct APIServer: Sendable {
     }
 
     var streamRoutes: StreamRoutes {
-        StreamRoutes(feed: feed, gate: options.gate, stalls: options.stalls, pacing: options.pacing)
+        StreamRoutes(feeds: delayed, gate: options.gate, stalls: options.stalls, pacing: options.pacing)
     }
 
     /// HTTP/1.1 with the WebSocket upgrade for `/api/ws`, and HTTP/2 with prior knowledge on the

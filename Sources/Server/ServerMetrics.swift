@@ -152,7 +152,7 @@ package final class ServerMetrics: Sendable {
 
     /// The Prometheus text, with the gauges read now.
     package func scrape(
-        board: LiveBoard, feed: LiveFeed, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate,
+        board: LiveBoard, feeds: DelayedFeeds, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate,
         stalls: StreamStallWatch? = nil, pacing: StreamPacing? = nil, analytics: AnalyticsQueries? = nil,
         source: SourceStatus? = nil, storage: StorageHealth? = nil
     ) async throws -> [UInt8] {
@@ -179,13 +179,15 @@ package final class ServerMetrics: Sendable {
         timedOut.set(Double(counts.timedOut))
         malformed.set(Double(counts.malformed))
         idleClosed.set(Double(counts.evictedIdle))
+        let feed = feeds.live
         let published = feed.lastID
         let counted = liveEventsCounted.exchange(published, ordering: .relaxed)
         if published > counted { liveEvents.increment(by: Int64(published - counted)) }
         let superseded = feed.coalescedCount
         let supersededCounted = coalescedCounted.exchange(superseded, ordering: .relaxed)
         if superseded > supersededCounted { coalesced.increment(by: Int64(superseded - supersededCounted)) }
-        streamClients.set(Double(feed.clientCount))
+        // Every client, live or held back by a spoiler delay.
+        streamClients.set(Double(feeds.clientCount))
         let all = board.all
         for (status, gauge) in games { gauge.set(Double(all.filter { $0.status == status }.count)) }
         attempts.set(Double(all.reduce(0) { $0 + $1.attempts(minimumOuts: attemptOuts).count }))

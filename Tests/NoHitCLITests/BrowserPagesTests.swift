@@ -25,6 +25,22 @@ import Testing
         }
     }
 
+    /// A spoiler delay set in Settings on a 390-pixel phone during a replay at 60x: the page says it
+    /// is 60 s behind, loads the games, moments and stream with the delay, is never further on than
+    /// the live API, and is live again at 0 (`Tests/Browser/delay_page.py`).
+    @Test(
+        .enabled(if: BrowserTests.chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
+    func spoilerDelayHoldsThePageBack() async throws {
+        let (status, text) = try await Executable.onThread {
+            try BrowserTests.probe("delay_page.py", speed: 60, arguments: [BrowserTests.output.path, "90"])
+        }
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("delay page: every check held"))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: BrowserTests.output.appendingPathComponent("delay-live-phone.png").path))
+    }
+
     /// ABS challenges at 390 px from `fake-statsapi --abs` through `serve --source statsapi`: the
     /// board's cards, the widget and a game page say each team's challenges left as the feed
     /// counts them, and every challenged pitch, in agreement (`Tests/Browser/abs_page.py`).

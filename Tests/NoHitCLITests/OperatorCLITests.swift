@@ -163,7 +163,7 @@ import Testing
             ),
             (
                 ["devices", "add", "--data-dir", "d", "--console", "me", "--spoiler-delay", "-5"],
-                "nohit: device refused: --spoiler-delay must be 0 to 180, not -5"
+                "nohit: device refused: --spoiler-delay must be 0 to 300, not -5"
             ),
             (
                 ["devices", "add", "--data-dir", "d", "--console", "me", "--threshold", "12"],

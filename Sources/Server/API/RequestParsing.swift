@@ -44,6 +44,16 @@ extension API {
         return id
     }
 
+    /// `?delay=`, a spoiler delay: whole seconds from 0 to 300 (0 when not given). What the
+    /// request is shown is the service as it stood that long ago.
+    static func delay(_ request: Request) throws -> Int {
+        do {
+            return try WidgetFeed.delay(request.uri.queryParameters.get("delay")) ?? 0
+        } catch {
+            throw API.error(.badRequest, "\(error)")
+        }
+    }
+
     /// `?limit=` (1 to `maximumList`), else `value`.
     static func limit(_ request: Request, default value: Int) throws -> Int {
         guard let text = request.uri.queryParameters.get("limit") else { return value }

@@ -12,7 +12,8 @@ import Storage
 /// current attempts, the latest moments, the public widget feed and a season's hall of fame.
 struct GameRoutes: Sendable {
     let board: LiveBoard
-    let feed: LiveFeed
+    /// The live feed, and the feeds held back for spoiler delays.
+    let feeds: DelayedFeeds
     let store: any MomentStore
     let seasons: SeasonLibrary
     let widget: WidgetFeed
@@ -26,32 +27,49 @@ struct GameRoutes: Sendable {
     let keepFinished: TimeInterval
 
     func add(to api: RouterGroup<APIRequestContext>) {
-        api.get("games") { _, _ in
+        api.get("games") { request, _ in
+            let delay = DelayedFeeds.delay(for: try API.delay(request))
             // The stream's position is read before the games: a client that opens the stream with
             // `?after=` it misses nothing that happened after this answer (what it gets twice is
-            // the same state again).
-            let position = feed.lastID
-            let version = views.version
-            var response = API.json(body: try views.body("games", version: version) { try API.body(board.all) })
+            // the same state again). Held back by a spoiler delay: the games as they stood that
+            // long ago, and the position of the stream held back alike.
+            let position = feeds.feed(delay: delay).lastID
+            var response: Response
+            if delay > 0 {
+                response = try API.json(board.all(asOf: clock.now().addingTimeInterval(-TimeInterval(delay))))
+            } else {
+                let version = views.version
+                response = API.json(body: try views.body("games", version: version) { try API.body(board.all) })
+            }
             response.headers[HTTPField.Name("X-Stream-Position")!] = "\(position)"
+            if delay > 0 { response.headers[HTTPField.Name("X-Spoiler-Delay")!] = "\(delay)" }
             return response
         }
         api.get("scoreboard") { request, _ in
             let date = try API.date(request.uri.queryParameters.get("date"), name: "date")
+            let delay = try API.delay(request)
+            let now = clock.now().addingTimeInterval(-TimeInterval(delay))
             let version = views.version
-            let games = board.all
+            let games = delay > 0 ? board.all(asOf: now) : board.all
             let day = date ?? games.map(\.date).max() ?? ""
-            let shown = Scoreboard.games(
-                games, day: day, asked: date != nil, now: clock.now(), keepFinished: keepFinished)
+            let shown = Scoreboard.games(games, day: day, asked: date != nil, now: now, keepFinished: keepFinished)
+            guard delay == 0 else { return try API.json(Scoreboard(date: day, games: shown)) }
             // Which games show moves with the clock as well as the board: part of the key.
             let key = "scoreboard \(day) " + shown.map(\.id).joined(separator: ",")
             return API.json(
                 body: try views.body(key, version: version) { try API.body(Scoreboard(date: day, games: shown)) })
         }
-        api.get("games/:id") { _, context in
+        api.get("games/:id") { request, context in
+            let delay = try API.delay(request)
+            let now = clock.now().addingTimeInterval(-TimeInterval(delay))
             let id = Self.gameID(try context.parameters.require("id"), in: board.all)
-            guard let detail = board.detail(id: id) else { throw API.error(.notFound, "no game \(id) today") }
-            let now = clock.now()
+            guard let detail = delay > 0 ? board.detail(id: id, asOf: now) : board.detail(id: id) else {
+                guard delay > 0, board.game(id: id) != nil else { throw API.error(.notFound, "no game \(id) today") }
+                throw API.error(
+                    .notFound,
+                    "game \(id) is not yet known as it stood \(delay) s ago (the spoiler delay): the service began following it since; try again shortly"
+                )
+            }
             let moments = try await store.moments(gameID: id, scoreAlerts: false).filter { $0.occurredAt <= now }
             var pregame: Pregame?
             if detail.game.status == .scheduled, let follower = board.follower(id: id) {
@@ -125,7 +143,14 @@ struct GameRoutes: Sendable {
             guard let delay, delay > 0 else { return Self.widget(widget.response(teams: teams), request: request) }
             return Self.widget(widget.response(teams: teams, delay: delay, now: clock.now()), request: request)
         }
-        api.get("attempts") { _, _ in
+        api.get("attempts") { request, _ in
+            let delay = try API.delay(request)
+            if delay > 0 {
+                return try API.json(
+                    board.all(asOf: clock.now().addingTimeInterval(-TimeInterval(delay))).flatMap { game in
+                        game.attempts(minimumOuts: attemptOuts).map { Attempt(game: game, bid: $0) }
+                    })
+            }
             let version = views.version
             return API.json(
                 body: try views.body("attempts", version: version) {
@@ -138,18 +163,21 @@ struct GameRoutes: Sendable {
         api.get("moments") { request, _ in
             let limit = try API.limit(request, default: 50)
             // Nothing from the future of a replay: moments an earlier run of the day stored past
-            // where the service's clock now stands wait until it gets there again.
-            let now = clock.now()
+            // where the service's clock now stands wait until it gets there again (nor, for a
+            // spoiler delay, from its last seconds).
+            let now = clock.now().addingTimeInterval(-TimeInterval(try API.delay(request)))
             let recent = try await store.recentMoments(limit: min(limit + 1000, 5000))
             return try API.json(recent.filter { $0.occurredAt <= now }.prefix(limit).map(MomentView.init))
         }
         api.get("hall-of-fame/:season") { request, context in
             let season = try context.parameters.require("season")
             let limit = try API.limit(request, default: 25)
+            let delay = try API.delay(request)
+            let now = clock.now().addingTimeInterval(-TimeInterval(delay))
             guard let sides = try await seasons.hallOfFame(season: season) else {
                 throw API.error(.notFound, "no Retrosheet data for season \(season)")
             }
-            let happened = Self.happened(board: board.all, now: clock.now())
+            let happened = Self.happened(board: delay > 0 ? board.all(asOf: now) : board.all, now: now)
             return try API.json(
                 sides.filter { happened($0.date, $0.gameID) }.prefix(limit).enumerated().map {
                     HallOfFameEntry(rank: $0.offset + 1, side: $0.element)

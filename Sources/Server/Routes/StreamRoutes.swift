@@ -7,9 +7,10 @@ import NIOWebSocket
 import ServiceLifecycle
 
 /// The live stream: Server-Sent Events at `/api/stream`, the WebSocket at `/api/ws`, both from
-/// the one feed, both refused (503, 1013) once the server has as many clients as it takes.
+/// the one feed (or, with `?delay=`, the feed held back that long for a spoiler delay), both
+/// refused (503, 1013) once the server has as many clients as it takes.
 struct StreamRoutes: Sendable {
-    let feed: LiveFeed
+    let feeds: DelayedFeeds
     /// Counts each client's streams (at most as many as its connections may be).
     let gate: ConnectionGate
     /// Closes a client's connection when it has stopped reading.
@@ -28,6 +29,7 @@ struct StreamRoutes: Sendable {
         // room): answered here, in JSON.
         api.get("ws") { request, _ -> Response in
             _ = try API.eventID(request.uri.queryParameters.get("after"), name: "after")
+            _ = try API.delay(request)
             try checkStreamRoom()
             // RFC 6455 4.2.1: a request that is not a handshake gets 400.
             throw API.error(
@@ -45,9 +47,13 @@ struct StreamRoutes: Sendable {
         let header = try API.eventID(request.headers[HTTPField.Name("Last-Event-ID")!], name: "Last-Event-ID")
         let query = try API.eventID(request.uri.queryParameters.get("after"), name: "after")
         let after = header ?? query
+        // A spoiler delay: the feed held back by the first of its delays at least that long.
+        let delay = DelayedFeeds.delay(for: try API.delay(request))
+        let feed = feeds.feed(delay: delay)
         try checkStreamRoom()
         guard gate.takeStream(client) else { throw Self.tooManyStreams(gate) }
         var headers = HTTPFields()
+        headers[HTTPField.Name("X-Spoiler-Delay")!] = "\(delay)"
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
         // nginx passes each event on as it comes, whatever its proxy_buffering.
@@ -93,8 +99,9 @@ struct StreamRoutes: Sendable {
                 Data(base64Encoded: key)?.count == 16
             else { return .dontUpgrade }
             return .upgrade([:])
-        } onUpgrade: { [feed, gate, stalls, pacing, maxStreams] inbound, outbound, context in
+        } onUpgrade: { [feeds, gate, stalls, pacing, maxStreams] inbound, outbound, context in
             let after: Int?
+            let delay: Int
             do {
                 after = try API.eventID(context.request.uri.queryParameters.get("after"), name: "after")
             } catch {
@@ -103,7 +110,14 @@ struct StreamRoutes: Sendable {
                     .init(codeNumber: 1008), reason: "after must be an event id, not '\(given.prefix(40))'")
                 return
             }
-            guard feed.clientCount < maxStreams else {
+            do {
+                delay = try WidgetFeed.delay(context.request.uri.queryParameters.get("delay")) ?? 0
+            } catch {
+                try await outbound.close(.init(codeNumber: 1008), reason: "\(error)")
+                return
+            }
+            let feed = feeds.feed(delay: delay)
+            guard feeds.clientCount < maxStreams else {
                 try await outbound.close(.init(codeNumber: 1013), reason: "the live stream is full: try again later")
                 return
             }
@@ -161,7 +175,7 @@ struct StreamRoutes: Sendable {
 
     /// A new live-stream client, unless the server has as many as it takes (503).
     func checkStreamRoom() throws {
-        guard feed.clientCount < maxStreams else {
+        guard feeds.clientCount < maxStreams else {
             throw HTTPError(
                 .serviceUnavailable, headers: [.retryAfter: "10"],
                 message: "the live stream has \(maxStreams) clients; try again later")

@@ -3,13 +3,17 @@ import ServiceLifecycle
 import Synchronization
 
 /// Sends the live stream's heartbeat every `interval` until shutdown, when it ends every client's
-/// stream (streams never end by themselves).
+/// stream (streams never end by themselves): the live feed's and the delayed feeds'.
 package struct FeedHeartbeat: Service {
-    package var feed: LiveFeed
+    package var feeds: [LiveFeed]
     package var interval: Duration
 
     package init(feed: LiveFeed, interval: Duration = .seconds(15)) {
-        self.feed = feed
+        self.init(feeds: [feed], interval: interval)
+    }
+
+    package init(feeds: [LiveFeed], interval: Duration = .seconds(15)) {
+        self.feeds = feeds
         self.interval = interval
     }
 
@@ -18,12 +22,12 @@ package struct FeedHeartbeat: Service {
             try await cancelWhenGracefulShutdown {
                 while true {
                     try await Task.sleep(for: interval)
-                    feed.heartbeat()
+                    for feed in feeds { feed.heartbeat() }
                 }
             }
         } catch is CancellationError {
             // Shutdown.
         }
-        feed.finishAll()
+        for feed in feeds { feed.finishAll() }
     }
 }

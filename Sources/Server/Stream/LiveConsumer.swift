@@ -34,8 +34,8 @@ package struct LiveConsumer: GameChangeConsumer {
             feed.publish(moment, game: change.game.info, at: change.time, id: id())
         }
         guard let recorded = board.record(change.game, at: change.time) else { return }
-        if let score = recorded.score { feed.publish(score, id: id()) }
-        feed.publish(recorded.snapshot, id: id())
+        if let score = recorded.score { feed.publish(score, id: id(), at: change.time) }
+        feed.publish(recorded.snapshot, id: id(), at: change.time)
     }
 }
 
@@ -44,19 +44,19 @@ extension LiveFeed {
     package func publish(_ moment: Moment, game: GameInfo, at time: Date, id: Int? = nil) {
         let view = MomentView(StoredMoment(moment: moment, game: game, occurredAt: time))
         guard let data = Self.encoded(view, what: "moment \(moment.id)") else { return }
-        publish(.moment, data: data, id: id)
+        publish(.moment, data: data, id: id, at: time)
     }
 
     /// A game's new score line, as the stream's `score` event.
-    package func publish(_ score: ScoreLine, id: Int? = nil) {
+    package func publish(_ score: ScoreLine, id: Int? = nil, at time: Date? = nil) {
         guard let data = Self.encoded(score, what: "score line \(score.id)") else { return }
-        publish(.score, data: data, key: score.id, id: id)
+        publish(.score, data: data, key: score.id, id: id, at: time)
     }
 
     /// A game as it stands, as the stream's `game` event.
-    package func publish(_ snapshot: GameSnapshot, id: Int? = nil) {
+    package func publish(_ snapshot: GameSnapshot, id: Int? = nil, at time: Date? = nil) {
         guard let data = Self.encoded(snapshot, what: "game \(snapshot.id)") else { return }
-        publish(.game, data: data, key: snapshot.id, id: id)
+        publish(.game, data: data, key: snapshot.id, id: id, at: time)
     }
 
     /// `value` in the one encoding; one that cannot be written (a number JSON has no form for)

@@ -103,16 +103,43 @@ package final class LiveFeed: Sendable {
     /// Appends an event numbered `id` by the caller (several instances number the events of the
     /// shared game log alike; ids grow but need not be consecutive); nil, and nothing sent, when
     /// `id` is not past the newest event's.
+    /// `time` is when the event happened by the service's clock (a change's time), which a spoiler
+    /// delay counts from; nil for now.
     @discardableResult
-    package func publish(_ kind: LiveEvent.Kind, data: String, key: String? = nil, id: Int?) -> LiveEvent? {
+    package func publish(
+        _ kind: LiveEvent.Kind, data: String, key: String? = nil, id: Int?, at time: Date? = nil
+    ) -> LiveEvent? {
+        append(at: time) { next in
+            if let id, id < next { return nil }
+            return LiveEvent(id: id ?? next, kind: kind, data: data, key: key)
+        }
+    }
+
+    /// Appends an event made elsewhere (another feed's, under its id) and hands it to every
+    /// client; false, and nothing sent, when its id is not past the newest event's.
+    @discardableResult
+    package func relay(_ event: LiveEvent) -> Bool {
+        append(at: nil) { next in event.id < next ? nil : event } != nil
+    }
+
+    /// Called with each event as it is appended, in order, and the time it happened (nil: now):
+    /// what holds the stream back for a spoiler delay (`DelayedFeeds`). One at a time.
+    package func onAppend(_ observer: @escaping @Sendable (LiveEvent, Date?) -> Void) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    private let observer = Mutex<(@Sendable (LiveEvent, Date?) -> Void)?>(nil)
+
+    private func append(at time: Date?, _ make: (_ next: Int) -> LiveEvent?) -> LiveEvent? {
         let published = state.withLock {
             state -> (
                 LiveEvent, [(LiveSubscription, CheckedContinuation<LiveBatch?, Never>)], [LiveSubscription],
                 [CheckedContinuation<Void, Never>]
             )? in
-            if let id, id < state.nextID { return nil }
-            let event = LiveEvent(id: id ?? state.nextID, kind: kind, data: data, key: key)
+            guard let event = make(state.nextID) else { return nil }
             state.nextID = event.id + 1
+            // Under the lock, so the observer is handed the events in order.
+            observer.withLock { $0 }?(event, time)
             if state.events.count < capacity {
                 state.events.append(event)
             } else {

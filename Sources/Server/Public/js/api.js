@@ -1,5 +1,5 @@
 // The server's JSON API: errors come back as Errors carrying the server's own message.
-import { state } from './state.js';
+import { delayed, state } from './state.js';
 
 export async function api(path, options = {}) {
   const response = await fetch(path, { headers: { 'content-type': 'application/json', ...(options.headers || {}) }, ...options });
@@ -18,11 +18,11 @@ export async function loadConfig() {
 
 // Games and moments; the stream position the games were read at is kept for the first connect.
 export async function loadGamesAndMoments() {
-  const response = await fetch('/api/games');
+  const response = await fetch(delayed('/api/games'));
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   const games = await response.json();
   const position = response.headers.get('X-Stream-Position');
   if (state.position == null && position != null) state.position = Number(position);
   state.games = new Map(games.map((game) => [game.id, game]));
-  state.moments = await api('/api/moments?limit=100');
+  state.moments = await api(delayed('/api/moments?limit=100'));
 }

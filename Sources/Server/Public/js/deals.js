@@ -3,7 +3,7 @@
 import { api } from './api.js';
 import { $, esc, patch } from './dom.js';
 import { barChart, monthName } from './format.js';
-import { state } from './state.js';
+import { delayed, state } from './state.js';
 
 function dealCard(d) {
   return `<article class="card deal ${d.on ? 'on' : 'off'}" data-key="${esc(d.rule)}" data-rule="${esc(d.rule)}">
@@ -20,7 +20,7 @@ function dealCard(d) {
 export async function loadDeals() {
   const status = $('#deals-status');
   try {
-    const today = await api('/api/deals/today');
+    const today = await api(delayed('/api/deals/today'));
     const shown = today.deals.filter((d) => d.in_force || d.on);
     const resting = today.deals.filter((d) => !d.in_force && !d.on).map((d) => d.sponsor);
     status.textContent = (shown.length ? '' : 'No deal is in force today. ')

@@ -7,7 +7,7 @@ import { $, esc, patch } from './dom.js';
 import { situation, strikeZone } from './format.js';
 import { gameCard } from './scores.js';
 import { loadRecords } from './standings.js';
-import { state } from './state.js';
+import { delayed, state } from './state.js';
 
 let timer = null;
 
@@ -143,7 +143,7 @@ export async function loadGamePage() {
   const page = $('#game-page');
   loadRecords();
   try {
-    const detail = await api(`/api/games/${encodeURIComponent(id)}`);
+    const detail = await api(delayed(`/api/games/${encodeURIComponent(id)}`));
     if (state.gamePage !== id) return;
     const game = detail.game;
     // Opened by its address before the board had it: from now on, by its id.

@@ -4,7 +4,7 @@
 import { api } from './api.js';
 import { $, esc, patch } from './dom.js';
 import { shortDate } from './format.js';
-import { state } from './state.js';
+import { delayed, state } from './state.js';
 
 export async function loadHallOfFame() {
   const season = $('#season').value;
@@ -12,7 +12,7 @@ export async function loadHallOfFame() {
   const body = $('#hall tbody');
   if (!body.rows.length) body.innerHTML = '<tr><td colspan="6">Loading…</td></tr>';
   try {
-    const entries = await api(`/api/hall-of-fame/${season}?limit=50`);
+    const entries = await api(delayed(`/api/hall-of-fame/${season}?limit=50`));
     patch(body, entries.map((entry) => `<tr data-key="${esc(`${entry.game_id}-${entry.pitching_team.abbreviation}`)}">
       <td class="rank">${entry.rank}</td><td data-label="Date">${esc(shortDate(entry.date))}</td>
       <td data-label="Team">${esc(entry.pitching_team.name)} <span class="muted">vs ${esc(entry.batting_team.name)}</span></td>

@@ -12,7 +12,7 @@ import { showMetrics, wireMetrics } from './metrics.js';
 import { drawFavourites, drawScores, wireScores } from './scores.js';
 import { loadStandings } from './standings.js';
 import { drawChips, loadDealSubscriptions, restorePreferences, restoreServerPreferences, showUsage, wireSettings } from './settings.js';
-import { currentTab, state } from './state.js';
+import { currentTab, onDelay, state } from './state.js';
 import { connect } from './stream.js';
 import { invalidate, registerView, showTab, wireTabs } from './tabs.js';
 
@@ -100,6 +100,32 @@ function momentFromStream(moment) {
   momentArrived(moment);
 }
 
+// The page says when it is held back, and by how much: nothing on it is newer than that.
+function showDelay(asked) {
+  const notice = $('#delay-notice');
+  notice.hidden = !state.delay;
+  const rounded = asked && asked !== state.delay ? ` (your ${asked} s, rounded up to a delay the server keeps)` : '';
+  notice.textContent = state.delay
+    ? `Spoiler delay: everything on this page is shown ${state.delay} seconds behind the game${rounded}. Settings change it.`
+    : '';
+  document.body.dataset.delay = state.delay;
+}
+
+let stream = null;
+
+// A new delay: the games, moments and stream again, as they stood that long ago.
+onDelay((asked, changed) => {
+  showDelay(asked);
+  if (!changed || !stream) return;
+  stream.close();
+  state.position = null;
+  loadData().then(() => {
+    stream = connect({ onGame: gameArrived, onMoment: momentFromStream, onReconnect: loadData });
+    if (currentTab() === 'hall-of-fame') loadHallOfFame();
+    if (currentTab() === 'deals') loadDeals();
+  });
+});
+
 async function start() {
   // Opened from a Web Push alert (the service worker adds ?via=push): counted, then the address tidied.
   const opened = new URLSearchParams(location.search);
@@ -110,7 +136,7 @@ async function start() {
   showTab();
   restorePreferences();
   await loadData();
-  connect({ onGame: gameArrived, onMoment: momentFromStream, onReconnect: loadData });
+  stream = connect({ onGame: gameArrived, onMoment: momentFromStream, onReconnect: loadData });
   restoreServerPreferences();
 }
 

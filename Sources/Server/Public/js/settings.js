@@ -7,7 +7,7 @@ import { recording, setRecording } from './analytics.js';
 import { api } from './api.js';
 import { $, $$, esc, patch } from './dom.js';
 import { clubName } from './format.js';
-import { clubs, device, onFavourites, readJSON, setFavourites, state } from './state.js';
+import { clubs, device, onFavourites, readJSON, setDelay, setFavourites, state } from './state.js';
 
 /** The chips of the favourite teams and the picker of the others. */
 export function drawChips() {
@@ -66,6 +66,7 @@ export function showPreferences(p) {
   $('#quiet').checked = !!p.quiet_hours;
   if (p.quiet_hours) { $('#quiet-start').value = p.quiet_hours.start; $('#quiet-end').value = p.quiet_hours.end; }
   $('#spoiler').value = p.spoiler_delay_seconds;
+  setDelay(p.spoiler_delay_seconds);
   $('#jinx').checked = p.jinx_safe;
   $('#unofficial-bids').checked = p.unofficial_bids !== false;
   // A share the list does not offer (set through the API) is offered as it is, so saving keeps it.
@@ -124,6 +125,7 @@ async function savePreferences(event) {
   }
   const mine = device();
   localStorage.setItem('nohit-preferences', JSON.stringify(preferencesFromForm()));
+  setDelay(Number($('#spoiler').value));
   if (!mine) { status.textContent = 'Saved in this browser.'; return; }
   try {
     const saved = await api(`/api/devices/${mine.id}/preferences`, { method: 'PUT', headers: { authorization: `Bearer ${mine.secret}` }, body: JSON.stringify(preferencesFromForm()) });

@@ -1,6 +1,7 @@
 // What the page knows: the games and moments from the server (loaded, then kept up to date by the
 // stream), the server's configuration, and the fan's favourite teams. No DOM here.
 
+// (readJSON and spoilerDelay, used below, are function declarations: hoisted.)
 export const state = {
   games: new Map(),
   moments: [],
@@ -17,7 +18,35 @@ export const state = {
   // Each club's W-L before the board's day (by MLB's abbreviation), and that day.
   records: new Map(),
   recordsDay: null,
+  // The fan's spoiler delay as every surface of the page shows it (seconds, rounded up as the
+  // server keeps its delayed stream): 0 is live.
+  delay: spoilerDelay(readJSON('nohit-preferences', null)?.spoiler_delay_seconds),
 };
+
+/** The delays the server keeps its stream behind by: the fan's is rounded up to one of them. */
+export function spoilerDelay(seconds) {
+  const asked = Math.max(0, Math.min(300, Number(seconds) || 0));
+  return asked === 0 ? 0 : [30, 60, 120, 300].find((delay) => delay >= asked);
+}
+
+const delayListeners = [];
+
+/** `listener` runs when the fan's spoiler delay changes (with the delay asked, before rounding). */
+export function onDelay(listener) { delayListeners.push(listener); }
+
+/** The fan's spoiler delay, from the settings: every surface is loaded again when it changes. */
+export function setDelay(seconds) {
+  const delay = spoilerDelay(seconds);
+  const changed = delay !== state.delay;
+  state.delay = delay;
+  for (const listener of delayListeners) listener(Number(seconds) || 0, changed);
+}
+
+/** `path` held back by the fan's spoiler delay (`?delay=` added when there is one). */
+export function delayed(path) {
+  if (!state.delay) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}delay=${state.delay}`;
+}
 
 /** A stored JSON value, or `fallback` when there is none or it does not parse. */
 export function readJSON(key, fallback) {

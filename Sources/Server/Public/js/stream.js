@@ -2,15 +2,18 @@
 // EventSource resumes by itself with Last-Event-ID; after a cut the page loads its games again
 // (`onReconnect`), since what the stream said meanwhile is in them.
 import { $ } from './dom.js';
-import { state } from './state.js';
+import { delayed, state } from './state.js';
 
 export function connect({ onGame, onMoment, onReconnect }) {
   // From where the loaded games stood, so nothing between the load and the stream is lost.
-  const source = new EventSource(state.position != null ? `/api/stream?after=${state.position}` : '/api/stream');
+  // Held back by the fan's spoiler delay, as the games were loaded.
+  const address = delayed(state.position != null ? `/api/stream?after=${state.position}` : '/api/stream');
+  const source = new EventSource(address);
+  document.body.dataset.stream = address;
   const banner = $('#connection');
   let cutOff = false;
   source.onopen = () => {
-    banner.textContent = 'live';
+    banner.textContent = state.delay ? `${state.delay} s behind` : 'live';
     banner.classList.remove('down');
     if (cutOff) { cutOff = false; onReconnect(); }
   };
