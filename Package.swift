@@ -217,6 +217,7 @@ let package = Package(
                 "Delivery",
                 "FakeProviders",
                 "FakeStatsAPI",
+                "JSON",
                 "Pipeline",
                 "Retrosheet",
                 "Scores",

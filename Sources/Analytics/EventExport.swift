@@ -85,12 +85,18 @@ public enum EventExport {
         public var leaves: [EventLeaf]
     }
 
-    /// Up to `limit` events of `collection` in `timeframe` after `cursor`, in order. The scan starts
-    /// at the cursor's timestamp and passes over the events at that timestamp up to its id.
+    /// Up to `limit` events of `collection` in `timeframe` after `cursor` that pass `filters`, in
+    /// order. The scan starts at the cursor's timestamp and passes over the events at that
+    /// timestamp up to its id.
     public static func page(
-        collection: String, timeframe: Timeframe, after cursor: Cursor?, limit: Int, from source: some EventSource
+        collection: String, timeframe: Timeframe, after cursor: Cursor?, limit: Int, filters: [KeenFilter] = [],
+        from source: some EventSource
     ) throws -> [Event] {
         let paths = try source.paths()
+        var reader = QueryEngine.Reader(pathCount: paths.count)
+        let compiled = QueryEngine.compile(filters, reader: &reader, paths: paths)
+        // Regular expressions are bounded per value, not per export.
+        var meter = QueryMeter(budget: .unlimited)
         var plan = ScanPlan(collection: collection, timeframe: timeframe)
         if let cursor { plan.timeframe.start = max(timeframe.start, cursor.timestamp) }
         guard plan.timeframe.start < plan.timeframe.end else { return [] }
@@ -98,6 +104,10 @@ public enum EventExport {
         events.reserveCapacity(min(limit, 10_000))
         try source.scan(plan) { row in
             if let cursor, (row.timestamp, row.rowID) <= (cursor.timestamp, cursor.rowID) { return true }
+            if !compiled.isEmpty {
+                reader.read(row)
+                for filter in compiled where try !filter.matches(reader.values, meter: &meter) { return true }
+            }
             let leaves = EventCodec.decode(row.data).map { leaf in
                 EventLeaf(path: leaf.pathID < paths.count ? paths[leaf.pathID] : unknownPath, value: leaf.value)
             }

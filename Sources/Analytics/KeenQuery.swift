@@ -168,6 +168,9 @@ public struct KeenQuery: Sendable {
     public var steps: [FunnelStep]
     /// `max_age`: seconds a cached result may be old and still answer.
     public var maxAge: Int?
+    /// An extraction's `email`: Keen mails the events as a CSV file; with no mail server here, the
+    /// file is written on the server and the answer says where.
+    public var email: String?
 
     /// Query-string parameters as Keen's clients send them (`filters`, `steps`, `analyses`,
     /// `order_by`, `property_names` JSON-encoded; `timeframe` and `group_by` JSON when they are
@@ -351,11 +354,34 @@ public struct KeenQuery: Sendable {
                         optional: optional, inverted: inverted, withActors: item["with_actors"] == .bool(true)))
             }
         }
+        var email: String?
+        if let found = value("email") {
+            guard analysis == .extraction else {
+                throw .badParameter("email", "is for an extraction only (the events sent as a file)")
+            }
+            guard let text = found.string, Self.isAddress(text) else {
+                throw .badParameter("email", "must be an email address (name@host), not \(found.jsonText.prefix(80))")
+            }
+            guard latest == nil else {
+                throw .badParameter(
+                    "email", "and latest together are not supported here: give a timeframe for the events to send")
+            }
+            email = text
+        }
         return KeenQuery(
             analysis: spec, collection: collection, filters: try KeenFilter.parseList(value("filters")) + keyFilters,
             timeframe: timeframe, timeframeJSON: timeframeJSON, zone: zone, zoneJSON: zoneJSON, interval: interval,
             groupBy: groupBy, orderBy: orderBy, limit: limit, latest: latest, propertyNames: propertyNames,
-            analyses: analyses, steps: steps, maxAge: maxAge)
+            analyses: analyses, steps: steps, maxAge: maxAge, email: email)
+    }
+
+    /// An address as a mail server would take it: one `@` with a name before it and a host with a
+    /// dot after it, no spaces or control characters, at most 254 bytes.
+    static func isAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return text.utf8.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".")
+            && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
+            && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
     }
 }
 

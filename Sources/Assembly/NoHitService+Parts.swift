@@ -97,7 +97,9 @@ extension NoHitService {
             // Events are stamped by the real clock, whatever clock the day is replayed on.
             analytics = AnalyticsAPI(
                 store: store, clock: SystemWallClock(), queries: AnalyticsQueries(limits: settings.analytics),
-                storage: storage)
+                storage: storage,
+                // Keen's extractions by `email`, written here (no mail server).
+                extractions: (settings.store.dataDir as NSString).appendingPathComponent("extractions"))
             webAnalytics = try await WebAnalyticsProject.ensure(
                 store: store, dataDir: settings.store.dataDir, now: Date())
         }

@@ -1,6 +1,7 @@
 import Analytics
 import ArgumentParser
 import Foundation
+import JSON
 import Storage
 import Synchronization
 
@@ -30,6 +31,8 @@ struct AnalyticsCommand: AsyncParsableCommand {
         @Option(help: "Only events before this time (ISO 8601).") var end: String?
         @Option(help: "Resume after the event of this keen.timestamp…") var afterTimestamp: String?
         @Option(help: "…and this keen.id.") var afterId: String?
+        @Option(help: "Only events that pass these filters: Keen's, as JSON (a query's \"filters\" list).")
+        var filters: String?
         @Option(name: .shortAndLong, help: "The file to write (standard output by default).") var output: String?
 
         func run() async throws {
@@ -49,6 +52,14 @@ struct AnalyticsCommand: AsyncParsableCommand {
             let timeframe = Timeframe(
                 start: try time(start, "start") ?? Timeframe.allTime.start,
                 end: try time(end, "end") ?? Timeframe.allTime.end)
+            let passing: [KeenFilter]
+            do {
+                passing = try KeenFilter.parseList(try filters.map { try JSONValue.parse($0) })
+            } catch let error as KeenError {
+                throw ValidationError("--filters: \(error.message)")
+            } catch {
+                throw ValidationError("--filters: not JSON (\(error))")
+            }
             let cursor: EventExport.Cursor?
             do {
                 cursor = try EventExport.Cursor.parse(
@@ -106,7 +117,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
                     while true {
                         let page = try await analytics.exportPage(
                             project: project, collection: collection, timeframe: timeframe, after: after,
-                            limit: EventExport.pageSize)
+                            limit: EventExport.pageSize, filters: passing)
                         try out.write(contentsOf: Data(EventExport.text(page, format: format, columns: paths).utf8))
                         guard let last = page.last else { break }
                         progress.wrote(page.count, through: last.cursor)

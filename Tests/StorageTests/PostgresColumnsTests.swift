@@ -250,7 +250,7 @@ import Testing
         var (exported, after): ([EventExport.Cursor], EventExport.Cursor?) = ([], nil)
         while true {
             let page = try await writers[1].exportPage(
-                project: "app", collection: "views", timeframe: .allTime, after: after, limit: 97)
+                project: "app", collection: "views", timeframe: .allTime, after: after, limit: 97, filters: [])
             exported += page.map(\.cursor)
             #expect(page.allSatisfy { !$0.leaves.contains { $0.path == EventExport.unknownPath } })
             guard page.count == 97, let last = page.last else { break }

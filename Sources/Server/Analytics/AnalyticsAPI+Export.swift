@@ -8,7 +8,7 @@ import NIOCore
 /// with the master key streams a collection's events, every one, in the table's order — NDJSON
 /// (each event as an extraction returns it) or CSV (`format=csv`: the `keen` columns, then a column
 /// per property path of the collection's schema) — a page at a time, so the server's memory stays
-/// flat whatever the size. `timeframe` (and `timezone`) narrow it as in a query; a download cut
+/// flat whatever the size. `timeframe` (and `timezone`) and `filters` narrow it as in a query; a download cut
 /// short is resumed with `after_timestamp` and `after_id`, the last event's `keen.timestamp` and
 /// `keen.id` received: nothing before or at it is sent again. Not a Keen endpoint (Keen's
 /// extractions stop at 100,000 events or mail a file); documented beside them.
@@ -27,6 +27,7 @@ extension AnalyticsAPI {
                 let zone = try QueryZone.parse(parameters["timezone"])
                 let timeframe = try zone.resolve(parameters["timeframe"], now: now()) ?? .allTime
                 let cursor = try EventExport.Cursor.parse(timestamp: raw("after_timestamp"), id: raw("after_id"))
+                let filters = try KeenFilter.parseList(parameters["filters"])
                 guard let schema = try await store.schema(project: id).first(where: { $0.name == collection }) else {
                     throw KeenError.notFound("no event collection '\(collection)' in project \(id)")
                 }
@@ -49,7 +50,7 @@ extension AnalyticsAPI {
                         while true {
                             let page = try await store.exportPage(
                                 project: id, collection: collection, timeframe: timeframe, after: after,
-                                limit: EventExport.pageSize)
+                                limit: EventExport.pageSize, filters: filters)
                             if !page.isEmpty {
                                 try await writer.write(
                                     ByteBuffer(string: EventExport.text(page, format: format, columns: paths)))

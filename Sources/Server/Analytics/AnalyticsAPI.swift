@@ -29,12 +29,15 @@ package struct AnalyticsAPI: Sendable {
     package var logger = Logger(label: "nohit.analytics")
     /// Where a write refused for a fault of the machine (a full disk) is noted (`/readyz`).
     let storage: StorageHealth
+    /// The folder an extraction with `email` is written to (no mail server here); none refuses them.
+    package var extractions: String?
 
     package init(
         store: any AnalyticsStore, clock: any WallClock, queries: AnalyticsQueries = AnalyticsQueries(),
-        storage: StorageHealth = StorageHealth()
+        storage: StorageHealth = StorageHealth(), extractions: String? = nil
     ) {
         self.store = store
+        self.extractions = extractions
         self.clock = clock
         self.queries = queries
         self.storage = storage
@@ -192,6 +195,8 @@ package struct AnalyticsAPI: Sendable {
                     let query = try KeenQuery.parse(
                         analysis, parameters: parameters, now: now(),
                         keyFilters: try KeenFilter.parseList(key.queryFilters))
+                    // Keen mails it; here it is written on the server, and the answer says where.
+                    if let email = query.email { return try await extractToFile(query, email: email, project: id) }
                     // Turns are shared fairly between keys, then between each key's clients.
                     let share = AnalyticsQueries.share(
                         key: key.rateKey.replacingOccurrences(of: " ", with: "%20"),

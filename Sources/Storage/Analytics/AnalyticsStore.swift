@@ -244,10 +244,11 @@ package protocol AnalyticsStore: Sendable {
     ) async throws -> Int
     /// Bytes the analytics tables take (for the benchmark), when the store can tell.
     func analyticsBytes() async throws -> Int?
-    /// A page of an export: up to `limit` events of `collection` in `timeframe` after `cursor`, in
-    /// the table's order (`EventExport.page`), each page read on its own.
+    /// A page of an export: up to `limit` events of `collection` in `timeframe` after `cursor` that
+    /// pass `filters`, in the table's order (`EventExport.page`), each page read on its own.
     func exportPage(
-        project: String, collection: String, timeframe: Timeframe, after cursor: EventExport.Cursor?, limit: Int
+        project: String, collection: String, timeframe: Timeframe, after cursor: EventExport.Cursor?, limit: Int,
+        filters: [KeenFilter]
     ) async throws -> [EventExport.Event]
 
     // MARK: Saved and cached queries

@@ -226,7 +226,8 @@ extension PostgresStore {
     }
 
     package func exportPage(
-        project: String, collection: String, timeframe: Timeframe, after cursor: EventExport.Cursor?, limit: Int
+        project: String, collection: String, timeframe: Timeframe, after cursor: EventExport.Cursor?, limit: Int,
+        filters: [KeenFilter]
     ) async throws -> [EventExport.Event] {
         // An event written by another instance after the dictionary was read may hold a path it
         // does not name yet: the page is read again with the dictionary read after it.
@@ -237,7 +238,8 @@ extension PostgresStore {
             let source = PostgresEventSource(client: client, logger: logger, state: state)
             let page = try await BlockingBridge.onThread(query: true) {
                 try EventExport.page(
-                    collection: collection, timeframe: timeframe, after: cursor, limit: limit, from: source)
+                    collection: collection, timeframe: timeframe, after: cursor, limit: limit, filters: filters,
+                    from: source)
             }
             if !page.contains(where: { $0.leaves.contains { $0.path == EventExport.unknownPath } }) { return page }
         }

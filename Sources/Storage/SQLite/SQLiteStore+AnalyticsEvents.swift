@@ -285,7 +285,8 @@ extension SQLiteStore {
     }
 
     package func exportPage(
-        project: String, collection: String, timeframe: Timeframe, after cursor: EventExport.Cursor?, limit: Int
+        project: String, collection: String, timeframe: Timeframe, after cursor: EventExport.Cursor?, limit: Int,
+        filters: [KeenFilter]
     ) async throws -> [EventExport.Event] {
         let (cache, reader) = (analytics, analyticsReader)
         return try await BlockingBridge.onThread(query: reader is DatabasePool) {
@@ -296,7 +297,7 @@ extension SQLiteStore {
                     throw KeenError.notFound("no project \(project)")
                 }
                 return try EventExport.page(
-                    collection: collection, timeframe: timeframe, after: cursor, limit: limit,
+                    collection: collection, timeframe: timeframe, after: cursor, limit: limit, filters: filters,
                     from: SQLiteEventSource(db: db, state: state))
             }
         }
