@@ -90,6 +90,11 @@ try:
                pushes: label('metrics-pushes'), tabs, touches: label('metrics-touches') }; })()""",
                   "the charts from the page's own events")
     print("metrics:", json.dumps(charts))
+    # The project picker: the web app's own first, by its name, as /api/admin/projects lists them.
+    picker = chromium.evaluate("[...document.querySelectorAll('#metrics-project option')].map(o => [o.value, o.textContent])")
+    print("projects offered:", json.dumps(picker))
+    if not picker or picker[0][0] != "" or not picker[0][1].startswith("This web app ("):
+        fail(f"the project picker does not offer the web app's own project by name first: {picker}")
     # Views: live (load), scores, deals, hall-of-fame, scores, live, live (opened from the push).
     for expected in ["live 3", "scores 2", "deals 1", "hall-of-fame 1"]:
         if expected not in charts["tabs"]:

@@ -313,7 +313,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                     "PUT /api/devices/{id}/preferences",
                     "GET /api/admin/outbox", "GET /api/admin/devices", "POST /api/admin/devices/{id}/disable",
                     "POST /api/admin/devices/{id}/test",
-                    "GET /api/admin/metrics",
+                    "GET /api/admin/metrics", "GET /api/admin/projects",
                     "GET /api/deals/today", "GET /api/deals/history", "GET /api/deals/{rule}/history",
                 ])
             // Each one answers (the streams are tested on their own: they never end).
@@ -729,7 +729,24 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
             }
         }
         fixture.options.adminToken = "s3cret-admin"
+        // Two analytics projects: the web app's own (the Metrics page's default) and an app's.
+        let web = try await fixture.store.createProject(name: "No-Hitter Alerts web", id: "web", now: Date())
+        _ = try await fixture.store.createProject(name: "Scored", id: "scored", now: Date())
+        fixture.options.analytics = AnalyticsAPI(store: fixture.store, clock: fixture.clock)
+        fixture.options.webAnalytics = .init(projectID: "web", writeKey: web.writeKey)
         try await fixture.test { client in
+            try await client.execute(uri: "/api/admin/projects", method: .get) { #expect($0.status == .unauthorized) }
+            try await client.execute(
+                uri: "/api/admin/projects", method: .get, headers: [.authorization: "Bearer s3cret-admin"]
+            ) { response throws in
+                let answer = try #require(try Self.json(response.body) as? [String: Any])
+                #expect(answer["default"] as? String == "web")
+                let projects = try #require(answer["projects"] as? [[String: String]])
+                #expect(
+                    Set(projects) == [
+                        ["id": "web", "name": "No-Hitter Alerts web"], ["id": "scored", "name": "Scored"],
+                    ])
+            }
             let registration = #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit"}"#
             let device = try await client.execute(
                 uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(registration)

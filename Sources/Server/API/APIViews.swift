@@ -78,6 +78,18 @@ package struct AdminDeviceCounts: Sendable, Codable {
     package var activeByChannel: [String: Int]
 }
 
+/// `GET /api/admin/projects`: the analytics projects, and the one the Metrics page shows when none
+/// is asked for (the web app's own).
+package struct AdminProjects: Sendable, Codable {
+    package struct Project: Sendable, Codable {
+        package var id: String
+        package var name: String
+    }
+
+    package var projects: [Project]
+    package var `default`: String?
+}
+
 /// `GET /api/admin/deliveries/failed`: the deliveries that failed, newest first, and how many by
 /// channel and reason.
 package struct AdminFailedDeliveries: Sendable, Codable {

@@ -47,6 +47,14 @@ struct AdminRoutes: Sendable {
                 AdminDeviceCounts(
                     total: try await store.deviceCount(), active: active.count, activeByChannel: byChannel))
         }
+        api.get("admin/projects") { request, _ in
+            try admin(request)
+            guard let analytics else { throw API.error(.notFound, "this server keeps no analytics") }
+            let projects = try await analytics.store.analyticsProjects().map {
+                AdminProjects.Project(id: $0.id, name: $0.name)
+            }
+            return try API.json(AdminProjects(projects: projects, default: webProject))
+        }
         api.get("admin/metrics") { request, _ in
             try admin(request)
             guard let analytics else { throw API.error(.notFound, "this server keeps no analytics") }

@@ -21,18 +21,38 @@ async function loadMetrics(event) {
   if (!token) { status.textContent = 'The admin token is needed (nohit serve --admin-token).'; return; }
   status.textContent = 'Loading…';
   try {
+    await loadProjects(token);
+    const project = $('#metrics-project').value;
     const days = $('#metrics-days').value;
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     const compare = $('#metrics-compare').value;
-    const usage = await api(`/api/admin/metrics?days=${encodeURIComponent(days)}&timezone=${encodeURIComponent(zone)}${compare ? `&compare=${encodeURIComponent(compare)}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
+    const usage = await api(`/api/admin/metrics?${project ? `project=${encodeURIComponent(project)}&` : ''}days=${encodeURIComponent(days)}&timezone=${encodeURIComponent(zone)}${compare ? `&compare=${encodeURIComponent(compare)}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
     shown = true;
     showUsage(usage);
-    status.textContent = `Project ${usage.project}, the last ${usage.days} days (${usage.timezone}).`;
+    const name = projectNames.get(usage.project);
+    status.textContent = `Project ${name && name !== usage.project ? `${name} (${usage.project})` : usage.project}, the last ${usage.days} days (${usage.timezone}).`;
     showFailed(await api('/api/admin/deliveries/failed?limit=50', { headers: { authorization: `Bearer ${token}` } }));
   } catch (error) {
     status.textContent = `Metrics could not be loaded: ${error.message}`;
     if (/401|403|token/i.test(error.message)) sessionStorage.removeItem('nohit-admin-token');
   }
+}
+
+// Each project's name by id, once listed.
+const projectNames = new Map();
+
+/** The projects to pick from (asked once per page): the web app's first, then the others by name. */
+async function loadProjects(token) {
+  if (projectNames.size) return;
+  const answer = await api('/api/admin/projects', { headers: { authorization: `Bearer ${token}` } });
+  for (const project of answer.projects) projectNames.set(project.id, project.name);
+  const others = answer.projects.filter((p) => p.id !== answer.default).sort((a, b) => a.name.localeCompare(b.name));
+  const own = answer.projects.find((p) => p.id === answer.default);
+  const select = $('#metrics-project');
+  const chosen = select.value;
+  select.innerHTML = (own ? `<option value="">This web app (${esc(own.name)})</option>` : '<option value="">This web app</option>')
+    + others.map((p) => `<option value="${esc(p.id)}">${esc(p.name)} (${esc(p.id)})</option>`).join('');
+  select.value = chosen;
 }
 
 const percent = (share) => (share == null ? '–' : `${Math.round(share * 1000) / 10}%`);
@@ -138,4 +158,6 @@ function showFailed(failed) {
 
 export function wireMetrics() {
   $('#metrics-form').addEventListener('submit', loadMetrics);
+  // Another project: its figures at once (the token is already known).
+  $('#metrics-project').addEventListener('change', () => { if (shown) loadMetrics(); });
 }
