@@ -13,7 +13,7 @@ package struct Preferences: Sendable, Hashable, Codable {
     /// The kinds of moment wanted. Unusual kinds are opt-in (see `Moment.Kind.isOptIn`).
     package var kinds: Set<Moment.Kind> = Moment.Kind.defaultKinds
     package var quietHours: QuietHours?
-    /// Hold each alert this long (0-180 seconds), for people watching a stream that runs behind.
+    /// Hold each alert this long (0-300 seconds), for people watching a stream that runs behind.
     package var spoilerDelaySeconds = 0
     /// Never write the word: "No-H****r".
     package var jinxSafe = false

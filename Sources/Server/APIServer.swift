@@ -105,7 +105,7 @@ package struct APIServer: Sendable {
             store: store, registrar: options.registrar, registrations: options.registrations, widget: widget,
             dealRules: options.deals?.rules.map(\.id), clock: clock
         ).add(to: api)
-        DealRoutes(deals: options.deals, clock: clock).add(to: api)
+        DealRoutes(deals: options.deals, clock: clock, board: board).add(to: api)
         streamRoutes.add(to: api)
         AdminRoutes(
             adminToken: options.adminToken, store: store, outbox: options.outbox, analytics: options.analytics,

@@ -58,7 +58,7 @@ struct DevicesCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("Quiet hours, e.g. 23:00-08:00@America/Chicago.", valueName: "hh:mm-hh:mm@zone"))
         var quietHours: String?
 
-        @Option(help: "Hold each alert this many seconds (0-180).")
+        @Option(help: "Hold each alert this many seconds (0-300).")
         var spoilerDelay = 0
 
         @Flag(help: "Never spell out the word.")

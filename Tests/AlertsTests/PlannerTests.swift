@@ -219,7 +219,7 @@ import Testing
         arguments: [
             ({ @Sendable (p: inout Preferences) in p.thresholdInnings = 3 }, "threshold_innings"),
             ({ @Sendable (p: inout Preferences) in p.favouriteThresholdInnings = 10 }, "favourite_threshold_innings"),
-            ({ @Sendable (p: inout Preferences) in p.spoilerDelaySeconds = 181 }, "spoiler_delay_seconds"),
+            ({ @Sendable (p: inout Preferences) in p.spoilerDelaySeconds = 301 }, "spoiler_delay_seconds"),
             ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["CHICAGO"] }, "favourite_teams"),
             ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["XYZ"] }, "favourite_teams"),
             ({ @Sendable (p: inout Preferences) in p.favouriteTeams = ["nyy"] }, "favourite_teams"),

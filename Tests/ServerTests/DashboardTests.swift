@@ -111,4 +111,61 @@ import Testing
         #expect(weekly[0]["retained"]?.array == [0.25, 0.5])
         #expect(weekly[1]["retained"]?.array == [0])
     }
+
+    /// Retention by the app's version over 40 days: each version's devices (a device in its first
+    /// cohort, under the version it had then), day 1, 7 and 30 and weeks 1 to 4, against shares
+    /// counted here; a day or week past the period is null.
+    @Test func retentionByVersionCountsEachVersionsDevices() {
+        let property = "standard_properties.app_version"
+        func buckets(_ days: [[(device: String, version: String?)]]) -> JSONValue {
+            .array(
+                days.enumerated().map { index, rows in
+                    [
+                        "timeframe": ["start": .string("2026-10-\(10 + index)T00:00:00.000Z")],
+                        "value": .array(
+                            rows.map { row in
+                                var object: JSONObject = ["user.id_hash": .string(row.device), "result": 1]
+                                object[property] = row.version.map(JSONValue.string) ?? .null
+                                return .object(object)
+                            }),
+                    ]
+                })
+        }
+        let count = 40
+        var active = Array(repeating: [(device: String, version: String?)](), count: count)
+        var firsts = active
+        // 1.4: a and b on day 0 (a back on days 1, 7 and 30; b never), c on day 3 (back day 4).
+        // 1.3: d on day 0 (back day 1), and again "first" on day 5 under 1.4 (a reinstall: still 1.3's).
+        // No version: e on day 35 (back on day 36; day 7 is past the period).
+        for (day, rows) in [
+            (0, [("a", "1.4"), ("b", "1.4"), ("d", "1.3")]), (3, [("c", "1.4")]), (5, [("d", "1.4")]),
+            (35, [("e", nil)]),
+        ] as [(Int, [(String, String?)])] {
+            firsts[day] += rows.map { ($0.0, $0.1) }
+        }
+        for (day, devices) in [
+            (0, ["a", "b", "d"]), (1, ["a", "d"]), (3, ["c"]), (4, ["c"]), (5, ["d"]), (7, ["a"]), (30, ["a"]),
+            (35, ["e"]), (36, ["e"]),
+        ] {
+            active[day] += devices.map { ($0, nil) }
+        }
+        let rows = AnalyticsAPI.retention(activity: buckets(active), firsts: buckets(firsts), by: property)
+        #expect(rows.map { $0["value"]?.string } == ["1.4", "1.3", "none"])
+        #expect(rows.map { $0["devices"]?.number } == [3, 1, 1])
+        // 1.4: day 1, a of a, b and c's cohorts (c's day 4 counts: 1 of 3 then c); day 7: a of a
+        // and b, and c of day 3 not back on day 10; day 30: a of a and b, c's day 33 (not seen).
+        let third = JSONValue.number(1.0 / 3)
+        let twoThirds = JSONValue.number(2.0 / 3)
+        let zero = JSONValue.number(0)
+        let one = JSONValue.number(1)
+        let none = JSONValue.null
+        #expect(rows[0]["days"]?.array == [twoThirds, third, third])
+        // Weeks (0-6, 7-13, ...): a, b, c first in week 0; a in week 1, none in 2 and 3, a in week 4.
+        #expect(rows[0]["weeks"]?.array == [third, zero, zero, third])
+        #expect(rows[1]["days"]?.array == [one, zero, zero])
+        // e's day 1 is in the period; its day 7 and 30 are not, nor any week after its own (days
+        // 35-39 are the period's last week).
+        #expect(rows[2]["days"]?.array == [one, none, none])
+        #expect(rows[2]["weeks"]?.array == [none, none, none, none])
+    }
 }

@@ -35,13 +35,14 @@ import Testing
         let folder = fixture.directory + "/extractions"
         api.extractions = folder
         let read = fixture.project.readKey
+        let master = fixture.project.masterKey
         let router = Router(context: APIRequestContext.self)
         api.add(to: router)
         try await Application(router: router).test(.router) { client in
             // Every event, more than two pages, one column asked for.
             let (status, answer) = try await Self.post(
                 client, "extraction",
-                #"{"event_collection":"views","email":"fan@example.com","property_names":["i"]}"#, key: read)
+                #"{"event_collection":"views","email":"fan@example.com","property_names":["i"]}"#, key: master)
             #expect(status == .ok, "\(answer.jsonText.prefix(300))")
             let file = try #require(answer["file"]?.string)
             #expect(file.hasPrefix(folder + "/app/") && file.hasSuffix(".csv"))
@@ -63,7 +64,7 @@ import Testing
             let (filteredStatus, filtered) = try await Self.post(
                 client, "extraction",
                 #"{"event_collection":"views","email":"fan@example.com","filters":\#(filter),"property_names":["tab","i"]}"#,
-                key: read)
+                key: master)
             #expect(filteredStatus == .ok)
             #expect(filtered["events"]?.number == counted["result"]?.number)
             let rows = try String(contentsOfFile: try #require(filtered["file"]?.string), encoding: .utf8)
@@ -84,17 +85,25 @@ import Testing
                 ("count", #"{"event_collection":"views","email":"a@b.c"}"#, "for an extraction only"),
                 ("extraction", #"{"event_collection":"nothing","email":"a@b.c"}"#, "no event collection 'nothing'"),
             ] {
-                let (status, answer) = try await Self.post(client, analysis, body, key: read)
+                let (status, answer) = try await Self.post(client, analysis, body, key: master)
                 #expect(status.code >= 400 && status.code < 500, "\(body)")
                 #expect(answer["message"]?.string?.contains(words) == true, "\(body): \(answer.jsonText)")
             }
+        }
+        // A file on the server is the master key's to ask for: a read key is refused.
+        let router3 = Router(context: APIRequestContext.self)
+        api.add(to: router3)
+        try await Application(router: router3).test(.router) { client in
+            let (status, _) = try await Self.post(
+                client, "extraction", #"{"event_collection":"views","email":"fan@example.com"}"#, key: read)
+            #expect(status == .unauthorized || status == .forbidden, "\(status)")
         }
         // A server with nowhere to write them says so.
         let router2 = Router(context: APIRequestContext.self)
         fixture.api.add(to: router2)
         try await Application(router: router2).test(.router) { client in
             let (status, answer) = try await Self.post(
-                client, "extraction", #"{"event_collection":"views","email":"fan@example.com"}"#, key: read)
+                client, "extraction", #"{"event_collection":"views","email":"fan@example.com"}"#, key: master)
             #expect(status == .badRequest)
             #expect(answer["message"]?.string?.contains("writes no extraction files") == true)
         }

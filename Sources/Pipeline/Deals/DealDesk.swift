@@ -106,7 +106,9 @@ package actor DealDesk {
     }
 
     /// What every rule in force says for today, in each rule's own time zone.
-    package func today(at now: Date) async throws -> [TodayAnswer] {
+    /// `hidden`: games whose result is not to be told yet (over on the board, but not as long ago
+    /// as a spoiler delay asks): neither their triggers nor their scores count.
+    package func today(at now: Date, hiding hidden: Set<String> = []) async throws -> [TodayAnswer] {
         var answers: [TodayAnswer] = []
         // A season's triggers are read once however many rules ask (near New Year, two seasons).
         var bySeason: [Int: [DealTrigger]] = [:]
@@ -117,11 +119,15 @@ package actor DealDesk {
             let season = Int(day.prefix(4)) ?? 0
             let current = book.rules(on: day).first { $0.id == rule.id } ?? rule
             if bySeason[season] == nil { bySeason[season] = try await triggers(season: season, now: now) }
-            let triggers = (bySeason[season] ?? []).filter { $0.ruleID == rule.id && $0.redeemDays.contains(day) }
+            let triggers = (bySeason[season] ?? []).filter {
+                $0.ruleID == rule.id && $0.redeemDays.contains(day) && !hidden.contains($0.gameID)
+            }
             var whyNot: String?
             if triggers.isEmpty {
                 if gamesBefore[day] == nil {
-                    gamesBefore[day] = try await finalGames(before: day, season: season, now: now)
+                    gamesBefore[day] = try await finalGames(before: day, season: season, now: now).filter {
+                        !hidden.contains($0.gameID)
+                    }
                 }
                 whyNot = DealBook.whyNot(current, day: day, games: gamesBefore[day] ?? [])
             }

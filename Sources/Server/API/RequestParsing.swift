@@ -44,11 +44,12 @@ extension API {
         return id
     }
 
-    /// `?delay=`, a spoiler delay: whole seconds from 0 to 300 (0 when not given). What the
-    /// request is shown is the service as it stood that long ago.
+    /// `?delay=`, a spoiler delay: whole seconds from 0 to 300 (0 when not given), rounded up to a
+    /// delay the stream is kept behind by (30, 60, 120 or 300), so that every answer and the stream
+    /// agree. What the request is shown is the service as it stood that long ago.
     static func delay(_ request: Request) throws -> Int {
         do {
-            return try WidgetFeed.delay(request.uri.queryParameters.get("delay")) ?? 0
+            return DelayedFeeds.delay(for: try WidgetFeed.delay(request.uri.queryParameters.get("delay")) ?? 0)
         } catch {
             throw API.error(.badRequest, "\(error)")
         }

@@ -75,6 +75,19 @@ extension AnalyticsAPI {
         let activity = try await run("count", "views", [("group_by", "user.id_hash"), daily])
         let firsts = try await run("count", "views", [("group_by", "user.id_hash"), daily, first])
         let retention = Self.retention(activity: activity, firsts: firsts)
+        // The same by the app's version, and for the other period, to set beside it.
+        let versionProperty = "standard_properties.app_version"
+        let byVersion: (key: String, value: JSONValue) = ("group_by", ["user.id_hash", .string(versionProperty)])
+        let firstsByVersion = try await run("count", "views", [byVersion, daily, first])
+        let activityBefore = try await run("count", "views", [("group_by", "user.id_hash"), daily], in: previous)
+        let firstsBefore = try await run("count", "views", [byVersion, daily, first], in: previous)
+        let retentionByVersion: JSONValue = [
+            "property": .string(versionProperty),
+            "days": .array(Self.retentionDays.map { .number(Double($0)) }),
+            "weeks": .array(Self.retentionWeeks.map { .number(Double($0)) }),
+            "current": .array(Self.retention(activity: activity, firsts: firstsByVersion, by: versionProperty)),
+            "previous": .array(Self.retention(activity: activityBefore, firsts: firstsBefore, by: versionProperty)),
+        ]
 
         func totals(_ timeframe: Timeframe?) async throws -> JSONObject {
             let sessions = try await run("count", "app_launch", [], in: timeframe).number ?? 0
@@ -121,6 +134,7 @@ extension AnalyticsAPI {
                         ]))
                 ),
                 ("retention", retention),
+                ("retention_by_version", retentionByVersion),
                 ("versions_by_day", try await run("count_unique", "views", [device, daily, version])),
                 ("os_versions_by_day", try await run("count_unique", "views", [device, daily, system])),
                 (
@@ -199,5 +213,73 @@ extension AnalyticsAPI {
             ])
         }
         return ["daily": .array(daily), "weekly": .array(weekly)]
+    }
+
+    /// The days and weeks after a cohort's first that retention by a property counts.
+    static let retentionDays = [1, 7, 30]
+    static let retentionWeeks = [1, 2, 3, 4]
+
+    /// Retention by a property's value (the app's version): each value's devices — those whose
+    /// first visit or launch in the period was under it, each in its earliest cohort (under the
+    /// least value, when its first day had several) — and the share of them seen again
+    /// `retentionDays` days after their first day and `retentionWeeks` weeks after their first week
+    /// (7-day blocks from the period's first day). Each share counts only the cohorts whose later
+    /// day or week is in the period (the devices retained over the devices counted), null when none
+    /// is. Most devices first.
+    static func retention(activity: JSONValue, firsts: JSONValue, by property: String) -> [JSONValue] {
+        let active = (activity.array ?? []).map { bucket in
+            Set((bucket["value"]?.array ?? []).compactMap { $0["user.id_hash"]?.string })
+        }
+        let buckets = firsts.array ?? []
+        guard buckets.count == active.count, !active.isEmpty else { return [] }
+        // Each device's earliest first day, and its value then.
+        var first: [String: (day: Int, value: String)] = [:]
+        for (day, bucket) in buckets.enumerated() {
+            for row in bucket["value"]?.array ?? [] {
+                guard let device = row["user.id_hash"]?.string, (row["result"]?.number ?? 0) > 0 else { continue }
+                let value =
+                    switch row[property] {
+                    case .string(let text)?: text
+                    case nil, .null?: "none"
+                    case let other?: other.jsonText
+                    }
+                if let known = first[device], known.day < day || (known.day == day && known.value <= value) { continue }
+                first[device] = (day, value)
+            }
+        }
+        var cohorts: [String: [Int: Set<String>]] = [:]
+        for (device, seen) in first { cohorts[seen.value, default: [:]][seen.day, default: []].insert(device) }
+        let weekStarts = Array(stride(from: 0, to: active.count, by: 7))
+        let activeWeeks = weekStarts.map { start in
+            active[start..<min(start + 7, active.count)].reduce(into: Set<String>()) { $0.formUnion($1) }
+        }
+        func share(_ pairs: [(cohort: Set<String>, later: Set<String>)]) -> JSONValue {
+            let counted = pairs.reduce(0) { $0 + $1.cohort.count }
+            guard counted > 0 else { return .null }
+            let retained = pairs.reduce(0) { $0 + $1.cohort.intersection($1.later).count }
+            return .number(Double(retained) / Double(counted))
+        }
+        let rows = cohorts.map { value, days -> (value: String, devices: Int, row: JSONValue) in
+            let weekly = weekStarts.indices.map { week in
+                (weekStarts[week]..<weekStarts[week] + 7).reduce(into: Set<String>()) { $0.formUnion(days[$1] ?? []) }
+            }
+            let dayShares = retentionDays.map { offset in
+                share(days.compactMap { day, devices in
+                    day + offset < active.count ? (devices, active[day + offset]) : nil
+                })
+            }
+            let weekShares = retentionWeeks.map { offset in
+                share(weekly.indices.compactMap { week in
+                    week + offset < activeWeeks.count ? (weekly[week], activeWeeks[week + offset]) : nil
+                })
+            }
+            let devices = days.values.reduce(0) { $0 + $1.count }
+            let row: JSONValue = [
+                "value": .string(value), "devices": .number(Double(devices)), "days": .array(dayShares),
+                "weeks": .array(weekShares),
+            ]
+            return (value, devices, row)
+        }
+        return rows.sorted { ($1.devices, $0.value) < ($0.devices, $1.value) }.map(\.row)
     }
 }

@@ -2,6 +2,23 @@ import Analytics
 import Foundation
 import Hummingbird
 import JSON
+import Synchronization
+
+/// One extraction to a file at a time: each reads a whole collection and writes it to the disk.
+final class ExtractionTurn: Sendable {
+    private let busy = Mutex(false)
+
+    /// Takes the turn; false when another extraction has it.
+    func take() -> Bool {
+        busy.withLock { busy in
+            guard !busy else { return false }
+            busy = true
+            return true
+        }
+    }
+
+    func give() { busy.withLock { $0 = false } }
+}
 
 /// Keen's extraction with `email` (`queries/extraction` with `"email": "name@host"`): Keen mails the
 /// events as a CSV file. There is no mail server here, so the file is written on the server, under
@@ -13,7 +30,9 @@ import JSON
 /// flat, in `(keen.timestamp, keen.id)` order. The columns are `keen.timestamp`, `keen.created_at`
 /// and `keen.id`, then one per property of the collection (only those `property_names` names, when
 /// given), as the export's CSV. The file is written beside its final name and renamed once
-/// whole: a file of that name is never part of one.
+/// whole: a file of that name is never part of one. It asks the master key (it writes a file on
+/// the server), one extraction at a time (503 while another is written), and stops at the next
+/// page when the server stops.
 extension AnalyticsAPI {
     func extractToFile(_ query: KeenQuery, email: String, project: String) async throws -> Response {
         guard let folder = extractions else {
@@ -26,6 +45,14 @@ extension AnalyticsAPI {
         guard let schema = try await store.schema(project: project).first(where: { $0.name == collection }) else {
             throw KeenError.notFound("no event collection '\(collection)' in project \(project)")
         }
+        guard extracting.take() else {
+            var busy = KeenError(
+                status: 503, code: "ServiceUnavailableError",
+                "another extraction is being written to a file: ask again when it is done")
+            busy.retryAfter = 30
+            throw busy
+        }
+        defer { extracting.give() }
         var paths = EventExport.columns(schema.properties.map(\.path))
         if let names = query.propertyNames {
             paths = paths.filter { path in names.contains { path == $0 || path.hasPrefix($0 + ".") } }
@@ -87,6 +114,8 @@ extension AnalyticsAPI {
             try handle.write(contentsOf: Data(EventExport.text(page, format: .csv, columns: paths).utf8))
             count += page.count
             guard page.count == EventExport.pageSize, let last = page.last else { return count }
+            // The server stopping: the file is not finished (and is removed).
+            try Task.checkCancellation()
             after = last.cursor
         }
     }

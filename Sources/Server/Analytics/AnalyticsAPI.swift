@@ -31,6 +31,8 @@ package struct AnalyticsAPI: Sendable {
     let storage: StorageHealth
     /// The folder an extraction with `email` is written to (no mail server here); none refuses them.
     package var extractions: String?
+    /// Whether an extraction is being written (one at a time).
+    let extracting = ExtractionTurn()
 
     package init(
         store: any AnalyticsStore, clock: any WallClock, queries: AnalyticsQueries = AnalyticsQueries(),
@@ -195,8 +197,12 @@ package struct AnalyticsAPI: Sendable {
                     let query = try KeenQuery.parse(
                         analysis, parameters: parameters, now: now(),
                         keyFilters: try KeenFilter.parseList(key.queryFilters))
-                    // Keen mails it; here it is written on the server, and the answer says where.
-                    if let email = query.email { return try await extractToFile(query, email: email, project: id) }
+                    // Keen mails it; here it is written on the server (the master key's to ask, one
+                    // at a time), and the answer says where.
+                    if let email = query.email {
+                        _ = try await authorize(request, context, .master)
+                        return try await extractToFile(query, email: email, project: id)
+                    }
                     // Turns are shared fairly between keys, then between each key's clients.
                     let share = AnalyticsQueries.share(
                         key: key.rateKey.replacingOccurrences(of: " ", with: "%20"),

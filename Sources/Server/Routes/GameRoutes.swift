@@ -28,7 +28,7 @@ struct GameRoutes: Sendable {
 
     func add(to api: RouterGroup<APIRequestContext>) {
         api.get("games") { request, _ in
-            let delay = DelayedFeeds.delay(for: try API.delay(request))
+            let delay = try API.delay(request)
             // The stream's position is read before the games: a client that opens the stream with
             // `?after=` it misses nothing that happened after this answer (what it gets twice is
             // the same state again). Held back by a spoiler delay: the games as they stood that

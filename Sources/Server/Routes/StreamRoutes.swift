@@ -48,7 +48,7 @@ struct StreamRoutes: Sendable {
         let query = try API.eventID(request.uri.queryParameters.get("after"), name: "after")
         let after = header ?? query
         // A spoiler delay: the feed held back by the first of its delays at least that long.
-        let delay = DelayedFeeds.delay(for: try API.delay(request))
+        let delay = try API.delay(request)
         let feed = feeds.feed(delay: delay)
         try checkStreamRoom()
         guard gate.takeStream(client) else { throw Self.tooManyStreams(gate) }

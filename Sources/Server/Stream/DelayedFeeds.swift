@@ -43,9 +43,20 @@ package final class DelayedFeeds: Service, Sendable {
             (wake, waker) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         }
 
+        /// The most events that wait: far more than five minutes of a busy night, reached only when
+        /// nothing hands them on (the relay not running), when the oldest are let go.
+        static let maximumWaiting = 200_000
+
         func add(_ event: LiveEvent, due: Date) {
             let wasEmpty = waiting.withLock { waiting in
                 let wasEmpty = waiting.start == waiting.events.count
+                if waiting.events.count - waiting.start >= Self.maximumWaiting {
+                    waiting.start += 1
+                    if waiting.start >= Self.maximumWaiting {
+                        waiting.events.removeFirst(waiting.start)
+                        waiting.start = 0
+                    }
+                }
                 waiting.events.append((due, event))
                 return wasEmpty
             }
@@ -105,8 +116,11 @@ package final class DelayedFeeds: Service, Sendable {
 
     private func record(_ event: LiveEvent, at time: Date?) {
         guard event.kind != .heartbeat else { return }
+        let now = clock.now()
         let happened = lastTime.withLock { last in
-            let time = max(time ?? clock.now(), last ?? .distantPast)
+            // Never later than now (an item from an instance whose clock is ahead would hold back
+            // every event after it), never before the last.
+            let time = max(min(time ?? now, now), last ?? .distantPast)
             last = time
             return time
         }

@@ -58,7 +58,9 @@ async function loadData() {
     // postponed, nor an instance a little behind); the notice goes once games are played again.
     const started = [...state.games.values()].filter((game) => (before.get(game.id) ?? 0) > 0);
     const reset = started.filter((game) => game.status === 'scheduled' && (before.get(game.id) ?? 0) > progress(game));
-    const restarted = state.config?.source === 'replay' && started.length > 0 && reset.length * 2 > started.length;
+    // (A longer spoiler delay also takes the games back in time: that is not a restart.)
+    const restarted = !reloadingForDelay && state.config?.source === 'replay' && started.length > 0
+      && reset.length * 2 > started.length;
     if (!restarted && [...state.games.values()].some((game) => game.status !== 'scheduled')) {
       $('#replay-restarted').hidden = true;
     }
@@ -112,14 +114,24 @@ function showDelay(asked) {
 }
 
 let stream = null;
+// Each change of the delay: only the latest one's load opens a stream.
+let delayChanges = 0;
+// Set while the games are loaded again for a new delay (not a replay begun again).
+let reloadingForDelay = false;
 
-// A new delay: the games, moments and stream again, as they stood that long ago.
+// A new delay: the games, moments and stream again, as they stood that long ago. The stream of the
+// old delay is closed first; a change made while the last one loads supersedes it.
 onDelay((asked, changed) => {
   showDelay(asked);
   if (!changed || !stream) return;
+  const change = ++delayChanges;
   stream.close();
   state.position = null;
+  reloadingForDelay = true;
   loadData().then(() => {
+    if (change !== delayChanges) return;
+    reloadingForDelay = false;
+    stream?.close();
     stream = connect({ onGame: gameArrived, onMoment: momentFromStream, onReconnect: loadData });
     if (currentTab() === 'hall-of-fame') loadHallOfFame();
     if (currentTab() === 'deals') loadDeals();

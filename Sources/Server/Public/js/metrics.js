@@ -6,6 +6,7 @@ import { $, esc } from './dom.js';
 import { barChart, stackedChart } from './format.js';
 
 let shown = false;
+let requests = 0;
 
 /** Shown: the charts come at once when this session already has the token. */
 export function showMetrics() {
@@ -20,6 +21,8 @@ async function loadMetrics(event) {
   const status = $('#metrics-status');
   if (!token) { status.textContent = 'The admin token is needed (nohit serve --admin-token).'; return; }
   status.textContent = 'Loading…';
+  // Only the latest request's answer is shown (another project may be picked while one loads).
+  const request = ++requests;
   try {
     await loadProjects(token);
     const project = $('#metrics-project').value;
@@ -27,6 +30,7 @@ async function loadMetrics(event) {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     const compare = $('#metrics-compare').value;
     const usage = await api(`/api/admin/metrics?${project ? `project=${encodeURIComponent(project)}&` : ''}days=${encodeURIComponent(days)}&timezone=${encodeURIComponent(zone)}${compare ? `&compare=${encodeURIComponent(compare)}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
+    if (request !== requests) return;
     shown = true;
     showUsage(usage);
     const name = projectNames.get(usage.project);
@@ -94,6 +98,7 @@ function showUsage(usage) {
   showRetention($('#metrics-retention-daily'), usage.retention.daily, 7);
   showRetention($('#metrics-retention-weekly'), usage.retention.weekly, 3);
   $('#metrics-retention-none').hidden = usage.retention.daily.length > 0;
+  showRetentionByVersion($('#metrics-retention-version'), usage.retention_by_version);
   $('#metrics-crash-free').textContent = totals.sessions
     ? `${percent(totals.crash_free_sessions)} of ${totals.sessions} sessions and ${percent(totals.crash_free_devices)} of ${totals.session_devices} devices crash-free`
     : 'No app session recorded in this period (crash-free figures come from the apps’ sessions).';
@@ -125,6 +130,24 @@ function showRetention(table, cohorts, steps) {
     cohort.cohort.slice(5, 10), String(cohort.size),
     ...Array.from({ length: steps }, (_, i) => (i < cohort.retained.length ? percent(cohort.retained[i]) : '')),
   ]));
+}
+
+/** Retention by app version: a row per version of this period, each share beside the other
+ * period's for the same version ("was"), "–" where no cohort reaches that far. */
+function showRetentionByVersion(table, byVersion) {
+  const before = new Map((byVersion?.previous || []).map((row) => [row.value, row]));
+  const cell = (now, then) => {
+    const figure = now == null ? '–' : percent(now);
+    return then == null ? figure : `${figure} (was ${percent(then)})`;
+  };
+  fillRows(table, (byVersion?.current || []).map((row) => {
+    const other = before.get(row.value);
+    return [
+      row.value, other ? `${row.devices} (was ${other.devices})` : String(row.devices),
+      ...row.days.map((share, i) => cell(share, other?.days[i])),
+      ...row.weeks.map((share, i) => cell(share, other?.weeks[i])),
+    ];
+  }));
 }
 
 /** A table body of rows of cells, as text (the reasons are the providers' words). */
