@@ -11,7 +11,7 @@ the reason.
 
 An app's events are sent into the same project too (two devices over four days: versions, sessions
 that ended cleanly or not, a crash), and the dashboard shows them: the period compared with the one
-before, the retention table, the versions chart, the crash-free figure; axe-core finds no serious or
+before, the retention table (and by version), the versions chart, the crash-free figure; axe-core finds no serious or
 critical violation on it, light and dark, desktop and phone.
 
 usage: metrics_page.py URL OUTPUT_DIR ADMIN_TOKEN [TIMEOUT_SECONDS] [AXE_JS]
@@ -129,6 +129,13 @@ try:
         fail(f"the tiles do not count 4 sessions: {board['tiles']}")
     if "55 s on average" not in board["length"]:
         fail(f"the session length is not 55 s on average: {board['length']}")
+    # Retention by app version: A (1.4.0) back the day after its first, B (1.3.9) not.
+    by_version = chromium.evaluate("""[...document.querySelectorAll('#metrics-retention-version tbody tr')]
+      .map((r) => [...r.cells].map((c) => c.textContent))""")
+    print("retention by version:", json.dumps(by_version))
+    rows = {row[0]: row for row in by_version or []}
+    if rows.get("1.4.0", [None] * 3)[1:3] != ["1", "100%"] or rows.get("1.3.9", [None] * 3)[1:3] != ["1", "0%"]:
+        fail(f"retention by version does not show 1.4.0's device back on day 1 and 1.3.9's not: {by_version}")
     print("screenshot:", chromium.screenshot("metrics-dashboard.png"))
     if axe_path:
         chromium.evaluate(open(axe_path, encoding="utf-8").read() + "\n;true")

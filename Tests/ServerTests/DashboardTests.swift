@@ -68,6 +68,14 @@ import Testing
         #expect(daily[1]["retained"]?.array?.prefix(3).map { $0 } == [1, 1, 1])
         // d, first seen yesterday: not back today; no later day in the period.
         #expect(daily[2]["retained"]?.array == [0])
+        // By version (every device's first under 1.0): the same four devices, day 1 counted over
+        // the cohorts with a next day in the period (a and b, c, d: a and c back); the period before
+        // has old's.
+        let byVersion = try #require(usage["retention_by_version"])
+        #expect(byVersion["current"]?.array?.map { $0["value"]?.string } == ["1.0"])
+        #expect(byVersion["current"]?.array?.first?["devices"] == 4)
+        #expect(byVersion["current"]?.array?.first?["days"]?.array?.first == .number(2.0 / 4))
+        #expect(byVersion["previous"]?.array?.first?["devices"] == 1)
         // Any other period: the 7 days from the date 10 days ago (old, a, b and c were seen then).
         let tenDaysAgo = String(KeenTime.format(Int64((now.timeIntervalSince1970 - 10 * day) * 1e6)).prefix(10))
         let compared = try await api.usage(project: "app", days: 7, timezone: "UTC", compare: tenDaysAgo)

@@ -1,4 +1,3 @@
-import Analytics
 import Foundation
 import HTTPTypes
 import Hummingbird

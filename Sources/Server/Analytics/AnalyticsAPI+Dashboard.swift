@@ -264,14 +264,16 @@ extension AnalyticsAPI {
                 (weekStarts[week]..<weekStarts[week] + 7).reduce(into: Set<String>()) { $0.formUnion(days[$1] ?? []) }
             }
             let dayShares = retentionDays.map { offset in
-                share(days.compactMap { day, devices in
-                    day + offset < active.count ? (devices, active[day + offset]) : nil
-                })
+                share(
+                    days.compactMap { day, devices in
+                        day + offset < active.count ? (devices, active[day + offset]) : nil
+                    })
             }
             let weekShares = retentionWeeks.map { offset in
-                share(weekly.indices.compactMap { week in
-                    week + offset < activeWeeks.count ? (weekly[week], activeWeeks[week + offset]) : nil
-                })
+                share(
+                    weekly.indices.compactMap { week in
+                        week + offset < activeWeeks.count ? (weekly[week], activeWeeks[week + offset]) : nil
+                    })
             }
             let devices = days.values.reduce(0) { $0 + $1.count }
             let row: JSONValue = [

@@ -143,7 +143,7 @@ function showRetentionByVersion(table, byVersion) {
   fillRows(table, (byVersion?.current || []).map((row) => {
     const other = before.get(row.value);
     return [
-      row.value, other ? `${row.devices} (was ${other.devices})` : String(row.devices),
+      row.value === 'none' ? 'no version' : row.value, other ? `${row.devices} (was ${other.devices})` : String(row.devices),
       ...row.days.map((share, i) => cell(share, other?.days[i])),
       ...row.weeks.map((share, i) => cell(share, other?.weeks[i])),
     ];
