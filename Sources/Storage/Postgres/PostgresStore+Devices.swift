@@ -124,9 +124,12 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
     /// Runs `body` again (up to ten times in all) when it met the one-active-device-per-address
     /// index: another registration of the same token committed first, and the next run replaces it
     /// (each run that meets it lost to one that committed, so ten registrations of one token at
-    /// once all land).
+    /// once all land). And once more when it waited out the lock timeout (30 s) behind others: the
+    /// device-change counter each registration updates serialises them, and a database slowed by
+    /// other work made eight at once wait that long.
     static func againOnSharedAddress<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
         var attempt = 1
+        var lockWaits = 0
         while true {
             do {
                 return try await body()
@@ -135,6 +138,8 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
                 && describe(error).contains("devices_one_active_per_address")
             {
                 attempt += 1
+            } catch where lockWaits < 1 && (error as? PSQLError)?.serverInfo?[.sqlState] == "55P03" {
+                lockWaits += 1
             }
         }
     }
