@@ -426,7 +426,8 @@ import Testing
             "AsyncHTTPClient's HTTP/2 requests can stall once the connection window runs out, under load",
             isIntermittent: true
         ) {
-            #expect(others.isEmpty, "\(transport): \(count - others.values.reduce(0, +)) accepted, the others: \(others)")
+            #expect(
+                others.isEmpty, "\(transport): \(count - others.values.reduce(0, +)) accepted, the others: \(others)")
             #expect(accepted == count)
         } when: {
             transport == .asyncHTTPClient

@@ -138,7 +138,7 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
                 && describe(error).contains("devices_one_active_per_address")
             {
                 attempt += 1
-            } catch where lockWaits < 1 && (error as? PSQLError)?.serverInfo?[.sqlState] == "55P03" {
+            } catch  where lockWaits < 1 && (error as? PSQLError)?.serverInfo?[.sqlState] == "55P03" {
                 lockWaits += 1
             }
         }
