@@ -209,7 +209,9 @@ extension Settings {
                 + "(`devices add --app ID`; the API's topic must be one of theirs).", valueName: "file"),
         Setting(
             "apns.transport", "apns-transport", pipeline,
-            "How APNs requests travel: http2 (the lean client, default) or async-http-client."),
+            "How APNs requests travel: http2 (the lean client, default) or async-http-client (under a "
+                + "heavily loaded machine its HTTP/2 requests have twice stalled once the connection's "
+                + "flow-control window ran out: a known, intermittent fault, so http2 is the default)."),
         Setting(
             "apns.connections", "apns-connections", pipeline,
             "HTTP/2 connections per APNs host, http2 transport (default: 8)."),
