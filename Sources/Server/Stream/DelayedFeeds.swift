@@ -15,7 +15,7 @@ package final class DelayedFeeds: Service, Sendable {
     /// The delays a client's is rounded up to, in seconds (0 is the live feed itself).
     package static let delays = [30, 60, 120, 300]
     /// The longest delay a client may ask for.
-    package static let maximumDelay = 300
+    package static let maximumDelay = WidgetFeed.maximumDelay
 
     /// The delay a client asking for `seconds` (0 to `maximumDelay`) is given: the first of
     /// `delays` at least as long, 0 for 0.
