@@ -16,6 +16,8 @@ package final class PollerHealth: Sendable {
         /// Seconds from the last round to the next request the poller planned: how long the
         /// source may rightly stay quiet.
         package var plannedWait: TimeInterval = 0
+        /// When the poller plans to ask next (the schedule or a game), as the last round left it.
+        package var nextRound: Date?
         /// When silence stops being expected: the next planned request, its deadline and 5 s,
         /// from the last round that asked (a round that asked nothing only moves it later).
         package var answerDue: Date?
@@ -154,6 +156,7 @@ package final class PollerHealth: Sendable {
                 $0.snapshot.answerDue = max($0.snapshot.answerDue ?? due, due)
             }
             $0.snapshot.plannedWait = max(0, next.timeIntervalSince(now))
+            $0.snapshot.nextRound = next
             $0.round = Round()
         }
     }
