@@ -7,6 +7,10 @@ package enum DeviceChannel: Sendable, Hashable, Codable {
     /// A Live Activity following bids: its push token, the environment, and the app's bundle id
     /// (pushes go to `<bundle>.push-type.liveactivity`).
     case liveActivity(token: String, environment: APNsEnvironment, topic: String)
+    /// A broadcast channel (iOS 18) the service made for one game's bid at one spoiler delay, in an
+    /// environment, for an app: one request updates every Live Activity subscribed to it. Made and
+    /// removed by the service (``ChannelKind/liveActivityChannel``), never registered by a client.
+    case liveActivityChannel(id: String, gameID: String, environment: APNsEnvironment, topic: String)
     /// A browser: the push subscription's endpoint and keys (base64url).
     case webPush(endpoint: String, p256dh: String, auth: String)
     /// A server: an https URL and the Standard Webhooks signing secret (`whsec_...`).
@@ -14,10 +18,14 @@ package enum DeviceChannel: Sendable, Hashable, Codable {
     /// Standard output, for the demo.
     case console(label: String)
 
+    /// Whether it updates Live Activities (one activity's token, or a broadcast channel's).
+    package var updatesLiveActivities: Bool { kind == .liveActivity || kind == .liveActivityChannel }
+
     package var kind: ChannelKind {
         switch self {
         case .apns: .apns
         case .liveActivity: .liveActivity
+        case .liveActivityChannel: .liveActivityChannel
         case .webPush: .webPush
         case .webhook: .webhook
         case .console: .console
@@ -62,6 +70,7 @@ package enum APNsEnvironment: String, Sendable, Hashable, Codable, CaseIterable 
 package enum ChannelKind: String, Sendable, Hashable, Codable, CaseIterable {
     case apns
     case liveActivity = "live-activity"
+    case liveActivityChannel = "live-activity-channel"
     case webPush = "web-push"
     case webhook
     case console

@@ -42,6 +42,12 @@ package enum Planner {
         let preferences = device.preferences
         // A bid that cannot count, for a device that wants only those that can.
         if !preferences.unofficialBids, moment.reason == .sevenInningDoubleheader { return .skip(.cannotCount) }
+        // A broadcast channel was made for its game's bid, worth following: every change of it, at
+        // its delay (``BroadcastChannelPlan``).
+        if case .liveActivityChannel(_, let gameID, _, _) = device.channel {
+            guard gameID == moment.gameID else { return .skip(.notFollowingBid) }
+            return .send(notBefore: momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds)))
+        }
         let past = preferences.isPastThreshold(moment, teams: teams)
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
 
@@ -50,7 +56,7 @@ package enum Planner {
         // An out's odds moment starts a bid for a device that chose odds, at the first out past its
         // share; the inning moments carry it on from there.
         let oddsStart = moment.kind == .hitlessOut && preferences.minOdds != nil && moment.odds != nil
-        if device.channel.kind == .liveActivity {
+        if device.channel.updatesLiveActivities {
             if moment.kind == .hitlessOut {
                 return oddsStart && past && !history.progressSent ? .send(notBefore: notBefore) : .skip(.frequency)
             }
@@ -106,7 +112,7 @@ extension Planner {
     /// rest; the spoiler delay holds every one.
     static func decideScore(_ moment: Moment, teams: [String], at momentTime: Date, device: Device) -> PlanDecision {
         let preferences = device.preferences
-        guard device.channel.kind != .liveActivity, preferences.scoreAlerts.wants(moment.kind) else {
+        guard !device.channel.updatesLiveActivities, preferences.scoreAlerts.wants(moment.kind) else {
             return .skip(.kindNotWanted)
         }
         guard preferences.isFavourite(teams) else { return .skip(.notFavourite) }
@@ -123,7 +129,7 @@ extension Planner {
     /// spoiler delay holds it; quiet hours hold it until they end (the deal is still good).
     static func decideDeal(_ moment: Moment, at momentTime: Date, device: Device) -> PlanDecision {
         let preferences = device.preferences
-        guard device.channel.kind != .liveActivity else { return .skip(.kindNotWanted) }
+        guard !device.channel.updatesLiveActivities else { return .skip(.kindNotWanted) }
         guard let rule = moment.deal?.ruleID, preferences.deals.contains(rule) else { return .skip(.notSubscribed) }
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
         if let quiet = preferences.quietHours, let end = quiet.end(after: notBefore) {

@@ -117,6 +117,11 @@ extension NoHitService {
             storage: StorageHealth(logger: logger, attemptLimit: opened.coordination == nil ? nil : .seconds(30)),
             logger: logger)
         let alerts = AlertConsumer(publisher: pipeline.publisher, storage: pipeline.storage)
+        let broadcasts = delivery.channels?.broadcastClients.map {
+            BroadcastChannels(
+                clients: $0, store: database, directory: pipeline.directory, clock: clock,
+                settings: settings.delivery.broadcasts, logger: logger)
+        }
         let places = settings.retrosheetPlaces
         let deals = DealDesk(
             rules: settings.dealRules, store: database, publisher: pipeline.publisher,
@@ -127,7 +132,8 @@ extension NoHitService {
         // caller's, the board and the stream, and the warmer last.
         let live: [any GameChangeConsumer] = settings.http == nil ? [] : [LiveConsumer(board: board, feed: feed)]
         let hub = GameHub(
-            consumers: [alerts, DealConsumer(desk: deals, storage: pipeline.storage)] + hooks.consumers + live + [
+            consumers: [alerts] + (broadcasts.map { [$0] } ?? []) + [DealConsumer(desk: deals, storage: pipeline.storage)]
+                + hooks.consumers + live + [
                 warmer
             ], odds: odds,
             meanings: meanings, logger: logger)
@@ -155,7 +161,7 @@ extension NoHitService {
                 http, settings: settings, store: opened, board: board, feed: feed, seasons: seasons,
                 deals: deals, metrics: metrics, providers: settings.delivery.providers,
                 channels: delivery.channels, health: health,
-                faults: pipeline.statistics.faults, storage: pipeline.storage, clock: clock)
+                faults: pipeline.statistics.faults, storage: pipeline.storage, broadcasts: broadcasts, clock: clock)
         }
         let source = try await makeSource(
             settings, hub: hub, pipeline: pipeline, warmer: warmer, shared: shared, manual: manual, health: health,
@@ -169,6 +175,7 @@ extension NoHitService {
         // The reader stops, then the instance gives up its games (before the dispatchers stop).
         services += shared?.services ?? []
         services.append(.init(service: warmer))
+        if let broadcasts { services.append(.init(service: broadcasts)) }
         services += source.companions.map { .init(service: $0) }
         if let service = source.service {
             // A replayed day may end long before the server: the rest goes on, unless the day is
@@ -203,7 +210,8 @@ extension NoHitService {
             }
         }
         return NoHitService(
-            settings: settings, store: opened, clock: clock, pipeline: pipeline, alerts: alerts, deals: deals,
+            settings: settings, store: opened, clock: clock, pipeline: pipeline, alerts: alerts, broadcasts: broadcasts,
+            deals: deals,
             hub: hub, odds: odds, board: board, feed: feed, metrics: metrics, api: api, progress: source.progress,
             run: run,
             services: services, hooks: hooks, channels: delivery.channels, statsAPIClient: source.client,

@@ -88,7 +88,7 @@ extension NoHitService {
         _ http: ServiceSettings.HTTP, settings: ServiceSettings, store opened: OpenedStore, board: LiveBoard,
         feed: LiveFeed, seasons: SeasonLibrary, deals: DealDesk, metrics: ServerMetrics,
         providers: ProviderSettings?, channels: ProviderChannels?, health: PollerHealth?, faults: DeliveryFaults,
-        storage: StorageHealth, clock: any WallClock
+        storage: StorageHealth, broadcasts: BroadcastChannels?, clock: any WallClock
     ) async throws -> APIServer {
         let database = opened.store
         var analytics: AnalyticsAPI?
@@ -118,7 +118,7 @@ extension NoHitService {
         if let channels {
             testPush = { device in TestPushAnswer(await PushTest.send(to: device, through: channels, now: Date())) }
         }
-        let options = APIServer.Options(
+        var options = APIServer.Options(
             registrar: registrar, webOrigins: Set(apps.compactMap(\.webOrigin)),
             vapidPublicKey: vapidPublicKey,
             adminToken: http.adminToken, metrics: metrics, metricsAccess: http.metricsAccess, outbox: database,
@@ -129,6 +129,7 @@ extension NoHitService {
             keepFinished: TimeInterval(http.keepFinishedMinutes * 60), source: settings.source.name,
             sourceStatus: sourceStatus, deliveryFaults: faults, storage: storage, deals: deals,
             analytics: analytics, webAnalytics: webAnalytics, testPush: testPush)
+        if let broadcasts { options.broadcastChannel = { try await broadcasts.channel(for: $0) } }
         return APIServer(store: database, board: board, feed: feed, seasons: seasons, clock: clock, options: options)
     }
 }

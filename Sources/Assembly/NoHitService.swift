@@ -42,6 +42,8 @@ package struct NoHitService: Sendable {
     /// The alert pipeline after the engine: the publisher, the outbox's dispatchers.
     package let pipeline: AlertPipeline
     package let alerts: AlertConsumer
+    /// The broadcast channels kept on APNs for followed bids, when APNs has a key.
+    package let broadcasts: BroadcastChannels?
     package let deals: DealDesk
     /// One follower per game: sources say what happens to it.
     package let hub: GameHub

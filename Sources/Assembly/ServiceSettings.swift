@@ -130,6 +130,8 @@ package struct ServiceSettings: Sendable {
         /// Where the providers' VAPID key is written once the store is open, when it is a new key
         /// (a first start): nothing is written before the settings have all been checked.
         package var newVAPIDKeyFile: String?
+        /// The broadcast channels' limit and timings (made when APNs has a key).
+        package var broadcasts = BroadcastChannels.Settings()
 
         package init(concurrency: Int = Delivery.defaultConcurrency, providers: ProviderSettings? = nil) {
             self.concurrency = concurrency

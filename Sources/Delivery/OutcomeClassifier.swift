@@ -15,7 +15,8 @@ package enum OutcomeClassifier {
         case 410:
             let since = (json?["timestamp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) }
             return .gone(reason: reason, since: since)
-        case 400 where reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic":
+        // A broadcast channel APNs no longer has is gone as a token is.
+        case 400 where reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic" || reason == "ChannelNotRegistered":
             return .gone(reason: reason, since: nil)
         case 403 where reason == "ExpiredProviderToken":
             return .expiredProviderToken

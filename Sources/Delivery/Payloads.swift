@@ -115,6 +115,13 @@ package enum Payloads {
                     alert: Alert(title: message.title, body: message.body))))
     }
 
+    /// Whether a Live Activity update (from ``liveActivity(_:moment:game:at:)``) ends the activity:
+    /// the bid is over, which the fan must see now (a broadcast's priority 10).
+    package static func endsActivity(_ payload: Data) -> Bool {
+        let json = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any]
+        return (json?["aps"] as? [String: Any])?["event"] as? String == "end"
+    }
+
     /// The plaintext of a Web Push message (encrypted per subscription when sent).
     package static func webPush(_ message: AlertMessage, moment: Moment, game: GameInfo) throws -> Data {
         try json(
@@ -139,7 +146,7 @@ package enum Payloads {
         case .webPush: return try json(WebPushMessage(title: title, body: body, tag: "nohit-test", moment: nil))
         case .webhook: return try json(WebhookBody(type: "test", moment: nil, message: alert))
         case .console: return Data("\(title) — \(body)".utf8)
-        case .liveActivity: return nil
+        case .liveActivity, .liveActivityChannel: return nil
         }
     }
 

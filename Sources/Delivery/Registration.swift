@@ -101,6 +101,9 @@ package struct Registrar: Sendable {
         case .liveActivity(let token, let environment, let topic):
             return .liveActivity(
                 token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic))
+        case .liveActivityChannel:
+            throw RegistrationError(
+                field: "channel", reason: "a broadcast channel is made by the service for a game, not registered")
         case .webPush(let endpoint, let p256dh, let auth):
             try checkURL(endpoint, field: "endpoint")
             guard let key = Base64URL.decode(p256dh) else {

@@ -65,6 +65,9 @@ extension APIServer {
         /// Sends one test push to a device through the configured provider
         /// (`POST /api/admin/devices/{id}/test`); nil when no provider is configured.
         package var testPush: (@Sendable (Device) async -> TestPushAnswer)?
+        /// The broadcast channel kept for a game, app, environment and delay; nil when the service
+        /// keeps none (no APNs key).
+        package var broadcastChannel: (@Sendable (BroadcastChannelPlan.Key) async throws -> String?)?
 
         /// Each option; every one has a default for tests of the API alone.
         package init(

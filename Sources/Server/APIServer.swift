@@ -106,6 +106,7 @@ package struct APIServer: Sendable {
             dealRules: options.deals?.rules.map(\.id), clock: clock
         ).add(to: api)
         DealRoutes(deals: options.deals, clock: clock, board: board).add(to: api)
+        ChannelRoutes(channel: options.broadcastChannel, board: board).add(to: api)
         streamRoutes.add(to: api)
         AdminRoutes(
             adminToken: options.adminToken, store: store, outbox: options.outbox, analytics: options.analytics,

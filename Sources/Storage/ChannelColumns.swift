@@ -28,6 +28,10 @@ struct ChannelColumns: Sendable, Hashable {
         case .apns(let token, let environment, let topic), .liveActivity(let token, let environment, let topic):
             self.init(
                 kind: kind, address: token, environment: environment.rawValue, topic: topic, key1: nil, key2: nil)
+        case .liveActivityChannel(let id, let gameID, let environment, let topic):
+            // The channel id is the address; the game it follows, the first key.
+            self.init(
+                kind: kind, address: id, environment: environment.rawValue, topic: topic, key1: gameID, key2: nil)
         case .webPush(let endpoint, let p256dh, let auth):
             self.init(
                 kind: kind, address: endpoint, environment: nil, topic: nil, key1: p256dh,
@@ -44,7 +48,7 @@ struct ChannelColumns: Sendable, Hashable {
     /// must not share it; webhooks and consoles may.
     var isPersonalAddress: Bool {
         switch ChannelKind(rawValue: kind) {
-        case .apns, .liveActivity, .webPush: true
+        case .apns, .liveActivity, .liveActivityChannel, .webPush: true
         case .webhook, .console, nil: false
         }
     }
@@ -66,6 +70,7 @@ struct ChannelColumns: Sendable, Hashable {
             switch ChannelKind(rawValue: kind) {
             case .apns: "APNs token"
             case .liveActivity: "Live Activity token"
+            case .liveActivityChannel: "broadcast channel"
             case .webPush: "Web Push subscription"
             default: "address"
             }
@@ -81,6 +86,11 @@ struct ChannelColumns: Sendable, Hashable {
         case .liveActivity:
             guard let environment = environment.flatMap(APNsEnvironment.init(rawValue:)), let topic else { return nil }
             return .liveActivity(token: address, environment: environment, topic: topic)
+        case .liveActivityChannel:
+            guard let environment = environment.flatMap(APNsEnvironment.init(rawValue:)), let topic, let key1 else {
+                return nil
+            }
+            return .liveActivityChannel(id: address, gameID: key1, environment: environment, topic: topic)
         case .webPush:
             guard let key1, let key2 else { return nil }
             return .webPush(endpoint: address, p256dh: key1, auth: try secrets.open(key2))

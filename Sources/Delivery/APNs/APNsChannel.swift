@@ -52,7 +52,8 @@ package struct APNsChannel: DeliveryChannel {
     private func providerToken(for delivery: OutboundDelivery) -> APNsProviderToken? {
         guard !tokensByTopic.isEmpty else { return token }
         switch delivery.channel {
-        case .apns(_, _, let topic), .liveActivity(_, _, let topic): return tokensByTopic[topic] ?? token
+        case .apns(_, _, let topic), .liveActivity(_, _, let topic), .liveActivityChannel(_, _, _, let topic):
+            return tokensByTopic[topic] ?? token
         default: return token
         }
     }
@@ -76,7 +77,7 @@ package struct APNsChannel: DeliveryChannel {
 
     private static func topic(of delivery: OutboundDelivery) -> String {
         switch delivery.channel {
-        case .apns(_, _, let topic), .liveActivity(_, _, let topic): topic
+        case .apns(_, _, let topic), .liveActivity(_, _, let topic), .liveActivityChannel(_, _, _, let topic): topic
         default: "?"
         }
     }
@@ -153,12 +154,45 @@ package struct APNsChannel: DeliveryChannel {
         return .rejected(status: status, reason: reason)
     }
 
-    private struct Refusal: Error {
+    /// A broadcast on a channel (`POST /4/broadcasts/apps/<bundle>`, iOS 18): `apns-id` the
+    /// delivery id (a resend after a crash is the same broadcast), expiring at once as a channel
+    /// that stores no message requires, priority 10 for what must be seen now (the bid ended: the
+    /// last out, a hit), 5 for the rest; at most 5,120 bytes, refused here before sending.
+    static func broadcast(
+        _ delivery: OutboundDelivery, channel: String, environment: APNsEnvironment, bundle: String, bearer: String
+    ) -> Result<APNsRequest, Refusal> {
+        guard delivery.payload.count <= APNsBroadcastClient.maximumPayload else {
+            return .failure(
+                Refusal(
+                    outcome: .rejected(
+                        status: 413,
+                        reason: "PayloadTooLarge (\(delivery.payload.count) bytes, a broadcast takes at most 5120)")))
+        }
+        let headers = [
+            ("authorization", "bearer \(bearer)"),
+            ("apns-channel-id", channel),
+            ("apns-push-type", "liveactivity"),
+            ("apns-priority", Payloads.endsActivity(delivery.payload) ? "10" : "5"),
+            ("apns-expiration", "0"),
+            ("apns-id", delivery.id.text()),
+            ("content-type", "application/json"),
+        ]
+        let path = "/4/broadcasts/apps/\(bundle.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? bundle)"
+        return .success(
+            APNsRequest(
+                environment: environment, deviceToken: "", headers: headers, body: ByteBuffer(bytes: delivery.payload),
+                broadcastPath: path))
+    }
+
+    struct Refusal: Error {
         var outcome: ProviderOutcome
     }
 
     /// The request for `delivery`: `apns-id` the delivery id, a collapse id per bid.
     private func request(for delivery: OutboundDelivery, bearer: String) -> Result<APNsRequest, Refusal> {
+        if case .liveActivityChannel(let id, _, let environment, let bundle) = delivery.channel {
+            return Self.broadcast(delivery, channel: id, environment: environment, bundle: bundle, bearer: bearer)
+        }
         let deviceToken: String
         let environment: APNsEnvironment
         var topic: String

@@ -21,12 +21,29 @@ package struct APNsConfiguration: Sendable {
     }
 }
 
-/// One APNs request: `POST /3/device/<token>` to the environment's host.
+/// One APNs request to the environment's host: `POST /3/device/<token>`, or a broadcast's
+/// `POST /4/broadcasts/apps/<bundle>` (the same hosts serve both).
 package struct APNsRequest: Sendable {
     package var environment: APNsEnvironment
     package var deviceToken: String
     package var headers: [(String, String)]
     package var body: ByteBuffer
+    /// A broadcast's path; nil for a device's push.
+    package var broadcastPath: String?
+
+    package init(
+        environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer,
+        broadcastPath: String? = nil
+    ) {
+        self.environment = environment
+        self.deviceToken = deviceToken
+        self.headers = headers
+        self.body = body
+        self.broadcastPath = broadcastPath
+    }
+
+    /// The request's path on the host.
+    package var path: String { broadcastPath ?? "/3/device/\(deviceToken)" }
 }
 
 /// How APNs requests travel: the HTTP/2 connection(s) to the production and sandbox hosts.

@@ -16,7 +16,7 @@ package struct AsyncHTTPClientAPNsTransport: APNsTransport {
 
     package func send(_ apns: APNsRequest) async -> ProviderOutcome {
         let base = apns.environment == .production ? configuration.productionURL : configuration.sandboxURL
-        var request = HTTPClientRequest(url: "\(base)/3/device/\(apns.deviceToken)")
+        var request = HTTPClientRequest(url: "\(base)\(apns.path)")
         request.method = .POST
         request.headers.add(contentsOf: apns.headers)
         request.body = .bytes(apns.body)

@@ -24,7 +24,7 @@ package struct HTTP2APNsTransport: APNsTransport {
         let client = request.environment == .production ? production : sandbox
         do {
             let response = try await client.execute(
-                path: "/3/device/\(request.deviceToken)", headers: request.headers, body: request.body,
+                path: request.path, headers: request.headers, body: request.body,
                 timeout: timeout)
             return Self.outcome(of: .success(response))
         } catch {
@@ -40,7 +40,7 @@ package struct HTTP2APNsTransport: APNsTransport {
             let client = environment == .production ? production : sandbox
             let outgoing = indices.map {
                 HTTP2Client.Outgoing(
-                    path: "/3/device/\(requests[$0].deviceToken)", headers: requests[$0].headers,
+                    path: requests[$0].path, headers: requests[$0].headers,
                     body: requests[$0].body)
             }
             await client.submit(outgoing, timeout: timeout) { index, result in

@@ -202,7 +202,8 @@ package struct Dispatcher: Sendable {
     /// The app a delivery goes through, as the operator names it: its topic and environment.
     static func provider(of channel: DeviceChannel) -> String {
         switch channel {
-        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
+        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic),
+            .liveActivityChannel(_, _, let environment, let topic):
             "\(topic) (\(environment.rawValue))"
         default:
             "the \(channel.kind.rawValue) provider"

@@ -140,7 +140,8 @@ package struct MomentPublisher: Sendable {
             let body: Data =
                 switch variant.kind {
                 case .apns: try Payloads.apnsAlert(message, moment: moment, game: game)
-                case .liveActivity: try Payloads.liveActivity(message, moment: moment, game: game, at: time)
+                case .liveActivity, .liveActivityChannel:
+                    try Payloads.liveActivity(message, moment: moment, game: game, at: time)
                 case .webPush: try Payloads.webPush(message, moment: moment, game: game)
                 case .webhook: try Payloads.webhook(message, moment: moment, game: game)
                 case .console: Payloads.console(message)

@@ -99,6 +99,8 @@ package struct ProviderChannels: Sendable {
     package let unavailable: [ChannelKind: String]
     private let apnsTransport: (any APNsTransport)?
     private let webPushOrigins: WebPushOrigins?
+    /// Broadcast channel management, per app and environment (with an APNs key).
+    package let broadcastClients: BroadcastClients?
 
     package init(_ settings: ProviderSettings, clock: any WallClock = SystemWallClock()) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -118,7 +120,7 @@ package struct ProviderChannels: Sendable {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.client = client
         do {
-            (channels, unavailable, apnsTransport, webPushOrigins) = try Self.channels(
+            (channels, unavailable, apnsTransport, webPushOrigins, broadcastClients) = try Self.channels(
                 settings, client: client)
         } catch {
             // A client dropped without shutdown traps in its deinit.
@@ -128,9 +130,10 @@ package struct ProviderChannels: Sendable {
     }
 
     private static func channels(_ settings: ProviderSettings, client: HTTPClient) throws -> (
-        [any DeliveryChannel], [ChannelKind: String], (any APNsTransport)?, WebPushOrigins?
+        [any DeliveryChannel], [ChannelKind: String], (any APNsTransport)?, WebPushOrigins?, BroadcastClients?
     ) {
         let apnsTransport: (any APNsTransport)?
+        var broadcastClients: BroadcastClients?
         let webPushOrigins: WebPushOrigins?
         var channels: [any DeliveryChannel] = []
         var unavailable: [ChannelKind: String] = [:]
@@ -165,20 +168,37 @@ package struct ProviderChannels: Sendable {
                 transport = AsyncHTTPClientAPNsTransport(client: client, configuration: apns)
             }
             apnsTransport = transport
+            var management = HTTP2Client.Configuration()
+            management.extraCertificateAuthorities = settings.extraCertificateAuthorities
+            let (pushURLs, timeout) = (
+                [APNsEnvironment.production: settings.apnsProductionURL, .sandbox: settings.apnsSandboxURL],
+                settings.requestTimeout
+            )
+            broadcastClients = BroadcastClients { [tokensByTopic, management] app in
+                guard let pushURL = pushURLs[app.environment], let signer = tokensByTopic[app.topic] ?? token else {
+                    return nil
+                }
+                return try APNsBroadcastClient(
+                    managementURL: BroadcastClients.managementURL(pushURL: pushURL, environment: app.environment),
+                    broadcastURL: pushURL, bundleID: app.topic, token: signer, timeout: timeout, client: management)
+            }
             let declared = Set(settings.apps.map(\.topic))
             channels.append(
                 APNsChannel(
                     kind: .apns, transport: transport, token: token, tokensByTopic: tokensByTopic,
                     declaredTopics: declared))
-            channels.append(
-                APNsChannel(
-                    kind: .liveActivity, transport: transport, token: token, tokensByTopic: tokensByTopic,
-                    declaredTopics: declared))
+            for kind in [ChannelKind.liveActivity, .liveActivityChannel] {
+                channels.append(
+                    APNsChannel(
+                        kind: kind, transport: transport, token: token, tokensByTopic: tokensByTopic,
+                        declaredTopics: declared))
+            }
         } else {
             apnsTransport = nil
             let reason = "no APNs provider key (with key id and team id) configured"
             unavailable[.apns] = reason
             unavailable[.liveActivity] = reason
+            unavailable[.liveActivityChannel] = reason
         }
         switch settings.webPushTransport {
         case .http2:
@@ -202,11 +222,12 @@ package struct ProviderChannels: Sendable {
                 clock: SystemWallClock(), timeout: settings.requestTimeout, origins: webPushOrigins))
         channels.append(WebhookChannel(client: endpoints, clock: SystemWallClock(), timeout: settings.requestTimeout))
         channels.append(ConsoleChannel(write: settings.writeConsole))
-        return (channels, unavailable, apnsTransport, webPushOrigins)
+        return (channels, unavailable, apnsTransport, webPushOrigins, broadcastClients)
     }
 
     package func shutdown() async throws {
         await apnsTransport?.shutdown()
+        await broadcastClients?.shutdown()
         await webPushOrigins?.shutdown()
         try await client.shutdown()
     }

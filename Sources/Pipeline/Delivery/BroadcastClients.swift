@@ -1,0 +1,49 @@
+import Alerts
+import Delivery
+import Foundation
+import Synchronization
+
+/// The channel management clients of the apps the service pushes for, one per app and
+/// environment, made when first needed, with the app's provider token (its own key, or the
+/// server's). Management goes to Apple's `api-manage-broadcast` hosts beside Apple's push hosts,
+/// and to the push URL itself for any other (`nohit fake-apns` serves both).
+package final class BroadcastClients: Sendable {
+    package typealias App = BroadcastChannels.App
+
+    private let make: @Sendable (App) throws -> APNsBroadcastClient?
+    private let made = Mutex<[App: APNsBroadcastClient]>([:])
+
+    package init(make: @escaping @Sendable (App) throws -> APNsBroadcastClient?) {
+        self.make = make
+    }
+
+    /// Apple's management hosts.
+    package static let appleManagement: [APNsEnvironment: String] = [
+        .production: "https://api-manage-broadcast.push.apple.com:2196",
+        .sandbox: "https://api-manage-broadcast.sandbox.push.apple.com:2195",
+    ]
+
+    /// Where `environment`'s channels are managed, for the push URL `pushURL`.
+    package static func managementURL(pushURL: String, environment: APNsEnvironment) -> String {
+        let apple = ["https://api.push.apple.com", "https://api.sandbox.push.apple.com"]
+        return apple.contains(pushURL) ? appleManagement[environment]! : pushURL
+    }
+
+    /// The client for `app`; nil when the service has no key for it (or it cannot be made).
+    package func client(for app: App) -> APNsBroadcastClient? {
+        if let known = made.withLock({ $0[app] }) { return known }
+        guard let client = try? make(app) else { return nil }
+        return made.withLock { made in
+            if let known = made[app] {
+                Task { await client.shutdown() }
+                return known
+            }
+            made[app] = client
+            return client
+        }
+    }
+
+    package func shutdown() async {
+        for client in made.withLock({ Array($0.values) }) { await client.shutdown() }
+    }
+}

@@ -1,0 +1,69 @@
+import Alerts
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Pipeline
+import Storage
+import Testing
+
+@testable import Server
+
+/// `GET /api/games/{id}/live-activity-channel`: the channel the service keeps for a game, app,
+/// environment and delay (rounded up), read from its devices as the channels keep them; 404 until
+/// one is made, 503 where the service keeps none, 400 naming a bad parameter.
+@Suite struct LiveActivityChannelRouteTests {
+    @Test func anAppFindsTheChannelToStartItsActivityOn() async throws {
+        var fixture = try await APIServerTests.Fixture { _ in true }
+        defer { fixture.remove() }
+        let game = "CHA202008250"
+        let bundle = "com.example.nohit"
+        // The channel the service made for the game at 60 s (what BroadcastChannels writes).
+        let kept = Device(
+            id: UUID(),
+            channel: .liveActivityChannel(id: "Y2hhbm5lbA==", gameID: game, environment: .production, topic: bundle),
+            preferences: BroadcastChannelPlan.preferences(
+                for: .init(gameID: game, topic: bundle, environment: .production, delay: 60)),
+            registeredAt: fixture.clock.now(), secretHash: "")
+        try await fixture.store.register(kept)
+        let channels = BroadcastChannels(
+            clients: BroadcastClients { _ in nil }, store: fixture.store,
+            directory: DeviceDirectory(store: fixture.store), clock: fixture.clock)
+        let path = "/api/games/\(game)/live-activity-channel"
+
+        // No APNs key: none kept, and said.
+        try await fixture.test { client in
+            try await client.execute(uri: "\(path)?topic=\(bundle)", method: .get) { response throws in
+                #expect(response.status == .serviceUnavailable)
+                #expect(String(buffer: response.body).contains("no APNs key"))
+            }
+        }
+        fixture.options.broadcastChannel = { try await channels.channel(for: $0) }
+        try await fixture.test { client in
+            // 45 s is the 60 s bucket.
+            try await client.execute(uri: "\(path)?topic=\(bundle)&delay=45", method: .get) { response throws in
+                #expect(response.status == .ok)
+                let json = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                #expect(json?["channel_id"] as? String == "Y2hhbm5lbA==")
+                #expect(json?["delay"] as? Int == 60 && json?["environment"] as? String == "production")
+                #expect(json?["game_id"] as? String == game && json?["topic"] as? String == bundle)
+            }
+            // Not at another delay, nor in the sandbox: a 404 that says when one comes.
+            for query in ["topic=\(bundle)", "topic=\(bundle)&delay=60&environment=development"] {
+                try await client.execute(uri: "\(path)?\(query)", method: .get) { response throws in
+                    #expect(response.status == .notFound)
+                    #expect(String(buffer: response.body).contains("bid worth following"))
+                }
+            }
+            for (query, named) in [
+                ("", "topic"), ("topic=\(bundle)&environment=staging", "environment"),
+                ("topic=\(bundle)&delay=301", "delay"), ("topic=not%20a%20bundle", "topic"),
+            ] {
+                try await client.execute(uri: "\(path)?\(query)", method: .get) { response throws in
+                    #expect(response.status == .badRequest, "\(query)")
+                    #expect(String(buffer: response.body).contains(named), "\(query)")
+                }
+            }
+        }
+    }
+}
