@@ -128,14 +128,15 @@ extension NoHitService {
             seasonFiles: { season in
                 places.lazy.compactMap { EventFiles.season(season, in: $0) }.first.map { [$0] } ?? []
             }, logger: logger)
-        // The alert publisher first (a moment is stored before anyone sees it), the deals, the
+        // The alert publisher first (a moment is stored before anyone sees it), the broadcast
+        // channels (noted, made off the game's path), the deals, the
         // caller's, the board and the stream, and the warmer last.
         let live: [any GameChangeConsumer] = settings.http == nil ? [] : [LiveConsumer(board: board, feed: feed)]
         let hub = GameHub(
-            consumers: [alerts] + (broadcasts.map { [$0] } ?? []) + [DealConsumer(desk: deals, storage: pipeline.storage)]
-                + hooks.consumers + live + [
-                warmer
-            ], odds: odds,
+            consumers: [alerts] + (broadcasts.map { [$0] } ?? [])
+                + [DealConsumer(desk: deals, storage: pipeline.storage)] + hooks.consumers + live + [
+                    warmer
+                ], odds: odds,
             meanings: meanings, logger: logger)
 
         // Several instances on one PostgreSQL database: each game said by one of them into the

@@ -129,7 +129,10 @@ extension NoHitService {
             keepFinished: TimeInterval(http.keepFinishedMinutes * 60), source: settings.source.name,
             sourceStatus: sourceStatus, deliveryFaults: faults, storage: storage, deals: deals,
             analytics: analytics, webAnalytics: webAnalytics, testPush: testPush)
-        if let broadcasts { options.broadcastChannel = { try await broadcasts.channel(for: $0) } }
+        if let broadcasts {
+            options.broadcastChannel = { try await broadcasts.channel(for: $0) }
+            options.broadcastCounts = { broadcasts.counts }
+        }
         return APIServer(store: database, board: board, feed: feed, seasons: seasons, clock: clock, options: options)
     }
 }

@@ -16,7 +16,7 @@ package enum OutcomeClassifier {
             let since = (json?["timestamp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) }
             return .gone(reason: reason, since: since)
         // A broadcast channel APNs no longer has is gone as a token is.
-        case 400 where reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic" || reason == "ChannelNotRegistered":
+        case 400 where ["BadDeviceToken", "DeviceTokenNotForTopic", "ChannelNotRegistered"].contains(reason):
             return .gone(reason: reason, since: nil)
         case 403 where reason == "ExpiredProviderToken":
             return .expiredProviderToken

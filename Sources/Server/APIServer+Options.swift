@@ -68,6 +68,8 @@ extension APIServer {
         /// The broadcast channel kept for a game, app, environment and delay; nil when the service
         /// keeps none (no APNs key).
         package var broadcastChannel: (@Sendable (BroadcastChannelPlan.Key) async throws -> String?)?
+        /// What the broadcast channels did, for the metrics.
+        package var broadcastCounts: (@Sendable () -> BroadcastChannels.Counts)?
 
         /// Each option; every one has a default for tests of the API alone.
         package init(

@@ -67,7 +67,8 @@ package struct APIServer: Sendable {
                 try await options.metrics.scrape(
                     board: board, feeds: delayed, outboxStore: options.outbox, attemptOuts: options.attemptOuts,
                     gate: options.gate, stalls: options.stalls, pacing: options.pacing,
-                    analytics: options.analytics?.queries, source: options.sourceStatus?(), storage: options.storage)
+                    analytics: options.analytics?.queries, source: options.sourceStatus?(), storage: options.storage,
+                    broadcasts: options.broadcastCounts?())
             },
             readiness: { [store] in
                 await Readiness.check(

@@ -1,6 +1,7 @@
 import Clocks
 import CoreMetrics
 import Foundation
+import Pipeline
 import Prometheus
 import Scores
 import Storage
@@ -34,6 +35,7 @@ package final class ServerMetrics: Sendable {
     private let sourceReady: Prometheus.Gauge
     private let storageWritable: Prometheus.Gauge
     private let storageFailures: Prometheus.Gauge
+    private let broadcastChannels: [String: Prometheus.Gauge]
     private let clockStep: Prometheus.Gauge
     private let sourceLastSuccess: Prometheus.Gauge
     private let sourceRequests: [String: Prometheus.Gauge]
@@ -122,6 +124,18 @@ package final class ServerMetrics: Sendable {
         storageFailures = registry.makeGauge(
             name: "nohit_storage_write_failures",
             help: "Writes the database refused since start for a fault of the machine (a full disk, an I/O error).")
+        var broadcastChannels: [String: Prometheus.Gauge] = [:]
+        broadcastChannels["open"] = registry.makeGauge(
+            name: "nohit_broadcast_channels_open",
+            help: "Broadcast channels (iOS 18 Live Activities) the service keeps on APNs now, over every app.")
+        for event in ["created", "deleted", "leaked-deleted", "refused-at-limit", "failed"] {
+            broadcastChannels[event] = registry.makeGauge(
+                name: "nohit_broadcast_channels", labels: [("event", event)],
+                help:
+                    "Broadcast channels since start: made, deleted after their game, deleted as kept by no device (left "
+                    + "by a stop), not made because the app was at APNs' limit, and management requests that failed.")
+        }
+        self.broadcastChannels = broadcastChannels
         clockStep = registry.makeGauge(
             name: "nohit_clock_step_seconds",
             help:
@@ -154,8 +168,16 @@ package final class ServerMetrics: Sendable {
     package func scrape(
         board: LiveBoard, feeds: DelayedFeeds, outboxStore: (any OutboxStore)?, attemptOuts: Int, gate: ConnectionGate,
         stalls: StreamStallWatch? = nil, pacing: StreamPacing? = nil, analytics: AnalyticsQueries? = nil,
-        source: SourceStatus? = nil, storage: StorageHealth? = nil
+        source: SourceStatus? = nil, storage: StorageHealth? = nil, broadcasts: BroadcastChannels.Counts? = nil
     ) async throws -> [UInt8] {
+        if let broadcasts {
+            broadcastChannels["open"]?.set(Double(broadcasts.open))
+            broadcastChannels["created"]?.set(Double(broadcasts.created))
+            broadcastChannels["deleted"]?.set(Double(broadcasts.deleted))
+            broadcastChannels["leaked-deleted"]?.set(Double(broadcasts.leaksDeleted))
+            broadcastChannels["refused-at-limit"]?.set(Double(broadcasts.refusedAtLimit))
+            broadcastChannels["failed"]?.set(Double(broadcasts.failures))
+        }
         storageWritable.set(storage?.failing == nil ? 1.0 : 0.0)
         clockStep.set(SteadyWallClock.process.systemOffset)
         storageFailures.set(Double(storage?.failures ?? 0))

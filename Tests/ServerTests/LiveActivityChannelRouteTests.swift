@@ -1,13 +1,9 @@
 import Alerts
 import Foundation
-import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Pipeline
-import Storage
 import Testing
-
-@testable import Server
 
 /// `GET /api/games/{id}/live-activity-channel`: the channel the service keeps for a game, app,
 /// environment and delay (rounded up), read from its devices as the channels keep them; 404 until

@@ -177,7 +177,8 @@ package struct APNsChannel: DeliveryChannel {
             ("apns-id", delivery.id.text()),
             ("content-type", "application/json"),
         ]
-        let path = "/4/broadcasts/apps/\(bundle.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? bundle)"
+        let app = bundle.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? bundle
+        let path = "/4/broadcasts/apps/\(app)"
         return .success(
             APNsRequest(
                 environment: environment, deviceToken: "", headers: headers, body: ByteBuffer(bytes: delivery.payload),

@@ -40,6 +40,8 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
 
     /// What the channels did since start.
     package struct Counts: Sendable, Hashable {
+        /// Channels kept now (as the last round found them).
+        package var open = 0
         package var created = 0
         package var deleted = 0
         /// Channels no device kept (a crash between making and writing one), deleted by a sweep.
@@ -155,6 +157,8 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
                 return true
             }
             if sweepDue { try await sweep() }
+            let open = try await kept().count
+            state.withLock { $0.counts.open = open }
         } catch {
             state.withLock { $0.counts.failures += 1 }
             logger.warning(
