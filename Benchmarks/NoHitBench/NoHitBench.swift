@@ -10,6 +10,7 @@ struct NoHitBench: AsyncParsableCommand {
             ParseBenchmark.self, BidsBenchmark.self, FanoutBenchmark.self, SSEBenchmark.self, SSEClientsCommand.self,
             StatsAPIBenchmark.self, IdleBenchmark.self, WidgetBenchmark.self, AnalyticsBenchmark.self,
             SSEInstancesBenchmark.self, SpinCommand.self, HostileBenchmark.self, LatencyBenchmark.self,
+            LiveActivityBenchmark.self,
         ]
     )
 }

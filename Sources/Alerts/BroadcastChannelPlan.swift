@@ -1,41 +1,57 @@
+import Baseball
 import Foundation
 
-/// Which broadcast channels (iOS 18) a bid needs: one per followed game per spoiler-delay bucket,
-/// per app and environment, made when the game first holds a bid worth following to a device of
-/// that app. The devices' own preferences say which bids are worth it (``Planner``); a fan's delay
-/// is rounded up to a bucket, as the stream's is. Pure.
+/// Which broadcast channels (iOS 18) a bid needs: one per followed bid (a game and the side
+/// pitching) per spoiler-delay bucket, per app and environment, made when the bid is first worth
+/// following to a device of that app. The devices' own preferences say which bids are worth it
+/// (``Planner``); a fan's delay is rounded up to a bucket, as the stream's is. Pure.
 package enum BroadcastChannelPlan {
     /// The spoiler delays a channel is kept for, in seconds (those the stream serves): a fan's
     /// delay is rounded up to one of them, so the lock screen is never ahead of the fan's stream.
     package static let buckets = [0, 30, 60, 120, 300]
 
-    /// A channel: the game, the app, the environment and the delay.
+    /// What a channel's id is while the service makes it: written before APNs is asked, so a stop
+    /// between the two is known at the next start (and APNs's channel, if made, deleted).
+    package static let intentPrefix = "making-"
+
+    /// Whether `id` is a channel being made, not yet APNs's.
+    package static func isIntent(_ id: String) -> Bool { id.hasPrefix(intentPrefix) }
+
+    /// A channel: the bid, the app, the environment and the delay.
     package struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
-        package var gameID: String
+        /// The bid (``Moment/bidKey``): `<game id>-home` or `-away`, the side pitching.
+        package var bid: String
         package var topic: String
         package var environment: APNsEnvironment
         package var delay: Int
 
-        package init(gameID: String, topic: String, environment: APNsEnvironment, delay: Int) {
-            self.gameID = gameID
+        package init(bid: String, topic: String, environment: APNsEnvironment, delay: Int) {
+            self.bid = bid
             self.topic = topic
             self.environment = environment
             self.delay = delay
         }
 
-        package static func < (a: Key, b: Key) -> Bool {
-            (a.gameID, a.topic, a.environment.rawValue, a.delay) < (b.gameID, b.topic, b.environment.rawValue, b.delay)
+        /// The bid of `side` pitching in `gameID`.
+        package static func bid(gameID: String, side: Side) -> String {
+            "\(gameID)-\(side == .away ? "away" : "home")"
         }
 
-        package var description: String { "\(gameID) \(topic) (\(environment.rawValue)) \(delay) s behind" }
+        /// The game the bid is in.
+        package var gameID: String { String(bid.prefix { $0 != "-" }) }
 
-        /// The key of a channel the service made (nil for any other device).
+        package static func < (a: Key, b: Key) -> Bool {
+            (a.bid, a.topic, a.environment.rawValue, a.delay) < (b.bid, b.topic, b.environment.rawValue, b.delay)
+        }
+
+        package var description: String { "\(bid) \(topic) (\(environment.rawValue)) \(delay) s behind" }
+
+        /// The key of a channel the service made or is making (nil for any other device).
         package init?(_ device: Device) {
-            guard case .liveActivityChannel(_, let gameID, let environment, let topic) = device.channel else {
+            guard case .liveActivityChannel(_, let bid, let environment, let topic) = device.channel else {
                 return nil
             }
-            self.init(
-                gameID: gameID, topic: topic, environment: environment, delay: device.preferences.spoilerDelaySeconds)
+            self.init(bid: bid, topic: topic, environment: environment, delay: device.preferences.spoilerDelaySeconds)
         }
     }
 
@@ -45,7 +61,7 @@ package enum BroadcastChannelPlan {
     }
 
     /// The channels `moment` makes worth having: for each app's device (an iOS app's, or a Live
-    /// Activity's) the planner would tell of this bid, its game at its delay's bucket.
+    /// Activity's) the planner would tell of this bid, the bid at its delay's bucket.
     package static func wanted(_ moment: Moment, teams: [String], at time: Date, devices: [Device]) -> Set<Key> {
         guard moment.kind.isBid, moment.kind.bidStillAlive else { return [] }
         var keys = Set<Key>()
@@ -57,7 +73,7 @@ package enum BroadcastChannelPlan {
             default: continue
             }
             let delay = bucket(for: device.preferences.spoilerDelaySeconds)
-            let key = Key(gameID: moment.gameID, topic: topic, environment: environment, delay: delay)
+            let key = Key(bid: moment.bidKey, topic: topic, environment: environment, delay: delay)
             if keys.contains(key) { continue }
             // Asked as that app's Live Activity: the lock screen's rules (no quiet hours, every
             // bid past the threshold), with the device's own preferences.
@@ -71,7 +87,7 @@ package enum BroadcastChannelPlan {
     }
 
     /// The preferences a channel is kept with: its delay; everything else the planner asks of a
-    /// channel is its game (``Planner``).
+    /// channel is its bid (``Planner``).
     package static func preferences(for key: Key) -> Preferences {
         var preferences = Preferences()
         preferences.spoilerDelaySeconds = key.delay

@@ -7,10 +7,11 @@ package enum DeviceChannel: Sendable, Hashable, Codable {
     /// A Live Activity following bids: its push token, the environment, and the app's bundle id
     /// (pushes go to `<bundle>.push-type.liveactivity`).
     case liveActivity(token: String, environment: APNsEnvironment, topic: String)
-    /// A broadcast channel (iOS 18) the service made for one game's bid at one spoiler delay, in an
-    /// environment, for an app: one request updates every Live Activity subscribed to it. Made and
-    /// removed by the service (``ChannelKind/liveActivityChannel``), never registered by a client.
-    case liveActivityChannel(id: String, gameID: String, environment: APNsEnvironment, topic: String)
+    /// A broadcast channel (iOS 18) the service made for one bid (``Moment/bidKey``: a game and the
+    /// side pitching) at one spoiler delay, in an environment, for an app: one request updates
+    /// every Live Activity subscribed to it. Made and removed by the service
+    /// (``ChannelKind/liveActivityChannel``), never registered by a client.
+    case liveActivityChannel(id: String, bid: String, environment: APNsEnvironment, topic: String)
     /// A browser: the push subscription's endpoint and keys (base64url).
     case webPush(endpoint: String, p256dh: String, auth: String)
     /// A server: an https URL and the Standard Webhooks signing secret (`whsec_...`).

@@ -42,10 +42,10 @@ package enum Planner {
         let preferences = device.preferences
         // A bid that cannot count, for a device that wants only those that can.
         if !preferences.unofficialBids, moment.reason == .sevenInningDoubleheader { return .skip(.cannotCount) }
-        // A broadcast channel was made for its game's bid, worth following: every change of it, at
-        // its delay (``BroadcastChannelPlan``).
-        if case .liveActivityChannel(_, let gameID, _, _) = device.channel {
-            guard gameID == moment.gameID else { return .skip(.notFollowingBid) }
+        // A broadcast channel was made for a bid worth following: every change of it, at its delay
+        // (``BroadcastChannelPlan``); nothing while it is being made (its id not yet APNs's).
+        if case .liveActivityChannel(let id, let bid, _, _) = device.channel {
+            guard bid == moment.bidKey, !BroadcastChannelPlan.isIntent(id) else { return .skip(.notFollowingBid) }
             return .send(notBefore: momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds)))
         }
         let past = preferences.isPastThreshold(moment, teams: teams)

@@ -130,7 +130,7 @@ extension NoHitService {
             sourceStatus: sourceStatus, deliveryFaults: faults, storage: storage, deals: deals,
             analytics: analytics, webAnalytics: webAnalytics, testPush: testPush)
         if let broadcasts {
-            options.broadcastChannel = { try await broadcasts.channel(for: $0) }
+            options.broadcastChannel = { broadcasts.channel(for: $0) }
             options.broadcastCounts = { broadcasts.counts }
         }
         return APIServer(store: database, board: board, feed: feed, seasons: seasons, clock: clock, options: options)

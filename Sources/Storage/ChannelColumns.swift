@@ -28,10 +28,9 @@ struct ChannelColumns: Sendable, Hashable {
         case .apns(let token, let environment, let topic), .liveActivity(let token, let environment, let topic):
             self.init(
                 kind: kind, address: token, environment: environment.rawValue, topic: topic, key1: nil, key2: nil)
-        case .liveActivityChannel(let id, let gameID, let environment, let topic):
-            // The channel id is the address; the game it follows, the first key.
-            self.init(
-                kind: kind, address: id, environment: environment.rawValue, topic: topic, key1: gameID, key2: nil)
+        case .liveActivityChannel(let id, let bid, let environment, let topic):
+            // The channel id is the address; the bid it follows, the first key.
+            self.init(kind: kind, address: id, environment: environment.rawValue, topic: topic, key1: bid, key2: nil)
         case .webPush(let endpoint, let p256dh, let auth):
             self.init(
                 kind: kind, address: endpoint, environment: nil, topic: nil, key1: p256dh,
@@ -90,7 +89,7 @@ struct ChannelColumns: Sendable, Hashable {
             guard let environment = environment.flatMap(APNsEnvironment.init(rawValue:)), let topic, let key1 else {
                 return nil
             }
-            return .liveActivityChannel(id: address, gameID: key1, environment: environment, topic: topic)
+            return .liveActivityChannel(id: address, bid: key1, environment: environment, topic: topic)
         case .webPush:
             guard let key1, let key2 else { return nil }
             return .webPush(endpoint: address, p256dh: key1, auth: try secrets.open(key2))

@@ -78,6 +78,14 @@ import Testing
         } catch NoHitterError.http(let status, let message) {
             #expect(status == 400 && message.contains("no-such-deal"), "\(message)")
         }
+        // A bid's broadcast channel: this server has no APNs key (console only), and says so.
+        do {
+            let channel = try await client.liveActivityChannel(
+                game: "CHA202008250", topic: "org.example.nohit", delay: 45)
+            Issue.record("a server without an APNs key gave a channel: \(String(describing: channel))")
+        } catch NoHitterError.http(let status, let message) {
+            #expect(status == 503 && message.contains("no APNs key"), "\(message)")
+        }
         let stranger = NoHitterClient.Credentials(id: device.id, secret: "not-the-secret")
         await #expect(throws: NoHitterError.self) { try await client.preferences(of: stranger) }
 

@@ -15,11 +15,12 @@ import Testing
 
 /// Broadcast channels through the whole pipeline against the fake APNs over TLS and HTTP/2: the
 /// day of Giolito's no-hitter (2020-08-25, shipped) replayed to iOS devices at three spoiler
-/// delays and in two environments. A channel per followed game per delay bucket is made when the
-/// game first holds a bid worth following to a device, each later change of the bid is broadcast
-/// on it once (through the outbox: `apns-id` the delivery's, priority 10 for the end), every
-/// activity subscribed hears it, the channel is deleted a few minutes after the final, and none
-/// is left on APNs — neither after the day nor after a stop between making and keeping one.
+/// delays and in two environments. A channel per followed bid per delay bucket is made when the
+/// bid is first worth following to a device, each later change of the bid is broadcast on it once
+/// (through the outbox: `apns-id` the delivery's, priority 10 for the end), every activity
+/// subscribed hears it, the channel is deleted after the final once its end went out, and none is
+/// left on APNs — neither after the day nor after a stop while making one; another deployment's
+/// channels are left alone.
 @Suite(.serialized) struct BroadcastChannelsTests {
     static let bundle = "com.example.nohit"
     static let day = "2020-08-25"
@@ -92,7 +93,10 @@ import Testing
                 settle: {
                     await channels.waitUntilIdle()
                     for device in try await store.activeDevices() {
-                        guard case .liveActivityChannel(let id, _, _, _) = device.channel, subscribed.first(id) else {
+                        guard case .liveActivityChannel(let id, _, _, _) = device.channel,
+                            !BroadcastChannelPlan.isIntent(id),
+                            subscribed.first(id)
+                        else {
                             continue
                         }
                         for activity in 0..<3 { server.state.subscribe(device: "\(id)-activity-\(activity)", to: id) }
@@ -127,22 +131,24 @@ import Testing
             setup.phone(5, environment: .sandbox),
         ]
         try await store.register(contentsOf: phones)
-        let (channels, clock, _) = try await setup.replay(store: store)
+        let (channels, clock, pipeline) = try await setup.replay(store: store)
 
-        // One channel per game, delay bucket and environment, for every game whose bid passed
-        // six hitless innings; Giolito's among them.
+        // One channel per bid, delay bucket and environment, for every bid that passed six
+        // hitless innings: Giolito's (the home side's), at 0, 60 and 300 s and in the sandbox.
         let kept = try await store.activeDevices().compactMap { BroadcastChannelPlan.Key($0) }
         let giolito = "CHA202008250"
+        let bid = "CHA202008250-home"
         #expect(
             Set(kept.filter { $0.gameID == giolito })
                 == [
-                    .init(gameID: giolito, topic: Self.bundle, environment: .production, delay: 0),
-                    .init(gameID: giolito, topic: Self.bundle, environment: .production, delay: 60),
-                    .init(gameID: giolito, topic: Self.bundle, environment: .production, delay: 300),
-                    .init(gameID: giolito, topic: Self.bundle, environment: .sandbox, delay: 0),
+                    .init(bid: bid, topic: Self.bundle, environment: .production, delay: 0),
+                    .init(bid: bid, topic: Self.bundle, environment: .production, delay: 60),
+                    .init(bid: bid, topic: Self.bundle, environment: .production, delay: 300),
+                    .init(bid: bid, topic: Self.bundle, environment: .sandbox, delay: 0),
                 ])
         #expect(Set(kept).count == kept.count, "one channel per key")
         #expect(channels.counts.created == kept.count && channels.counts.refusedAtLimit == 0)
+        #expect(channels.counts.open == kept.count)
 
         // Each broadcast once, on a channel that exists, reaching its three activities; the
         // id the outbox gave the delivery; priority 10 for the end only, which is the last.
@@ -151,10 +157,12 @@ import Testing
         let giolitosChannels = devices.filter { BroadcastChannelPlan.Key($0)?.gameID == giolito }
         #expect(giolitosChannels.count == 4)
         print(
-            "broadcast channels on \(Self.day): \(kept.count) made for \(Set(kept.map(\.gameID)).sorted()); "
+            "broadcast channels on \(Self.day): \(kept.count) made for \(Set(kept.map(\.bid)).sorted()); "
                 + "\(broadcasts.count) broadcasts reaching \(broadcasts.map(\.reached).reduce(0, +)) activities")
         for device in giolitosChannels {
-            guard case .liveActivityChannel(let id, _, _, _) = device.channel else { continue }
+            let id = try #require(Self.channelID(device))
+            // The channel an app is told to start its activity on.
+            #expect(channels.channel(for: try #require(BroadcastChannelPlan.Key(device))) == id)
             let sent = broadcasts.filter { $0.channelID == id }
             #expect(sent.count >= 3, "the bid's changes after the 6th inning: \(sent.count)")
             #expect(sent.allSatisfy { $0.count == 1 && $0.reached == 3 })
@@ -172,41 +180,94 @@ import Testing
         let giolitoIDs = Set(giolitosChannels.compactMap(Self.channelID))
         #expect(broadcasts.filter { giolitoIDs.contains($0.channelID) }.allSatisfy { expectedIDs.contains($0.apnsID) })
 
-        // A few minutes after the final (and the channel's delay), every channel is deleted, and
-        // none is left on APNs.
-        #expect(setup.server.state.channelCounts.open == kept.count)
+        // A broadcast due and not yet sent (the dispatchers stopped, as a retry would wait) may be
+        // a channel's end: past the final, the delay and the few minutes, the channels stay.
+        var late = try #require(moments.last?.moment)
+        late.id += "-again"
+        try await pipeline.publisher.publish(late, game: try #require(moments.last?.game), at: clock.now())
         clock.advance(by: 5 * 60 + 300 + 1)
         await channels.step()
+        #expect(setup.server.state.channelCounts.open == kept.count)
+        // Once it went out, every channel is deleted, and none is left on APNs: by the service
+        // as it runs (its round at start, then every minute of its clock), until it is stopped.
+        try await Self.drain(pipeline, clock: clock)
+        let running = Task { try await channels.run() }
+        for _ in 0..<600 where setup.server.state.channelCounts.open > 0 {
+            clock.advance(by: 60)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        running.cancel()
+        try await running.value
         #expect(setup.server.state.channelCounts.open == 0)
         #expect(try await store.activeDevices().allSatisfy { BroadcastChannelPlan.Key($0) == nil })
         #expect(channels.counts.deleted == kept.count && channels.counts.failures == 0)
+        #expect(channels.channel(for: .init(bid: bid, topic: Self.bundle, environment: .production, delay: 0)) == nil)
     }
 
-    @Test func aChannelNoDeviceKeepsIsDeletedAtTheSecondListingAndTheLimitIsKept() async throws {
+    @Test func aStopWhileMakingLeavesNothingAndTheLimitIsKept() async throws {
         let setup = try await Setup(channelLimit: 2)
         defer { Task { [server = setup.server] in try await server.shutdown() } }
         let store = try SQLiteStore(path: setup.path)
-        try await store.register(contentsOf: [setup.phone(1), setup.phone(2, delay: 30), setup.phone(3, delay: 60)])
-        // A channel made before a stop that came before its device was written.
-        let client = try #require(setup.clients().client(for: .init(topic: Self.bundle, environment: .production)))
+        let other = "com.example.other"
+        // A phone of another app that follows only bids into the 9th: that app is listed by the
+        // sweeps, and wants no channel of its own this day.
+        var foreignPhone = setup.phone(9, innings: 9)
+        foreignPhone.channel = .apns(token: String(format: "%064x", 9), environment: .production, topic: other)
+        try await store.register(contentsOf: [
+            setup.phone(1), setup.phone(2, delay: 30), setup.phone(3, delay: 60), foreignPhone,
+        ])
+        // A stop between APNs making a channel and the service keeping its id: the intent written
+        // before (an hour ago), the channel on APNs.
+        let client = try #require(try setup.clients().client(for: .init(topic: Self.bundle, environment: .production)))
         let leaked = try await client.createChannel()
+        let intent = Device(
+            id: UUID(),
+            channel: .liveActivityChannel(
+                id: BroadcastChannelPlan.intentPrefix + "stopped", bid: "NYA202008250-home", environment: .production,
+                topic: Self.bundle),
+            registeredAt: Date(timeIntervalSince1970: 1_598_000_000), secretHash: "")
+        try await store.register(intent)
+        // Another deployment's channel of another app this service also pushes for: not its own.
+        let otherClient = try #require(try setup.clients().client(for: .init(topic: other, environment: .production)))
+        let foreign = try await otherClient.createChannel()
 
         var settings = BroadcastChannels.Settings()
         settings.limit = 2
         let (channels, _, _) = try await setup.replay(store: store, settings: settings)
-        // The leaked one holds a place at APNs: one channel made, the rest refused (APNs's
-        // TooManyChannels or the service's own count), each refusal counted.
+        // Three buckets wanted; the intent and the first made fill the limit of two: the two
+        // others are refused, each counted once, nothing crashed into.
         #expect(channels.counts.created == 1)
-        #expect(channels.counts.refusedAtLimit >= 2)
-        // The first listing only suspects it (another instance may be about to keep it).
+        #expect(channels.counts.refusedAtLimit == 2)
+        // The first listing only suspects the leak (another instance may be about to keep it);
+        // the second deletes it, and the intent ends.
         try await channels.sweep()
         #expect(try await client.allChannels().contains(leaked))
         try await channels.sweep()
         #expect(try await !client.allChannels().contains(leaked))
         #expect(channels.counts.leaksDeleted == 1)
-        // The kept one stays.
+        #expect(try await store.device(id: intent.id)?.isActive == false)
+        // The kept one stays, and the other deployment's.
         #expect(try await client.allChannels().count == 1)
+        #expect(try await otherClient.allChannels() == [foreign])
         await client.shutdown()
+        await otherClient.shutdown()
+    }
+
+    /// Runs the dispatchers until every delivery is sent.
+    static func drain(_ pipeline: AlertPipeline, clock: ManualWallClock) async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: pipeline.services.map { .init(service: $0) } + [
+                    .init(
+                        service: Once { try await pipeline.waitUntilDrained(manual: clock) },
+                        successTerminationBehavior: .gracefullyShutdownGroup)
+                ], logger: Logger(label: "test.broadcast")))
+        try await group.run()
+    }
+
+    struct Once: Service {
+        let body: @Sendable () async throws -> Void
+        func run() async throws { try await body() }
     }
 
     static func event(_ payload: Data) -> String? {

@@ -139,6 +139,36 @@ public struct NoHitterClient: Sendable {
         return answer.deals
     }
 
+    /// The broadcast channel (iOS 18) the service keeps for a bid, as
+    /// `GET /api/games/{id}/live-activity-channel` tells it.
+    public struct LiveActivityChannel: Sendable, Codable, Hashable {
+        /// APNs's channel id: start the activity on it (`BidActivityAttributes.follow(_:state:channel:)`).
+        public var channelID: String
+        public var gameID: String
+        /// The side pitching (`home` or `away`): the bid the channel follows.
+        public var side: String
+        public var topic: String
+        public var environment: String
+        /// The spoiler delay its broadcasts are held back by (the one asked, rounded up).
+        public var delay: Int
+    }
+
+    /// The channel to start a bid's Live Activity on, for this app (`topic`, its bundle id), its
+    /// environment and the fan's spoiler delay; `side` (`home` or `away`, the side pitching) when
+    /// both sides of the game hold a bid. Nil while the service has none yet (it makes one when the
+    /// bid is first worth following): start the activity with its own push token then.
+    public func liveActivityChannel(
+        game: String, topic: String, environment: String = "production", delay: Int = 0, side: String? = nil
+    ) async throws -> LiveActivityChannel? {
+        var query = [("topic", topic), ("environment", environment), ("delay", String(delay))]
+        if let side { query.append(("side", side)) }
+        do {
+            return try await call("GET", "api/games/\(game)/live-activity-channel", query: query)
+        } catch NoHitterError.http(let status, _) where status == 404 {
+            return nil
+        }
+    }
+
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -153,9 +183,15 @@ public struct NoHitterClient: Sendable {
     }()
 
     func call<Answer: Decodable>(
-        _ method: String, _ path: String, device: Credentials? = nil, body: Data? = nil, expecting: Int = 200
+        _ method: String, _ path: String, query: [(String, String)] = [], device: Credentials? = nil,
+        body: Data? = nil, expecting: Int = 200
     ) async throws -> Answer {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        var url = baseURL.appendingPathComponent(path)
+        if !query.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) }
+            url = components.url ?? url
+        }
+        var request = URLRequest(url: url)
         request.httpMethod = method
         request.timeoutInterval = 30
         request.setValue("application/json", forHTTPHeaderField: "Accept")

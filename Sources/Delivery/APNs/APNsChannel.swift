@@ -154,8 +154,9 @@ package struct APNsChannel: DeliveryChannel {
         return .rejected(status: status, reason: reason)
     }
 
-    /// A broadcast on a channel (`POST /4/broadcasts/apps/<bundle>`, iOS 18): `apns-id` the
-    /// delivery id (a resend after a crash is the same broadcast), expiring at once as a channel
+    /// A broadcast on a channel (`POST /4/broadcasts/apps/<bundle>`, iOS 18): `apns-request-id`
+    /// and `apns-id` the delivery id (a resend after a crash carries the same; APNs does not say it
+    /// deduplicates broadcasts, so a fan may see the same state twice), expiring at once as a channel
     /// that stores no message requires, priority 10 for what must be seen now (the bid ended: the
     /// last out, a hit), 5 for the rest; at most 5,120 bytes, refused here before sending.
     static func broadcast(
@@ -174,7 +175,9 @@ package struct APNsChannel: DeliveryChannel {
             ("apns-push-type", "liveactivity"),
             ("apns-priority", Payloads.endsActivity(delivery.payload) ? "10" : "5"),
             ("apns-expiration", "0"),
+            // Apple names a broadcast's request `apns-request-id`; the fake keys its ledger on `apns-id`.
             ("apns-id", delivery.id.text()),
+            ("apns-request-id", delivery.id.text()),
             ("content-type", "application/json"),
         ]
         let app = bundle.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? bundle

@@ -7,30 +7,35 @@ import ServiceLifecycle
 import Storage
 import Synchronization
 
-/// The broadcast channels (iOS 18) the service keeps on APNs: one per followed game per delay
-/// bucket, per app and environment (``BroadcastChannelPlan``), made when the game first holds a
-/// bid worth following, deleted a few minutes after its final. Each is kept as a device of kind
-/// ``ChannelKind/liveActivityChannel``, so its broadcasts go through the outbox with the delivery
-/// promise (a broadcast in flight at a crash is sent again with the same `apns-id`).
+/// The broadcast channels (iOS 18) the service keeps on APNs: one per followed bid per delay
+/// bucket, per app and environment (``BroadcastChannelPlan``), made when the bid is first worth
+/// following, deleted a few minutes after the game's final once its last broadcast went out. Each
+/// is kept as a device of kind ``ChannelKind/liveActivityChannel``, so its broadcasts go through
+/// the outbox with the delivery promise.
 ///
-/// Nothing leaks: a channel is made on APNs before its device is written, and its device disabled
-/// only after APNs deleted it; at start, and every hour, the service lists the app's channels and
-/// deletes those no device keeps (seen so at two listings, a grace apart, so another instance's
-/// channel between its making and its writing is spared) and those of games long over. The
-/// number of channels per app and environment stays within APNs' limit, and each refusal is
-/// counted and said.
+/// Nothing leaks. A channel's device is written before APNs is asked (its id an intent), then
+/// given APNs's id; it is disabled only after APNs deleted the channel. At start, and every hour,
+/// the service lists each app's channels: when an intent was left by a stop, the channels no
+/// device keeps (at two listings, a grace apart, so another instance's channel between its making
+/// and its keeping is spared) are deleted, and the intents with them. Channels of an app made by
+/// anyone else (another deployment on the same bundle) are left alone. The number of channels per
+/// app and environment stays within APNs' limit, and each channel refused is counted and said.
 package final class BroadcastChannels: GameChangeConsumer, Service {
+    package typealias Key = BroadcastChannelPlan.Key
+    package typealias Store = any DeviceStore & OutboxStore
+
     package struct Settings: Sendable {
         /// APNs' limit on an app's channels in an environment.
         package var limit = 10_000
-        /// After the final (and the channel's delay), the end broadcast has gone: then deleted.
+        /// After the final (and the channel's delay), the end broadcast is due: deleted then, once
+        /// no broadcast due is still unsent.
         package var afterFinal: TimeInterval = 300
         /// How often the channels due for deletion are looked for.
         package var tick: TimeInterval = 60
-        /// How often the app's channels are listed and the unkept deleted.
+        /// How often the apps' channels are listed.
         package var sweepInterval: TimeInterval = 3600
-        /// A channel no device keeps is deleted when a second listing, this much later, still finds
-        /// it unkept.
+        /// An unkept channel is deleted when a second listing, this much later, still finds it so;
+        /// an intent this old was left by a stop.
         package var leakGrace: TimeInterval = 120
         /// A channel this old is of a game long over (its final unseen, as after a restart).
         package var maximumAge: TimeInterval = 12 * 3600
@@ -44,15 +49,15 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         package var open = 0
         package var created = 0
         package var deleted = 0
-        /// Channels no device kept (a crash between making and writing one), deleted by a sweep.
+        /// Channels no device kept (a stop between making and keeping one), deleted by a sweep.
         package var leaksDeleted = 0
-        /// Channels not made because the app's environment was at the limit.
+        /// Channels not made because the app's environment was at the limit (each once).
         package var refusedAtLimit = 0
         /// Management requests that failed (tried again later).
         package var failures = 0
     }
 
-    /// An app in an environment, and its management client.
+    /// An app in an environment.
     package struct App: Sendable, Hashable {
         package var topic: String
         package var environment: APNsEnvironment
@@ -63,21 +68,33 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         }
     }
 
+    /// A channel kept, as its device says.
+    struct Kept: Sendable {
+        var key: Key
+        var device: Device
+        var id: String
+    }
+
     private struct State {
         var pending: [(moment: Moment, teams: [String], time: Date)] = []
         var working = false
         /// Each game's final, as seen.
         var finals: [String: Date] = [:]
-        /// Channels found unkept at the last listing.
+        /// Channels found unkept at the last listing, by app.
         var suspects: Set<String> = []
         var counts = Counts()
         var nextSweep: Date?
-        /// Apps at their limit, and when that was last said.
+        /// Channels refused at the limit (counted once each), and when each app's was last said.
+        var refused: Set<Key> = []
         var saidLimit: [App: Date] = [:]
+        /// Apps whose management failed, and until when they are not asked again.
+        var backoff: [App: (failures: Int, until: Date)] = [:]
+        /// The channels kept, by key, as the last round read them (the first made of two).
+        var kept: [Key: String] = [:]
     }
 
     let clients: BroadcastClients
-    let store: any DeviceStore
+    let store: Store
     let directory: DeviceDirectory
     let clock: any WallClock
     let settings: Settings
@@ -87,7 +104,7 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     private let signal: AsyncStream<Void>.Continuation
 
     package init(
-        clients: BroadcastClients, store: any DeviceStore, directory: DeviceDirectory, clock: any WallClock,
+        clients: BroadcastClients, store: Store, directory: DeviceDirectory, clock: any WallClock,
         settings: Settings = Settings(), logger: Logger = Logger(label: "nohit.broadcast")
     ) {
         self.clients = clients
@@ -101,7 +118,11 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
 
     package var counts: Counts { state.withLock { $0.counts } }
 
-    /// Notes each bid moment (the channels it may need are made off the game's path) and each final.
+    /// The channel kept for `key`, as the last round found it.
+    package func channel(for key: Key) -> String? { state.withLock { $0.kept[key] } }
+
+    /// Notes each live bid moment (the channels it may need are made off the game's path) and
+    /// each final.
     package func consume(_ change: GameChange) async throws {
         let teams = [change.game.info.away.club.franchise, change.game.info.home.club.franchise]
         let moments = change.moments.filter { $0.kind.isBid && $0.kind.bidStillAlive }
@@ -115,8 +136,10 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     }
 
     /// Makes the channels noted moments need, deletes those due, and lists the apps' channels at
-    /// start (twice, a grace apart) and every hour; until graceful shutdown.
+    /// start and every hour; until graceful shutdown.
     package func run() async throws {
+        state.withLock { $0.nextSweep = clock.now() }
+        signal.yield()
         await cancelWhenGracefulShutdown { [self] in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { [self] in
@@ -129,18 +152,21 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
                         signal.yield()
                     }
                 }
-                state.withLock { $0.nextSweep = clock.now() }
-                for await _ in work {
-                    await step()
-                }
+                for await _ in work { await step() }
                 group.cancelAll()
             }
         }
     }
 
-    /// One round: the channels wanted, those due for deletion, a listing when one is due.
+    /// One round (never two at once): the channels wanted, those due for deletion, a listing when
+    /// one is due. A failure is logged and the round's work left for the next.
     package func step() async {
-        state.withLock { $0.working = true }
+        let started = state.withLock { state -> Bool in
+            if state.working { return false }
+            state.working = true
+            return true
+        }
+        guard started else { return }
         defer { state.withLock { $0.working = false } }
         let pending = state.withLock {
             let pending = $0.pending
@@ -148,7 +174,9 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
             return pending
         }
         do {
-            for (moment, teams, time) in pending { try await make(for: moment, teams: teams, at: time) }
+            var made = false
+            for (moment, teams, time) in pending { made = try await make(for: moment, teams: teams, at: time) || made }
+            if made { try await keepOneEach() }
             try await deleteDue()
             let now = clock.now()
             let sweepDue = state.withLock { state -> Bool in
@@ -157,8 +185,9 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
                 return true
             }
             if sweepDue { try await sweep() }
-            let open = try await kept().count
-            state.withLock { $0.counts.open = open }
+            try await refresh()
+        } catch is CancellationError {
+            return
         } catch {
             state.withLock { $0.counts.failures += 1 }
             logger.warning(
@@ -171,93 +200,139 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         while state.withLock({ !$0.pending.isEmpty || $0.working }) {
             if Task.isCancelled { return }
             await step()
+            if state.withLock({ $0.working }) { try? await Task.sleep(for: .milliseconds(1)) }
         }
     }
 
-    /// The channel kept for `key`, if one is (the first made, should two instances have made one).
-    package func channel(for key: BroadcastChannelPlan.Key) async throws -> String? {
-        try await kept().filter { $0.key == key }.min {
-            ($0.device.registeredAt, $0.device.id.uuidString) < ($1.device.registeredAt, $1.device.id.uuidString)
-        }?.id
+    /// The service's channels and intents as its active devices keep them.
+    private func read() async throws -> (kept: [Kept], intents: [Kept]) {
+        var kept: [Kept] = []
+        var intents: [Kept] = []
+        for device in try await directory.active() {
+            guard let key = Key(device), case .liveActivityChannel(let id, _, _, _) = device.channel else { continue }
+            if BroadcastChannelPlan.isIntent(id) {
+                intents.append(Kept(key: key, device: device, id: id))
+            } else {
+                kept.append(Kept(key: key, device: device, id: id))
+            }
+        }
+        return (kept, intents)
     }
 
-    /// The service's channels as its devices keep them (active).
-    private func kept() async throws -> [(key: BroadcastChannelPlan.Key, device: Device, id: String)] {
-        try await directory.active().compactMap { device in
-            guard let key = BroadcastChannelPlan.Key(device),
-                case .liveActivityChannel(let id, _, _, _) = device.channel
-            else { return nil }
-            return (key, device, id)
+    /// The first made of two, as every instance decides alike.
+    private static func first(_ a: Kept, _ b: Kept) -> Bool {
+        (a.device.registeredAt, a.device.id.uuidString) < (b.device.registeredAt, b.device.id.uuidString)
+    }
+
+    /// What the route and the metrics read: the channels kept now.
+    private func refresh() async throws {
+        let kept = try await read().kept
+        var byKey: [Key: Kept] = [:]
+        for channel in kept where byKey[channel.key].map({ Self.first(channel, $0) }) ?? true {
+            byKey[channel.key] = channel
+        }
+        state.withLock {
+            $0.kept = byKey.mapValues(\.id)
+            $0.counts.open = kept.count
         }
     }
 
-    /// Makes the channels `moment` needs that no device keeps yet.
-    private func make(for moment: Moment, teams: [String], at time: Date) async throws {
-        if state.withLock({ $0.finals[moment.gameID] != nil }) { return }
+    /// Makes the channels `moment` needs that no device keeps or is making yet: whether any was.
+    private func make(for moment: Moment, teams: [String], at time: Date) async throws -> Bool {
+        if state.withLock({ $0.finals[moment.gameID] != nil }) { return false }
+        let (kept, intents) = try await read()
+        let have = Set((kept + intents).map(\.key))
+        var count = Dictionary(grouping: kept + intents) { App(topic: $0.key.topic, environment: $0.key.environment) }
+            .mapValues(\.count)
         let devices = try await directory.active()
-        let kept = try await self.kept()
-        let have = Set(kept.map(\.key))
-        let wanted = BroadcastChannelPlan.wanted(moment, teams: teams, at: time, devices: devices)
-        for key in wanted.subtracting(have).sorted() {
+        var made = false
+        for key in BroadcastChannelPlan.wanted(moment, teams: teams, at: time, devices: devices).subtracting(have)
+            .sorted()
+        {
             let app = App(topic: key.topic, environment: key.environment)
-            guard let client = clients.client(for: app) else { continue }
-            if kept.count(where: { $0.key.topic == key.topic && $0.key.environment == key.environment })
-                >= settings.limit
-            {
+            if let until = state.withLock({ $0.backoff[app]?.until }), clock.now() < until { continue }
+            if count[app, default: 0] >= settings.limit {
                 refused(app, key: key, because: "\(settings.limit) channels kept already")
                 continue
             }
-            let made = await Self.create(on: client)
-            if case .failure(let failure) = made, failure.reason == "TooManyChannels" {
-                refused(app, key: key, because: "APNs said TooManyChannels")
-                continue
+            if try await make(key, app: app) {
+                count[app, default: 0] += 1
+                made = true
             }
-            let id = try made.get()
-            let device = Device(
-                id: UUID(),
-                channel: .liveActivityChannel(
-                    id: id, gameID: key.gameID, environment: key.environment, topic: key.topic),
-                preferences: BroadcastChannelPlan.preferences(for: key), registeredAt: clock.now(), secretHash: "")
-            do {
-                try await store.register(device)
-            } catch {
-                // Not kept: not left on APNs either.
-                _ = try? await client.deleteChannel(id)
-                throw error
-            }
-            state.withLock { $0.counts.created += 1 }
-            logger.info("broadcast channel made", metadata: ["channel": "\(id)", "for": "\(key)"])
         }
-        if !wanted.subtracting(have).isEmpty { try await keepOneEach() }
+        return made
     }
 
-    private static func create(on client: APNsBroadcastClient) async -> Result<String, APNsBroadcastClient.Failure> {
+    /// Makes one channel: its device first (an intent), then APNs's channel, then its id kept.
+    private func make(_ key: Key, app: App) async throws -> Bool {
+        let client: APNsBroadcastClient
         do {
-            return .success(try await client.createChannel())
+            guard let made = try clients.client(for: app) else { return false }
+            client = made
         } catch {
-            return .failure(error)
+            failed(app, "its management client cannot be made: \(error)")
+            return false
         }
+        let intent = Device(
+            id: UUID(),
+            channel: .liveActivityChannel(
+                id: BroadcastChannelPlan.intentPrefix + UUID().text(), bid: key.bid, environment: key.environment,
+                topic: key.topic),
+            preferences: BroadcastChannelPlan.preferences(for: key), registeredAt: clock.now(), secretHash: "")
+        try await store.register(intent)
+        let id: String
+        do {
+            id = try await client.createChannel()
+        } catch {
+            _ = try await store.disable(id: intent.id, reason: "broadcast channel not made: \(error)", at: clock.now())
+            if error.reason == "TooManyChannels" {
+                refused(app, key: key, because: "APNs said TooManyChannels")
+            } else {
+                failed(app, "creating a channel: \(error)")
+            }
+            return false
+        }
+        let channel = DeviceChannel.liveActivityChannel(
+            id: id, bid: key.bid, environment: key.environment, topic: key.topic)
+        _ = try await store.updateChannel(id: intent.id, to: channel, at: clock.now())
+        state.withLock {
+            $0.counts.created += 1
+            $0.backoff[app] = nil
+        }
+        logger.info("broadcast channel made", metadata: ["channel": "\(id)", "for": "\(key)"])
+        return true
     }
 
-    /// Another instance may have made the same channel at once: the later of two is deleted, as
-    /// every instance decides alike.
+    /// An app whose management failed is not asked again for a while (1 minute, doubling to an
+    /// hour), and the log says why once each time.
+    private func failed(_ app: App, _ reason: String) {
+        let now = clock.now()
+        let failures = state.withLock { state -> Int in
+            let failures = (state.backoff[app]?.failures ?? 0) + 1
+            state.backoff[app] = (failures, now.addingTimeInterval(min(3600, 60 * pow(2, Double(failures - 1)))))
+            state.counts.failures += 1
+            return failures
+        }
+        logger.warning(
+            Logger.Message(
+                stringLiteral: "broadcast channels of \(app.topic) (\(app.environment.rawValue)) not made: \(reason); "
+                    + "asked again later (does the app have the Broadcast capability? docs/operating.md)"),
+            metadata: ["failures": "\(failures)"])
+    }
+
+    /// Another instance may have made the same channel at once: the later of two is deleted.
     private func keepOneEach() async throws {
-        let kept = try await self.kept()
-        let byKey = Dictionary(grouping: kept, by: \.key)
-        for (_, channels) in byKey where channels.count > 1 {
-            let ordered = channels.sorted {
-                ($0.device.registeredAt, $0.device.id.uuidString) < ($1.device.registeredAt, $1.device.id.uuidString)
-            }
-            for extra in ordered.dropFirst() {
-                try await delete(extra.device, id: extra.id, key: extra.key, reason: "another instance made it too")
+        for (_, channels) in Dictionary(grouping: try await read().kept, by: \.key) where channels.count > 1 {
+            for extra in channels.sorted(by: Self.first).dropFirst() {
+                try await delete(extra, reason: "another instance made it too")
             }
         }
     }
 
-    private func refused(_ app: App, key: BroadcastChannelPlan.Key, because reason: String) {
+    private func refused(_ app: App, key: Key, because reason: String) {
         let now = clock.now()
         let say = state.withLock { state -> Bool in
-            state.counts.refusedAtLimit += 1
+            if state.refused.insert(key).inserted { state.counts.refusedAtLimit += 1 }
             if let said = state.saidLimit[app], now.timeIntervalSince(said) < 3600 { return false }
             state.saidLimit[app] = now
             return true
@@ -271,44 +346,65 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         }
     }
 
-    /// Deletes the channel on APNs, then disables its device.
-    private func delete(_ device: Device, id: String, key: BroadcastChannelPlan.Key, reason: String) async throws {
-        guard let client = clients.client(for: App(topic: key.topic, environment: key.environment)) else { return }
+    /// Deletes the channel on APNs, then disables its device; false when APNs could not be asked.
+    @discardableResult
+    private func delete(_ channel: Kept, reason: String) async throws -> Bool {
+        let app = App(topic: channel.key.topic, environment: channel.key.environment)
         do {
-            try await client.deleteChannel(id)
+            if let client = try clients.client(for: app) { try await client.deleteChannel(channel.id) }
         } catch {
             state.withLock { $0.counts.failures += 1 }
             logger.warning(
                 "broadcast channel not deleted now; tried again later",
-                metadata: ["channel": "\(id)", "error": "\(error)"])
-            return
+                metadata: ["channel": "\(channel.id)", "error": "\(error)"])
+            return false
         }
-        _ = try await store.disable(id: device.id, reason: "broadcast channel deleted: \(reason)", at: clock.now())
+        _ = try await store.disable(
+            id: channel.device.id, reason: "broadcast channel deleted: \(reason)", at: clock.now())
         state.withLock { $0.counts.deleted += 1 }
-        logger.info("broadcast channel deleted", metadata: ["channel": "\(id)", "for": "\(key)", "why": "\(reason)"])
+        logger.info(
+            "broadcast channel deleted",
+            metadata: ["channel": "\(channel.id)", "for": "\(channel.key)", "why": "\(reason)"])
+        return true
     }
 
-    /// The channels of games over (a few minutes past the final and the delay), or long past.
+    /// The channels of games over (past the final, the delay and a few minutes, once no broadcast
+    /// due is unsent: the end has gone out), or long past.
     private func deleteDue() async throws {
         let now = clock.now()
-        let finals = state.withLock { $0.finals }
-        for (key, device, id) in try await kept() {
-            if let final = finals[key.gameID],
-                now >= final.addingTimeInterval(TimeInterval(key.delay) + settings.afterFinal)
+        let finals = state.withLock {
+            $0.finals = $0.finals.filter { now.timeIntervalSince($0.value) < settings.maximumAge }
+            return $0.finals
+        }
+        var due: [(Kept, String)] = []
+        for channel in try await read().kept {
+            if let final = finals[channel.key.gameID],
+                now >= final.addingTimeInterval(TimeInterval(channel.key.delay) + settings.afterFinal)
             {
-                try await delete(device, id: id, key: key, reason: "the game is over")
-            } else if now.timeIntervalSince(device.registeredAt) >= settings.maximumAge {
-                try await delete(device, id: id, key: key, reason: "made \(Int(settings.maximumAge / 3600)) h ago")
+                due.append((channel, "the game is over"))
+            } else if now.timeIntervalSince(channel.device.registeredAt) >= settings.maximumAge {
+                due.append((channel, "made \(Int(settings.maximumAge / 3600)) h ago"))
             }
+        }
+        guard !due.isEmpty else { return }
+        // A broadcast due and unsent (a retry, a held one) may be a channel's end: not yet, unless
+        // the channel is long past.
+        let unsent = try await store.hasUnfinished(channels: [.liveActivityChannel], dueBy: now)
+        for (channel, reason) in due
+        where !unsent || now.timeIntervalSince(channel.device.registeredAt) >= settings.maximumAge {
+            try await delete(channel, reason: reason)
         }
     }
 
-    /// Lists each app's channels and deletes those no device keeps at two listings in a row. The
-    /// apps are those of the service's channels and of its iOS devices.
+    /// Lists each app's channels (those of the service's channels and iOS devices). When a stop
+    /// left an intent, the channels no device keeps at two listings in a row are deleted, and the
+    /// intents too; without one, they are another's and left alone.
     package func sweep() async throws {
-        let kept = try await self.kept()
+        let (kept, intents) = try await read()
+        let now = clock.now()
+        let stale = intents.filter { now.timeIntervalSince($0.device.registeredAt) >= settings.leakGrace }
         let keptIDs = Set(kept.map(\.id))
-        var apps = Set(kept.map { App(topic: $0.key.topic, environment: $0.key.environment) })
+        var apps = Set((kept + intents).map { App(topic: $0.key.topic, environment: $0.key.environment) })
         for device in try await directory.active() {
             switch device.channel {
             case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
@@ -317,26 +413,51 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
             }
         }
         var unkept = Set<String>()
+        var others = 0
         for app in apps.sorted(by: { ($0.topic, $0.environment.rawValue) < ($1.topic, $1.environment.rawValue) }) {
-            guard let client = clients.client(for: app) else { continue }
-            for id in try await client.allChannels() where !keptIDs.contains(id) {
-                if state.withLock({ $0.suspects.contains(id) }) {
-                    if try await client.deleteChannel(id) {
-                        state.withLock { $0.counts.leaksDeleted += 1 }
-                        logger.notice(
-                            "broadcast channel kept by no device (left by a stop between making and keeping it): deleted",
-                            metadata: ["channel": "\(id)", "app": "\(app.topic) (\(app.environment.rawValue))"])
+            let staleHere = stale.contains { $0.key.topic == app.topic && $0.key.environment == app.environment }
+            do {
+                guard let client = try clients.client(for: app) else { continue }
+                for id in try await client.allChannels() where !keptIDs.contains(id) {
+                    guard staleHere else {
+                        others += 1
+                        continue
                     }
-                } else {
-                    unkept.insert(id)
+                    if state.withLock({ $0.suspects.contains(id) }) {
+                        if try await client.deleteChannel(id) {
+                            state.withLock { $0.counts.leaksDeleted += 1 }
+                            logger.notice(
+                                "broadcast channel kept by no device (left by a stop while making it): deleted",
+                                metadata: ["channel": "\(id)", "app": "\(app.topic)"])
+                        }
+                    } else {
+                        unkept.insert(id)
+                    }
                 }
+            } catch {
+                state.withLock { $0.counts.failures += 1 }
+                logger.warning(
+                    "broadcast channels of \(app.topic) (\(app.environment.rawValue)) not listed now; at the next sweep",
+                    metadata: ["error": "\(error)"])
+                continue
             }
         }
-        let now = clock.now()
+        if others > 0 {
+            logger.info(
+                "channels of the apps not made by this service are left alone", metadata: ["count": "\(others)"])
+        }
         state.withLock {
             $0.suspects = unkept
             // Those found now are looked at again a grace later, not an hour.
             if !unkept.isEmpty { $0.nextSweep = now.addingTimeInterval(settings.leakGrace) }
+        }
+        // Every leak of a stale intent is gone (or none was left): the intents end.
+        if unkept.isEmpty {
+            for intent in stale {
+                _ = try await store.disable(
+                    id: intent.device.id, reason: "broadcast channel not made: the service stopped while making it",
+                    at: now)
+            }
         }
     }
 }

@@ -23,16 +23,18 @@ package final class BroadcastClients: Sendable {
         .sandbox: "https://api-manage-broadcast.sandbox.push.apple.com:2195",
     ]
 
-    /// Where `environment`'s channels are managed, for the push URL `pushURL`.
+    /// Where `environment`'s channels are managed, for the push URL `pushURL`: Apple's management
+    /// host beside Apple's push hosts (however the URL is written), the push URL itself otherwise.
     package static func managementURL(pushURL: String, environment: APNsEnvironment) -> String {
-        let apple = ["https://api.push.apple.com", "https://api.sandbox.push.apple.com"]
-        return apple.contains(pushURL) ? appleManagement[environment]! : pushURL
+        let host = URLComponents(string: pushURL)?.host?.lowercased()
+        let apple = ["api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com"]
+        return host.map(apple.contains) ?? false ? appleManagement[environment]! : pushURL
     }
 
-    /// The client for `app`; nil when the service has no key for it (or it cannot be made).
-    package func client(for app: App) -> APNsBroadcastClient? {
+    /// The client for `app`; nil when the service has no key for it; throws when it cannot be made.
+    package func client(for app: App) throws -> APNsBroadcastClient? {
         if let known = made.withLock({ $0[app] }) { return known }
-        guard let client = try? make(app) else { return nil }
+        guard let client = try make(app) else { return nil }
         return made.withLock { made in
             if let known = made[app] {
                 Task { await client.shutdown() }

@@ -58,8 +58,8 @@ package struct PushTest: Sendable {
         switch channel {
         case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
             address = "\(topic), \(environment.rawValue)"
-        case .liveActivityChannel(let id, let gameID, let environment, let topic):
-            address = "channel \(id) of \(gameID), \(topic), \(environment.rawValue)"
+        case .liveActivityChannel(let id, let bid, let environment, let topic):
+            address = "channel \(id) of \(bid), \(topic), \(environment.rawValue)"
         case .webPush(let endpoint, _, _):
             address = URL(string: endpoint)?.host ?? endpoint
         case .webhook(let url, _):

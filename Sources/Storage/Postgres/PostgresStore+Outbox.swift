@@ -313,6 +313,7 @@ extension PostgresStore: OutboxStore {
                     )
                     INSERT INTO feedback (event_id, device_id, channel, address, reason, occurred_at, due_at)
                     SELECT gen_random_uuid(), id, channel, address, reason, at, at FROM gone
+                    WHERE channel <> 'live-activity-channel'
                     """, logger: logger
                 ).collect()
                 // Nothing more goes to a pruned device.

@@ -231,11 +231,13 @@ extension SQLiteStore {
                             "UPDATE devices SET active = 0, status_reason = ?, status_at = ? WHERE id = ? AND active = 1",
                         arguments: [reason, at.timeIntervalSince1970, device.text(uppercase: true)])
                     if db.changesCount > 0 {
-                        // Once per device, for the operator's feedback hook.
+                        // Once per device, for the operator's feedback hook (not for a broadcast
+                        // channel: the service's own, which the operator never registered).
                         try db.execute(
                             sql: """
                                 INSERT INTO feedback (event_id, device_id, channel, address, reason, occurred_at, due_at)
-                                SELECT ?, id, channel, address, ?, ?, ? FROM devices WHERE id = ?
+                                SELECT ?, id, channel, address, ?, ?, ? FROM devices
+                                WHERE id = ? AND channel <> 'live-activity-channel'
                                 """,
                             arguments: [
                                 UUID().text(uppercase: false), reason, at.timeIntervalSince1970,

@@ -1,0 +1,156 @@
+import Alerts
+import AsyncHTTPClient
+import Clocks
+import Foundation
+import Logging
+import NIOCore
+import Pipeline
+import Retrosheet
+import ServiceLifecycle
+import Storage
+import Synchronization
+
+extension LiveActivityBenchmark {
+    /// Notes when each change of the bid enters the hub (before its moments are published), and
+    /// how long until every delivery then due is acknowledged.
+    final class Meter: GameChangeConsumer {
+        private struct State {
+            var started: ContinuousClock.Instant?
+            var changes = 0
+            var latencies: [Double] = []
+        }
+
+        private let state = Mutex(State())
+        let gameID: String
+
+        init(gameID: String) {
+            self.gameID = gameID
+        }
+
+        func consume(_ change: GameChange) async throws {
+            guard change.game.gameID == gameID, change.moments.contains(where: \.kind.isBid) else { return }
+            let now = ContinuousClock.now
+            state.withLock {
+                $0.changes += 1
+                $0.started = now
+            }
+        }
+
+        /// Every delivery due is acknowledged: the change's time ends here.
+        func settled(updated: Bool) {
+            let now = ContinuousClock.now
+            state.withLock {
+                if let started = $0.started, updated { $0.latencies.append((now - started).seconds) }
+                $0.started = nil
+            }
+        }
+
+        var figures: (changes: Int, latencies: [Double]) { state.withLock { ($0.changes, $0.latencies) } }
+    }
+
+    /// Replays the day with `devices`, through broadcast channels when `channels` is given; the
+    /// activities subscribe on the fake to each channel of the game as it is made.
+    func replay(
+        devices: [Device], channels clients: BroadcastClients?, providers: ProviderChannels, fake: FakeProcess,
+        work: String, name: String
+    ) async throws -> Figures {
+        let store = try SQLiteStore(path: (work as NSString).appendingPathComponent("\(name).sqlite"))
+        for start in stride(from: 0, to: devices.count, by: 10_000) {
+            try await store.register(contentsOf: Array(devices[start..<min(start + 10_000, devices.count)]))
+        }
+        let games = try ReplaySchedule.games(on: "2020-08-25", data: [data])
+        let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
+        let kinds: Set<ChannelKind> = [.apns, .liveActivity, .liveActivityChannel]
+        let pipeline = AlertPipeline(
+            store: store, channels: providers.channels.filter { kinds.contains($0.kind) }, clock: clock)
+        let manager = clients.map {
+            BroadcastChannels(
+                clients: $0, store: store, directory: pipeline.directory, clock: clock,
+                logger: Logger(label: "bench.broadcast", factory: { _ in SwiftLogNoOpLogHandler() }))
+        }
+        let meter = Meter(gameID: Self.game)
+        let hub = GameHub(
+            consumers: [meter, AlertConsumer(publisher: pipeline.publisher)] + (manager.map { [$0] } ?? []))
+        let subscribed = Mutex<Set<String>>([])
+        let perChannel = activities / BroadcastChannelPlan.buckets.count
+        let client = providers.client
+        let statistics = pipeline.statistics
+        let delivered = { @Sendable in
+            let byChannel = statistics.snapshot.byChannel
+            return (byChannel[.liveActivity]?.delivered ?? 0) + (byChannel[.liveActivityChannel]?.delivered ?? 0)
+        }
+        let source = ReplaySource(
+            games: games, sink: hub, clock: clock,
+            settle: {
+                let before = delivered()
+                await manager?.waitUntilIdle()
+                if manager != nil {
+                    for device in try await store.activeDevices() {
+                        guard case .liveActivityChannel(let id, let bid, _, _) = device.channel,
+                            bid.hasPrefix(Self.game), !BroadcastChannelPlan.isIntent(id),
+                            subscribed.withLock({ $0.insert(id).inserted })
+                        else { continue }
+                        try await Self.subscribe(perChannel, to: id, fake: fake, client: client)
+                    }
+                }
+                try await pipeline.waitUntilIdle()
+                meter.settled(updated: delivered() > before)
+            }, afterDay: { try await pipeline.waitUntilDrained(manual: clock) })
+        let cpuBefore = ProcessTimes.cpuSeconds()
+        let group = ServiceGroup(
+            configuration: .init(
+                services: pipeline.services.map { .init(service: $0) } + [
+                    .init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)
+                ], logger: Logger(label: "bench.liveactivity", factory: { _ in SwiftLogNoOpLogHandler() })))
+        try await group.run()
+        let cpu = ProcessTimes.cpuSeconds() - cpuBefore
+        let (changes, latencies) = meter.figures
+        var figures = Figures(changes: changes, requests: delivered(), cpuSeconds: cpu, latencies: latencies)
+        figures.reached = manager == nil ? figures.requests : try await Self.reached(fake: fake, client: client)
+        if let manager {
+            // After the final and its longest delay, every channel is deleted: none left.
+            clock.advance(by: 3600)
+            await manager.step()
+            let open = try await Self.openChannels(fake: fake, client: client)
+            print(
+                "broadcast channels: \(manager.counts.created) made, \(manager.counts.deleted) deleted after the final, "
+                    + "\(open) left on the fake")
+        }
+        return figures
+    }
+
+    /// Subscribes `count` activities to `channel` on the fake, in batches.
+    static func subscribe(_ count: Int, to channel: String, fake: FakeProcess, client: HTTPClient) async throws {
+        let path = channel.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? channel
+        for start in stride(from: 0, to: count, by: 10_000) {
+            let devices = (start..<min(start + 10_000, count)).map { "\(channel)-activity-\($0)" }
+            var request = HTTPClientRequest(url: fake.description.url + "/channels/\(path)/subscribers")
+            request.method = .POST
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["devices": devices])))
+            let response = try await client.execute(request, timeout: .seconds(60))
+            guard response.status == .ok else {
+                throw CocoaError(
+                    .featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "subscribing: \(response.status)"])
+            }
+        }
+    }
+
+    /// The activity updates every broadcast accepted reached.
+    static func reached(fake: FakeProcess, client: HTTPClient) async throws -> Int {
+        let response = try await client.execute(
+            HTTPClientRequest(url: fake.description.url + "/broadcasts"), timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 26)
+        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        let broadcasts = object?["broadcasts"] as? [[String: Any]] ?? []
+        return broadcasts.reduce(0) { $0 + ($1["reached"] as? Int ?? 0) }
+    }
+
+    /// Channels open on the fake.
+    static func openChannels(fake: FakeProcess, client: HTTPClient) async throws -> Int {
+        let response = try await client.execute(
+            HTTPClientRequest(url: fake.description.url + "/channels/\(bundle)"), timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 26)
+        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        return object?["open"] as? Int ?? -1
+    }
+}
