@@ -1,4 +1,5 @@
 import Alerts
+import ArgumentParser
 import AsyncHTTPClient
 import Clocks
 import Foundation
@@ -57,13 +58,13 @@ extension LiveActivityBenchmark {
     /// as the per-token path has devices, spread over the buckets).
     func replay(
         devices: [Device], channels clients: BroadcastClients?, providers: ProviderChannels, fake: FakeProcess,
-        work: String, name: String
+        work: String, name: String, date: String = "2020-08-25"
     ) async throws -> Figures {
         let store = try SQLiteStore(path: (work as NSString).appendingPathComponent("\(name).sqlite"))
         for start in stride(from: 0, to: devices.count, by: 10_000) {
             try await store.register(contentsOf: Array(devices[start..<min(start + 10_000, devices.count)]))
         }
-        let games = try ReplaySchedule.games(on: "2020-08-25", data: [data])
+        let games = try ReplaySchedule.games(on: date, data: [data])
         let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
         let kinds: Set<ChannelKind> = [.apns, .liveActivity, .liveActivityChannel]
         let pipeline = AlertPipeline(
@@ -124,9 +125,10 @@ extension LiveActivityBenchmark {
             clock.advance(by: 3600)
             await manager.step()
             let open = try await Self.openChannels(fake: fake, client: client)
+            figures.channels = (manager.counts.created, manager.counts.deleted, open)
             print(
-                "broadcast channels: \(manager.counts.created) made, \(manager.counts.deleted) deleted after the final, "
-                    + "\(open) left on the fake")
+                "\(date): broadcast channels: \(manager.counts.created) made, \(manager.counts.deleted) deleted after "
+                    + "the final, \(open) left on the fake")
         }
         return figures
     }
@@ -164,5 +166,63 @@ extension LiveActivityBenchmark {
         let body = try await response.body.collect(upTo: 1 << 26)
         let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         return object?["open"] as? Int ?? -1
+    }
+}
+
+extension LiveActivityBenchmark {
+    /// Every day of `month` with games, through broadcast channels alone, on one fake: what was
+    /// made, deleted after each day's finals, and left.
+    func replayMonth(_ month: String) async throws {
+        let parts = month.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 2, (1...12).contains(parts[1]) else {
+            throw ValidationError("--month must be YYYY-MM, not '\(month)'")
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-la-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let executable =
+            nohit
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "nohit"
+            )
+            .path
+        let fake = try FakeProcess(executable: executable, directory: (work as NSString).appendingPathComponent("fake"))
+        defer { fake.stop() }
+        let providers = try ProviderChannels(try Self.settings(fake))
+        defer { Task { [providers] in try? await providers.shutdown() } }
+        print(
+            "workload: every day of \(month) with games replayed, 5 phones (one per delay bucket), "
+                + "\(activities / BroadcastChannelPlan.buckets.count) activities on each channel, one nohit fake-apns")
+        var total = (days: 0, made: 0, deleted: 0, leftAfterADay: 0)
+        for day in 1...31 {
+            let date = String(format: "%04d-%02d-%02d", parts[0], parts[1], day)
+            guard (try? ReplaySchedule.games(on: date, data: [data]))?.isEmpty == false else { continue }
+            let phones = BroadcastChannelPlan.buckets.enumerated().map { index, delay in Self.phone(index, delay: delay)
+            }
+            let figures = try await replay(
+                devices: phones, channels: providers.broadcastClients, providers: providers, fake: fake, work: work,
+                name: "day-\(day)", date: date)
+            total.days += 1
+            total.made += figures.channels.made
+            total.deleted += figures.channels.deleted
+            total.leftAfterADay = max(total.leftAfterADay, figures.channels.left)
+        }
+        let left = try await Self.openChannels(fake: fake, client: providers.client)
+        print(
+            "\(month): \(total.days) days replayed; \(total.made) broadcast channels made, \(total.deleted) deleted "
+                + "after their finals; at most \(total.leftAfterADay) left after a day's last final; \(left) on the "
+                + "fake at the end")
+    }
+
+    /// The providers' settings for the fake.
+    static func settings(_ fake: FakeProcess) throws -> ProviderSettings {
+        var settings = ProviderSettings(vapidKey: .init())
+        settings.apnsProductionURL = fake.description.url
+        settings.apnsSandboxURL = fake.description.url
+        settings.apnsKey = try KeyFiles.readSigningKey(fake.description.key)
+        settings.apnsKeyID = fake.description.keyID
+        settings.apnsTeamID = fake.description.teamID
+        settings.extraCertificateAuthorities = [try KeyFiles.readText(fake.description.ca)]
+        return settings
     }
 }

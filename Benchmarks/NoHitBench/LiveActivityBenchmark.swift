@@ -31,6 +31,12 @@ struct LiveActivityBenchmark: AsyncParsableCommand {
     @Option(help: "Runs, each from scratch; with more than one, the medians too.")
     var runs = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "Instead: every day of this month (YYYY-MM) replayed through broadcast channels alone, one fake for the "
+                + "month: channels made, deleted after each day's finals, and left on the fake.", valueName: "month"))
+    var month: String?
+
     static let bundle = "com.example.nohit"
     static let game = "CHA202008250"
 
@@ -43,11 +49,17 @@ struct LiveActivityBenchmark: AsyncParsableCommand {
         /// Each change with something due at once: from before its moments were published to
         /// every due delivery acknowledged.
         var latencies: [Double] = []
+        /// Broadcast channels made, deleted, and left on the fake after the day.
+        var channels = (made: 0, deleted: 0, left: 0)
     }
 
     func run() async throws {
         guard runs >= 1, activities >= BroadcastChannelPlan.buckets.count else {
             throw ValidationError("--runs must be at least 1 and --activities at least 5")
+        }
+        if let month {
+            try await replayMonth(month)
+            return
         }
         var results: [(baseline: Double, broadcast: Figures, token: Figures)] = []
         for index in 1...runs {
@@ -92,14 +104,7 @@ struct LiveActivityBenchmark: AsyncParsableCommand {
             .path
         let fake = try FakeProcess(executable: executable, directory: (work as NSString).appendingPathComponent("fake"))
         defer { fake.stop() }
-        var settings = ProviderSettings(vapidKey: .init())
-        settings.apnsProductionURL = fake.description.url
-        settings.apnsSandboxURL = fake.description.url
-        settings.apnsKey = try KeyFiles.readSigningKey(fake.description.key)
-        settings.apnsKeyID = fake.description.keyID
-        settings.apnsTeamID = fake.description.teamID
-        settings.extraCertificateAuthorities = [try KeyFiles.readText(fake.description.ca)]
-        let providers = try ProviderChannels(settings)
+        let providers = try ProviderChannels(try Self.settings(fake))
         defer { Task { [providers] in try? await providers.shutdown() } }
         let buckets = BroadcastChannelPlan.buckets
         print(
