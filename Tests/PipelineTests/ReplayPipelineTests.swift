@@ -469,4 +469,32 @@ final class Printed: @unchecked Sendable {
         let reads = await directory.reads
         #expect(reads.full == 2 && reads.incremental == 5)
     }
+
+    /// Several callers at once (the publisher and the broadcast channels), each let in while
+    /// another waits for the store: every answer is a whole, current list (an overtaken read once
+    /// wrote a device at a place its stale copy did not have: a crash).
+    @Test func callersAtOnceEachGetTheWholeList() async throws {
+        let store = try SQLiteStore(inMemory: ())
+        let directory = DeviceDirectory(store: store)
+        var registered: [UUID] = []
+        for round in 0..<40 {
+            var added = Device(
+                id: UUID(),
+                channel: .apns(
+                    token: String(format: "%064x", round + 1), environment: .sandbox, topic: "com.example.nohit"),
+                registeredAt: Date(), secretHash: "")
+            if round % 7 == 6 { added.preferences.jinxSafe = true }
+            try await store.register(added)
+            registered.append(added.id)
+            if round % 10 == 9 {
+                #expect(try await store.disable(id: registered.removeFirst(), reason: "gone", at: Date()))
+            }
+            let expected = Set(registered)
+            let answers = try await withThrowingTaskGroup(of: Set<UUID>.self) { group in
+                for _ in 0..<8 { group.addTask { Set(try await directory.active().map(\.id)) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.allSatisfy { $0 == expected }, "round \(round)")
+        }
+    }
 }

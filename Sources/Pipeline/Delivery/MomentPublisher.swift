@@ -23,38 +23,49 @@ package actor DeviceDirectory {
         self.store = store
     }
 
+    /// The active devices now. Callers may overlap (the publisher, the broadcast channels): the
+    /// actor lets another in at each read of the store, so what is kept is checked again after
+    /// each, and a read that another call overtook is made again from what that call kept.
     package func active() async throws -> [Device] {
-        if let version, var devices = ordered {
-            let current = try await store.devicesVersion()
-            if current == version { return devices }
-            let changes = try await store.deviceChanges(after: version)
-            if changes.removals == removals {
-                var gone = Set<UUID>()
-                for device in changes.devices {
-                    if let index = position[device.id] {
-                        if device.isActive { devices[index] = device } else { gone.insert(device.id) }
-                    } else if device.isActive {
-                        position[device.id] = devices.count
-                        devices.append(device)
+        while true {
+            if let version, let devices = ordered {
+                let current = try await store.devicesVersion()
+                guard self.version == version else { continue }
+                if current == version { return devices }
+                let changes = try await store.deviceChanges(after: version)
+                guard self.version == version, var devices = ordered else { continue }
+                if changes.removals == removals {
+                    var gone = Set<UUID>()
+                    for device in changes.devices {
+                        if let index = position[device.id] {
+                            if device.isActive { devices[index] = device } else { gone.insert(device.id) }
+                        } else if device.isActive {
+                            position[device.id] = devices.count
+                            devices.append(device)
+                        }
                     }
+                    if !gone.isEmpty {
+                        devices.removeAll { gone.contains($0.id) }
+                        position = Dictionary(
+                            uniqueKeysWithValues: devices.enumerated().map { ($0.element.id, $0.offset) })
+                    }
+                    ordered = devices
+                    self.version = changes.version
+                    reads.incremental += 1
+                    return devices
                 }
-                if !gone.isEmpty {
-                    devices.removeAll { gone.contains($0.id) }
-                    position = Dictionary(uniqueKeysWithValues: devices.enumerated().map { ($0.element.id, $0.offset) })
-                }
-                ordered = devices
-                self.version = changes.version
-                reads.incremental += 1
-                return devices
             }
+            let before = version
+            let all = try await store.deviceChanges(after: nil)
+            // Another call kept a later read meanwhile: that one stands.
+            if version != before, let version, version >= all.version, let devices = ordered { return devices }
+            ordered = all.devices
+            position = Dictionary(uniqueKeysWithValues: all.devices.enumerated().map { ($0.element.id, $0.offset) })
+            version = all.version
+            removals = all.removals
+            reads.full += 1
+            return all.devices
         }
-        let all = try await store.deviceChanges(after: nil)
-        ordered = all.devices
-        position = Dictionary(uniqueKeysWithValues: all.devices.enumerated().map { ($0.element.id, $0.offset) })
-        version = all.version
-        removals = all.removals
-        reads.full += 1
-        return all.devices
     }
 }
 
