@@ -78,13 +78,15 @@ import Testing
         } catch NoHitterError.http(let status, let message) {
             #expect(status == 400 && message.contains("no-such-deal"), "\(message)")
         }
-        // A bid's broadcast channel: this server has no APNs key (console only), and says so.
+        // A bid's broadcast channel: this server has no APNs key (console only), so none; and a
+        // bad question is told why.
+        #expect(
+            try await client.liveActivityChannel(game: "CHA202008250", topic: "org.example.nohit", delay: 45) == nil)
         do {
-            let channel = try await client.liveActivityChannel(
-                game: "CHA202008250", topic: "org.example.nohit", delay: 45)
-            Issue.record("a server without an APNs key gave a channel: \(String(describing: channel))")
+            _ = try await client.liveActivityChannel(game: "CHA202008250", topic: "org.example.nohit", side: "both")
+            Issue.record("side=both was taken")
         } catch NoHitterError.http(let status, let message) {
-            #expect(status == 503 && message.contains("no APNs key"), "\(message)")
+            #expect(status == 400 && message.contains("side must be home or away"), "\(message)")
         }
         let stranger = NoHitterClient.Credentials(id: device.id, secret: "not-the-secret")
         await #expect(throws: NoHitterError.self) { try await client.preferences(of: stranger) }

@@ -37,7 +37,7 @@ import Testing
         // No APNs key: none kept, and said.
         try await fixture.test { client in
             try await client.execute(uri: "\(path)?topic=\(bundle)", method: .get) { response throws in
-                #expect(response.status == .serviceUnavailable)
+                #expect(response.status == .notFound)
                 #expect(String(buffer: response.body).contains("no APNs key"))
             }
         }

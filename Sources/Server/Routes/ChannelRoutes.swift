@@ -54,8 +54,7 @@ struct ChannelRoutes: Sendable {
             }
             guard let channel else {
                 throw API.error(
-                    .serviceUnavailable,
-                    "this service keeps no broadcast channels: it has no APNs key (see docs/operating.md)")
+                    .notFound, "this service keeps no broadcast channels: it has no APNs key (see docs/operating.md)")
             }
             var found: [(BroadcastChannelPlan.Key, String)] = []
             for side in sides {
