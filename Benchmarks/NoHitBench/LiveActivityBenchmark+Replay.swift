@@ -177,19 +177,8 @@ extension LiveActivityBenchmark {
         guard parts.count == 2, (1...12).contains(parts[1]) else {
             throw ValidationError("--month must be YYYY-MM, not '\(month)'")
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-la-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let executable =
-            nohit
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-                "nohit"
-            )
-            .path
-        let fake = try FakeProcess(executable: executable, directory: (work as NSString).appendingPathComponent("fake"))
-        defer { fake.stop() }
-        let providers = try ProviderChannels(try Self.settings(fake))
-        defer { Task { [providers] in try? await providers.shutdown() } }
+        let (work, fake, providers) = try Self.start(nohit: nohit)
+        defer { Self.stop(work: work, fake: fake, providers: providers) }
         print(
             "workload: every day of \(month) with games replayed, 5 phones (one per delay bucket), "
                 + "\(activities / BroadcastChannelPlan.buckets.count) activities on each channel, one nohit fake-apns")
@@ -212,6 +201,30 @@ extension LiveActivityBenchmark {
             "\(month): \(total.days) days replayed; \(total.made) broadcast channels made, \(total.deleted) deleted "
                 + "after their finals; at most \(total.leftAfterADay) left after a day's last final; \(left) on the "
                 + "fake at the end")
+    }
+
+    /// A work directory, the fake as its own process, and the channels to it.
+    static func start(nohit: String?) throws -> (work: String, fake: FakeProcess, providers: ProviderChannels) {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-la-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let executable =
+            nohit
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "nohit"
+            ).path
+        let fake = try FakeProcess(executable: executable, directory: (work as NSString).appendingPathComponent("fake"))
+        do {
+            return (work, fake, try ProviderChannels(try settings(fake)))
+        } catch {
+            fake.stop()
+            throw error
+        }
+    }
+
+    static func stop(work: String, fake: FakeProcess, providers: ProviderChannels) {
+        Task { [providers] in try? await providers.shutdown() }
+        fake.stop()
+        try? FileManager.default.removeItem(atPath: work)
     }
 
     /// The providers' settings for the fake.

@@ -2,7 +2,6 @@ import Alerts
 import ArgumentParser
 import Foundation
 import NIOCore
-import Pipeline
 import Synchronization
 
 /// `nohit-bench liveactivity`: the day of Giolito's no-hitter (2020-08-25) replayed to many Live
@@ -93,19 +92,8 @@ struct LiveActivityBenchmark: AsyncParsableCommand {
     }
 
     private func runOnce() async throws -> (baseline: Double, broadcast: Figures, token: Figures) {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-la-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let executable =
-            nohit
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-                "nohit"
-            )
-            .path
-        let fake = try FakeProcess(executable: executable, directory: (work as NSString).appendingPathComponent("fake"))
-        defer { fake.stop() }
-        let providers = try ProviderChannels(try Self.settings(fake))
-        defer { Task { [providers] in try? await providers.shutdown() } }
+        let (work, fake, providers) = try Self.start(nohit: nohit)
+        defer { Self.stop(work: work, fake: fake, providers: providers) }
         let buckets = BroadcastChannelPlan.buckets
         print(
             "workload: 2020-08-25 replayed (\(Self.game), Giolito's no-hitter, and the day's other games); "

@@ -39,6 +39,8 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         package var leakGrace: TimeInterval = 120
         /// A channel this old is of a game long over (its final unseen, as after a restart).
         package var maximumAge: TimeInterval = 12 * 3600
+        /// The longest a round may take (real seconds) before the next is let in.
+        package var roundLimit: Double = 60
 
         package init() {}
     }
@@ -152,7 +154,19 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
                         signal.yield()
                     }
                 }
-                for await _ in work { await step() }
+                // A round within a limit: a database call that never answers (the server gone
+                // mid-call) must hold neither the rounds after it for ever nor the service's stop.
+                for await _ in work {
+                    let limit = Duration.seconds(settings.roundLimit)
+                    if await Deadline.result(within: limit, { [self] in await step() }) == nil {
+                        logger.warning(
+                            "broadcast channels: a round took too long; left to end", metadata: ["limit": "\(limit)"])
+                        state.withLock {
+                            $0.counts.failures += 1
+                            $0.working = false
+                        }
+                    }
+                }
                 group.cancelAll()
             }
         }
