@@ -220,9 +220,14 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
 
     /// The service's channels and intents as its active devices keep them.
     private func read() async throws -> (kept: [Kept], intents: [Kept]) {
+        Self.channels(among: try await directory.active())
+    }
+
+    /// The service's channels and intents among `devices`.
+    private static func channels(among devices: [Device]) -> (kept: [Kept], intents: [Kept]) {
         var kept: [Kept] = []
         var intents: [Kept] = []
-        for device in try await directory.active() {
+        for device in devices {
             guard let key = Key(device), case .liveActivityChannel(let id, _, _, _) = device.channel else { continue }
             if BroadcastChannelPlan.isIntent(id) {
                 intents.append(Kept(key: key, device: device, id: id))
@@ -254,11 +259,11 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     /// Makes the channels `moment` needs that no device keeps or is making yet: whether any was.
     private func make(for moment: Moment, teams: [String], at time: Date) async throws -> Bool {
         if state.withLock({ $0.finals[moment.gameID] != nil }) { return false }
-        let (kept, intents) = try await read()
+        let devices = try await directory.active()
+        let (kept, intents) = Self.channels(among: devices)
         let have = Set((kept + intents).map(\.key))
         var count = Dictionary(grouping: kept + intents) { App(topic: $0.key.topic, environment: $0.key.environment) }
             .mapValues(\.count)
-        let devices = try await directory.active()
         var made = false
         for key in BroadcastChannelPlan.wanted(moment, teams: teams, at: time, devices: devices).subtracting(have)
             .sorted()
@@ -414,12 +419,13 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     /// left an intent, the channels no device keeps at two listings in a row are deleted, and the
     /// intents too; without one, they are another's and left alone.
     package func sweep() async throws {
-        let (kept, intents) = try await read()
+        let devices = try await directory.active()
+        let (kept, intents) = Self.channels(among: devices)
         let now = clock.now()
         let stale = intents.filter { now.timeIntervalSince($0.device.registeredAt) >= settings.leakGrace }
         let keptIDs = Set(kept.map(\.id))
         var apps = Set((kept + intents).map { App(topic: $0.key.topic, environment: $0.key.environment) })
-        for device in try await directory.active() {
+        for device in devices {
             switch device.channel {
             case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
                 apps.insert(App(topic: topic, environment: environment))
