@@ -309,6 +309,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 "Pipeline", "Alerts", "Baseball", "Clocks", "Deals", "Delivery", "FakeProviders", "Retrosheet",
                 "Storage", "TestSupport",
+                .product(name: "NoHitterActivity", package: "SDK"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

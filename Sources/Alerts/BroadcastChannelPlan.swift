@@ -61,14 +61,15 @@ package enum BroadcastChannelPlan {
     }
 
     /// The channels `moment` makes worth having: for each app's device (an iOS app's, or a Live
-    /// Activity's) the planner would tell of this bid, the bid at its delay's bucket.
+    /// Activity's, or one to start by push naming the channel) the planner would tell of this bid, the bid at its delay's bucket.
     package static func wanted(_ moment: Moment, teams: [String], at time: Date, devices: [Device]) -> Set<Key> {
         guard moment.kind.isBid, moment.kind.bidStillAlive else { return [] }
         var keys = Set<Key>()
         for device in devices {
             let (environment, topic): (APNsEnvironment, String)
             switch device.channel {
-            case .apns(_, let env, let bundle), .liveActivity(_, let env, let bundle):
+            case .apns(_, let env, let bundle), .liveActivity(_, let env, let bundle),
+                .liveActivityStart(_, let env, let bundle, .channel):
                 (environment, topic) = (env, bundle)
             default: continue
             }

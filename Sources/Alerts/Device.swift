@@ -12,12 +12,27 @@ package enum DeviceChannel: Sendable, Hashable, Codable {
     /// every Live Activity subscribed to it. Made and removed by the service
     /// (``ChannelKind/liveActivityChannel``), never registered by a client.
     case liveActivityChannel(id: String, bid: String, environment: APNsEnvironment, topic: String)
+    /// An app's push-to-start token (iOS 17.2 and later): the service starts a bid's Live Activity
+    /// on the device, with `updates` saying how the activity then hears the bid's changes.
+    case liveActivityStart(token: String, environment: APNsEnvironment, topic: String, updates: ActivityUpdates)
     /// A browser: the push subscription's endpoint and keys (base64url).
     case webPush(endpoint: String, p256dh: String, auth: String)
     /// A server: an https URL and the Standard Webhooks signing secret (`whsec_...`).
     case webhook(url: String, secret: String)
     /// Standard output, for the demo.
     case console(label: String)
+
+    /// The app and environment of an APNs channel (an alert token, a Live Activity's token, a
+    /// broadcast channel, a push-to-start token); nil for the others.
+    package var apnsApp: (topic: String, environment: APNsEnvironment)? {
+        switch self {
+        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic),
+            .liveActivityChannel(_, _, let environment, let topic),
+            .liveActivityStart(_, let environment, let topic, _):
+            (topic, environment)
+        case .webPush, .webhook, .console: nil
+        }
+    }
 
     /// Whether it updates Live Activities (one activity's token, or a broadcast channel's).
     package var updatesLiveActivities: Bool { kind == .liveActivity || kind == .liveActivityChannel }
@@ -27,6 +42,7 @@ package enum DeviceChannel: Sendable, Hashable, Codable {
         case .apns: .apns
         case .liveActivity: .liveActivity
         case .liveActivityChannel: .liveActivityChannel
+        case .liveActivityStart: .liveActivityStart
         case .webPush: .webPush
         case .webhook: .webhook
         case .console: .console
@@ -67,11 +83,31 @@ package enum APNsEnvironment: String, Sendable, Hashable, Codable, CaseIterable 
     }
 }
 
+/// How a Live Activity started by push hears the bid's later changes.
+package enum ActivityUpdates: String, Sendable, Hashable, Codable, CaseIterable {
+    /// iOS 18: the start names the bid's broadcast channel (`input-push-channel`).
+    case channel
+    /// iOS 17.2–17.x: the start asks for the activity's own push token (`input-push-token`), which
+    /// the app registers as a `live-activity` device.
+    case token
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        guard let updates = Self(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "must be channel (iOS 18) or token (iOS 17.2-17.x), not '\(name)'")
+        }
+        self = updates
+    }
+}
+
 /// The kinds of channel; each has its own dispatcher.
 package enum ChannelKind: String, Sendable, Hashable, Codable, CaseIterable {
     case apns
     case liveActivity = "live-activity"
     case liveActivityChannel = "live-activity-channel"
+    case liveActivityStart = "live-activity-start"
     case webPush = "web-push"
     case webhook
     case console

@@ -37,6 +37,10 @@ package enum Planner {
         _ moment: Moment, teams: [String], at momentTime: Date, device: Device, history: DeviceBidHistory
     ) -> PlanDecision {
         guard device.isActive else { return .skip(.deviceDisabled) }
+        if case .liveActivityStart(_, let environment, let topic, _) = device.channel {
+            return decideStart(
+                moment, teams: teams, at: momentTime, device: device, history: history, app: (topic, environment))
+        }
         if moment.kind.isScore { return decideScore(moment, teams: teams, at: momentTime, device: device) }
         if moment.kind == .deal { return decideDeal(moment, at: momentTime, device: device) }
         let preferences = device.preferences
@@ -107,12 +111,30 @@ package enum Planner {
 }
 
 extension Planner {
+    /// A push-to-start token: the bid's Live Activity is started once, at the moment that would
+    /// first update the app's Live Activity (past the device's threshold, or its odds), and only by
+    /// a moment that makes the device a follower of the bid (so it is never started twice). What
+    /// follows reaches the activity by its channel or its own token, not by this one.
+    static func decideStart(
+        _ moment: Moment, teams: [String], at momentTime: Date, device: Device, history: DeviceBidHistory,
+        app: (topic: String, environment: APNsEnvironment)
+    ) -> PlanDecision {
+        guard moment.kind.isBid else { return .skip(.kindNotWanted) }
+        guard moment.kind.bidStillAlive, moment.kind.isProgress else { return .skip(.notFollowingBid) }
+        guard !history.progressSent else { return .skip(.frequency) }
+        var asked = device
+        asked.channel = .liveActivity(token: "", environment: app.environment, topic: app.topic)
+        return decide(moment, teams: teams, at: momentTime, device: asked, history: history)
+    }
+
     /// A score alert: for a favourite team's game, when the device wants that kind; a Live
     /// Activity (a bid's) gets none. Quiet hours hold a final score until they end and drop the
     /// rest; the spoiler delay holds every one.
     static func decideScore(_ moment: Moment, teams: [String], at momentTime: Date, device: Device) -> PlanDecision {
         let preferences = device.preferences
-        guard !device.channel.updatesLiveActivities, preferences.scoreAlerts.wants(moment.kind) else {
+        guard !device.channel.updatesLiveActivities, device.channel.kind != .liveActivityStart,
+            preferences.scoreAlerts.wants(moment.kind)
+        else {
             return .skip(.kindNotWanted)
         }
         guard preferences.isFavourite(teams) else { return .skip(.notFavourite) }
@@ -129,7 +151,9 @@ extension Planner {
     /// spoiler delay holds it; quiet hours hold it until they end (the deal is still good).
     static func decideDeal(_ moment: Moment, at momentTime: Date, device: Device) -> PlanDecision {
         let preferences = device.preferences
-        guard !device.channel.updatesLiveActivities else { return .skip(.kindNotWanted) }
+        guard !device.channel.updatesLiveActivities, device.channel.kind != .liveActivityStart else {
+            return .skip(.kindNotWanted)
+        }
         guard let rule = moment.deal?.ruleID, preferences.deals.contains(rule) else { return .skip(.notSubscribed) }
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
         if let quiet = preferences.quietHours, let end = quiet.end(after: notBefore) {

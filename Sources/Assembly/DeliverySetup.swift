@@ -41,7 +41,7 @@ package struct DeliverySetup: Sendable {
             setup.feedback = try delivery.feedback.map {
                 try feedbackHook($0, providers: providers, store: store, logger: logger)
             }
-            let channels = try ProviderChannels(providers)
+            let channels = try ProviderChannels(providers, clock: clock)
             setup.channels = channels
             for (line, ready) in readiness(providers, unavailable: channels.unavailable) {
                 if ready { logger.notice("\(line)") } else { logger.warning("\(line)") }

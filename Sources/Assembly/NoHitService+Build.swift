@@ -115,7 +115,7 @@ extension NoHitService {
             // PostgreSQL: a call in flight when the server went away may never answer; it counts
             // as the database unreachable after 30 s and is made again.
             storage: StorageHealth(logger: logger, attemptLimit: opened.coordination == nil ? nil : .seconds(30)),
-            logger: logger)
+            startBudget: settings.delivery.startBudget, logger: logger)
         let alerts = AlertConsumer(publisher: pipeline.publisher, storage: pipeline.storage)
         let broadcasts = delivery.channels?.broadcastClients.map {
             BroadcastChannels(

@@ -1,3 +1,4 @@
+import Alerts
 import Clocks
 import Deals
 import Foundation
@@ -132,6 +133,8 @@ package struct ServiceSettings: Sendable {
         package var newVAPIDKeyFile: String?
         /// The broadcast channels' limit and timings (made when APNs has a key).
         package var broadcasts = BroadcastChannels.Settings()
+        /// How many Live Activities are started by push on one device, and how often.
+        package var startBudget = StartBudget()
 
         package init(concurrency: Int = Delivery.defaultConcurrency, providers: ProviderSettings? = nil) {
             self.concurrency = concurrency

@@ -98,14 +98,7 @@ package enum Payloads {
     {
         let alive = moment.kind.bidStillAlive
         let seconds = Int(time.timeIntervalSince1970)
-        let state = BidActivityAttributes.ContentState(
-            status: alive ? "alive" : moment.kind.rawValue, outs: moment.outs, innings: moment.outs / 3,
-            perfect: moment.perfect, pitchers: moment.pitchers.map { game.name(of: $0) },
-            score: .init(away: moment.score.away, home: moment.score.home),
-            pitchingTeam: game.team(moment.pitchingSide).abbreviation,
-            battingTeam: game.team(moment.pitchingSide.opponent).abbreviation,
-            batter: moment.batter.map { game.name(of: $0) }, chance: alive ? moment.odds?.share : nil,
-            lastPlay: moment.lastPlay)
+        let state = activityState(moment, game: game)
         return try json(
             LiveActivityUpdate(
                 aps: .init(
@@ -113,6 +106,19 @@ package enum Payloads {
                     staleDate: seconds + 30 * 60,
                     dismissalDate: alive ? nil : seconds + 60 * 60,
                     alert: Alert(title: message.title, body: message.body))))
+    }
+
+    /// The bid's state at `moment`, as the lock screen shows it.
+    static func activityState(_ moment: Moment, game: GameInfo) -> BidActivityAttributes.ContentState {
+        let alive = moment.kind.bidStillAlive
+        return BidActivityAttributes.ContentState(
+            status: alive ? "alive" : moment.kind.rawValue, outs: moment.outs, innings: moment.outs / 3,
+            perfect: moment.perfect, pitchers: moment.pitchers.map { game.name(of: $0) },
+            score: .init(away: moment.score.away, home: moment.score.home),
+            pitchingTeam: game.team(moment.pitchingSide).abbreviation,
+            battingTeam: game.team(moment.pitchingSide.opponent).abbreviation,
+            batter: moment.batter.map { game.name(of: $0) }, chance: alive ? moment.odds?.share : nil,
+            lastPlay: moment.lastPlay)
     }
 
     /// Whether a Live Activity update (from ``liveActivity(_:moment:game:at:)``) ends the activity:
@@ -146,7 +152,7 @@ package enum Payloads {
         case .webPush: return try json(WebPushMessage(title: title, body: body, tag: "nohit-test", moment: nil))
         case .webhook: return try json(WebhookBody(type: "test", moment: nil, message: alert))
         case .console: return Data("\(title) — \(body)".utf8)
-        case .liveActivity, .liveActivityChannel: return nil
+        case .liveActivity, .liveActivityChannel, .liveActivityStart: return nil
         }
     }
 

@@ -101,6 +101,10 @@ package struct Registrar: Sendable {
         case .liveActivity(let token, let environment, let topic):
             return .liveActivity(
                 token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic))
+        case .liveActivityStart(let token, let environment, let topic, let updates):
+            return .liveActivityStart(
+                token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic),
+                updates: updates)
         case .liveActivityChannel:
             throw RegistrationError(
                 field: "channel", reason: "a broadcast channel is made by the service for a game, not registered")

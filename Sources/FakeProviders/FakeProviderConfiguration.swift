@@ -22,6 +22,12 @@ package struct FakeProviderConfiguration: Sendable {
     package var redirectLocation = "http://127.0.0.1:9/internal"
     /// Broadcast channels an app may hold at once (Apple: 10,000 per app per environment).
     package var channelLimit = 10_000
+    /// Push-to-start: starts one device accepts in any `startWindow` (Apple documents a small budget,
+    /// not its size); past it a start is refused with 429 `TooManyRequests`. Nil: no budget.
+    package var startBudget: Int? = 10
+    package var startWindow: TimeInterval = 3600
+    /// The clock the budget is counted on: the real one, or a test's (the pipeline's own clock).
+    package var startClock: @Sendable () -> Date = { Date() }
 
     package init(verificationKey: P256.Signing.PublicKey, keyID: String? = nil, teamID: String? = nil) {
         self.verificationKey = verificationKey

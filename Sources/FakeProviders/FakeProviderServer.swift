@@ -214,6 +214,16 @@ enum FakeRouter {
                     },
                     "reached": state.acceptedBroadcasts.reduce(0) { $0 + $1.reached },
                 ])
+        case ("GET", 1, "starts"):
+            let starts = state.startedActivities
+            return .json(
+                200,
+                [
+                    "starts": starts.accepted.map { start -> [String: Any] in
+                        ["device": start.device, "apns_id": start.apnsID, "channel": start.channel ?? NSNull()]
+                    },
+                    "refused": starts.refused,
+                ])
         case ("GET", 2, "channels"):
             let counts = state.channelCounts
             return .json(

@@ -141,10 +141,15 @@ extension FakeProviderState {
             }
         }
 
+        // Push-to-start past the device's budget: refused as Apple refuses too many pushes to one token.
+        let start = pushType == "liveactivity" ? Self.start(body) : nil
+        if start != nil, startBudgetSpent(device: token) {
+            return .json(429, ["reason": "TooManyRequests"])
+        }
         let notification = AcceptedNotification(
             apnsID: apnsID, deviceToken: token, topic: topic, pushType: pushType,
             collapseID: header("apns-collapse-id"), payload: body)
-        if pushType == "liveactivity" { startedActivity(device: token, payload: body) }
+        if let start { startedActivity(device: token, aps: start, apnsID: apnsID, payload: body) }
         ledger.withLock { ledger in
             if Self.accept(notification, into: &ledger.apns[key, default: APNsRecord()]) {
                 ledger.order.append(key)

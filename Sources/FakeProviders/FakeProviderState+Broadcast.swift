@@ -40,6 +40,22 @@ extension FakeProviderState {
         var order: [String] = []
         var created = 0
         var deleted = 0
+        /// Push-to-start: each device's accepted starts (for its budget), and every start accepted.
+        var startTimes: [String: [Date]] = [:]
+        var starts: [StartedActivity] = []
+        /// Starts refused for the budget.
+        var refusedStarts = 0
+    }
+
+    /// A Live Activity started by push: the device, when (the budget's clock), the channel it
+    /// follows (`input-push-channel`, iOS 18) or none (`input-push-token`: its own token), and the
+    /// start's `apns-id`.
+    package struct StartedActivity: Sendable, Hashable {
+        package var device: String
+        package var at: Date
+        package var channel: String?
+        package var apnsID: String
+        package var payload: Data
     }
 
     /// `POST /1/apps/<bundle>/channels`, `GET` and `DELETE` of one (`apns-channel-id`), and `GET
@@ -155,16 +171,48 @@ extension FakeProviderState {
         }
     }
 
-    /// A push-to-start accepted for `device`: its activity follows the channel the payload names
-    /// (`input-push-channel`, iOS 18).
-    func startedActivity(device: String, payload: Data) {
+    /// The `aps` of a push-to-start (`event: start`); nil for any other push.
+    static func start(_ payload: Data) -> [String: Any]? {
         // Most pushes are not starts: the bytes are looked for before the JSON is read.
-        guard payload.range(of: Data("input-push-channel".utf8)) != nil,
+        guard payload.range(of: Data("\"start\"".utf8)) != nil,
             let object = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any],
-            let aps = object["aps"] as? [String: Any], aps["event"] as? String == "start",
-            let channel = aps["input-push-channel"] as? String
-        else { return }
-        subscribe(device: device, to: channel)
+            let aps = object["aps"] as? [String: Any], aps["event"] as? String == "start"
+        else { return nil }
+        return aps
+    }
+
+    /// Whether one more start on `device` would pass its push-to-start budget
+    /// (``FakeProviderConfiguration/startBudget`` in any `startWindow`, on the budget's clock).
+    func startBudgetSpent(device: String) -> Bool {
+        guard let budget = configuration.startBudget else { return false }
+        let now = configuration.startClock()
+        return broadcast.withLock { ledger in
+            let recent = (ledger.startTimes[device.lowercased()] ?? []).filter {
+                now.timeIntervalSince($0) < configuration.startWindow
+            }
+            if recent.count >= budget { ledger.refusedStarts += 1 }
+            return recent.count >= budget
+        }
+    }
+
+    /// A push-to-start accepted for `device`: counted against its budget, and its activity follows
+    /// the channel the payload names (`input-push-channel`, iOS 18), if any.
+    func startedActivity(device: String, aps: [String: Any], apnsID: String, payload: Data) {
+        let channel = aps["input-push-channel"] as? String
+        let at = configuration.startClock()
+        broadcast.withLock { ledger in
+            ledger.startTimes[device.lowercased(), default: []].append(at)
+            ledger.starts.append(
+                StartedActivity(device: device.lowercased(), at: at, channel: channel, apnsID: apnsID, payload: payload)
+            )
+        }
+        if let channel { subscribe(device: device, to: channel) }
+    }
+
+    /// Every push-to-start accepted, in order (a resend of one is listed again), and how many were
+    /// refused for the budget.
+    package var startedActivities: (accepted: [StartedActivity], refused: Int) {
+        broadcast.withLock { ($0.starts, $0.refusedStarts) }
     }
 
     /// Every broadcast accepted, in order of first acceptance.

@@ -23,6 +23,7 @@ package final class ServerMetrics: Sendable {
     private let games: [GameSnapshot.Status: Prometheus.Gauge]
     private let attempts: Prometheus.Gauge
     private let outbox: [String: Prometheus.Gauge]
+    private let starts: [String: Prometheus.Gauge]
     private let connections: Prometheus.Gauge
     private let clients: Prometheus.Gauge
     private let refused: [String: Prometheus.Gauge]
@@ -88,6 +89,16 @@ package final class ServerMetrics: Sendable {
                 help: "Outbox rows by state (pending and sending are the depth).")
         }
         self.outbox = outbox
+        var starts: [String: Prometheus.Gauge] = [:]
+        for outcome in ["started", "not-started"] {
+            starts[outcome] = registry.makeGauge(
+                name: "nohit_push_to_start", labels: [("outcome", outcome)],
+                help:
+                    "Live Activities started by push (APNs accepted the start), and starts that failed: refused, "
+                    + "given up, or dropped when the bid was over before the device's start budget let them go "
+                    + "(the failed deliveries list says which).")
+        }
+        self.starts = starts
         connections = registry.makeGauge(name: "nohit_http_connections", help: "Open HTTP connections.")
         clients = registry.makeGauge(name: "nohit_http_clients", help: "Clients with open HTTP connections.")
         var refused: [String: Prometheus.Gauge] = [:]
@@ -220,6 +231,8 @@ package final class ServerMetrics: Sendable {
             outbox["failed"]?.set(Double(counts.failed))
             outbox["superseded"]?.set(Double(counts.superseded))
             outbox["held"]?.set(Double(counts.held))
+            starts["started"]?.set(Double(counts.startsSent))
+            starts["not-started"]?.set(Double(counts.startsFailed))
         }
         return registry.emitToBuffer() + Self.gameLines(source?.games ?? [:])
     }

@@ -31,6 +31,11 @@ struct ChannelColumns: Sendable, Hashable {
         case .liveActivityChannel(let id, let bid, let environment, let topic):
             // The channel id is the address; the bid it follows, the first key.
             self.init(kind: kind, address: id, environment: environment.rawValue, topic: topic, key1: bid, key2: nil)
+        case .liveActivityStart(let token, let environment, let topic, let updates):
+            // How the activity hears the bid's changes, the first key.
+            self.init(
+                kind: kind, address: token, environment: environment.rawValue, topic: topic, key1: updates.rawValue,
+                key2: nil)
         case .webPush(let endpoint, let p256dh, let auth):
             self.init(
                 kind: kind, address: endpoint, environment: nil, topic: nil, key1: p256dh,
@@ -47,7 +52,7 @@ struct ChannelColumns: Sendable, Hashable {
     /// must not share it; webhooks and consoles may.
     var isPersonalAddress: Bool {
         switch ChannelKind(rawValue: kind) {
-        case .apns, .liveActivity, .liveActivityChannel, .webPush: true
+        case .apns, .liveActivity, .liveActivityChannel, .liveActivityStart, .webPush: true
         case .webhook, .console, nil: false
         }
     }
@@ -70,6 +75,7 @@ struct ChannelColumns: Sendable, Hashable {
             case .apns: "APNs token"
             case .liveActivity: "Live Activity token"
             case .liveActivityChannel: "broadcast channel"
+            case .liveActivityStart: "push-to-start token"
             case .webPush: "Web Push subscription"
             default: "address"
             }
@@ -90,6 +96,11 @@ struct ChannelColumns: Sendable, Hashable {
                 return nil
             }
             return .liveActivityChannel(id: address, bid: key1, environment: environment, topic: topic)
+        case .liveActivityStart:
+            guard let environment = environment.flatMap(APNsEnvironment.init(rawValue:)), let topic,
+                let updates = key1.flatMap(ActivityUpdates.init(rawValue:))
+            else { return nil }
+            return .liveActivityStart(token: address, environment: environment, topic: topic, updates: updates)
         case .webPush:
             guard let key1, let key2 else { return nil }
             return .webPush(endpoint: address, p256dh: key1, auth: try secrets.open(key2))

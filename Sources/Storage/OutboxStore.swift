@@ -47,6 +47,9 @@ package protocol OutboxStore: Sendable {
     func hasUnfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Bool
     /// When the next pending delivery of `channel` is due, if any.
     func nextDue(channel: ChannelKind) async throws -> Date?
+    /// The push-to-start deliveries due since `since` and not failed (sent, being sent or still to
+    /// send), by device: what a device's start budget has spent (``StartBudget``).
+    func plannedStarts(since: Date) async throws -> [UUID: [Date]]
     /// Whether this instance still surely holds the lease on a claimed delivery, so that sending
     /// it cannot race another instance that took the row back (a store one process dispatches
     /// from: always). An instance that could not renew its leases in time (stalled, cut off from
@@ -63,6 +66,24 @@ extension OutboxStore {
     package func hasUnfinished(channels: [ChannelKind]) async throws -> Bool {
         try await hasUnfinished(channels: channels, dueBy: nil)
     }
+}
+
+/// What recording a moment does to the push-to-start deliveries still unsent: a moment that ends
+/// its bid drops those of that bid (an activity started for a bid already over would show it alive),
+/// failed with the reason, in the moment's own transaction. The same in every store.
+package enum PendingStarts {
+    /// The bid whose unsent starts recording `moment` drops, if it ends one.
+    package static func endedBid(_ moment: Moment) -> String? {
+        moment.kind.isBid && !moment.kind.bidStillAlive ? moment.bidKey : nil
+    }
+
+    /// The failure's reason, before what the start last waited for (SQL appends it).
+    package static func reason(_ moment: Moment) -> String {
+        "not started: the bid was over (\(moment.kind.rawValue), \(moment.outs) outs) before the start could go"
+    }
+
+    /// What the start waited for when it had no other reason: its device's budget.
+    package static let waitedForBudget = " (it waited for the device's push-to-start budget)"
 }
 
 /// A channel's bytes for a moment, shared by all its deliveries on that channel.
@@ -230,6 +251,10 @@ package struct OutboxCounts: Sendable, Hashable {
     package var superseded = 0
     /// Held for a configuration the provider refused, until the next start.
     package var held = 0
+    /// Push-to-start deliveries APNs accepted, and those that failed: refused, given up, or
+    /// dropped because the bid was over before the device's budget let them go.
+    package var startsSent = 0
+    package var startsFailed = 0
 
     package init() {}
     package var total: Int { pending + sending + delivered + failed + superseded + held }

@@ -41,6 +41,17 @@ struct DevicesCommand: AsyncParsableCommand {
         return environment
     }
 
+    /// `--updates`: how an activity started by push hears the bid (channel when not given).
+    static func updates(_ name: String?) throws -> ActivityUpdates {
+        guard let name else { return .channel }
+        guard let updates = ActivityUpdates(rawValue: name) else {
+            throw ValidationError(
+                "--updates must be channel (iOS 18: the bid's broadcast channel) or token (iOS 17.2-17.x: the "
+                    + "activity's own token), not '\(name)'")
+        }
+        return updates
+    }
+
     /// The preference flags shared by `add` and `seed`.
     struct PreferenceOptions: ParsableArguments {
         @Option(help: "Alert once a bid is hitless through this many complete innings (4-9).")
@@ -116,6 +127,19 @@ struct DevicesCommand: AsyncParsableCommand {
 
         @Option(help: "An APNs device token (hex).") var apns: String?
         @Option(help: "A Live Activity push token (hex).") var liveActivity: String?
+        @Option(
+            help: """
+                A push-to-start token (hex, iOS 17.2 and later): the server starts a bid's Live Activity on the \
+                device.
+                """)
+        var liveActivityStart: String?
+        @Option(
+            help: """
+                With --live-activity-start: how the started activity hears the bid's changes, channel (iOS 18: \
+                the bid's broadcast channel; the default) or token (iOS 17.2-17.x: the activity's own token, \
+                which the app registers).
+                """)
+        var updates: String?
         @Option(help: "The app's bundle id, the APNs topic (default: com.example.nohit, the demo's).")
         var topic: String?
         @Option(help: "One of the apps of --apps FILE (apps.file): its bundle id and default environment.")
@@ -140,7 +164,8 @@ struct DevicesCommand: AsyncParsableCommand {
             let declared = try await store.settings().string("apps.file").map(AppsFile.load) ?? []
             var environment = try DevicesCommand.environment(self.environment)
             var topic = self.topic ?? DevicesCommand.demoTopic
-            if app == nil, self.topic == nil, !declared.isEmpty, apns != nil || liveActivity != nil {
+            let apple = apns != nil || liveActivity != nil || liveActivityStart != nil
+            if app == nil, self.topic == nil, !declared.isEmpty, apple {
                 throw ValidationError(
                     "this server declares apps (\(declared.map(\.id).joined(separator: ", "))): give --app ID")
             }
@@ -158,18 +183,24 @@ struct DevicesCommand: AsyncParsableCommand {
             let channels: [DeviceChannel] = [
                 apns.map { .apns(token: $0, environment: environment, topic: topic) },
                 liveActivity.map { .liveActivity(token: $0, environment: environment, topic: topic) },
+                try liveActivityStart.map {
+                    .liveActivityStart(
+                        token: $0, environment: environment, topic: topic, updates: try DevicesCommand.updates(updates))
+                },
                 webPush.map { .webPush(endpoint: $0, p256dh: p256dh, auth: auth) },
                 webhook.map { .webhook(url: $0, secret: webhookSecret) },
                 console.map { .console(label: $0) },
             ].compactMap { $0 }
             guard channels.count == 1 else {
-                throw ValidationError("give exactly one of --apns, --live-activity, --web-push, --webhook, --console")
+                throw ValidationError(
+                    "give exactly one of --apns, --live-activity, --live-activity-start, --web-push, --webhook, --console"
+                )
             }
             // An option of another channel would be stored nowhere: said, not ignored.
             let given = [
-                ("--topic", self.topic != nil, apns != nil || liveActivity != nil),
-                ("--app", app != nil, apns != nil || liveActivity != nil),
-                ("--environment", self.environment != nil, apns != nil || liveActivity != nil),
+                ("--topic", self.topic != nil, apple), ("--app", app != nil, apple),
+                ("--environment", self.environment != nil, apple),
+                ("--updates", updates != nil, liveActivityStart != nil),
                 ("--p256dh", !p256dh.isEmpty, webPush != nil), ("--auth", !auth.isEmpty, webPush != nil),
                 ("--webhook-secret", !webhookSecret.isEmpty, webhook != nil),
             ]
@@ -178,7 +209,8 @@ struct DevicesCommand: AsyncParsableCommand {
                     switch option {
                     case "--p256dh", "--auth": "--web-push"
                     case "--webhook-secret": "--webhook"
-                    default: "--apns and --live-activity"
+                    case "--updates": "--live-activity-start"
+                    default: "--apns, --live-activity and --live-activity-start"
                     }
                 throw ValidationError("\(option) is for \(owner) devices only")
             }
@@ -202,8 +234,12 @@ struct DevicesCommand: AsyncParsableCommand {
                         + "one phone or browser gets each alert once\n")
             }
             print("secret: \(registration.secret)")
+            if case .liveActivityStart(_, _, _, let updates) = registration.device.channel {
+                print("updates: \(updates.rawValue)")
+            }
             switch registration.device.channel {
-            case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
+            case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic),
+                .liveActivityStart(_, let environment, let topic, _):
                 print("topic: \(topic)")
                 print("environment: \(environment.rawValue)")
                 let defaults =

@@ -34,7 +34,9 @@ struct FakeAPNsCommand: AsyncParsableCommand {
             InvalidPushType, BadExpirationDate, BadPriority, ChannelNotRegistered, PayloadEmpty, 413 above 5,120 \
             bytes). A device's activity subscribes when a push-to-start names input-push-channel, or by POST \
             /channels/<id>/subscribers {"devices": [...]}; GET /broadcasts says what each broadcast reached, GET \
-            /channels/<bundle> each channel's subscribers.
+            /channels/<bundle> each channel's subscribers. A push-to-start (event start) past a device's budget \
+            (--start-budget in --start-window) is refused with 429 TooManyRequests; GET /starts lists those \
+            accepted and counts those refused.
 
             Web Push: POST /webpush/subscriptions creates a subscription (endpoint and keys, as a browser \
             would get); POST /webpush/<id> checks VAPID and decrypts (aes128gcm); GET /webpush/<id>/messages \
@@ -73,8 +75,20 @@ struct FakeAPNsCommand: AsyncParsableCommand {
     @Option(help: "Attempts of a scripted failure (429, 5xx, GOAWAY, stall) that fail before one succeeds.")
     var failuresBeforeSuccess = 1
 
+    @Option(
+        help:
+            "Push-to-start starts one device accepts per --start-window seconds; past it 429 TooManyRequests (0: none)."
+    )
+    var startBudget = 10
+
+    @Option(help: "The push-to-start budget's window, in seconds.")
+    var startWindow = 3600
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535, not \(port)") }
+        guard startBudget >= 0, startWindow > 0 else {
+            throw ValidationError("--start-budget must be 0 or more and --start-window more than 0")
+        }
         guard (0...100).contains(failuresBeforeSuccess) else {
             throw ValidationError("--failures-before-success must be 0 to 100, not \(failuresBeforeSuccess)")
         }
@@ -110,6 +124,8 @@ struct FakeAPNsCommand: AsyncParsableCommand {
         var configuration = FakeProviderConfiguration(
             verificationKey: signingKey.publicKey, keyID: keyID, teamID: teamID)
         configuration.failuresBeforeSuccess = failuresBeforeSuccess
+        configuration.startBudget = startBudget > 0 ? startBudget : nil
+        configuration.startWindow = TimeInterval(startWindow)
         let server: FakeProviderServer
         do {
             server = try await FakeProviderServer.start(host: host, port: port, configuration: configuration)

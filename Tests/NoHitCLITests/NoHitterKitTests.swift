@@ -88,6 +88,16 @@ import Testing
         } catch NoHitterError.http(let status, let message) {
             #expect(status == 400 && message.contains("side must be home or away"), "\(message)")
         }
+        // The app's push-to-start token (iOS 17.2-17.x: updates by the activity's own token, which
+        // it registers once the server started the activity).
+        let starter = try await client.register(
+            .liveActivityStart(
+                token: String(repeating: "cd", count: 32), environment: "sandbox", topic: "org.example.nohit",
+                updates: "token"), preferences: .init(thresholdInnings: 7))
+        #expect(try await client.preferences(of: starter).thresholdInnings == 7)
+        _ = try await client.register(
+            .liveActivity(token: String(repeating: "ce", count: 32), environment: "sandbox", topic: "org.example.nohit")
+        )
         let stranger = NoHitterClient.Credentials(id: device.id, secret: "not-the-secret")
         await #expect(throws: NoHitterError.self) { try await client.preferences(of: stranger) }
 

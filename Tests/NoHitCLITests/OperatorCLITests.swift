@@ -65,6 +65,32 @@ import Testing
         #expect(!second.standardError.contains("first start"))
     }
 
+    /// A push-to-start token from the command line: updates by channel unless `--updates token`;
+    /// a wrong `--updates`, or one given for another channel, is refused saying why.
+    @Test func aPushToStartTokenIsAddedWithHowItsActivityHearsTheBid() throws {
+        let token = String(repeating: "c0", count: 32)
+        let added = try nohit([
+            "devices", "add", "--data-dir", "data", "--live-activity-start", token, "--topic", "org.example.nohit",
+            "--updates", "token",
+        ])
+        #expect(added.status == 0, "\(added.standardError)")
+        #expect(
+            added.standardOutput.contains("updates: token") && added.standardOutput.contains("topic: org.example.nohit")
+        )
+        #expect(
+            try nohit(["devices", "list", "--data-dir", "data"]).standardOutput.contains(
+                "live-activity-start: 1 active"))
+        let wrong = try nohit([
+            "devices", "add", "--data-dir", "data", "--live-activity-start", token, "--updates", "push",
+        ])
+        #expect(wrong.status != 0)
+        #expect(
+            wrong.standardError.contains("--updates must be channel (iOS 18: the bid's broadcast channel) or token"))
+        let misplaced = try nohit(["devices", "add", "--data-dir", "data", "--console", "me", "--updates", "token"])
+        #expect(misplaced.status != 0)
+        #expect(misplaced.standardError.contains("--updates is for --live-activity-start devices only"))
+    }
+
     /// With the secrets key moved away, a database holding sealed secrets is refused and no new
     /// key is written (one would never open them); a database without any gets its key.
     @Test func noKeyIsMadeForADatabaseHoldingSealedSecrets() throws {
@@ -283,7 +309,7 @@ import Testing
         for (options, message) in [
             (
                 ["--console", "me", "--topic", "com.acme.nohit"],
-                "--topic is for --apns and --live-activity devices only"
+                "--topic is for --apns, --live-activity and --live-activity-start devices only"
             ),
             (
                 ["--webhook", "https://hooks.example.com/z", "--environment", "production"],

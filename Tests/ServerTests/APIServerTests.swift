@@ -608,13 +608,45 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                     _ = try await fixture.store.delete(id: id)
                 }
             }
+            // A push-to-start token: updates by channel unless the app says token (iOS 17.2-17.x).
+            for (given, stored) in [(nil, ActivityUpdates.channel), ("token", .token)] {
+                let body =
+                    #"{"channel":"live-activity-start","token":"\#(Self.token.uppercased())","topic":"com.example.nohit""#
+                    + (given.map { #","updates":"\#($0)""# } ?? "") + "}"
+                try await client.execute(
+                    uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(body)
+                ) { response throws in
+                    #expect(response.status == .created)
+                    let answer = try #require(try Self.json(response.body) as? [String: String])
+                    #expect(answer["updates"] == stored.rawValue && answer["topic"] == "com.example.nohit")
+                    let id = try #require(answer["id"].flatMap(UUID.init(uuidString:)))
+                    let device = try #require(try await fixture.store.device(id: id))
+                    #expect(
+                        device.channel
+                            == .liveActivityStart(
+                                token: Self.token, environment: .production, topic: "com.example.nohit",
+                                updates: stored))
+                    _ = try await fixture.store.delete(id: id)
+                }
+            }
             let bad: [(String, HTTPResponse.Status, String)] = [
+                (
+                    #"{"channel":"live-activity-start","token":"\#(Self.token)","topic":"com.example.nohit","updates":"push"}"#,
+                    .badRequest, "updates: must be channel (iOS 18) or token (iOS 17.2-17.x), not 'push'"
+                ),
+                (
+                    #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","updates":"token"}"#,
+                    .badRequest, "updates: is not a field of a apns device"
+                ),
                 (
                     #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","environment":"prod"}"#,
                     .badRequest, "environment: must be sandbox (or development"
                 ),
                 (#"{"channel":"apns","token":"xyz","topic":"com.example.nohit"}"#, .badRequest, "token"),
-                (#"{"channel":"carrier-pigeon"}"#, .badRequest, "must be apns, live-activity, web-push or webhook"),
+                (
+                    #"{"channel":"carrier-pigeon"}"#, .badRequest,
+                    "must be apns, live-activity, live-activity-start, web-push or webhook"
+                ),
                 (#"{"channel":"apns","topic":"com.example.nohit"}"#, .badRequest, "token: is required"),
                 // Well formed, but into a private network: the operator's policy (403).
                 (

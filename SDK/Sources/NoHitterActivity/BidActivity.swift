@@ -108,4 +108,25 @@ public struct BidActivityAttributes: Codable, Hashable, Sendable {
                 pushType: .channel(channel))
         }
     }
+
+    @available(iOS 17.2, *)
+    extension BidActivityAttributes {
+        /// The app's push-to-start tokens as the system gives them (hex, as the server takes them):
+        /// register each with `NoHitterClient.register(.liveActivityStart(token:environment:topic:updates:))`
+        /// — `updates: "channel"` on iOS 18, `"token"` on 17.2-17.x, where each started activity's
+        /// own token (`Activity.pushTokenUpdates`) is then registered as `.liveActivity`.
+        public static var pushToStartTokens: AsyncMapSequence<Activity<BidActivityAttributes>.PushTokenUpdates, String>
+        {
+            Activity<BidActivityAttributes>.pushToStartTokenUpdates.map { token in
+                token.map { String(format: "%02x", $0) }.joined()
+            }
+        }
+
+        /// How an activity started by push hears the bid on this system: `channel` from iOS 18,
+        /// `token` before.
+        public static var startUpdates: String {
+            if #available(iOS 18.0, *) { return "channel" }
+            return "token"
+        }
+    }
 #endif

@@ -33,6 +33,15 @@ public struct NoHitterClient: Sendable {
     public enum Channel: Sendable, Hashable {
         /// An APNs device token (hex), its environment (`production` or `sandbox`) and the app's topic.
         case apns(token: String, environment: String, topic: String)
+        /// A Live Activity's own push token (the activity's `pushTokenUpdates`), its environment and
+        /// the app's topic: the server updates that activity by it.
+        case liveActivity(token: String, environment: String, topic: String)
+        /// The app's push-to-start token (iOS 17.2 and later,
+        /// `Activity<BidActivityAttributes>.pushToStartTokenUpdates`): the server starts a bid's
+        /// activity on the device, once per bid it follows. `updates` is `channel` (iOS 18: the
+        /// activity follows the bid's broadcast channel) or `token` (iOS 17.2-17.x: register the
+        /// activity's own token as ``liveActivity(token:environment:topic:)`` once it starts).
+        case liveActivityStart(token: String, environment: String, topic: String, updates: String)
         /// A Web Push subscription.
         case webPush(endpoint: String, p256dh: String, auth: String)
         /// A webhook URL and the secret its requests are signed with.
@@ -42,6 +51,13 @@ public struct NoHitterClient: Sendable {
             switch self {
             case .apns(let token, let environment, let topic):
                 ["channel": "apns", "token": token, "environment": environment, "topic": topic]
+            case .liveActivity(let token, let environment, let topic):
+                ["channel": "live-activity", "token": token, "environment": environment, "topic": topic]
+            case .liveActivityStart(let token, let environment, let topic, let updates):
+                [
+                    "channel": "live-activity-start", "token": token, "environment": environment, "topic": topic,
+                    "updates": updates,
+                ]
             case .webPush(let endpoint, let p256dh, let auth):
                 ["channel": "web-push", "endpoint": endpoint, "p256dh": p256dh, "auth": auth]
             case .webhook(let url, let secret): ["channel": "webhook", "url": url, "secret": secret]

@@ -18,17 +18,43 @@ package struct APNsChannel: DeliveryChannel {
     /// The topics of the apps the operator declared: a refusal of one of them for its topic is the
     /// configuration's (held); of any other topic, the device's (rejected).
     let declaredTopics: Set<String>
+    /// For push-to-start (iOS 18): the broadcast channel kept for a bid at a delay bucket, if made.
+    let starts: StartChannels?
 
-    /// `kind` is `.apns` for alerts or `.liveActivity` for Live Activity updates.
+    /// How a push-to-start finds the channel its activity is to follow.
+    package struct StartChannels: Sendable {
+        /// The channel kept for a bid, app, environment and delay bucket.
+        package var channel: @Sendable (BroadcastChannelPlan.Key) -> String?
+        /// The pipeline's clock.
+        package var now: @Sendable () -> Date
+        /// How long after its moment a start waits for the bid's channel to be made (it is made off
+        /// the game's path, at once); past it, the start asks for the activity's own token instead.
+        package var wait: TimeInterval = 30
+        /// When a start waiting for its channel is tried again.
+        package var retry: TimeInterval = 2
+
+        package init(
+            channel: @escaping @Sendable (BroadcastChannelPlan.Key) -> String?, now: @escaping @Sendable () -> Date
+        ) {
+            self.channel = channel
+            self.now = now
+        }
+    }
+
+    /// `kind` is `.apns` for alerts, `.liveActivity` for Live Activity updates,
+    /// `.liveActivityChannel` for broadcasts, `.liveActivityStart` for push-to-start (`starts` names
+    /// the channels an activity follows).
     package init(
         kind: ChannelKind = .apns, transport: any APNsTransport, token: APNsProviderToken?,
-        tokensByTopic: [String: APNsProviderToken] = [:], declaredTopics: Set<String> = []
+        tokensByTopic: [String: APNsProviderToken] = [:], declaredTopics: Set<String> = [],
+        starts: StartChannels? = nil
     ) {
         self.kind = kind
         self.transport = transport
         self.token = token
         self.tokensByTopic = tokensByTopic
         self.declaredTopics = declaredTopics
+        self.starts = starts
     }
 
     /// Over AsyncHTTPClient.
@@ -50,12 +76,8 @@ package struct APNsChannel: DeliveryChannel {
 
     /// The provider token for a delivery's topic.
     private func providerToken(for delivery: OutboundDelivery) -> APNsProviderToken? {
-        guard !tokensByTopic.isEmpty else { return token }
-        switch delivery.channel {
-        case .apns(_, _, let topic), .liveActivity(_, _, let topic), .liveActivityChannel(_, _, _, let topic):
-            return tokensByTopic[topic] ?? token
-        default: return token
-        }
+        guard !tokensByTopic.isEmpty, let app = delivery.channel.apnsApp else { return token }
+        return tokensByTopic[app.topic] ?? token
     }
 
     /// The provider token to send with, or what every delivery meets when it cannot be signed.
@@ -76,10 +98,7 @@ package struct APNsChannel: DeliveryChannel {
     }
 
     private static func topic(of delivery: OutboundDelivery) -> String {
-        switch delivery.channel {
-        case .apns(_, _, let topic), .liveActivity(_, _, let topic), .liveActivityChannel(_, _, _, let topic): topic
-        default: "?"
-        }
+        delivery.channel.apnsApp?.topic ?? "?"
     }
 
     package func deliver(_ delivery: OutboundDelivery) async -> ProviderOutcome {
@@ -201,12 +220,28 @@ package struct APNsChannel: DeliveryChannel {
         let environment: APNsEnvironment
         var topic: String
         let pushType: String
+        var payload = delivery.payload
         switch delivery.channel {
         case .apns(let token, let env, let bundle):
             (deviceToken, environment, topic, pushType) = (token, env, bundle, "alert")
         case .liveActivity(let token, let env, let bundle):
             (deviceToken, environment, topic, pushType) = (token, env, bundle, "liveactivity")
             topic += ".push-type.liveactivity"
+        case .liveActivityStart(let token, let env, let bundle, let updates):
+            (deviceToken, environment, topic, pushType) = (
+                token, env, bundle + ".push-type.liveactivity", "liveactivity"
+            )
+            if updates == .channel, let bucket = Payloads.startBucket(payload) {
+                switch startChannel(for: delivery, bucket: bucket, topic: bundle, environment: env) {
+                case .failure(let refusal): return .failure(refusal)
+                case .success(let channel):
+                    do {
+                        payload = try Payloads.resolvingStart(payload, channel: channel)
+                    } catch {
+                        return .failure(Refusal(outcome: .rejected(status: 0, reason: "unreadable start: \(error)")))
+                    }
+                }
+            }
         default:
             return .failure(Refusal(outcome: .rejected(status: 0, reason: "not an APNs device")))
         }
@@ -223,6 +258,23 @@ package struct APNsChannel: DeliveryChannel {
         return .success(
             APNsRequest(
                 environment: environment, deviceToken: deviceToken, headers: headers,
-                body: ByteBuffer(bytes: delivery.payload)))
+                body: ByteBuffer(bytes: payload)))
+    }
+
+    /// The channel a push-to-start names: the bid's at the device's delay bucket; while it is
+    /// being made (for `wait` after the moment) the start waits; then none (the start asks for
+    /// the activity's own token).
+    private func startChannel(
+        for delivery: OutboundDelivery, bucket: Int, topic: String, environment: APNsEnvironment
+    ) -> Result<String?, Refusal> {
+        guard let starts else { return .success(nil) }
+        let key = BroadcastChannelPlan.Key(
+            bid: delivery.collapseKey, topic: topic, environment: environment, delay: bucket)
+        if let channel = starts.channel(key) { return .success(channel) }
+        guard starts.now().timeIntervalSince(delivery.createdAt) < starts.wait else { return .success(nil) }
+        return .failure(
+            Refusal(
+                outcome: .transient(
+                    reason: "waiting for the broadcast channel of \(key) to be made", retryAfter: starts.retry)))
     }
 }

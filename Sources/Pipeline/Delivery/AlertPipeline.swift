@@ -25,7 +25,7 @@ package struct AlertPipeline: Sendable {
         concurrency: Int = DispatchMachine.Settings().concurrency,
         staleAfter: TimeInterval = ProviderSettings.defaultStaleAfter, acknowledgementClock: (any WallClock)? = nil,
         statistics: DeliveryStatistics = DeliveryStatistics(), storage: StorageHealth = StorageHealth(),
-        logger: Logger = Logger(label: "nohit.pipeline")
+        startBudget: StartBudget = StartBudget(), logger: Logger = Logger(label: "nohit.pipeline")
     ) {
         self.store = store
         self.storage = storage
@@ -48,7 +48,8 @@ package struct AlertPipeline: Sendable {
         self.dispatchers = dispatchers
         self.wakes = wakes
         publisher = MomentPublisher(
-            outbox: store, directory: directory, wake: wakes, lifetime: staleAfter, playTimes: statistics.playTimes)
+            outbox: store, directory: directory, wake: wakes, lifetime: staleAfter, playTimes: statistics.playTimes,
+            startBudget: startBudget)
     }
 
     /// One Service per channel's dispatcher: each delivers until graceful shutdown, then finishes

@@ -91,8 +91,6 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         var saidLimit: [App: Date] = [:]
         /// Apps whose management failed, and until when they are not asked again.
         var backoff: [App: (failures: Int, until: Date)] = [:]
-        /// The channels kept, by key, as the last round read them (the first made of two).
-        var kept: [Key: String] = [:]
     }
 
     let clients: BroadcastClients
@@ -121,7 +119,7 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     package var counts: Counts { state.withLock { $0.counts } }
 
     /// The channel kept for `key`, as the last round found it.
-    package func channel(for key: Key) -> String? { state.withLock { $0.kept[key] } }
+    package func channel(for key: Key) -> String? { clients.channel(for: key) }
 
     /// Notes each live bid moment (the channels it may need are made off the game's path) and
     /// each final.
@@ -250,10 +248,8 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         for channel in kept where byKey[channel.key].map({ Self.first(channel, $0) }) ?? true {
             byKey[channel.key] = channel
         }
-        state.withLock {
-            $0.kept = byKey.mapValues(\.id)
-            $0.counts.open = kept.count
-        }
+        clients.keep(byKey.mapValues(\.id))
+        state.withLock { $0.counts.open = kept.count }
     }
 
     /// Makes the channels `moment` needs that no device keeps or is making yet: whether any was.

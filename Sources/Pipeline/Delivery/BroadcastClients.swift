@@ -12,6 +12,9 @@ package final class BroadcastClients: Sendable {
 
     private let make: @Sendable (App) throws -> APNsBroadcastClient?
     private let made = Mutex<[App: APNsBroadcastClient]>([:])
+    /// The channels kept, by key, as the broadcast channels' last round read them (the first made
+    /// of two): what the route gives an app, and what a push-to-start names.
+    private let kept = Mutex<[BroadcastChannelPlan.Key: String]>([:])
 
     package init(make: @escaping @Sendable (App) throws -> APNsBroadcastClient?) {
         self.make = make
@@ -44,6 +47,12 @@ package final class BroadcastClients: Sendable {
             return client
         }
     }
+
+    /// The channel kept for `key`, as the last round found it.
+    package func channel(for key: BroadcastChannelPlan.Key) -> String? { kept.withLock { $0[key] } }
+
+    /// The channels kept now, by key.
+    package func keep(_ channels: [BroadcastChannelPlan.Key: String]) { kept.withLock { $0 = channels } }
 
     package func shutdown() async {
         for client in made.withLock({ Array($0.values) }) { await client.shutdown() }

@@ -201,11 +201,9 @@ package struct Dispatcher: Sendable {
 
     /// The app a delivery goes through, as the operator names it: its topic and environment.
     static func provider(of channel: DeviceChannel) -> String {
-        switch channel {
-        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic),
-            .liveActivityChannel(_, _, let environment, let topic):
-            "\(topic) (\(environment.rawValue))"
-        default:
+        if let app = channel.apnsApp {
+            "\(app.topic) (\(app.environment.rawValue))"
+        } else {
             "the \(channel.kind.rawValue) provider"
         }
     }

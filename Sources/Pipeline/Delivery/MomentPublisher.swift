@@ -79,16 +79,20 @@ package struct MomentPublisher: Sendable {
     package let lifetime: TimeInterval
     /// Where the rows' play times are noted (the play-to-send latency), if anywhere.
     package let playTimes: PlayTimes?
+    /// How many Live Activities are started by push on one device, and how often.
+    package let startBudget: StartBudget
 
     package init(
         outbox: any OutboxStore, directory: DeviceDirectory, wake: [ChannelKind: WakeSignal],
-        lifetime: TimeInterval = RetryPolicy().staleAfter, playTimes: PlayTimes? = nil
+        lifetime: TimeInterval = RetryPolicy().staleAfter, playTimes: PlayTimes? = nil,
+        startBudget: StartBudget = StartBudget()
     ) {
         self.outbox = outbox
         self.directory = directory
         self.wake = wake
         self.lifetime = lifetime
         self.playTimes = playTimes
+        self.startBudget = startBudget
     }
 
     package struct Published: Sendable, Hashable {
@@ -118,6 +122,8 @@ package struct MomentPublisher: Sendable {
             var jinxSafe: Bool
             /// The device's own names for the two teams, if any.
             var names: [String: String]
+            /// A push-to-start's: the delay bucket of the channel its activity follows (nil: by token).
+            var bucket: Int? = nil
         }
         var variantKeys: [Variant: String] = [:]
         for device in devices {
@@ -130,7 +136,10 @@ package struct MomentPublisher: Sendable {
             let names =
                 device.preferences.teamNames.isEmpty
                 ? [:] : device.preferences.teamNames.filter { teams.contains($0.key) }
-            let wording = Variant(kind: kind, jinxSafe: device.preferences.jinxSafe, names: names)
+            var wording = Variant(kind: kind, jinxSafe: device.preferences.jinxSafe, names: names)
+            if case .liveActivityStart(_, _, _, .channel) = device.channel {
+                wording.bucket = BroadcastChannelPlan.bucket(for: device.preferences.spoilerDelaySeconds)
+            }
             let variant: String
             if let known = variantKeys[wording] {
                 variant = known
@@ -138,6 +147,7 @@ package struct MomentPublisher: Sendable {
                 variant =
                     "\(moment.id)/\(kind.rawValue)/\(wording.jinxSafe ? "jinx-safe" : "plain")"
                     + (names.isEmpty ? "" : "/names-\(variantKeys.count)")
+                    + (wording.bucket.map { "/bucket-\($0)" } ?? "")
                 variantKeys[wording] = variant
             }
             deliveries.append(
@@ -146,6 +156,7 @@ package struct MomentPublisher: Sendable {
                     payloadKey: variant, notBefore: notBefore, expiresAt: expires, bidKey: bidKey,
                     momentKind: moment.kind, momentOuts: moment.outs))
         }
+        try await pace(&deliveries, at: time)
         let payloads = try variantKeys.sorted { $0.value < $1.value }.map { variant, key -> StoredPayload in
             let message = MessageText.render(moment, game: game, jinxSafe: variant.jinxSafe, teamNames: variant.names)
             let body: Data =
@@ -153,6 +164,9 @@ package struct MomentPublisher: Sendable {
                 case .apns: try Payloads.apnsAlert(message, moment: moment, game: game)
                 case .liveActivity, .liveActivityChannel:
                     try Payloads.liveActivity(message, moment: moment, game: game, at: time)
+                case .liveActivityStart:
+                    try Payloads.liveActivityStart(
+                        message, moment: moment, game: game, at: time, bucket: variant.bucket)
                 case .webPush: try Payloads.webPush(message, moment: moment, game: game)
                 case .webhook: try Payloads.webhook(message, moment: moment, game: game)
                 case .console: Payloads.console(message)
@@ -167,5 +181,21 @@ package struct MomentPublisher: Sendable {
             for kind in Set(deliveries.map(\.channel)) { wake[kind]?.signal() }
         }
         return Published(isNew: isNew, deliveries: isNew ? deliveries.count : 0)
+    }
+
+    /// Each push-to-start within its device's budget: due at the first time the budget allows
+    /// (``StartBudget``), counting the starts already planned for the device, and stale a
+    /// lifetime after that.
+    private func pace(_ deliveries: inout [NewDelivery], at time: Date) async throws {
+        let starts = deliveries.indices.filter { deliveries[$0].channel == .liveActivityStart }
+        guard !starts.isEmpty else { return }
+        var planned = try await outbox.plannedStarts(since: time.addingTimeInterval(-startBudget.window))
+        for index in starts {
+            let device = deliveries[index].deviceID
+            let slot = startBudget.slot(wanted: deliveries[index].notBefore, planned: planned[device] ?? [])
+            deliveries[index].notBefore = slot
+            deliveries[index].expiresAt = slot.addingTimeInterval(lifetime)
+            planned[device, default: []].append(slot)
+        }
     }
 }

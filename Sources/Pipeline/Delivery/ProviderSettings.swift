@@ -121,7 +121,7 @@ package struct ProviderChannels: Sendable {
         self.client = client
         do {
             (channels, unavailable, apnsTransport, webPushOrigins, broadcastClients) = try Self.channels(
-                settings, client: client)
+                settings, client: client, clock: clock)
         } catch {
             // A client dropped without shutdown traps in its deinit.
             try? client.syncShutdown()
@@ -129,7 +129,7 @@ package struct ProviderChannels: Sendable {
         }
     }
 
-    private static func channels(_ settings: ProviderSettings, client: HTTPClient) throws -> (
+    private static func channels(_ settings: ProviderSettings, client: HTTPClient, clock: any WallClock) throws -> (
         [any DeliveryChannel], [ChannelKind: String], (any APNsTransport)?, WebPushOrigins?, BroadcastClients?
     ) {
         let apnsTransport: (any APNsTransport)?
@@ -193,12 +193,20 @@ package struct ProviderChannels: Sendable {
                         kind: kind, transport: transport, token: token, tokensByTopic: tokensByTopic,
                         declaredTopics: declared))
             }
+            // A push-to-start names the bid's broadcast channel, as the channels' last round found it.
+            let kept = broadcastClients
+            channels.append(
+                APNsChannel(
+                    kind: .liveActivityStart, transport: transport, token: token, tokensByTopic: tokensByTopic,
+                    declaredTopics: declared,
+                    starts: .init(channel: { kept?.channel(for: $0) }, now: { clock.now() })))
         } else {
             apnsTransport = nil
             let reason = "no APNs provider key (with key id and team id) configured"
             unavailable[.apns] = reason
             unavailable[.liveActivity] = reason
             unavailable[.liveActivityChannel] = reason
+            unavailable[.liveActivityStart] = reason
         }
         switch settings.webPushTransport {
         case .http2:

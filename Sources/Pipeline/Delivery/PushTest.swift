@@ -58,6 +58,8 @@ package struct PushTest: Sendable {
         switch channel {
         case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
             address = "\(topic), \(environment.rawValue)"
+        case .liveActivityStart(_, let environment, let topic, let updates):
+            address = "push-to-start, \(topic), \(environment.rawValue), updates by \(updates.rawValue)"
         case .liveActivityChannel(let id, let bid, let environment, let topic):
             address = "channel \(id) of \(bid), \(topic), \(environment.rawValue)"
         case .webPush(let endpoint, _, _):

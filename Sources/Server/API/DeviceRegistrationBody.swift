@@ -5,7 +5,7 @@ import Synchronization
 
 /// `POST /api/devices`: the channel and its address, and optional preferences.
 package struct DeviceRegistrationBody: Sendable, Codable {
-    /// apns, live-activity, web-push or webhook.
+    /// apns, live-activity, live-activity-start (a push-to-start token), web-push or webhook.
     package var channel: String
     package var token: String?
     package var environment: APNsEnvironment?
@@ -17,6 +17,9 @@ package struct DeviceRegistrationBody: Sendable, Codable {
     package var auth: String?
     package var url: String?
     package var secret: String?
+    /// A push-to-start token's: how the started activity hears the bid's changes, `channel`
+    /// (iOS 18, the default) or `token` (iOS 17.2–17.x).
+    package var updates: ActivityUpdates?
     package var preferences: PreferencesBody?
 
     func required(_ value: String?, _ field: String) throws -> String {
@@ -29,6 +32,7 @@ package struct DeviceRegistrationBody: Sendable, Codable {
     /// The fields each channel takes (besides `channel` and `preferences`).
     static let fields: [String: [String]] = [
         "apns": ["token", "environment", "topic", "app"], "live-activity": ["token", "environment", "topic", "app"],
+        "live-activity-start": ["token", "environment", "topic", "app", "updates"],
         "web-push": ["endpoint", "p256dh", "auth"], "webhook": ["url", "secret"],
     ]
 
@@ -41,7 +45,7 @@ package struct DeviceRegistrationBody: Sendable, Codable {
                 ("token", token != nil), ("environment", environment != nil), ("topic", topic != nil),
                 ("app", app != nil),
                 ("endpoint", endpoint != nil), ("p256dh", p256dh != nil), ("auth", auth != nil), ("url", url != nil),
-                ("secret", secret != nil),
+                ("secret", secret != nil), ("updates", updates != nil),
             ]
             for (field, present) in given where present && !taken.contains(field) {
                 throw RegistrationError(
@@ -51,7 +55,7 @@ package struct DeviceRegistrationBody: Sendable, Codable {
         }
         let device: DeviceChannel
         switch channel {
-        case "apns", "live-activity":
+        case "apns", "live-activity", "live-activity-start":
             let token = try required(token, "token")
             let topic: String
             var environment = environment ?? .byDefault
@@ -71,10 +75,13 @@ package struct DeviceRegistrationBody: Sendable, Codable {
             } else {
                 topic = try required(self.topic, "topic")
             }
-            device =
-                channel == "apns"
-                ? .apns(token: token, environment: environment, topic: topic)
-                : .liveActivity(token: token, environment: environment, topic: topic)
+            switch channel {
+            case "apns": device = .apns(token: token, environment: environment, topic: topic)
+            case "live-activity": device = .liveActivity(token: token, environment: environment, topic: topic)
+            default:
+                device = .liveActivityStart(
+                    token: token, environment: environment, topic: topic, updates: updates ?? .channel)
+            }
         case "web-push":
             device = .webPush(
                 endpoint: try required(endpoint, "endpoint"), p256dh: try required(p256dh, "p256dh"),
@@ -83,7 +90,8 @@ package struct DeviceRegistrationBody: Sendable, Codable {
             device = .webhook(url: try required(url, "url"), secret: try required(secret, "secret"))
         default:
             throw RegistrationError(
-                field: "channel", reason: "must be apns, live-activity, web-push or webhook, not '\(channel)'")
+                field: "channel",
+                reason: "must be apns, live-activity, live-activity-start, web-push or webhook, not '\(channel)'")
         }
         return RegistrationRequest(
             channel: device, preferences: try (preferences ?? PreferencesBody(Preferences())).applied(to: Preferences())

@@ -46,13 +46,13 @@ struct DeviceRoutes: Sendable {
             try await store.register(done.device)
             var answer = ["id": done.device.id.uuidString, "secret": done.secret]
             // What was stored for an APNs device: the topic and environment (given, or its app's).
-            switch done.device.channel {
-            case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
-                answer["topic"] = topic
-                answer["environment"] = environment.rawValue
+            if let apns = done.device.channel.apnsApp {
+                answer["topic"] = apns.topic
+                answer["environment"] = apns.environment.rawValue
                 if let app = registration.app { answer["app"] = app }
-            default:
-                break
+            }
+            if case .liveActivityStart(_, _, _, let updates) = done.device.channel {
+                answer["updates"] = updates.rawValue
             }
             return try API.json(answer, status: .created)
         }

@@ -279,6 +279,16 @@ extension PostgresStore {
             "11 analytics: columns that follow every instance's writes",
             PostgresStore.analyticsFollowedColumns
         ),
+        (
+            "12 push-to-start: starts by time, one active device per token",
+            """
+            -- A device's start budget reads the starts of the last window.
+            CREATE INDEX outbox_starts ON outbox (due_at) WHERE channel = 'live-activity-start';
+            DROP INDEX devices_one_active_per_address;
+            CREATE UNIQUE INDEX devices_one_active_per_address ON devices (channel, address, coalesce(topic, ''))
+                WHERE active AND channel IN ('apns', 'live-activity', 'live-activity-start', 'web-push');
+            """
+        ),
     ]
 
     /// The statements of a migration, one by one (the extended query protocol takes one at a time):

@@ -34,6 +34,16 @@ extension PostgresStore: OutboxStore {
                 """, logger: logger
             ).collect()
             guard !inserted.isEmpty else { return false }
+            if let bid = PendingStarts.endedBid(moment.moment) {
+                _ = try await connection.query(
+                    """
+                    UPDATE outbox SET state = 3, finished_at = \(occurred),
+                        last_error = \(PendingStarts.reason(moment.moment))
+                            || coalesce(' (it waited: ' || last_error || ')', \(PendingStarts.waitedForBudget))
+                    WHERE channel = 'live-activity-start' AND state = 0 AND bid_key = \(bid)
+                    """, logger: logger
+                ).collect()
+            }
             var payloadIDs: [String: Int64] = [:]
             if !payloads.isEmpty {
                 for try await (key, id) in try await connection.query(

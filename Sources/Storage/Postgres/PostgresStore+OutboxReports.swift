@@ -34,16 +34,18 @@ extension PostgresStore {
 
     package func outboxCounts() async throws -> OutboxCounts {
         var counts = OutboxCounts()
-        for try await (state, count) in try await client.query(
-            "SELECT state, count(*) FROM outbox GROUP BY state", logger: logger
-        ).decode((Int, Int).self) {
+        for try await (state, start, count) in try await client.query(
+            "SELECT state, channel = 'live-activity-start', count(*) FROM outbox GROUP BY 1, 2", logger: logger
+        ).decode((Int, Bool, Int).self) {
+            if start, state == 2 { counts.startsSent += count }
+            if start, state == 3 { counts.startsFailed += count }
             switch state {
-            case 0: counts.pending = count
-            case 1: counts.sending = count
-            case 2: counts.delivered = count
-            case 3: counts.failed = count
-            case 4: counts.superseded = count
-            case 5: counts.held = count
+            case 0: counts.pending += count
+            case 1: counts.sending += count
+            case 2: counts.delivered += count
+            case 3: counts.failed += count
+            case 4: counts.superseded += count
+            case 5: counts.held += count
             default: break
             }
         }
@@ -64,6 +66,20 @@ extension PostgresStore {
         try await single(
             "SELECT min(due_at) FROM outbox WHERE channel = \(channel.rawValue) AND state = 0", as: Double?.self
         ).flatMap { $0 }.map(Date.init(timeIntervalSince1970:))
+    }
+
+    package func plannedStarts(since: Date) async throws -> [UUID: [Date]] {
+        var starts: [UUID: [Date]] = [:]
+        for try await (device, due) in try await client.query(
+            """
+            SELECT device_id, due_at FROM outbox
+            WHERE channel = 'live-activity-start' AND due_at >= \(since.timeIntervalSince1970) AND state IN (0, 1, 2)
+            """,
+            logger: logger
+        ).decode((UUID, Double).self) {
+            starts[device, default: []].append(Date(timeIntervalSince1970: due))
+        }
+        return starts
     }
 
     /// Rows in the outbox, for reports and tests: delivery id, state, attempts, in-doubt resends,

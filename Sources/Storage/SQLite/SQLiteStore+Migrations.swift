@@ -276,6 +276,15 @@ extension SQLiteStore {
         migrator.registerMigration("15 analytics: cached datasets") { db in
             try analyticsDatasets(db)
         }
+        migrator.registerMigration("16 push-to-start: starts by time, one active device per token") { db in
+            try db.execute(
+                sql: """
+                    CREATE INDEX outbox_starts ON outbox(due_at) WHERE channel = 'live-activity-start';
+                    DROP INDEX devices_one_active_per_address;
+                    CREATE UNIQUE INDEX devices_one_active_per_address ON devices(channel, address, coalesce(topic, ''))
+                    WHERE active = 1 AND channel IN ('apns', 'live-activity', 'live-activity-start', 'web-push');
+                    """)
+        }
         return migrator
     }
 }

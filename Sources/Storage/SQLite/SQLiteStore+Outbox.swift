@@ -42,6 +42,18 @@ extension SQLiteStore {
                 sql: "INSERT OR IGNORE INTO moments (id, game_id, occurred_at, body) VALUES (?, ?, ?, ?)",
                 arguments: [moment.moment.id, moment.moment.gameID, moment.occurredAt.timeIntervalSince1970, body])
             guard db.changesCount > 0 else { return false }
+            if let bid = PendingStarts.endedBid(moment.moment) {
+                try db.execute(
+                    sql: """
+                        UPDATE outbox SET state = 3, finished_at = ?,
+                            last_error = ? || coalesce(' (it waited: ' || last_error || ')', ?)
+                        WHERE channel = 'live-activity-start' AND state = 0 AND bid_key = ?
+                        """,
+                    arguments: [
+                        moment.occurredAt.timeIntervalSince1970, PendingStarts.reason(moment.moment),
+                        PendingStarts.waitedForBudget, bid,
+                    ])
+            }
             if let checkpoints, !deliveries.isEmpty, !checkpoints.isDeferred {
                 // Before this transaction's commit, which would otherwise be the first to checkpoint.
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.fanOutCheckpointPages)")
@@ -91,6 +103,26 @@ extension SQLiteStore {
                 }
             }
             return true
+        }
+    }
+
+    package func plannedStarts(since: Date) async throws -> [UUID: [Date]] {
+        try await database.read { db in
+            var starts: [UUID: [Date]] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT device_id, due_at FROM outbox
+                    WHERE channel = 'live-activity-start' AND due_at >= ? AND state IN (0, 1, 2)
+                    """, arguments: [since.timeIntervalSince1970])
+            while let row = try rows.next() {
+                let text: String = row[0]
+                guard let id = UUID(text: text) else {
+                    throw StoreError.corrupt("push-to-start", key: text, reason: "not a device id")
+                }
+                starts[id, default: []].append(Date(timeIntervalSince1970: row[1]))
+            }
+            return starts
         }
     }
 
@@ -329,15 +361,23 @@ extension SQLiteStore {
     package func outboxCounts() async throws -> OutboxCounts {
         try await database.read { db in
             var counts = OutboxCounts()
-            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM outbox GROUP BY state") {
-                let count: Int = row[1]
-                switch State(rawValue: row[0]) {
-                case .pending: counts.pending = count
-                case .sending: counts.sending = count
-                case .delivered: counts.delivered = count
-                case .failed: counts.failed = count
-                case .superseded: counts.superseded = count
-                case .held: counts.held = count
+            for row in try Row.fetchAll(
+                db,
+                sql: "SELECT state, channel = 'live-activity-start', COUNT(*) FROM outbox GROUP BY 1, 2")
+            {
+                let count: Int = row[2]
+                let state = State(rawValue: row[0])
+                if row[1] as Bool {
+                    if state == .delivered { counts.startsSent += count }
+                    if state == .failed { counts.startsFailed += count }
+                }
+                switch state {
+                case .pending: counts.pending += count
+                case .sending: counts.sending += count
+                case .delivered: counts.delivered += count
+                case .failed: counts.failed += count
+                case .superseded: counts.superseded += count
+                case .held: counts.held += count
                 case nil: break
                 }
             }
