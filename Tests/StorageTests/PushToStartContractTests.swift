@@ -57,9 +57,11 @@ import Testing
             let planned = try await store.plannedStarts(since: now.addingTimeInterval(-60))
             #expect(planned[sent.id] == [now] && planned[waiting.id] == [now.addingTimeInterval(3600)])
             #expect(planned[later.id]?.count == 1 && planned[phone.id] == nil)
-            #expect(try await store.plannedStarts(since: now.addingTimeInterval(1)).keys.sorted() == [
-                waiting.id, later.id,
-            ].sorted())
+            #expect(
+                try await store.plannedStarts(since: now.addingTimeInterval(1)).keys.sorted()
+                    == [
+                        waiting.id, later.id,
+                    ].sorted())
 
             // The hit: the waiting start of this bid fails, saying why; the sent one, the other
             // bid's and the phone's alert stay as they were.
