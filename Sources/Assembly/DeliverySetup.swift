@@ -122,6 +122,13 @@ package struct DeliverySetup: Sendable {
                     "APNs ready: \(signer), \(hosts); each device's topic (its app's bundle id) and environment as "
                         + "registered", true
                 ))
+            lines.append(
+                (
+                    settings.broadcast
+                        ? "Live Activities: broadcast channels on (iOS 18; apns.broadcast), push-to-start paced per device"
+                        : "Live Activities: broadcast channels off (apns.broadcast), each activity updated by its own "
+                            + "token, push-to-start asks for it", true
+                ))
         }
         for app in settings.apps {
             let signed = app.key != nil || hasServerKey

@@ -192,6 +192,7 @@ struct ProviderOptions: ParsableArguments {
             settings.endpointGuard.allowPrivateNetworks = try config.bool(
                 "delivery.allow-private-networks", default: false)
             settings.apnsConnections = try config.int("apns.connections", default: 8)
+            settings.broadcast = try config.bool("apns.broadcast", default: true)
             guard (1...64).contains(settings.apnsConnections) else {
                 throw ValidationError("APNs connections must be 1 to 64, not \(settings.apnsConnections)")
             }

@@ -1,3 +1,4 @@
+import Alerts
 import ArgumentParser
 import Assembly
 import Configuration
@@ -65,6 +66,11 @@ extension ServiceSettings {
             fflush(nil)
         }
         settings.delivery.providers = read.settings
+        let starts = try config.int("apns.start-budget", default: StartBudget().starts)
+        guard (1...50).contains(starts) else {
+            throw ValidationError("apns.start-budget must be 1 to 50 starts an hour, not \(starts)")
+        }
+        settings.delivery.startBudget = StartBudget(starts: starts, window: 3600)
         settings.delivery.newVAPIDKeyFile = read.newVAPIDKeyFile
         if let url = try config.string("feedback.url") {
             guard let secret = try config.string("feedback.secret") else {

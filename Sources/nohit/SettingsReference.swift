@@ -216,6 +216,16 @@ extension Settings {
             "apns.connections", "apns-connections", pipeline,
             "HTTP/2 connections per APNs host, http2 transport (default: 8)."),
         Setting(
+            "apns.broadcast", nil, pipeline,
+            "Broadcast channels for the apps' Live Activities (iOS 18): true (default) makes a channel per followed "
+                + "bid and delay, broadcasts each change on it and names it in push-to-start; false updates each "
+                + "activity by its own token (turn it off for an app without the Broadcast capability)."),
+        Setting(
+            "apns.start-budget", nil, pipeline,
+            "Live Activities started by push on one device in any hour, 1 to 50 (default: 8, under Apple's "
+                + "undocumented budget of about ten): a start past it waits for the budget, and is dropped, said, "
+                + "if its bid is over by then."),
+        Setting(
             "apns.trust-ca", "trust-ca", pipeline, "Also trust this certificate authority (PEM); a list.",
             valueName: "file"),
         Setting(

@@ -216,6 +216,34 @@ import Testing
         #expect(pipeline.dispatchers.allSatisfy { $0.settings.policy.staleAfter == 2 * 60 * 60 })
     }
 
+    /// Broadcast channels are on unless `apns.broadcast` is false: then no channel is managed and the
+    /// start says each activity is updated by its own token; the push-to-start budget is read and
+    /// checked.
+    @Test func broadcastChannelsCanBeTurnedOffAndTheStartBudgetIsChecked() async throws {
+        let defaults = try ProviderOptions.parse([])
+        for (environment, on) in [([String: String](), true), (["NOHIT_APNS_BROADCAST": "false"], false)] {
+            var settings = try defaults.settings(
+                try await Settings.load(flags: defaults.flags, file: nil, environment: environment),
+                dataDir: folder.path, console: { _ in }
+            ).settings
+            #expect(settings.broadcast == on)
+            settings.apnsKey = P256.Signing.PrivateKey()
+            settings.apnsKeyID = "KEYID00001"
+            settings.apnsTeamID = "TEAMID0001"
+            let channels = try ProviderChannels(settings)
+            #expect((channels.broadcastClients != nil) == on)
+            try await channels.shutdown()
+            let lines = DeliverySetup.readiness(settings, unavailable: [:]).map(\.0)
+            #expect(lines.contains { $0.hasPrefix("Live Activities: broadcast channels \(on ? "on" : "off")") })
+        }
+        let result = try Executable.run(
+            "nohit",
+            ["replay", "--date", "2020-08-25", "--data-dir", folder.path, "--data", TestData.path("retrosheet")],
+            environment: ["NOHIT_APNS_START_BUDGET": "0"])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("apns.start-budget must be 1 to 50 starts an hour, not 0"))
+    }
+
     /// Retrosheet data that is not there: the message says where nohit looked and what to do,
     /// and nothing is written.
     @Test func aReplayWithoutRetrosheetDataSaysWhereItLooked() throws {

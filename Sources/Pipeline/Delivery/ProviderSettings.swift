@@ -35,6 +35,9 @@ package struct ProviderSettings: Sendable {
     /// HTTP/2 connections per APNs host (lean client only). nio-http2 looks streams up by a linear
     /// scan, so 600 requests in flight cost less spread over 8 connections than over 4.
     package var apnsConnections = 8
+    /// Whether the apps' Live Activities get broadcast channels (iOS 18): made, broadcast on and
+    /// named in push-to-start. Off, each activity is updated by its own token.
+    package var broadcast = true
     /// How Web Push requests travel: the lean HTTP/2 client, a pool per push service (default;
     /// a service without HTTP/2 is reached over HTTP/1.1), or HTTP/1.1 for all.
     package var webPushTransport = WebPushTransport.http2
@@ -174,14 +177,17 @@ package struct ProviderChannels: Sendable {
                 [APNsEnvironment.production: settings.apnsProductionURL, .sandbox: settings.apnsSandboxURL],
                 settings.requestTimeout
             )
-            broadcastClients = BroadcastClients { [tokensByTopic, management] app in
-                guard let pushURL = pushURLs[app.environment], let signer = tokensByTopic[app.topic] ?? token else {
-                    return nil
+            broadcastClients =
+                !settings.broadcast
+                ? nil
+                : BroadcastClients { [tokensByTopic, management] app in
+                    guard let pushURL = pushURLs[app.environment], let signer = tokensByTopic[app.topic] ?? token else {
+                        return nil
+                    }
+                    return try APNsBroadcastClient(
+                        managementURL: BroadcastClients.managementURL(pushURL: pushURL, environment: app.environment),
+                        broadcastURL: pushURL, bundleID: app.topic, token: signer, timeout: timeout, client: management)
                 }
-                return try APNsBroadcastClient(
-                    managementURL: BroadcastClients.managementURL(pushURL: pushURL, environment: app.environment),
-                    broadcastURL: pushURL, bundleID: app.topic, token: signer, timeout: timeout, client: management)
-            }
             let declared = Set(settings.apps.map(\.topic))
             channels.append(
                 APNsChannel(
@@ -193,13 +199,15 @@ package struct ProviderChannels: Sendable {
                         kind: kind, transport: transport, token: token, tokensByTopic: tokensByTopic,
                         declaredTopics: declared))
             }
-            // A push-to-start names the bid's broadcast channel, as the channels' last round found it.
-            let kept = broadcastClients
+            // A push-to-start names the bid's broadcast channel, as the channels' last round found it
+            // (without channels, it asks for the activity's own token).
             channels.append(
                 APNsChannel(
                     kind: .liveActivityStart, transport: transport, token: token, tokensByTopic: tokensByTopic,
                     declaredTopics: declared,
-                    starts: .init(channel: { kept?.channel(for: $0) }, now: { clock.now() })))
+                    starts: broadcastClients.map { kept in
+                        .init(channel: { kept.channel(for: $0) }, now: { clock.now() })
+                    }))
         } else {
             apnsTransport = nil
             let reason = "no APNs provider key (with key id and team id) configured"
