@@ -45,6 +45,14 @@ extension FakeProviderState {
         var starts: [StartedActivity] = []
         /// Starts refused for the budget.
         var refusedStarts = 0
+        /// Channels are made but the answer never sent: a sender that dies now leaves a channel it
+        /// never learned of (tests of the sweep).
+        var stallCreates = false
+    }
+
+    /// From now on (`true`) each channel made is never answered, until `false`.
+    package func stallChannelAnswers(_ stall: Bool) {
+        broadcast.withLock { $0.stallCreates = stall }
     }
 
     /// A Live Activity started by push: the device, when (the budget's clock), the channel it
@@ -92,6 +100,7 @@ extension FakeProviderState {
                 return id
             }
             guard let id else { return .apnsError(400, "TooManyChannels") }
+            if broadcast.withLock({ $0.stallCreates }) { return .stall }
             return .respond(status: 201, headers: request + [("apns-channel-id", id)], body: Data())
         case "GET", "DELETE":
             guard let id = headers["apns-channel-id"], !id.isEmpty else { return .apnsError(400, "MissingChannelId") }

@@ -168,6 +168,30 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
                 group.cancelAll()
             }
         }
+        // A graceful stop (the end of a replay, a restart): what is over need not wait for its
+        // few minutes, so a replay leaves no channel behind. Cancelled: nothing more.
+        guard !Task.isCancelled else { return }
+        _ = await Deadline.result(within: .seconds(settings.roundLimit)) { [self] in
+            do {
+                try await deleteFinished()
+            } catch {
+                logger.warning(
+                    "broadcast channels: at the stop, the channels of games over were left: \(error)",
+                    metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// The channels of games seen final, deleted now if no broadcast is still unsent (their ends
+    /// have gone out).
+    package func deleteFinished() async throws {
+        let finals = state.withLock { $0.finals }
+        guard !finals.isEmpty, try await !store.hasUnfinished(channels: [.liveActivityChannel], dueBy: nil) else {
+            return
+        }
+        for channel in try await read().kept where finals[channel.key.gameID] != nil {
+            try await delete(channel, reason: "the game is over and the service stops")
+        }
     }
 
     /// One round (never two at once): the channels wanted, those due for deletion, a listing when
@@ -422,11 +446,7 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         let keptIDs = Set(kept.map(\.id))
         var apps = Set((kept + intents).map { App(topic: $0.key.topic, environment: $0.key.environment) })
         for device in devices {
-            switch device.channel {
-            case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
-                apps.insert(App(topic: topic, environment: environment))
-            default: continue
-            }
+            if let app = device.channel.apnsApp { apps.insert(App(topic: app.topic, environment: app.environment)) }
         }
         var unkept = Set<String>()
         var others = 0
