@@ -1,6 +1,5 @@
 import Alerts
 import Foundation
-import Storage
 import Testing
 
 /// What every store keeps for push-to-start: the token with how its activity hears the bid, the
