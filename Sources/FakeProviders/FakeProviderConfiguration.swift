@@ -26,8 +26,10 @@ package struct FakeProviderConfiguration: Sendable {
     /// not its size); past it a start is refused with 429 `TooManyRequests`. Nil: no budget.
     package var startBudget: Int? = 10
     package var startWindow: TimeInterval = 3600
-    /// The clock the budget is counted on: the real one, or a test's (the pipeline's own clock).
-    package var startClock: @Sendable () -> Date = { Date() }
+    /// The clock of the push-to-start budget and of each notification's and broadcast's first
+    /// acceptance (``FakeProviderState/acceptedAt``): the real one, or a test's (the pipeline's own).
+    /// Provider tokens are checked on the real clock.
+    package var clock: @Sendable () -> Date = { Date() }
 
     package init(verificationKey: P256.Signing.PublicKey, keyID: String? = nil, teamID: String? = nil) {
         self.verificationKey = verificationKey

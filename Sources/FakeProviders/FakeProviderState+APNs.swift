@@ -150,8 +150,10 @@ extension FakeProviderState {
             apnsID: apnsID, deviceToken: token, topic: topic, pushType: pushType,
             collapseID: header("apns-collapse-id"), payload: body)
         if let start { startedActivity(device: token, aps: start, apnsID: apnsID, payload: body) }
+        let at = configuration.clock()
         ledger.withLock { ledger in
             if Self.accept(notification, into: &ledger.apns[key, default: APNsRecord()]) {
+                ledger.apns[key]!.firstAt = at
                 ledger.order.append(key)
                 ledger.timeline.accepted(body, at: MonotonicClock.nanoseconds())
             }
@@ -203,6 +205,18 @@ extension FakeProviderState {
     package var accepted: [(apnsID: String, count: Int)] {
         // Lowercase, as accepted: the fake refuses an uppercase `apns-id`.
         ledger.withLock { ledger in ledger.order.map { ($0.text(), ledger.apns[$0]!.accepted) } }
+    }
+
+    /// When each `apns-id` (lowercase) was first accepted, notifications and broadcasts alike, on the
+    /// configuration's clock.
+    package var acceptedAt: [String: Date] {
+        var times: [String: Date] = ledger.withLock { ledger in
+            Dictionary(
+                uniqueKeysWithValues: ledger.order.compactMap { id in ledger.apns[id]!.firstAt.map { (id.text(), $0) } }
+            )
+        }
+        for broadcast in acceptedBroadcasts { times[broadcast.apnsID] = broadcast.at }
+        return times
     }
 
     /// How many distinct `apns-id`s were accepted.

@@ -30,6 +30,8 @@ extension FakeProviderState {
         package var reached: Int
         package var count: Int
         package var payload: Data
+        /// When it was first accepted, on the configuration's clock.
+        package var at: Date
     }
 
     struct BroadcastLedger {
@@ -150,6 +152,7 @@ extension FakeProviderState {
         else { return .apnsError(400, "PayloadEmpty") }
         guard body.count <= 5120 else { return .apnsError(413, "PayloadTooLarge") }
         let apnsID = (headers["apns-id"] ?? UUID().text()).lowercased()
+        let at = configuration.clock()
         broadcast.withLock { ledger in
             ledger.channels[channelID]?.broadcasts += 1
             let reached = ledger.channels[channelID]?.subscribers.count ?? 0
@@ -157,7 +160,7 @@ extension FakeProviderState {
                 ledger.order.append(apnsID)
                 ledger.broadcasts[apnsID] = AcceptedBroadcast(
                     apnsID: apnsID, channelID: channelID, priority: priority, reached: reached, count: 0,
-                    payload: body)
+                    payload: body, at: at)
             }
             ledger.broadcasts[apnsID]!.count += 1
         }
@@ -194,7 +197,7 @@ extension FakeProviderState {
     /// (``FakeProviderConfiguration/startBudget`` in any `startWindow`, on the budget's clock).
     func startBudgetSpent(device: String) -> Bool {
         guard let budget = configuration.startBudget else { return false }
-        let now = configuration.startClock()
+        let now = configuration.clock()
         return broadcast.withLock { ledger in
             let recent = (ledger.startTimes[device.lowercased()] ?? []).filter {
                 now.timeIntervalSince($0) < configuration.startWindow
@@ -208,7 +211,7 @@ extension FakeProviderState {
     /// the channel the payload names (`input-push-channel`, iOS 18), if any.
     func startedActivity(device: String, aps: [String: Any], apnsID: String, payload: Data) {
         let channel = aps["input-push-channel"] as? String
-        let at = configuration.startClock()
+        let at = configuration.clock()
         broadcast.withLock { ledger in
             ledger.startTimes[device.lowercased(), default: []].append(at)
             ledger.starts.append(

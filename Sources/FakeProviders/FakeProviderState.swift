@@ -27,6 +27,8 @@ package final class FakeProviderState: Sendable {
         var attempts = 0
         var accepted = 0
         var last: AcceptedNotification?
+        /// When it was first accepted, on the configuration's clock.
+        var firstAt: Date?
     }
 
     struct Ledger {

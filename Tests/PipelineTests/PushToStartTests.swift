@@ -33,7 +33,7 @@ import Testing
         var configuration = FakeProviderConfiguration(verificationKey: key.publicKey, keyID: "K", teamID: "T")
         configuration.startBudget = fakeBudget
         configuration.startWindow = fakeWindow
-        configuration.startClock = { clock.now() }
+        configuration.clock = { clock.now() }
         let server = try await FakeProviderServer.start(configuration: configuration)
         let token = APNsProviderToken(key: key, keyID: "K", teamID: "T", clock: SystemWallClock())
         var options = HTTP2Client.Configuration()
