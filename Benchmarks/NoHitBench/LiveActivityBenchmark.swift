@@ -36,6 +36,15 @@ struct LiveActivityBenchmark: AsyncParsableCommand {
                 + "month: channels made, deleted after each day's finals, and left on the fake.", valueName: "month"))
     var month: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "With --month: each day as its own nohit replay process on one data directory, one day killed "
+                + "(SIGKILL) while APNs made a channel the process had not learned of, then run again."))
+    var killADay = false
+
+    @Option(help: "With --kill-a-day: the seed that draws the day (printed; default: random).")
+    var seed: UInt64?
+
     static let bundle = "com.example.nohit"
     static let game = "CHA202008250"
 
@@ -57,7 +66,15 @@ struct LiveActivityBenchmark: AsyncParsableCommand {
             throw ValidationError("--runs must be at least 1 and --activities at least 5")
         }
         if let month {
-            try await replayMonth(month)
+            let parts = month.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 2, (1...12).contains(parts[1]) else {
+                throw ValidationError("--month must be YYYY-MM, not '\(month)'")
+            }
+            if killADay {
+                try await replayMonthInProcesses(month, year: parts[0], number: parts[1])
+            } else {
+                try await replayMonth(month)
+            }
             return
         }
         var results: [(baseline: Double, broadcast: Figures, token: Figures)] = []

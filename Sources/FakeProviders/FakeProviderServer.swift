@@ -214,6 +214,13 @@ enum FakeRouter {
                     },
                     "reached": state.acceptedBroadcasts.reduce(0) { $0 + $1.reached },
                 ])
+        case ("POST", 2, "channels") where parts[1] == "stall":
+            // Channels made from now on are never answered (`{"stall": true}`), until false: a
+            // sender killed meanwhile leaves a channel it never learned of.
+            let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+            guard let stall = object?["stall"] as? Bool else { return .json(400, ["reason": "give {\"stall\": bool}"]) }
+            state.stallChannelAnswers(stall)
+            return .json(200, ["stall": stall])
         case ("GET", 1, "starts"):
             let starts = state.startedActivities
             return .json(

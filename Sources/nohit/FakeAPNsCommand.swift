@@ -36,7 +36,8 @@ struct FakeAPNsCommand: AsyncParsableCommand {
             /channels/<id>/subscribers {"devices": [...]}; GET /broadcasts says what each broadcast reached, GET \
             /channels/<bundle> each channel's subscribers. A push-to-start (event start) past a device's budget \
             (--start-budget in --start-window) is refused with 429 TooManyRequests; GET /starts lists those \
-            accepted and counts those refused.
+            accepted and counts those refused. POST /channels/stall {"stall": true} makes channels without \
+            answering (a sender killed meanwhile leaves one it never learned of), until false.
 
             Web Push: POST /webpush/subscriptions creates a subscription (endpoint and keys, as a browser \
             would get); POST /webpush/<id> checks VAPID and decrypts (aes128gcm); GET /webpush/<id>/messages \
