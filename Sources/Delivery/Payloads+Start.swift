@@ -64,19 +64,28 @@ extension Payloads {
         return Int(named.dropFirst(bucketPrefix.count))
     }
 
-    /// The start as sent: naming `channel` (its id), or, with none, asking for the activity's own
-    /// push token, so an iOS 18 device whose app has no channel (broadcast not turned on for it,
-    /// the limit reached) still gets its activity, updated by token once the app registers it.
-    package static func resolvingStart(_ payload: Data, channel: String?) throws -> Data {
+    /// The start as sent at `now`: naming `channel` (its id), or, with none, asking for the
+    /// activity's own push token, so an iOS 18 device whose app has no channel (broadcast not turned
+    /// on for it, the limit reached) still gets its activity, updated by token once the app
+    /// registers it; `channel` nil leaves the start as stored. A start held back (by the device's
+    /// budget) is not stale on arrival: `stale-date` at least half an hour after `now`.
+    package static func resolvingStart(_ payload: Data, channel: String??, now: Date?) throws -> Data {
         guard var json = try JSONSerialization.jsonObject(with: payload) as? [String: Any],
             var aps = json["aps"] as? [String: Any]
         else { return payload }
-        if let channel {
-            aps["input-push-channel"] = channel
+        switch channel {
+        case .some(.some(let id)):
+            aps["input-push-channel"] = id
             aps["input-push-token"] = nil
-        } else {
+        case .some(.none):
             aps["input-push-channel"] = nil
             aps["input-push-token"] = 1
+        case .none:
+            break
+        }
+        if let now {
+            let stale = Int(now.timeIntervalSince1970) + 30 * 60
+            aps["stale-date"] = max(aps["stale-date"] as? Int ?? 0, stale)
         }
         json["aps"] = aps
         return try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -82,8 +82,9 @@ package enum PendingStarts {
         "not started: the bid was over (\(moment.kind.rawValue), \(moment.outs) outs) before the start could go"
     }
 
-    /// What the start waited for when it had no other reason: its device's budget.
-    package static let waitedForBudget = " (it waited for the device's push-to-start budget)"
+    /// What the start waited for when no attempt failed: its time (the device's spoiler delay, or
+    /// its push-to-start budget).
+    package static let waitedForBudget = " (not yet due: held by the device's spoiler delay or push-to-start budget)"
 }
 
 /// A channel's bytes for a moment, shared by all its deliveries on that channel.

@@ -838,10 +838,13 @@ import Testing
             ((try JSONSerialization.jsonObject(with: document) as? [String: Any])?["components"] as? [String: Any])?[
                 "schemas"] as? [String: Any])
         let variants = try #require((schemas["DeviceRegistration"] as? [String: Any])?["oneOf"] as? [[String: Any]])
-        let apnsVariant = try #require(variants.first { $0["title"] as? String == "apns" })
-        let properties = try #require(apnsVariant["properties"] as? [String: [String: Any]])
-        #expect(properties["app"]?["enum"] as? [String] == ["alerts", "scored"])
-        #expect(properties["topic"]?["enum"] as? [String] == ["com.example.nohit", "com.example.scored"])
+        for title in ["apns", "live-activity", "live-activity-start"] {
+            let variant = try #require(variants.first { $0["title"] as? String == title })
+            let properties = try #require(variant["properties"] as? [String: [String: Any]])
+            #expect(properties["app"]?["enum"] as? [String] == ["alerts", "scored"], "\(title)")
+            #expect(
+                properties["topic"]?["enum"] as? [String] == ["com.example.nohit", "com.example.scored"], "\(title)")
+        }
         // The scored app's web page, served from its own origin, may register here (CORS preflight).
         var preflight = URLRequest(url: URL(string: address + "/api/devices")!)
         preflight.httpMethod = "OPTIONS"

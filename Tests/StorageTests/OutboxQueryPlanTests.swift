@@ -100,7 +100,10 @@ import Testing
         let indexes = try await DatabaseQueue(path: path).read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'")
         }
-        #expect(Set(indexes) == ["outbox_pending", "outbox_sending", "outbox_failed", "sqlite_autoindex_outbox_1"])
+        #expect(
+            Set(indexes) == [
+                "outbox_pending", "outbox_sending", "outbox_failed", "outbox_starts", "sqlite_autoindex_outbox_1",
+            ])
     }
 
     /// A database from before migration 7 (the outbox unique by delivery id, with an index by bid

@@ -70,8 +70,8 @@ import Testing
             #expect(failed.map(\.deviceID) == [waiting.id])
             #expect(
                 failed.first?.reason
-                    == "not started: the bid was over (broken-up, 22 outs) before the start could go (it waited for "
-                    + "the device's push-to-start budget)")
+                    == "not started: the bid was over (broken-up, 22 outs) before the start could go (not yet due: held "
+                    + "by the device's spoiler delay or push-to-start budget)")
             #expect(try await store.plannedStarts(since: now.addingTimeInterval(-60))[waiting.id] == nil)
             let counts = try await store.outboxCounts()
             #expect(counts.startsSent == 1 && counts.startsFailed == 1)

@@ -113,8 +113,9 @@ public struct BidActivityAttributes: Codable, Hashable, Sendable {
     extension BidActivityAttributes {
         /// The app's push-to-start tokens as the system gives them (hex, as the server takes them):
         /// register each with `NoHitterClient.register(.liveActivityStart(token:environment:topic:updates:))`
-        /// — `updates: "channel"` on iOS 18, `"token"` on 17.2-17.x, where each started activity's
-        /// own token (`Activity.pushTokenUpdates`) is then registered as `.liveActivity`.
+        /// — `updates: "channel"` on iOS 18, `"token"` on 17.2-17.x. Every activity started by push
+        /// that has a token of its own (`Activity.pushTokenUpdates`: always on 17.2-17.x, and on
+        /// iOS 18 when the server had no channel for it) is then registered as `.liveActivity`.
         public static var pushToStartTokens: AsyncMapSequence<Activity<BidActivityAttributes>.PushTokenUpdates, String>
         {
             Activity<BidActivityAttributes>.pushToStartTokenUpdates.map { token in

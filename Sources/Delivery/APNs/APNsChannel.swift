@@ -231,16 +231,17 @@ package struct APNsChannel: DeliveryChannel {
             (deviceToken, environment, topic, pushType) = (
                 token, env, bundle + ".push-type.liveactivity", "liveactivity"
             )
+            var channel: String?? = nil
             if updates == .channel, let bucket = Payloads.startBucket(payload) {
                 switch startChannel(for: delivery, bucket: bucket, topic: bundle, environment: env) {
                 case .failure(let refusal): return .failure(refusal)
-                case .success(let channel):
-                    do {
-                        payload = try Payloads.resolvingStart(payload, channel: channel)
-                    } catch {
-                        return .failure(Refusal(outcome: .rejected(status: 0, reason: "unreadable start: \(error)")))
-                    }
+                case .success(let found): channel = .some(found)
                 }
+            }
+            do {
+                payload = try Payloads.resolvingStart(payload, channel: channel, now: starts?.now() ?? Date())
+            } catch {
+                return .failure(Refusal(outcome: .rejected(status: 0, reason: "unreadable start: \(error)")))
             }
         default:
             return .failure(Refusal(outcome: .rejected(status: 0, reason: "not an APNs device")))

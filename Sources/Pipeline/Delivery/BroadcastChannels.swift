@@ -172,12 +172,8 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         // few minutes, so a replay leaves no channel behind. Cancelled: nothing more.
         guard !Task.isCancelled else { return }
         _ = await Deadline.result(within: .seconds(settings.roundLimit)) { [self] in
-            do {
-                try await deleteFinished()
-            } catch {
-                logger.warning(
-                    "broadcast channels: at the stop, the channels of games over were left: \(error)",
-                    metadata: ["error": "\(error)"])
+            do { try await deleteFinished() } catch {
+                logger.warning("broadcast channels: at the stop, those of games over were left: \(error)")
             }
         }
     }
@@ -186,9 +182,8 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     /// have gone out).
     package func deleteFinished() async throws {
         let finals = state.withLock { $0.finals }
-        guard !finals.isEmpty, try await !store.hasUnfinished(channels: [.liveActivityChannel], dueBy: nil) else {
-            return
-        }
+        guard !finals.isEmpty, try await !store.hasUnfinished(channels: [.liveActivityChannel], dueBy: nil)
+        else { return }
         for channel in try await read().kept where finals[channel.key.gameID] != nil {
             try await delete(channel, reason: "the game is over and the service stops")
         }
@@ -281,7 +276,11 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         if state.withLock({ $0.finals[moment.gameID] != nil }) { return false }
         let devices = try await directory.active()
         let (kept, intents) = Self.channels(among: devices)
-        let have = Set((kept + intents).map(\.key))
+        // An intent older than the grace is a stop's (its channel, if made, is the sweep's): the
+        // key is made again rather than left without a channel until the sweep ends it.
+        let now = clock.now()
+        let making = intents.filter { now.timeIntervalSince($0.device.registeredAt) < settings.leakGrace }
+        let have = Set((kept + making).map(\.key))
         var count = Dictionary(grouping: kept + intents) { App(topic: $0.key.topic, environment: $0.key.environment) }
             .mapValues(\.count)
         var made = false

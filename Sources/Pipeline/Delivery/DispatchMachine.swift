@@ -81,6 +81,13 @@ package struct DispatchMachine: Sendable {
 
     // MARK: Deciding
 
+    /// From when a delivery's staleness counts: its moment, or for a push-to-start held back by
+    /// its device's budget, the time it was due (a lifetime before it expires).
+    static func worthFrom(_ delivery: ClaimedDelivery) -> Date {
+        guard delivery.channel.kind == .liveActivityStart else { return delivery.createdAt }
+        return max(delivery.createdAt, delivery.expiresAt.addingTimeInterval(-RetryPolicy().staleAfter))
+    }
+
     /// What to do now. `mayStillSend` says whether a claimed delivery's lease still holds (a row
     /// whose lease may have lapsed is given back, not sent beside the instance that takes it over).
     package mutating func next(
@@ -111,7 +118,7 @@ package struct DispatchMachine: Sendable {
                 InFlight(
                     claimed: $0,
                     retry: DeliveryRetryState(
-                        attempts: $0.attempts, tokenRefreshed: $0.tokenRefreshed, createdAt: $0.createdAt,
+                        attempts: $0.attempts, tokenRefreshed: $0.tokenRefreshed, createdAt: Self.worthFrom($0),
                         registeredAt: $0.deviceRegisteredAt))
             }
             head += room

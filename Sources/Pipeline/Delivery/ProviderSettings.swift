@@ -132,6 +132,14 @@ package struct ProviderChannels: Sendable {
         }
     }
 
+    /// What a push-to-start reads at send time: the service's clock, and the channels kept (none
+    /// to wait for when broadcast is off).
+    static func starts(_ kept: BroadcastClients?, clock: any WallClock) -> APNsChannel.StartChannels {
+        var starts = APNsChannel.StartChannels(channel: { kept?.channel(for: $0) }, now: { clock.now() })
+        if kept == nil { starts.wait = 0 }
+        return starts
+    }
+
     private static func channels(_ settings: ProviderSettings, client: HTTPClient, clock: any WallClock) throws -> (
         [any DeliveryChannel], [ChannelKind: String], (any APNsTransport)?, WebPushOrigins?, BroadcastClients?
     ) {
@@ -205,9 +213,7 @@ package struct ProviderChannels: Sendable {
                 APNsChannel(
                     kind: .liveActivityStart, transport: transport, token: token, tokensByTopic: tokensByTopic,
                     declaredTopics: declared,
-                    starts: broadcastClients.map { kept in
-                        .init(channel: { kept.channel(for: $0) }, now: { clock.now() })
-                    }))
+                    starts: Self.starts(broadcastClients, clock: clock)))
         } else {
             apnsTransport = nil
             let reason = "no APNs provider key (with key id and team id) configured"

@@ -35,8 +35,11 @@ package struct PushTest: Sendable {
         }
         guard let payload else {
             result.summary =
-                "a Live Activity token lives only while its activity runs and takes no alert of its own: test the "
-                + "app's alert token (an apns device) instead"
+                kind == .liveActivityStart
+                ? "a push-to-start token would start an activity, not show an alert: test the app's alert token "
+                    + "(an apns device) instead"
+                : "a Live Activity token lives only while its activity runs and takes no alert of its own: test the "
+                    + "app's alert token (an apns device) instead"
             return result
         }
         guard let channel = channels.channels.first(where: { $0.kind == kind }) else {

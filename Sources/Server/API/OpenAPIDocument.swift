@@ -41,8 +41,8 @@ package enum OpenAPIDocument {
         var document = filled()
         fill(&document, ["components", "schemas", "DeviceRegistration"]) { registration in
             guard var variants = registration["oneOf"] as? [[String: Any]] else { return }
-            for index in variants.indices where ["apns", "live-activity"].contains(variants[index]["title"] as? String)
-            {
+            let apple = ["apns", "live-activity", "live-activity-start"]
+            for index in variants.indices where apple.contains(variants[index]["title"] as? String ?? "") {
                 if apps.isEmpty {
                     fill(&variants[index], ["properties"]) { $0["app"] = nil }
                     variants[index]["anyOf"] = nil

@@ -40,7 +40,7 @@ extension PostgresStore: OutboxStore {
                     UPDATE outbox SET state = 3, finished_at = \(occurred),
                         last_error = \(PendingStarts.reason(moment.moment))
                             || coalesce(' (it waited: ' || last_error || ')', \(PendingStarts.waitedForBudget))
-                    WHERE channel = 'live-activity-start' AND state = 0 AND bid_key = \(bid)
+                    WHERE channel = 'live-activity-start' AND state IN (0, 5) AND bid_key = \(bid)
                     """, logger: logger
                 ).collect()
             }

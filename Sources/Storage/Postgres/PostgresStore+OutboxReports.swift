@@ -73,7 +73,7 @@ extension PostgresStore {
         for try await (device, due) in try await client.query(
             """
             SELECT device_id, due_at FROM outbox
-            WHERE channel = 'live-activity-start' AND due_at >= \(since.timeIntervalSince1970) AND state IN (0, 1, 2)
+            WHERE channel = 'live-activity-start' AND due_at >= \(since.timeIntervalSince1970) AND state IN (0, 1, 2, 5)
             """,
             logger: logger
         ).decode((UUID, Double).self) {

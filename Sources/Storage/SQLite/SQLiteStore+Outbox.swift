@@ -47,7 +47,7 @@ extension SQLiteStore {
                     sql: """
                         UPDATE outbox SET state = 3, finished_at = ?,
                             last_error = ? || coalesce(' (it waited: ' || last_error || ')', ?)
-                        WHERE channel = 'live-activity-start' AND state = 0 AND bid_key = ?
+                        WHERE channel = 'live-activity-start' AND state IN (0, 5) AND bid_key = ?
                         """,
                     arguments: [
                         moment.occurredAt.timeIntervalSince1970, PendingStarts.reason(moment.moment),
@@ -113,7 +113,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT device_id, due_at FROM outbox
-                    WHERE channel = 'live-activity-start' AND due_at >= ? AND state IN (0, 1, 2)
+                    WHERE channel = 'live-activity-start' AND due_at >= ? AND state IN (0, 1, 2, 5)
                     """, arguments: [since.timeIntervalSince1970])
             while let row = try rows.next() {
                 let text: String = row[0]
