@@ -60,15 +60,7 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     }
 
     /// An app in an environment.
-    package struct App: Sendable, Hashable {
-        package var topic: String
-        package var environment: APNsEnvironment
-
-        package init(topic: String, environment: APNsEnvironment) {
-            self.topic = topic
-            self.environment = environment
-        }
-    }
+    package typealias App = BroadcastApp
 
     /// A channel kept, as its device says.
     struct Kept: Sendable {
@@ -322,7 +314,15 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         do {
             id = try await client.createChannel()
         } catch {
-            _ = try await store.disable(id: intent.id, reason: "broadcast channel not made: \(error)", at: clock.now())
+            if error.status == 0 && !error.reason.hasPrefix("cannot sign") {
+                // No answer (a timeout, a lost connection): APNs may have made it. The intent stays
+                // for the sweep, which looks a grace from now.
+                let next = clock.now().addingTimeInterval(settings.leakGrace + 1)
+                state.withLock { $0.nextSweep = min($0.nextSweep ?? next, next) }
+            } else {
+                _ = try await store.disable(
+                    id: intent.id, reason: "broadcast channel not made: \(error)", at: clock.now())
+            }
             if error.reason == "TooManyChannels" {
                 refused(app, key: key, because: "APNs said TooManyChannels")
             } else {
@@ -477,10 +477,7 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
                 continue
             }
         }
-        if others > 0 {
-            logger.info(
-                "channels of the apps not made by this service are left alone", metadata: ["count": "\(others)"])
-        }
+        if others > 0 { logger.info("channels of the apps not made by this service are left alone: \(others)") }
         state.withLock {
             $0.suspects = unkept
             // Those found now are looked at again a grace later, not an hour.

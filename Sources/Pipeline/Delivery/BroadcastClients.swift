@@ -8,7 +8,7 @@ import Synchronization
 /// server's). Management goes to Apple's `api-manage-broadcast` hosts beside Apple's push hosts,
 /// and to the push URL itself for any other (`nohit fake-apns` serves both).
 package final class BroadcastClients: Sendable {
-    package typealias App = BroadcastChannels.App
+    package typealias App = BroadcastApp
 
     private let make: @Sendable (App) throws -> APNsBroadcastClient?
     private let made = Mutex<[App: APNsBroadcastClient]>([:])
@@ -56,5 +56,16 @@ package final class BroadcastClients: Sendable {
 
     package func shutdown() async {
         for client in made.withLock({ Array($0.values) }) { await client.shutdown() }
+    }
+}
+
+/// An app in an environment: whose channels one management client serves.
+package struct BroadcastApp: Sendable, Hashable {
+    package var topic: String
+    package var environment: APNsEnvironment
+
+    package init(topic: String, environment: APNsEnvironment) {
+        self.topic = topic
+        self.environment = environment
     }
 }
