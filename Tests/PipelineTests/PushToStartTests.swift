@@ -51,11 +51,12 @@ import Testing
         let transport = try HTTP2APNsTransport(configuration: apns, client: options)
         let pipeline = AlertPipeline(
             store: store,
-            channels: [
-                APNsChannel(kind: .liveActivityChannel, transport: transport, token: token),
+            channels: [ChannelKind.apns, .liveActivity, .liveActivityChannel].map {
+                APNsChannel(kind: $0, transport: transport, token: token)
+            } + [
                 APNsChannel(
                     kind: .liveActivityStart, transport: transport, token: token,
-                    starts: .init(channel: { clients.channel(for: $0) }, now: { clock.now() })),
+                    starts: .init(channel: { clients.channel(for: $0) }, now: { clock.now() }))
             ], clock: clock, startBudget: budget)
         let channels = BroadcastChannels(clients: clients, store: store, directory: pipeline.directory, clock: clock)
         let hub = GameHub(consumers: [AlertConsumer(publisher: pipeline.publisher), channels])

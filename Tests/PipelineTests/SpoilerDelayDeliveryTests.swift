@@ -1,14 +1,7 @@
 import Alerts
-import Clocks
 import Crypto
-import Delivery
-import FakeProviders
 import Foundation
-import Logging
-import Pipeline
 import Retrosheet
-import ServiceLifecycle
-import Storage
 import TestSupport
 import Testing
 
@@ -23,20 +16,6 @@ import Testing
 
     @Test func aWholeDayAMinuteBehindReachesNoDeviceEarlyAndEveryDeviceWithAll() async throws {
         let games = try ReplaySchedule.games(on: BroadcastChannelsTests.day, data: [TestData.path("retrosheet")])
-        let clock = ManualWallClock(games.map(\.start).min()!.addingTimeInterval(-60))
-        let key = P256.Signing.PrivateKey()
-        var configuration = FakeProviderConfiguration(verificationKey: key.publicKey, keyID: "K", teamID: "T")
-        configuration.clock = { clock.now() }
-        let server = try await FakeProviderServer.start(configuration: configuration)
-        defer { Task { try await server.shutdown() } }
-        let token = APNsProviderToken(key: key, keyID: "K", teamID: "T", clock: SystemWallClock())
-        var options = HTTP2Client.Configuration()
-        options.extraCertificateAuthorities = [server.authority.caCertificatePEM]
-        let clients = BroadcastClients { [options] app in
-            try APNsBroadcastClient(
-                managementURL: server.baseURL, broadcastURL: server.baseURL, bundleID: app.topic, token: token,
-                timeout: .seconds(60), client: options)
-        }
         var preferences = Preferences()
         preferences.spoilerDelaySeconds = 60
         preferences.thresholdInnings = 6
@@ -52,37 +31,8 @@ import Testing
                 id: UUID(), channel: $0, preferences: preferences,
                 registeredAt: Date(timeIntervalSince1970: 1_598_000_000), secretHash: "")
         }
-        let store = try SQLiteStore(
-            path: FileManager.default.temporaryDirectory.appendingPathComponent("delay-\(UUID().uuidString).sqlite")
-                .path)
-        try await store.register(contentsOf: devices)
-        let apns = APNsConfiguration(productionURL: server.baseURL, sandboxURL: server.baseURL, timeout: .seconds(60))
-        let transport = try HTTP2APNsTransport(configuration: apns, client: options)
-        let pipeline = AlertPipeline(
-            store: store,
-            channels: [ChannelKind.apns, .liveActivity, .liveActivityChannel].map {
-                APNsChannel(kind: $0, transport: transport, token: token)
-            } + [
-                APNsChannel(
-                    kind: .liveActivityStart, transport: transport, token: token,
-                    starts: .init(channel: { clients.channel(for: $0) }, now: { clock.now() }))
-            ], clock: clock)
-        let broadcasts = BroadcastChannels(
-            clients: clients, store: store, directory: pipeline.directory, clock: clock)
-        let hub = GameHub(consumers: [AlertConsumer(publisher: pipeline.publisher), broadcasts])
-        let source = ReplaySource(
-            games: games, sink: hub, clock: clock,
-            settle: {
-                await broadcasts.waitUntilIdle()
-                try await pipeline.waitUntilIdle()
-            }, afterDay: { try await pipeline.waitUntilDrained(manual: clock) })
-        let group = ServiceGroup(
-            configuration: .init(
-                services: pipeline.services.map { .init(service: $0) } + [
-                    .init(service: source, successTerminationBehavior: .gracefullyShutdownGroup)
-                ], logger: Logger(label: "test.delay")))
-        try await group.run()
-        await transport.shutdown()
+        let (store, server, _) = try await PushToStartTests.replay(devices, budget: StartBudget(), fakeBudget: 10)
+        defer { Task { try await server.shutdown() } }
 
         // Every delivery planned, to a device or a channel, by the moment it is for.
         let receivers = try await store.activeDevices()
