@@ -11,7 +11,7 @@ extension Payloads {
     /// A push-to-start (iOS 17.2 and later): `event: start` with the activity's attributes and the
     /// bid's state, as the app's `BidActivityAttributes`. `bucket` is the spoiler-delay bucket of
     /// the broadcast channel the activity is to follow (iOS 18), named when sent
-    /// (``resolvingStart(_:channel:)``); nil asks for the activity's own push token instead
+    /// (``StoredStart``); nil asks for the activity's own push token instead
     /// (`input-push-token`, iOS 17.2-17.x).
     struct LiveActivityStart: Encodable {
         struct APS: Encodable {
@@ -55,39 +55,40 @@ extension Payloads {
                     inputPushChannel: bucket.map { "\(bucketPrefix)\($0)" }, inputPushToken: bucket == nil ? 1 : nil)))
     }
 
-    /// The delay bucket of the channel a stored start is to follow; nil for a start by token.
-    package static func startBucket(_ payload: Data) -> Int? {
-        let json = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any]
-        guard let named = (json?["aps"] as? [String: Any])?["input-push-channel"] as? String,
-            named.hasPrefix(bucketPrefix)
-        else { return nil }
-        return Int(named.dropFirst(bucketPrefix.count))
-    }
+    /// A stored start, read once to be sent: the delay bucket of the channel it is to follow (nil
+    /// for a start by token), then written as sent.
+    package struct StoredStart {
+        var json: [String: Any]
+        var aps: [String: Any]
 
-    /// The start as sent at `now`: naming `channel` (its id), or, with none, asking for the
-    /// activity's own push token, so an iOS 18 device whose app has no channel (broadcast not turned
-    /// on for it, the limit reached) still gets its activity, updated by token once the app
-    /// registers it; `channel` nil leaves the start as stored. A start held back (by the device's
-    /// budget) is not stale on arrival: `stale-date` at least half an hour after `now`.
-    package static func resolvingStart(_ payload: Data, channel: String??, now: Date?) throws -> Data {
-        guard var json = try JSONSerialization.jsonObject(with: payload) as? [String: Any],
-            var aps = json["aps"] as? [String: Any]
-        else { return payload }
-        switch channel {
-        case .some(.some(let id)):
-            aps["input-push-channel"] = id
-            aps["input-push-token"] = nil
-        case .some(.none):
-            aps["input-push-channel"] = nil
-            aps["input-push-token"] = 1
-        case .none:
-            break
+        package init?(_ payload: Data) {
+            guard let json = (try? JSONSerialization.jsonObject(with: payload)) as? [String: Any],
+                let aps = json["aps"] as? [String: Any]
+            else { return nil }
+            (self.json, self.aps) = (json, aps)
         }
-        if let now {
-            let stale = Int(now.timeIntervalSince1970) + 30 * 60
-            aps["stale-date"] = max(aps["stale-date"] as? Int ?? 0, stale)
+
+        package var bucket: Int? {
+            guard let named = aps["input-push-channel"] as? String, named.hasPrefix(bucketPrefix) else { return nil }
+            return Int(named.dropFirst(bucketPrefix.count))
         }
-        json["aps"] = aps
-        return try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])
+
+        /// Naming `channel` (its id), or with none asking for the activity's own push token, so an
+        /// iOS 18 device whose app has no channel (broadcast off, the limit reached) still gets its
+        /// activity, updated by token once the app registers it.
+        package mutating func follow(_ channel: String?) {
+            aps["input-push-channel"] = channel
+            aps["input-push-token"] = channel == nil ? 1 : nil
+        }
+
+        /// The bytes sent at `now`: a start held back (by the device's budget) is not stale on
+        /// arrival, its `stale-date` at least half an hour after `now`.
+        package func sent(at now: Date) throws -> Data {
+            var aps = aps
+            aps["stale-date"] = max(aps["stale-date"] as? Int ?? 0, Int(now.timeIntervalSince1970) + 30 * 60)
+            var json = json
+            json["aps"] = aps
+            return try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])
+        }
     }
 }

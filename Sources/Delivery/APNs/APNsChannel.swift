@@ -231,17 +231,19 @@ package struct APNsChannel: DeliveryChannel {
             (deviceToken, environment, topic, pushType) = (
                 token, env, bundle + ".push-type.liveactivity", "liveactivity"
             )
-            var channel: String?? = nil
-            if updates == .channel, let bucket = Payloads.startBucket(payload) {
+            guard var start = Payloads.StoredStart(payload) else {
+                return .failure(Refusal(outcome: .rejected(status: 0, reason: "unreadable start")))
+            }
+            if updates == .channel, let bucket = start.bucket {
                 switch startChannel(for: delivery, bucket: bucket, topic: bundle, environment: env) {
                 case .failure(let refusal): return .failure(refusal)
-                case .success(let found): channel = .some(found)
+                case .success(let found): start.follow(found)
                 }
             }
             do {
-                payload = try Payloads.resolvingStart(payload, channel: channel, now: starts?.now() ?? Date())
+                payload = try start.sent(at: starts?.now() ?? Date())
             } catch {
-                return .failure(Refusal(outcome: .rejected(status: 0, reason: "unreadable start: \(error)")))
+                return .failure(Refusal(outcome: .rejected(status: 0, reason: "unwritable start: \(error)")))
             }
         default:
             return .failure(Refusal(outcome: .rejected(status: 0, reason: "not an APNs device")))

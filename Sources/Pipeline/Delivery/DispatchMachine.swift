@@ -83,9 +83,9 @@ package struct DispatchMachine: Sendable {
 
     /// From when a delivery's staleness counts: its moment, or for a push-to-start held back by
     /// its device's budget, the time it was due (a lifetime before it expires).
-    static func worthFrom(_ delivery: ClaimedDelivery) -> Date {
+    static func worthFrom(_ delivery: ClaimedDelivery, staleAfter: TimeInterval) -> Date {
         guard delivery.channel.kind == .liveActivityStart else { return delivery.createdAt }
-        return max(delivery.createdAt, delivery.expiresAt.addingTimeInterval(-RetryPolicy().staleAfter))
+        return max(delivery.createdAt, delivery.expiresAt.addingTimeInterval(-staleAfter))
     }
 
     /// What to do now. `mayStillSend` says whether a claimed delivery's lease still holds (a row
@@ -118,7 +118,8 @@ package struct DispatchMachine: Sendable {
                 InFlight(
                     claimed: $0,
                     retry: DeliveryRetryState(
-                        attempts: $0.attempts, tokenRefreshed: $0.tokenRefreshed, createdAt: Self.worthFrom($0),
+                        attempts: $0.attempts, tokenRefreshed: $0.tokenRefreshed,
+                        createdAt: Self.worthFrom($0, staleAfter: settings.policy.staleAfter),
                         registeredAt: $0.deviceRegisteredAt))
             }
             head += room
