@@ -85,18 +85,35 @@ final class ServedDay: Sendable {
         }
     }
 
-    /// SIGINT, then what it said by the time it exited.
-    func stop() async throws -> String {
+    /// SIGINT, then what it said by the time it exited. A stop that takes over `seconds` fails the
+    /// test with what the process was doing: SIGQUIT (Swift's backtracer prints every thread to
+    /// the log), then SIGKILL.
+    func stop(within seconds: Double = 180) async throws -> String {
         kill(process.processIdentifier, SIGINT)
         let process = process
-        try await Executable.onThread { process.waitUntilExit() }
+        do {
+            _ = try await Self.eventually("nohit serve's stop after SIGINT", within: seconds) {
+                process.isRunning ? nil : true
+            }
+        } catch {
+            kill(process.processIdentifier, SIGQUIT)
+            _ = try? await Self.eventually("a backtrace", within: 30) { process.isRunning ? nil : true }
+            terminateIfRunning()
+            throw Stuck(reason: "\(error)", log: log)
+        }
         return log
+    }
+
+    struct Stuck: Error, CustomStringConvertible {
+        var reason: String
+        var log: String
+        var description: String { "\(reason); it said:\n\(log)" }
     }
 
     /// Stops it at once if it is still running (a test that failed half-way).
     func terminateIfRunning() {
         guard process.isRunning else { return }
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

@@ -31,8 +31,9 @@ import Testing
         var byGame: [String: [[String]]] = [:]
         var order: [String] = []
         for line in lines.dropFirst() {
+            // cwevent quotes a text field whole: its first and last characters.
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.replacingOccurrences(of: "\"", with: "")
+                $0.first == "\"" ? String($0.dropFirst().dropLast()) : String($0)
             }
             let id = fields[at("GAME_ID")]
             if byGame[id] == nil { order.append(id) }
