@@ -358,7 +358,7 @@ let package = Package(
                 "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "NoHitterKit", package: "SDK"),
+                .product(name: "NoHitterKit", package: "SDK"), .product(name: "NoHitterActivity", package: "SDK"),
             ]
         ),
     ]

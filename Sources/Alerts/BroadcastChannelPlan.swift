@@ -68,7 +68,7 @@ package enum BroadcastChannelPlan {
         for device in devices {
             let (environment, topic): (APNsEnvironment, String)
             switch device.channel {
-            case .apns(_, let env, let bundle), .liveActivity(_, let env, let bundle),
+            case .apns(_, let env, let bundle), .liveActivity(_, let env, let bundle, _),
                 .liveActivityStart(_, let env, let bundle, .channel):
                 (environment, topic) = (env, bundle)
             default: continue

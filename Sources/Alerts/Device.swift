@@ -4,9 +4,11 @@ import Foundation
 package enum DeviceChannel: Sendable, Hashable, Codable {
     /// An iOS app: the APNs device token (hex), the environment, and the topic (bundle id).
     case apns(token: String, environment: APNsEnvironment, topic: String)
-    /// A Live Activity following bids: its push token, the environment, and the app's bundle id
-    /// (pushes go to `<bundle>.push-type.liveactivity`).
-    case liveActivity(token: String, environment: APNsEnvironment, topic: String)
+    /// A Live Activity: its push token, the environment, the app's bundle id (pushes go to
+    /// `<bundle>.push-type.liveactivity`), and the bid it shows (its attributes' game and team
+    /// pitching): it hears that bid only. Without one (an app registered before activities named
+    /// their bid), it hears every bid past the device's threshold.
+    case liveActivity(token: String, environment: APNsEnvironment, topic: String, bid: ActivityBid? = nil)
     /// A broadcast channel (iOS 18) the service made for one bid (``Moment/bidKey``: a game and the
     /// side pitching) at one spoiler delay, in an environment, for an app: one request updates
     /// every Live Activity subscribed to it. Made and removed by the service
@@ -26,7 +28,7 @@ package enum DeviceChannel: Sendable, Hashable, Codable {
     /// broadcast channel, a push-to-start token); nil for the others.
     package var apnsApp: (topic: String, environment: APNsEnvironment)? {
         switch self {
-        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic),
+        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic, _),
             .liveActivityChannel(_, _, let environment, let topic),
             .liveActivityStart(_, let environment, let topic, _):
             (topic, environment)
@@ -80,6 +82,33 @@ package enum APNsEnvironment: String, Sendable, Hashable, Codable, CaseIterable 
                 in: container, debugDescription: "must be \(Self.accepted), not '\(name)'")
         }
         self = environment
+    }
+}
+
+/// The bid a Live Activity shows, as its attributes (`BidActivityAttributes`) name it: the game
+/// and the abbreviation of the team pitching.
+package struct ActivityBid: Sendable, Hashable, Codable {
+    package var gameID: String
+    package var pitchingTeam: String
+
+    package init(gameID: String, pitchingTeam: String) {
+        self.gameID = gameID
+        self.pitchingTeam = pitchingTeam
+    }
+
+    /// As stored: `CHA202008250/CWS`.
+    package var key: String { "\(gameID)/\(pitchingTeam)" }
+
+    package init?(key: String) {
+        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }
+        self.init(gameID: String(parts[0]), pitchingTeam: String(parts[1]))
+    }
+
+    /// Whether `moment` is of this bid, `pitchingTeam` being the abbreviation of the side pitching
+    /// in the moment's game (nil where the caller does not know it: then it is not).
+    package func shows(_ moment: Moment, pitchingTeam: String?) -> Bool {
+        moment.gameID == gameID && pitchingTeam == self.pitchingTeam
     }
 }
 

@@ -33,8 +33,11 @@ package enum SkipReason: String, Sendable, Hashable, Codable {
 
 /// Decides, for one moment and one device, whether to send and when. Pure, and table-tested.
 package enum Planner {
+    /// `pitchingTeam`: the abbreviation of the side pitching in the moment's game, which a Live
+    /// Activity's bid names (``ActivityBid``); without it, such an activity hears nothing.
     package static func decide(
-        _ moment: Moment, teams: [String], at momentTime: Date, device: Device, history: DeviceBidHistory
+        _ moment: Moment, teams: [String], at momentTime: Date, device: Device, history: DeviceBidHistory,
+        pitchingTeam: String? = nil
     ) -> PlanDecision {
         guard device.isActive else { return .skip(.deviceDisabled) }
         if case .liveActivityStart(_, let environment, let topic, _) = device.channel {
@@ -52,11 +55,17 @@ package enum Planner {
             guard bid == moment.bidKey, !BroadcastChannelPlan.isIntent(id) else { return .skip(.notFollowingBid) }
             return .send(notBefore: momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds)))
         }
+        // An activity that names its bid shows that bid: it hears every change of it, as a channel
+        // does, and nothing of another bid (whose state would replace its own).
+        if case .liveActivity(_, _, _, let bid?) = device.channel {
+            guard bid.shows(moment, pitchingTeam: pitchingTeam) else { return .skip(.notFollowingBid) }
+            return .send(notBefore: momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds)))
+        }
         let past = preferences.isPastThreshold(moment, teams: teams)
         let notBefore = momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds))
 
-        // A Live Activity shows the state of every bid past the threshold: no frequency, no
-        // quiet hours (it updates silently).
+        // A Live Activity that names no bid shows the state of every bid past the threshold: no
+        // frequency, no quiet hours (it updates silently).
         // An out's odds moment starts a bid for a device that chose odds, at the first out past its
         // share; the inning moments carry it on from there.
         let oddsStart = moment.kind == .hitlessOut && preferences.minOdds != nil && moment.odds != nil

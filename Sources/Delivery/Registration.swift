@@ -98,9 +98,10 @@ package struct Registrar: Sendable {
         switch channel {
         case .apns(let token, let environment, let topic):
             return .apns(token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic))
-        case .liveActivity(let token, let environment, let topic):
+        case .liveActivity(let token, let environment, let topic, let bid):
             return .liveActivity(
-                token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic))
+                token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic),
+                bid: try bid.map(Self.activityBid))
         case .liveActivityStart(let token, let environment, let topic, let updates):
             return .liveActivityStart(
                 token: try Self.apnsToken(token), environment: environment, topic: try declared(topic: topic),
@@ -150,6 +151,29 @@ package struct Registrar: Sendable {
     }
 
     /// An APNs device or Live Activity push token: hex, 32 to 100 bytes.
+    /// A Live Activity's bid as its attributes name it: a game id and a team's abbreviation
+    /// (letters, digits, `-` and `_`; at most 64 and 8 characters).
+    static func activityBid(_ bid: ActivityBid) throws(RegistrationError) -> ActivityBid {
+        func plain(_ value: String) -> Bool {
+            value.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                    || $0 == 0x2D || $0 == 0x5F
+            }
+        }
+        guard !bid.gameID.isEmpty, bid.gameID.utf8.count <= 64, plain(bid.gameID) else {
+            throw RegistrationError(
+                field: "game_id",
+                reason: "must be the activity's game id (letters, digits, - and _, at most 64), not '\(bid.gameID)'")
+        }
+        guard !bid.pitchingTeam.isEmpty, bid.pitchingTeam.utf8.count <= 8, plain(bid.pitchingTeam) else {
+            throw RegistrationError(
+                field: "pitching_team",
+                reason: "must be the abbreviation of the team pitching (at most 8 letters or digits), not "
+                    + "'\(bid.pitchingTeam)'")
+        }
+        return bid
+    }
+
     static func apnsToken(_ token: String) throws(RegistrationError) -> String {
         guard
             token.utf8.allSatisfy({

@@ -25,9 +25,13 @@ struct ChannelColumns: Sendable, Hashable {
     init(_ channel: DeviceChannel, sealing secrets: SecretBox) throws {
         let kind = channel.kind.rawValue
         switch channel {
-        case .apns(let token, let environment, let topic), .liveActivity(let token, let environment, let topic):
+        case .apns(let token, let environment, let topic):
             self.init(
                 kind: kind, address: token, environment: environment.rawValue, topic: topic, key1: nil, key2: nil)
+        case .liveActivity(let token, let environment, let topic, let bid):
+            // The bid the activity shows, if it named one, the first key.
+            self.init(
+                kind: kind, address: token, environment: environment.rawValue, topic: topic, key1: bid?.key, key2: nil)
         case .liveActivityChannel(let id, let bid, let environment, let topic):
             // The channel id is the address; the bid it follows, the first key.
             self.init(kind: kind, address: id, environment: environment.rawValue, topic: topic, key1: bid, key2: nil)
@@ -90,7 +94,8 @@ struct ChannelColumns: Sendable, Hashable {
             return .apns(token: address, environment: environment, topic: topic)
         case .liveActivity:
             guard let environment = environment.flatMap(APNsEnvironment.init(rawValue:)), let topic else { return nil }
-            return .liveActivity(token: address, environment: environment, topic: topic)
+            return .liveActivity(
+                token: address, environment: environment, topic: topic, bid: key1.flatMap(ActivityBid.init(key:)))
         case .liveActivityChannel:
             guard let environment = environment.flatMap(APNsEnvironment.init(rawValue:)), let topic, let key1 else {
                 return nil

@@ -25,7 +25,8 @@ struct DevicesCommand: AsyncParsableCommand {
             "preferences.min_odds": "--min-odds",
             "token": "the token",
             "topic": "--topic", "endpoint": "--web-push", "p256dh": "--p256dh", "auth": "--auth", "url": "--webhook",
-            "secret": "--webhook-secret", "label": "--console",
+            "secret": "--webhook-secret", "label": "--console", "game_id": "--game-id",
+            "pitching_team": "--pitching-team",
         ]
         return "\(flags[error.field] ?? error.field) \(error.reason)"
     }
@@ -140,6 +141,15 @@ struct DevicesCommand: AsyncParsableCommand {
                 which the app registers).
                 """)
         var updates: String?
+        @Option(
+            name: .customLong("game-id"),
+            help: """
+                With --live-activity: the game of the bid the activity shows (its attributes' game_id, with \
+                --pitching-team); the activity then hears that bid only.
+                """)
+        var gameID: String?
+        @Option(help: "With --live-activity and --game-id: the abbreviation of the team pitching in that bid.")
+        var pitchingTeam: String?
         @Option(help: "The app's bundle id, the APNs topic (default: com.example.nohit, the demo's).")
         var topic: String?
         @Option(help: "One of the apps of --apps FILE (apps.file): its bundle id and default environment.")
@@ -159,6 +169,15 @@ struct DevicesCommand: AsyncParsableCommand {
         @Option(help: "Print alerts on the replay's standard output, under this label.") var console: String?
         @Flag(help: "Allow webhook and Web Push URLs into loopback and private networks.")
         var allowPrivateNetworks = false
+
+        /// `--game-id` and `--pitching-team`: both or neither.
+        func activityBid() throws -> ActivityBid? {
+            switch (gameID, pitchingTeam) {
+            case (nil, nil): return nil
+            case (let game?, let team?): return ActivityBid(gameID: game, pitchingTeam: team)
+            default: throw ValidationError("--game-id and --pitching-team go together (the activity's bid)")
+            }
+        }
 
         func run() async throws {
             let declared = try await store.settings().string("apps.file").map(AppsFile.load) ?? []
@@ -182,7 +201,9 @@ struct DevicesCommand: AsyncParsableCommand {
             }
             let channels: [DeviceChannel] = [
                 apns.map { .apns(token: $0, environment: environment, topic: topic) },
-                liveActivity.map { .liveActivity(token: $0, environment: environment, topic: topic) },
+                try liveActivity.map {
+                    .liveActivity(token: $0, environment: environment, topic: topic, bid: try activityBid())
+                },
                 try liveActivityStart.map {
                     .liveActivityStart(
                         token: $0, environment: environment, topic: topic, updates: try DevicesCommand.updates(updates))
@@ -201,6 +222,7 @@ struct DevicesCommand: AsyncParsableCommand {
                 ("--topic", self.topic != nil, apple), ("--app", app != nil, apple),
                 ("--environment", self.environment != nil, apple),
                 ("--updates", updates != nil, liveActivityStart != nil),
+                ("--game-id", gameID != nil, liveActivity != nil), ("--pitching-team", pitchingTeam != nil, liveActivity != nil),
                 ("--p256dh", !p256dh.isEmpty, webPush != nil), ("--auth", !auth.isEmpty, webPush != nil),
                 ("--webhook-secret", !webhookSecret.isEmpty, webhook != nil),
             ]
@@ -210,6 +232,7 @@ struct DevicesCommand: AsyncParsableCommand {
                     case "--p256dh", "--auth": "--web-push"
                     case "--webhook-secret": "--webhook"
                     case "--updates": "--live-activity-start"
+                    case "--game-id", "--pitching-team": "--live-activity"
                     default: "--apns, --live-activity and --live-activity-start"
                     }
                 throw ValidationError("\(option) is for \(owner) devices only")
@@ -237,8 +260,11 @@ struct DevicesCommand: AsyncParsableCommand {
             if case .liveActivityStart(_, _, _, let updates) = registration.device.channel {
                 print("updates: \(updates.rawValue)")
             }
+            if case .liveActivity(_, _, _, let bid?) = registration.device.channel {
+                print("bid: \(bid.gameID), \(bid.pitchingTeam) pitching")
+            }
             switch registration.device.channel {
-            case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic),
+            case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic, _),
                 .liveActivityStart(_, let environment, let topic, _):
                 print("topic: \(topic)")
                 print("environment: \(environment.rawValue)")

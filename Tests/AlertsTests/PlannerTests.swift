@@ -201,6 +201,51 @@ import Testing
                 == testCase.expected)
     }
 
+    /// A Live Activity that names its bid hears every change of that bid (below the threshold,
+    /// an out, a pitching change, the end), at the spoiler delay, and nothing of another bid: of
+    /// another game, of the other side of its game, or where the caller does not know who pitches.
+    @Test func anActivityNamingItsBidHearsThatBidOnly() {
+        var preferences = Preferences()
+        preferences.spoilerDelaySeconds = 30
+        let giolito = ActivityBid(gameID: "CHA202008250", pitchingTeam: "CWS")
+        let device = Device(
+            id: UUID(), channel: .liveActivity(token: "ab", environment: .sandbox, topic: "t", bid: giolito),
+            preferences: preferences, registeredAt: Self.time, secretHash: "")
+        func moment(_ kind: Moment.Kind, outs: Int, game: String = "CHA202008250", side: Side = .home) -> Moment {
+            Moment(
+                id: "m", gameID: game, pitchingSide: side, kind: kind, outs: outs, inning: outs / 3 + 1,
+                battingSide: side.opponent, outsInInning: outs % 3, score: PerSide(away: 0, home: 4), perfect: false,
+                pitchers: [PlayerID("gioll001")!])
+        }
+        let later = Self.time.addingTimeInterval(30)
+        for kind in [Moment.Kind.hitlessInnings, .hitlessOut, .pitchingChange, .ninthInningOut, .brokenUp, .completed] {
+            #expect(
+                Planner.decide(
+                    moment(kind, outs: 12), teams: ["CHA", "PIT"], at: Self.time, device: device, history: .init(),
+                    pitchingTeam: "CWS") == .send(notBefore: later), "\(kind)")
+        }
+        let others: [(Moment, String?)] = [
+            (moment(.hitlessInnings, outs: 21, game: "MIN202008250"), "CWS"),
+            (moment(.hitlessInnings, outs: 21, side: .away), "PIT"),
+            (moment(.hitlessInnings, outs: 21), nil),
+        ]
+        for (other, team) in others {
+            #expect(
+                Planner.decide(
+                    other, teams: ["CHA", "PIT"], at: Self.time, device: device, history: .init(), pitchingTeam: team)
+                    == .skip(.notFollowingBid))
+        }
+        // Without a bid: every bid past the threshold, the other game's too.
+        var unbound = device
+        unbound.channel = .liveActivity(token: "ab", environment: .sandbox, topic: "t")
+        #expect(
+            Planner.decide(
+                others[0].0, teams: ["MIN", "MIL"], at: Self.time, device: unbound, history: .init(),
+                pitchingTeam: "MIN") == .send(notBefore: later))
+        #expect(ActivityBid(key: giolito.key) == giolito)
+        #expect(ActivityBid(key: "CHA202008250") == nil && ActivityBid(key: "/CWS") == nil)
+    }
+
     @Test func disabledDevicesAreSkipped() {
         var device = Device(id: UUID(), channel: .console(label: "x"), registeredAt: Self.time, secretHash: "")
         let moment = Moment(

@@ -1,4 +1,5 @@
 import Foundation
+import NoHitterActivity
 import NoHitterKit
 import TestSupport
 import Testing
@@ -98,6 +99,24 @@ import Testing
         _ = try await client.register(
             .liveActivity(token: String(repeating: "ce", count: 32), environment: "sandbox", topic: "org.example.nohit")
         )
+        // The activity's token with its attributes: it hears its bid only (a bid the server
+        // cannot read is refused, so the attributes were sent).
+        let giolito = BidActivityAttributes(gameID: "CHA202008250", pitchingTeam: "CWS", battingTeam: "PIT")
+        _ = try await client.register(
+            .liveActivity(
+                token: String(repeating: "cf", count: 32), environment: "sandbox", topic: "org.example.nohit",
+                bid: giolito))
+        do {
+            var garbled = giolito
+            garbled.pitchingTeam = "C W S"
+            _ = try await client.register(
+                .liveActivity(
+                    token: String(repeating: "d0", count: 32), environment: "sandbox", topic: "org.example.nohit",
+                    bid: garbled))
+            Issue.record("a bid the server cannot read was taken")
+        } catch NoHitterError.http(let status, let message) {
+            #expect(status == 400 && message.contains("pitching_team"), "\(message)")
+        }
         let stranger = NoHitterClient.Credentials(id: device.id, secret: "not-the-secret")
         await #expect(throws: NoHitterError.self) { try await client.preferences(of: stranger) }
 

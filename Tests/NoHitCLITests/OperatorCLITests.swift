@@ -89,6 +89,25 @@ import Testing
         let misplaced = try nohit(["devices", "add", "--data-dir", "data", "--console", "me", "--updates", "token"])
         #expect(misplaced.status != 0)
         #expect(misplaced.standardError.contains("--updates is for --live-activity-start devices only"))
+        // The token of an activity it started, with the bid the activity shows.
+        let activity = try nohit([
+            "devices", "add", "--data-dir", "data", "--live-activity", String(repeating: "c1", count: 32),
+            "--topic", "org.example.nohit", "--game-id", "CHA202008250", "--pitching-team", "CWS",
+        ])
+        #expect(activity.status == 0, "\(activity.standardError)")
+        #expect(activity.standardOutput.contains("bid: CHA202008250, CWS pitching"), "\(activity.standardOutput)")
+        let half = try nohit([
+            "devices", "add", "--data-dir", "data", "--live-activity", String(repeating: "c2", count: 32),
+            "--game-id", "CHA202008250",
+        ])
+        #expect(half.status != 0)
+        #expect(half.standardError.contains("--game-id and --pitching-team go together"), "\(half.standardError)")
+        let badTeam = try nohit([
+            "devices", "add", "--data-dir", "data", "--live-activity", String(repeating: "c2", count: 32),
+            "--game-id", "CHA202008250", "--pitching-team", "C W S",
+        ])
+        #expect(badTeam.status != 0)
+        #expect(badTeam.standardError.contains("--pitching-team must be the abbreviation"), "\(badTeam.standardError)")
     }
 
     /// With the secrets key moved away, a database holding sealed secrets is refused and no new

@@ -629,7 +629,37 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                     _ = try await fixture.store.delete(id: id)
                 }
             }
+            // A Live Activity's token with the bid it shows: stored with it, and said back.
+            let activity =
+                #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250","pitching_team":"CWS"}"#
+            try await client.execute(
+                uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(activity)
+            ) { response throws in
+                #expect(response.status == .created)
+                let answer = try #require(try Self.json(response.body) as? [String: String])
+                #expect(answer["game_id"] == "CHA202008250" && answer["pitching_team"] == "CWS")
+                let id = try #require(answer["id"].flatMap(UUID.init(uuidString:)))
+                let device = try #require(try await fixture.store.device(id: id))
+                #expect(
+                    device.channel
+                        == .liveActivity(
+                            token: Self.token, environment: .production, topic: "com.example.nohit",
+                            bid: ActivityBid(gameID: "CHA202008250", pitchingTeam: "CWS")))
+                _ = try await fixture.store.delete(id: id)
+            }
             let bad: [(String, HTTPResponse.Status, String)] = [
+                (
+                    #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250"}"#,
+                    .badRequest, "pitching_team: is required with game_id"
+                ),
+                (
+                    #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA/2","pitching_team":"CWS"}"#,
+                    .badRequest, "game_id: must be the activity's game id"
+                ),
+                (
+                    #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250","pitching_team":"CWS"}"#,
+                    .badRequest, "game_id: is not a field of a apns device"
+                ),
                 (
                     #"{"channel":"live-activity-start","token":"\#(Self.token)","topic":"com.example.nohit","updates":"push"}"#,
                     .badRequest, "updates: must be channel (iOS 18) or token (iOS 17.2-17.x), not 'push'"

@@ -145,6 +145,9 @@ enum Fixtures {
         try await factory.withStore { (store: any ContractStore) async throws in
             let channels: [DeviceChannel] = [
                 Fixtures.apns, .liveActivity(token: "cd", environment: .production, topic: "com.example.nohit"),
+                .liveActivity(
+                    token: "ce", environment: .sandbox, topic: "com.example.nohit",
+                    bid: ActivityBid(gameID: "CHA202008250", pitchingTeam: "CWS")),
                 .webPush(endpoint: "https://push.example.net/x", p256dh: "BKey", auth: "auth"),
                 .webhook(url: "https://hooks.example.org/n", secret: "whsec_abc"), .console(label: "demo"),
             ]

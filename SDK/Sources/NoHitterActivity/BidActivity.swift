@@ -115,7 +115,8 @@ public struct BidActivityAttributes: Codable, Hashable, Sendable {
         /// register each with `NoHitterClient.register(.liveActivityStart(token:environment:topic:updates:))`
         /// — `updates: "channel"` on iOS 18, `"token"` on 17.2-17.x. Every activity started by push
         /// that has a token of its own (`Activity.pushTokenUpdates`: always on 17.2-17.x, and on
-        /// iOS 18 when the server had no channel for it) is then registered as `.liveActivity`.
+        /// iOS 18 when the server had no channel for it) is then registered as
+        /// `.liveActivity(token:environment:topic:bid: activity.attributes)`, so it hears its bid only.
         public static var pushToStartTokens: AsyncMapSequence<Activity<BidActivityAttributes>.PushTokenUpdates, String>
         {
             Activity<BidActivityAttributes>.pushToStartTokenUpdates.map { token in

@@ -1,4 +1,5 @@
 import Foundation
+import NoHitterActivity
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -33,14 +34,16 @@ public struct NoHitterClient: Sendable {
     public enum Channel: Sendable, Hashable {
         /// An APNs device token (hex), its environment (`production` or `sandbox`) and the app's topic.
         case apns(token: String, environment: String, topic: String)
-        /// A Live Activity's own push token (the activity's `pushTokenUpdates`), its environment and
-        /// the app's topic: the server updates that activity by it.
-        case liveActivity(token: String, environment: String, topic: String)
+        /// A Live Activity's own push token (the activity's `pushTokenUpdates`), its environment,
+        /// the app's topic, and the activity's attributes (`activity.attributes`): the server updates
+        /// that activity by it with every change of the bid the attributes name, and nothing of
+        /// another bid. Without attributes, it gets every bid past the device's threshold.
+        case liveActivity(token: String, environment: String, topic: String, bid: BidActivityAttributes? = nil)
         /// The app's push-to-start token (iOS 17.2 and later,
         /// `Activity<BidActivityAttributes>.pushToStartTokenUpdates`): the server starts a bid's
         /// activity on the device, once per bid it follows. `updates` is `channel` (iOS 18: the
         /// activity follows the bid's broadcast channel) or `token` (iOS 17.2-17.x: register the
-        /// activity's own token as ``liveActivity(token:environment:topic:)`` once it starts).
+        /// activity's own token as ``liveActivity(token:environment:topic:bid:)`` once it starts).
         case liveActivityStart(token: String, environment: String, topic: String, updates: String)
         /// A Web Push subscription.
         case webPush(endpoint: String, p256dh: String, auth: String)
@@ -51,8 +54,10 @@ public struct NoHitterClient: Sendable {
             switch self {
             case .apns(let token, let environment, let topic):
                 ["channel": "apns", "token": token, "environment": environment, "topic": topic]
-            case .liveActivity(let token, let environment, let topic):
-                ["channel": "live-activity", "token": token, "environment": environment, "topic": topic]
+            case .liveActivity(let token, let environment, let topic, let bid):
+                ["channel": "live-activity", "token": token, "environment": environment, "topic": topic].merging(
+                    bid.map { ["game_id": $0.gameID, "pitching_team": $0.pitchingTeam] } ?? [:]
+                ) { first, _ in first }
             case .liveActivityStart(let token, let environment, let topic, let updates):
                 [
                     "channel": "live-activity-start", "token": token, "environment": environment, "topic": topic,

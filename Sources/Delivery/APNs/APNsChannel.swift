@@ -224,7 +224,7 @@ package struct APNsChannel: DeliveryChannel {
         switch delivery.channel {
         case .apns(let token, let env, let bundle):
             (deviceToken, environment, topic, pushType) = (token, env, bundle, "alert")
-        case .liveActivity(let token, let env, let bundle):
+        case .liveActivity(let token, let env, let bundle, _):
             (deviceToken, environment, topic, pushType) = (token, env, bundle, "liveactivity")
             topic += ".push-type.liveactivity"
         case .liveActivityStart(let token, let env, let bundle, let updates):

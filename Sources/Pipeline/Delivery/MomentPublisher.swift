@@ -107,6 +107,8 @@ package struct MomentPublisher: Sendable {
         let bidKey = moment.bidKey
         // Favourites and a device's own names are by franchise.
         let teams = [game.away.club.franchise, game.home.club.franchise]
+        // What a Live Activity's attributes name the bid's team by (as its start wrote them).
+        let pitchingTeam = game.team(moment.pitchingSide).abbreviation
         // A moment derived again (after a restart) was planned, for every device, when it was
         // stored: nothing to do. (Recording it again would write nothing either.)
         if try await outbox.isRecorded(momentID: moment.id) { return Published(isNew: false, deliveries: 0) }
@@ -130,7 +132,7 @@ package struct MomentPublisher: Sendable {
             guard
                 case .send(let notBefore) = Planner.decide(
                     moment, teams: teams, at: time, device: device,
-                    history: DeviceBidHistory(progressSent: followers.contains(device.id)))
+                    history: DeviceBidHistory(progressSent: followers.contains(device.id)), pitchingTeam: pitchingTeam)
             else { continue }
             let kind = device.channel.kind
             let names =

@@ -59,7 +59,7 @@ package struct PushTest: Sendable {
         let provider = kind.rawValue
         let address: String
         switch channel {
-        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic):
+        case .apns(_, let environment, let topic), .liveActivity(_, let environment, let topic, _):
             address = "\(topic), \(environment.rawValue)"
         case .liveActivityStart(_, let environment, let topic, let updates):
             address = "push-to-start, \(topic), \(environment.rawValue), updates by \(updates.rawValue)"

@@ -14,7 +14,7 @@ extension StrictJSON.Keys {
     /// `POST /api/devices`.
     package static let deviceRegistration = StrictJSON.Keys.object([
         "channel": .value, "token": .value, "environment": .value, "topic": .value, "app": .value, "endpoint": .value,
-        "p256dh": .value, "auth": .value, "url": .value, "secret": .value, "updates": .value,
-        "preferences": preferences,
+        "p256dh": .value, "auth": .value, "url": .value, "secret": .value, "updates": .value, "game_id": .value,
+        "pitching_team": .value, "preferences": preferences,
     ])
 }

@@ -20,6 +20,10 @@ package struct DeviceRegistrationBody: Sendable, Codable {
     /// A push-to-start token's: how the started activity hears the bid's changes, `channel`
     /// (iOS 18, the default) or `token` (iOS 17.2–17.x).
     package var updates: ActivityUpdates?
+    /// A Live Activity's: the bid it shows, as its attributes name it (`game_id`, `pitching_team`);
+    /// it then hears that bid only. Both or neither.
+    package var gameId: String?
+    package var pitchingTeam: String?
     package var preferences: PreferencesBody?
 
     func required(_ value: String?, _ field: String) throws -> String {
@@ -31,7 +35,7 @@ package struct DeviceRegistrationBody: Sendable, Codable {
 
     /// The fields each channel takes (besides `channel` and `preferences`).
     static let fields: [String: [String]] = [
-        "apns": ["token", "environment", "topic", "app"], "live-activity": ["token", "environment", "topic", "app"],
+        "apns": ["token", "environment", "topic", "app"], "live-activity": ["token", "environment", "topic", "app", "game_id", "pitching_team"],
         "live-activity-start": ["token", "environment", "topic", "app", "updates"],
         "web-push": ["endpoint", "p256dh", "auth"], "webhook": ["url", "secret"],
     ]
@@ -45,7 +49,8 @@ package struct DeviceRegistrationBody: Sendable, Codable {
                 ("token", token != nil), ("environment", environment != nil), ("topic", topic != nil),
                 ("app", app != nil),
                 ("endpoint", endpoint != nil), ("p256dh", p256dh != nil), ("auth", auth != nil), ("url", url != nil),
-                ("secret", secret != nil), ("updates", updates != nil),
+                ("secret", secret != nil), ("updates", updates != nil), ("game_id", gameId != nil),
+                ("pitching_team", pitchingTeam != nil),
             ]
             for (field, present) in given where present && !taken.contains(field) {
                 throw RegistrationError(
@@ -77,7 +82,17 @@ package struct DeviceRegistrationBody: Sendable, Codable {
             }
             switch channel {
             case "apns": device = .apns(token: token, environment: environment, topic: topic)
-            case "live-activity": device = .liveActivity(token: token, environment: environment, topic: topic)
+            case "live-activity":
+                var bid: ActivityBid?
+                switch (gameId, pitchingTeam) {
+                case (nil, nil): bid = nil
+                case (let game?, let team?): bid = ActivityBid(gameID: game, pitchingTeam: team)
+                case (nil, _):
+                    throw RegistrationError(field: "game_id", reason: "is required with pitching_team (the activity's bid)")
+                case (_, nil):
+                    throw RegistrationError(field: "pitching_team", reason: "is required with game_id (the activity's bid)")
+                }
+                device = .liveActivity(token: token, environment: environment, topic: topic, bid: bid)
             default:
                 device = .liveActivityStart(
                     token: token, environment: environment, topic: topic, updates: updates ?? .channel)

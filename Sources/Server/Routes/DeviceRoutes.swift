@@ -54,6 +54,10 @@ struct DeviceRoutes: Sendable {
             if case .liveActivityStart(_, _, _, let updates) = done.device.channel {
                 answer["updates"] = updates.rawValue
             }
+            if case .liveActivity(_, _, _, let bid?) = done.device.channel {
+                answer["game_id"] = bid.gameID
+                answer["pitching_team"] = bid.pitchingTeam
+            }
             return try API.json(answer, status: .created)
         }
         api.get("devices/:id/preferences") { request, context in
