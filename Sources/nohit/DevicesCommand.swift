@@ -222,7 +222,8 @@ struct DevicesCommand: AsyncParsableCommand {
                 ("--topic", self.topic != nil, apple), ("--app", app != nil, apple),
                 ("--environment", self.environment != nil, apple),
                 ("--updates", updates != nil, liveActivityStart != nil),
-                ("--game-id", gameID != nil, liveActivity != nil), ("--pitching-team", pitchingTeam != nil, liveActivity != nil),
+                ("--game-id", gameID != nil, liveActivity != nil),
+                ("--pitching-team", pitchingTeam != nil, liveActivity != nil),
                 ("--p256dh", !p256dh.isEmpty, webPush != nil), ("--auth", !auth.isEmpty, webPush != nil),
                 ("--webhook-secret", !webhookSecret.isEmpty, webhook != nil),
             ]

@@ -6,7 +6,7 @@ import Testing
 /// too when `NOHIT_TEST_POSTGRES` is set): every event written through Keen's API, in order, to
 /// standard output; to a file cut after any event and resumed from what it says last, the file
 /// then equal to the whole; CSV; bad input said.
-@Suite(.serialized, .ownThreadsLong) struct AnalyticsExportCLITests {
+@Suite(.serialized, .ownThreads) struct AnalyticsExportCLITests {
     static var databases: [String?] {
         [nil] + (TestPostgres.url(schema: "exportcli").map { [$0] } ?? [])
     }

@@ -13,7 +13,7 @@ import Testing
 /// written before the request says a channel may exist. Started again, the replay's sweeps find
 /// the channel no row keeps, delete it at the second listing, and end the intent; the day's own
 /// channels are deleted once their games are over, so none is left on APNs.
-@Suite(.serialized, .ownThreadsLong) struct BroadcastCrashTests {
+@Suite(.serialized, .ownThreads) struct BroadcastCrashTests {
     @Test func aChannelMadeAsTheProcessWasKilledIsDeletedAfterARestart() async throws {
         // Phones that follow bids from the 6th inning at three delays: Giolito's bid makes three
         // channels; the first is the one the kill catches.

@@ -7,7 +7,7 @@ import Testing
 /// Screenshots go to `.build/test-output/browser/`. One browser and one server at a time in each
 /// of two chains, this suite and `BrowserPagesTests`, which run beside each other (in turn, the
 /// nine made the longest chain of the whole suite on a loaded machine: 941 s of 941).
-@Suite(.serialized, .ownThreadsLong) struct BrowserTests {
+@Suite(.serialized, .ownThreads) struct BrowserTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }

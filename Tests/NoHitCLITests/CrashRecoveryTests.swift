@@ -14,7 +14,7 @@ import Testing
 
 /// `nohit replay` killed during delivery and started again, as an operator's process would be,
 /// against a fake APNs in this process that keeps a ledger of every `apns-id` it accepted.
-@Suite(.serialized, .ownThreadsLong) struct CrashRecoveryTests {
+@Suite(.serialized, .ownThreads) struct CrashRecoveryTests {
     static let day = "2020-08-25"
 
     /// A fake APNs, a database of seeded devices, and what the pipeline should deliver to them.

@@ -5,7 +5,7 @@ import Testing
 /// `nohit deals` against counts made another way from the same seasons: final scores from the
 /// ground truth (`groundtruth/sides_YYYY.csv`), the save and a suspended game's completion date
 /// read straight from the event files' text — no engine, no follower.
-@Suite(.serialized, .ownThreadsLong) struct DealsCommandTests {
+@Suite(.serialized, .ownThreads) struct DealsCommandTests {
     /// The Nationals' rules that can trigger in these seasons, and when: Papa John's (v1 2012:
     /// 5+ runs; v2 from 2013: 7+ runs in a win), McDonald's (2014 only: never here), Chick-fil-A
     /// (a home save, 2015-2017).

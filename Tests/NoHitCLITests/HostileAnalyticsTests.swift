@@ -10,7 +10,7 @@ import Testing
 /// `nohit serve` (SQLite; PostgreSQL too when `NOHIT_TEST_POSTGRES` is set): one request never
 /// stops the process, a batch never amplifies memory, a query never runs past its limit nor
 /// holds the readers the service needs. Each test failed on main at 953a705 (issue 40, items 1-3).
-@Suite(.serialized, .ownThreadsLong) struct HostileAnalyticsTests {
+@Suite(.serialized, .ownThreads) struct HostileAnalyticsTests {
     static var databases: [String?] {
         [nil] + (ProcessInfo.processInfo.environment["NOHIT_TEST_POSTGRES"].map { [$0] } ?? [])
     }

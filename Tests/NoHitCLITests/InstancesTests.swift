@@ -21,7 +21,7 @@ import Testing
 /// seeded random points while they fan out and replaced, and the day still reaches every device
 /// once — a repeat only for a delivery the killed instance had in flight — with every game followed
 /// by one instance at a time.
-@Suite(.postgres, .serialized, .ownThreadsLong) struct InstancesTests {
+@Suite(.postgres, .serialized, .ownThreads) struct InstancesTests {
     static let day = "2020-08-25"
 
     /// The database (a schema of its own), a data directory the instances share (the secrets key),

@@ -19,7 +19,7 @@ extension OperatorCLITests {
     // Bounded by its own waits (each `eventually`, and the stop's), not by a time limit: a time
     // limit counts from the test's start, and this one may wait long for its turn (`ownThreads`);
     // that wait, not the test, once ran past 20 minutes.
-    @Test(.ownThreadsLong) func anInstanceOutlivesPostgreSQLRestartingUnderIt() async throws {
+    @Test func anInstanceOutlivesPostgreSQLRestartingUnderIt() async throws {
         let bin =
             (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql"))?.sorted {
                 $0.compare($1, options: .numeric) == .orderedAscending
@@ -79,7 +79,7 @@ extension OperatorCLITests {
             ], in: folder)
         defer { server.terminateIfRunning() }
         // Mid-day: some moments are out.
-        _ = try await ServedDay.eventually("the first alerts", within: 120) { () -> Bool? in
+        _ = try await ServedDay.eventually("the first alerts", within: 300) { () -> Bool? in
             let delivered = try await server.metric("nohit_outbox{state=\"delivered\"}") ?? 0
             return delivered > 0 ? true : nil
         }

@@ -7,7 +7,7 @@ import Testing
 /// 969 MB after a restart). A collection now holds a bounded number of names and a project a
 /// bounded number of collections, charged before the write: past them an event bringing a new one
 /// is refused alone, while events with names already held go on being stored.
-@Suite(.serialized, .ownThreadsLong) struct PropertySquattingTests {
+@Suite(.serialized, .ownThreads) struct PropertySquattingTests {
     static func post(_ server: AnalyticsServer, _ batch: String) async throws -> [String: [[String: Any]]] {
         let answer = try await HostileAnalyticsTests.send(
             "POST", "\(server.address)/3.0/projects/\(server.project)/events", key: server.keys["write_key"]!,

@@ -7,7 +7,7 @@ import Testing
 /// service from 127.0.0.1 and appends the address it saw to `X-Forwarded-For`. Without the setting
 /// every user was one client, and the 21st registration of a minute from all of them together got
 /// 429.
-@Suite(.serialized, .ownThreadsLong) struct ProxyTests {
+@Suite(.serialized, .ownThreads) struct ProxyTests {
     static let nginx: String? = ["/usr/sbin/nginx", "/usr/bin/nginx"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }

@@ -8,7 +8,7 @@ import Testing
 /// progress made its connection immune to every limit (10,000 POSTs trickling a byte every 15 s
 /// were never closed). Now a body holds what has come, within its client's share, and one that
 /// falls behind its pace is closed.
-@Suite(.serialized, .ownThreadsLong) struct SlowBodyTests {
+@Suite(.serialized, .ownThreads) struct SlowBodyTests {
     /// A blocking socket to 127.0.0.1:`port` from `source`, that gives up reading after 30 s.
     static func connect(port: Int, from source: String) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

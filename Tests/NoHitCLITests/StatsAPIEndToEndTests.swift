@@ -13,7 +13,7 @@ import Testing
 /// `nohit fake-statsapi --replay 2020-08-25` and `nohit serve --source statsapi` against it, as two
 /// processes over HTTP: the server ends the day with exactly the moments the Retrosheet replay of
 /// the same day produces.
-@Suite(.serialized, .ownThreadsLong) struct StatsAPIEndToEndTests {
+@Suite(.serialized, .ownThreads) struct StatsAPIEndToEndTests {
     static func get(_ url: String) async throws -> Any {
         let (data, _) = try await URLSession.shared.data(from: URL(string: url)!)
         return try JSONSerialization.jsonObject(with: data)

@@ -557,6 +557,56 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
 
     static let token = String(repeating: "ab", count: 32)
 
+    /// A Live Activity's token with the bid it shows (its attributes' game and team pitching):
+    /// stored with it and said back; half a bid, a bid it cannot read, or a bid for another channel
+    /// is refused, naming the field.
+    @Test func aLiveActivityTokenNamesTheBidItShows() async throws {
+        let fixture = try await Fixture { _ in true }
+        defer { fixture.remove() }
+        try await fixture.test { client in
+            // A Live Activity's token with the bid it shows: stored with it, and said back.
+            let activity =
+                #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250","pitching_team":"CWS"}"#
+            try await client.execute(
+                uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(activity)
+            ) { response throws in
+                #expect(response.status == .created)
+                let answer = try #require(try Self.json(response.body) as? [String: String])
+                #expect(answer["game_id"] == "CHA202008250" && answer["pitching_team"] == "CWS")
+                let id = try #require(answer["id"].flatMap(UUID.init(uuidString:)))
+                let device = try #require(try await fixture.store.device(id: id))
+                #expect(
+                    device.channel
+                        == .liveActivity(
+                            token: Self.token, environment: .production, topic: "com.example.nohit",
+                            bid: ActivityBid(gameID: "CHA202008250", pitchingTeam: "CWS")))
+                _ = try await fixture.store.delete(id: id)
+            }
+            let bad: [(String, String)] = [
+                (
+                    #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250"}"#,
+                    "pitching_team: is required with game_id"
+                ),
+                (
+                    #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA/2","pitching_team":"CWS"}"#,
+                    "game_id: must be the activity's game id"
+                ),
+                (
+                    #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250","pitching_team":"CWS"}"#,
+                    "game_id: is not a field of a apns device"
+                ),
+            ]
+            for (body, reason) in bad {
+                try await client.execute(
+                    uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(body)
+                ) { response throws in
+                    #expect(response.status == .badRequest, "\(body)")
+                    #expect(try Self.message(response.body).contains(reason), "\(body)")
+                }
+            }
+        }
+    }
+
     @Test func registeringADeviceAndItsBadInput() async throws {
         let fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
@@ -629,37 +679,7 @@ final class LastChange: GameChangeConsumer, @unchecked Sendable {
                     _ = try await fixture.store.delete(id: id)
                 }
             }
-            // A Live Activity's token with the bid it shows: stored with it, and said back.
-            let activity =
-                #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250","pitching_team":"CWS"}"#
-            try await client.execute(
-                uri: "/api/devices", method: .post, headers: Self.jsonType, body: Self.body(activity)
-            ) { response throws in
-                #expect(response.status == .created)
-                let answer = try #require(try Self.json(response.body) as? [String: String])
-                #expect(answer["game_id"] == "CHA202008250" && answer["pitching_team"] == "CWS")
-                let id = try #require(answer["id"].flatMap(UUID.init(uuidString:)))
-                let device = try #require(try await fixture.store.device(id: id))
-                #expect(
-                    device.channel
-                        == .liveActivity(
-                            token: Self.token, environment: .production, topic: "com.example.nohit",
-                            bid: ActivityBid(gameID: "CHA202008250", pitchingTeam: "CWS")))
-                _ = try await fixture.store.delete(id: id)
-            }
             let bad: [(String, HTTPResponse.Status, String)] = [
-                (
-                    #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250"}"#,
-                    .badRequest, "pitching_team: is required with game_id"
-                ),
-                (
-                    #"{"channel":"live-activity","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA/2","pitching_team":"CWS"}"#,
-                    .badRequest, "game_id: must be the activity's game id"
-                ),
-                (
-                    #"{"channel":"apns","token":"\#(Self.token)","topic":"com.example.nohit","game_id":"CHA202008250","pitching_team":"CWS"}"#,
-                    .badRequest, "game_id: is not a field of a apns device"
-                ),
                 (
                     #"{"channel":"live-activity-start","token":"\#(Self.token)","topic":"com.example.nohit","updates":"push"}"#,
                     .badRequest, "updates: must be channel (iOS 18) or token (iOS 17.2-17.x), not 'push'"

@@ -11,11 +11,6 @@ extension Trait where Self == TestThreads {
     /// its own, and on two cores more of them at once only make every deadline beside them late.
     package static var ownThreads: Self { TestThreads(kind: .own) }
 
-    /// As ``ownThreads``, for a test case that holds its turn for minutes, and for every test of a
-    /// serialized suite (each waits for the one before it): such cases take the turns before the
-    /// short ones that wait, so the run does not end with one of them, or one such suite, alone.
-    package static var ownThreadsLong: Self { TestThreads(kind: .own, long: true) }
-
     /// Test cases share a few threads of their own, as many as the machine has cores (for tests
     /// that compute for long: a season parsed, every game replayed). They queue for those threads
     /// among themselves, never for the cooperative threads the other tests need.
@@ -26,8 +21,6 @@ extension Trait where Self == TestThreads {
 package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
     package enum Kind: Sendable { case own, heavy }
     package var kind: Kind
-    /// Takes a turn before the short test cases that wait (``Trait/ownThreadsLong``).
-    package var long = false
 
     static func seconds(_ duration: Duration) -> String {
         (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
@@ -45,11 +38,8 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
     package var isRecursive: Bool { true }
 
     /// Only a test case (the body that runs) gets the threads, not the suite or test around it.
-    /// A suite's ``Trait/ownThreads`` gives way to its test's ``Trait/ownThreadsLong`` (one turn).
     package func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        guard testCase != nil else { return nil }
-        if kind == .own, !long, test.traits.contains(where: { ($0 as? Self)?.long == true }) { return nil }
-        return self
+        testCase == nil ? nil : self
     }
 
     package func provideScope(
@@ -60,14 +50,15 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
             try await withTaskExecutorPreference(Self.shared) { try await function() }
         case .own:
             let asked = ContinuousClock.now
-            await Self.turns.take(first: long)
+            await Self.turns.take()
             let taken = ContinuousClock.now
             // Four: a test may block one on a process while its own servers answer on the others.
             let executor = ThreadExecutor(threads: 4, name: "test")
             defer {
                 executor.shutdown()
                 Task { await Self.turns.give() }
-                // What the run's length is made of: these test cases take their turns in line.
+                // What the run's length is made of: these test cases take their turns in line (the
+                // longest first made the heaviest overlap, and more tests late under load).
                 let held = ContinuousClock.now - taken
                 print("turn: \(test.name) waited \(Self.seconds(taken - asked)), held \(Self.seconds(held))")
             }
@@ -136,35 +127,25 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
 }
 
 /// A number of turns that tasks wait for without holding a thread.
-package actor Turns {
+actor Turns {
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    /// How many wait (for a test to know its waiters are in line).
-    package var waitingCount: Int { waiting.count + waitingFirst.count }
+    init(_ count: Int) { free = count }
 
-    package init(_ count: Int) { free = count }
-
-    /// Long test cases (`first`) wait in a line of their own, served before the others.
-    private var waitingFirst: [CheckedContinuation<Void, Never>] = []
-
-    package func take(first: Bool = false) async {
+    func take() async {
         if free > 0 {
             free -= 1
             return
         }
-        await withCheckedContinuation { continuation in
-            if first { waitingFirst.append(continuation) } else { waiting.append(continuation) }
-        }
+        await withCheckedContinuation { waiting.append($0) }
     }
 
-    package func give() {
-        if !waitingFirst.isEmpty {
-            waitingFirst.removeFirst().resume()
-        } else if !waiting.isEmpty {
-            waiting.removeFirst().resume()
-        } else {
+    func give() {
+        if waiting.isEmpty {
             free += 1
+        } else {
+            waiting.removeFirst().resume()
         }
     }
 }

@@ -35,7 +35,8 @@ package struct DeviceRegistrationBody: Sendable, Codable {
 
     /// The fields each channel takes (besides `channel` and `preferences`).
     static let fields: [String: [String]] = [
-        "apns": ["token", "environment", "topic", "app"], "live-activity": ["token", "environment", "topic", "app", "game_id", "pitching_team"],
+        "apns": ["token", "environment", "topic", "app"],
+        "live-activity": ["token", "environment", "topic", "app", "game_id", "pitching_team"],
         "live-activity-start": ["token", "environment", "topic", "app", "updates"],
         "web-push": ["endpoint", "p256dh", "auth"], "webhook": ["url", "secret"],
     ]
@@ -88,9 +89,11 @@ package struct DeviceRegistrationBody: Sendable, Codable {
                 case (nil, nil): bid = nil
                 case (let game?, let team?): bid = ActivityBid(gameID: game, pitchingTeam: team)
                 case (nil, _):
-                    throw RegistrationError(field: "game_id", reason: "is required with pitching_team (the activity's bid)")
+                    throw RegistrationError(
+                        field: "game_id", reason: "is required with pitching_team (the activity's bid)")
                 case (_, nil):
-                    throw RegistrationError(field: "pitching_team", reason: "is required with game_id (the activity's bid)")
+                    throw RegistrationError(
+                        field: "pitching_team", reason: "is required with game_id (the activity's bid)")
                 }
                 device = .liveActivity(token: token, environment: environment, topic: topic, bid: bid)
             default:
