@@ -68,7 +68,8 @@ package enum BroadcastChannelPlan {
         for device in devices {
             let (environment, topic): (APNsEnvironment, String)
             switch device.channel {
-            case .apns(_, let env, let bundle), .liveActivity(_, let env, let bundle, _),
+            // (An activity's token that names its bid is updated by that token, not a channel.)
+            case .apns(_, let env, let bundle), .liveActivity(_, let env, let bundle, nil),
                 .liveActivityStart(_, let env, let bundle, .channel):
                 (environment, topic) = (env, bundle)
             default: continue

@@ -105,10 +105,14 @@ package struct ActivityBid: Sendable, Hashable, Codable {
         self.init(gameID: String(parts[0]), pitchingTeam: String(parts[1]))
     }
 
-    /// Whether `moment` is of this bid, `pitchingTeam` being the abbreviation of the side pitching
-    /// in the moment's game (nil where the caller does not know it: then it is not).
-    package func shows(_ moment: Moment, pitchingTeam: String?) -> Bool {
-        moment.gameID == gameID && pitchingTeam == self.pitchingTeam
+    /// Whether `moment` is of this bid: its game, and the side pitching named by `pitchingTeam`
+    /// (MLB's abbreviation, as the service writes the attributes; nil where the caller does not know
+    /// it) or `franchise` (the Retrosheet code, which the service's other fields take too), either
+    /// in any case.
+    package func shows(_ moment: Moment, pitchingTeam: String?, franchise: String?) -> Bool {
+        guard moment.gameID == gameID else { return false }
+        let team = self.pitchingTeam.uppercased()
+        return [pitchingTeam, franchise].contains { $0?.uppercased() == team }
     }
 }
 

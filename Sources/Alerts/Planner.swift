@@ -34,7 +34,8 @@ package enum SkipReason: String, Sendable, Hashable, Codable {
 /// Decides, for one moment and one device, whether to send and when. Pure, and table-tested.
 package enum Planner {
     /// `pitchingTeam`: the abbreviation of the side pitching in the moment's game, which a Live
-    /// Activity's bid names (``ActivityBid``); without it, such an activity hears nothing.
+    /// Activity's bid names (``ActivityBid``); without it, such an activity hears its bid only if
+    /// it was registered with the franchise's code (`teams`).
     package static func decide(
         _ moment: Moment, teams: [String], at momentTime: Date, device: Device, history: DeviceBidHistory,
         pitchingTeam: String? = nil
@@ -58,7 +59,10 @@ package enum Planner {
         // An activity that names its bid shows that bid: it hears every change of it, as a channel
         // does, and nothing of another bid (whose state would replace its own).
         if case .liveActivity(_, _, _, let bid?) = device.channel {
-            guard bid.shows(moment, pitchingTeam: pitchingTeam) else { return .skip(.notFollowingBid) }
+            let franchise = teams.count == 2 ? teams[moment.pitchingSide == .away ? 0 : 1] : nil
+            guard bid.shows(moment, pitchingTeam: pitchingTeam, franchise: franchise) else {
+                return .skip(.notFollowingBid)
+            }
             return .send(notBefore: momentTime.addingTimeInterval(TimeInterval(preferences.spoilerDelaySeconds)))
         }
         let past = preferences.isPastThreshold(moment, teams: teams)

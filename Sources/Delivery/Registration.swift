@@ -150,9 +150,8 @@ package struct Registrar: Sendable {
         }
     }
 
-    /// An APNs device or Live Activity push token: hex, 32 to 100 bytes.
     /// A Live Activity's bid as its attributes name it: a game id and a team's abbreviation
-    /// (letters, digits, `-` and `_`; at most 64 and 8 characters).
+    /// (letters, digits, `-` and `_`; at most 64 and 8 characters), the team stored upper-case.
     static func activityBid(_ bid: ActivityBid) throws(RegistrationError) -> ActivityBid {
         func plain(_ value: String) -> Bool {
             value.utf8.allSatisfy {
@@ -168,12 +167,13 @@ package struct Registrar: Sendable {
         guard !bid.pitchingTeam.isEmpty, bid.pitchingTeam.utf8.count <= 8, plain(bid.pitchingTeam) else {
             throw RegistrationError(
                 field: "pitching_team",
-                reason: "must be the abbreviation of the team pitching (at most 8 letters or digits), not "
+                reason: "must be the abbreviation of the team pitching (at most 8 letters, digits, - or _), not "
                     + "'\(bid.pitchingTeam)'")
         }
-        return bid
+        return ActivityBid(gameID: bid.gameID, pitchingTeam: bid.pitchingTeam.uppercased())
     }
 
+    /// An APNs device or Live Activity push token: hex, 32 to 100 bytes.
     static func apnsToken(_ token: String) throws(RegistrationError) -> String {
         guard
             token.utf8.allSatisfy({

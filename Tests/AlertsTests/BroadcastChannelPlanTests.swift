@@ -56,6 +56,15 @@ import Testing
                 Self.moment(.hitlessInnings, outs: 18, side: .away), teams: ["PIT", "CHA"], at: Self.time,
                 devices: [phone]
             ).map(\.bid) == ["CHA202008250-away"])
+        // An activity's token that names its bid is updated by that token: it wants no channel.
+        let bound = Self.device(
+            .liveActivity(
+                token: "d", environment: .production, topic: "com.example.third",
+                bid: ActivityBid(gameID: "CHA202008250", pitchingTeam: "CWS")))
+        #expect(
+            BroadcastChannelPlan.wanted(
+                Self.moment(.hitlessInnings, outs: 18), teams: ["PIT", "CHA"], at: Self.time, devices: [bound]
+            ).isEmpty)
     }
 
     @Test func aChannelGetsEveryChangeOfItsBidAtItsDelayAndNothingElse() {

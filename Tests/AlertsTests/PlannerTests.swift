@@ -221,7 +221,7 @@ import Testing
         for kind in [Moment.Kind.hitlessInnings, .hitlessOut, .pitchingChange, .ninthInningOut, .brokenUp, .completed] {
             #expect(
                 Planner.decide(
-                    moment(kind, outs: 12), teams: ["CHA", "PIT"], at: Self.time, device: device, history: .init(),
+                    moment(kind, outs: 12), teams: ["PIT", "CHA"], at: Self.time, device: device, history: .init(),
                     pitchingTeam: "CWS") == .send(notBefore: later), "\(kind)")
         }
         let others: [(Moment, String?)] = [
@@ -232,9 +232,18 @@ import Testing
         for (other, team) in others {
             #expect(
                 Planner.decide(
-                    other, teams: ["CHA", "PIT"], at: Self.time, device: device, history: .init(), pitchingTeam: team)
+                    other, teams: ["PIT", "CHA"], at: Self.time, device: device, history: .init(), pitchingTeam: team)
                     == .skip(.notFollowingBid))
         }
+        // Named by the franchise's code, in any case: the same bid.
+        var byCode = device
+        byCode.channel = .liveActivity(
+            token: "ab", environment: .sandbox, topic: "t",
+            bid: ActivityBid(gameID: "CHA202008250", pitchingTeam: "cha"))
+        #expect(
+            Planner.decide(
+                moment(.hitlessInnings, outs: 12), teams: ["PIT", "CHA"], at: Self.time, device: byCode,
+                history: .init()) == .send(notBefore: later))
         // Without a bid: every bid past the threshold, the other game's too.
         var unbound = device
         unbound.channel = .liveActivity(token: "ab", environment: .sandbox, topic: "t")

@@ -96,7 +96,8 @@ extension OperatorCLITests {
         _ = try await ServedDay.eventually("/readyz ready again", within: 120) {
             await server.readiness().status == 200 ? true : nil
         }
-        try await server.waitForTheDaysEnd()
+        // Beside the heaviest tests of a full run, the rest of the day took over 5 minutes once.
+        try await server.waitForTheDaysEnd(within: 600)
         let log = try await server.stop()
         #expect(server.process.terminationStatus == 0, "\(log)")
         let summary = try #require(ServedDay.summary(log), "\(log)")

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -76,12 +75,19 @@ final class ServedDay: Sendable {
     }
 
     /// Returns once the day's 16 games are final and nothing is pending or being sent.
-    func waitForTheDaysEnd() async throws {
-        _ = try await Self.eventually("the day's end with an empty outbox", within: 300) { () -> Bool? in
-            let final = try await metric("nohit_games{status=\"final\"}")
-            let pending = try await metric("nohit_outbox{state=\"pending\"}")
-            let sending = try await metric("nohit_outbox{state=\"sending\"}")
-            return final == 16 && pending == 0 && sending == 0 ? true : nil
+    func waitForTheDaysEnd(within seconds: Double = 300) async throws {
+        let last = Mutex<String>("")
+        do {
+            _ = try await Self.eventually("the day's end with an empty outbox", within: seconds) { () -> Bool? in
+                let final = try await metric("nohit_games{status=\"final\"}")
+                let pending = try await metric("nohit_outbox{state=\"pending\"}")
+                let sending = try await metric("nohit_outbox{state=\"sending\"}")
+                last.withLock { $0 = "final \(final ?? -1), pending \(pending ?? -1), sending \(sending ?? -1)" }
+                return final == 16 && pending == 0 && sending == 0 ? true : nil
+            }
+        } catch {
+            // Where it stood, and what it said last.
+            throw Stuck(reason: "\(error) (last seen: \(last.withLock { $0 }))", log: String(log.suffix(6000)))
         }
     }
 
