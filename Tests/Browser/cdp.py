@@ -1,6 +1,15 @@
 """Headless Chromium driven through the DevTools protocol over --remote-debugging-pipe (no extra
 packages): what the browser tests share."""
-import base64, json, os, shutil, subprocess, sys, tempfile, time
+import base64, json, os, select, shutil, signal, subprocess, sys, tempfile, time
+
+# No DevTools command waits longer than this for its answer (a renderer that hangs or crashed
+# answers nothing): the call raises `Unanswered`, and the script fails saying which command, not
+# hangs. axe-core on a big page under a loaded machine takes seconds, not minutes.
+CALL_SECONDS = float(os.environ.get("NOHIT_BROWSER_CALL_SECONDS", "180"))
+
+
+class Unanswered(RuntimeError):
+    """Chromium did not answer a command within its time."""
 
 
 def find_browser():
@@ -42,16 +51,36 @@ class Browser:
             preexec_fn=lambda: (os.dup2(to_browser_r, 3), os.dup2(from_browser_w, 4)))
         os.close(to_browser_r)
         os.close(from_browser_w)
+        # Stopped from outside (the test's watchdog): the browser goes too, and what was printed
+        # so far is flushed with a line saying so.
+        def stopped(number, frame):
+            print(f"stopped by signal {number} from outside", flush=True)
+            self.close()
+            os._exit(3)
+        signal.signal(signal.SIGTERM, stopped)
         self.buffer = b""
         self.next_id = 0
         self.events = []
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.target = None
+        self.new_page()
+
+    def new_page(self):
+        """A fresh page in place of the current one (closed): for a page that stopped answering."""
+        if self.target:
+            try:
+                self.call("Target.closeTarget", {"targetId": self.target}, seconds=30)
+            except Unanswered:
+                pass
+        self.target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": self.target, "flatten": True})["sessionId"]
         # Listening before the page loads, so nothing it reports is missed.
         self.call("Log.enable", session=self.session)
         self.call("Runtime.enable", session=self.session)
 
-    def call(self, method, params=None, session=None):
+    def call(self, method, params=None, session=None, seconds=None):
+        """The answer to `method`, within `seconds` (CALL_SECONDS) or `Unanswered`; what Chromium
+        says unasked meanwhile goes to `events`."""
+        deadline = time.monotonic() + (seconds or CALL_SECONDS)
         self.next_id += 1
         message = {"id": self.next_id, "method": method, "params": params or {}}
         if session:
@@ -59,6 +88,12 @@ class Browser:
         os.write(self.to_browser, json.dumps(message).encode() + b"\0")
         while True:
             while b"\0" not in self.buffer:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([self.from_browser], [], [], left)[0]:
+                    crashed = [e["method"] for e in self.events if e["method"] in
+                               ("Inspector.targetCrashed", "Target.targetCrashed", "Inspector.detached")]
+                    raise Unanswered(f"chromium did not answer {method} within {seconds or CALL_SECONDS:.0f} s"
+                                     + (f" (it said {', '.join(crashed)})" if crashed else ""))
                 chunk = os.read(self.from_browser, 1 << 16)
                 if not chunk:
                     raise RuntimeError("chromium closed the pipe")
@@ -96,8 +131,11 @@ class Browser:
 
     def fail(self, reason, screenshot):
         """Says why, keeps a screenshot named `screenshot`, and ends the script with status 1."""
-        print("FAILED:", reason)
-        print("screenshot:", self.screenshot(screenshot))
+        print("FAILED:", reason, flush=True)
+        try:
+            print("screenshot:", self.screenshot(screenshot))
+        except Unanswered as error:
+            print("no screenshot:", error)
         sys.exit(1)
 
     def wait(self, expression, what, seconds, screenshot):

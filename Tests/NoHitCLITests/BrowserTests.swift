@@ -20,6 +20,9 @@ import Testing
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }()
 
+    /// The longest a browser script may run (the longest takes about 5 minutes on a loaded machine).
+    static let watchdogSeconds: Double = 900
+
     /// Starts `nohit serve` replaying 2020-08-25 at `speed`, runs `Tests/Browser/<script>` with the
     /// page's address first, then `arguments`, and returns its exit status and what it printed.
     /// `statsAPI`: the day comes from `nohit fake-statsapi` replaying it at `speed`, followed by
@@ -71,12 +74,25 @@ import Testing
             decoding: try JSONSerialization.data(
                 withJSONObject: [Executable.productsDirectory.appendingPathComponent("nohit").path]
                     + serve.map { $0 == "0" ? port : $0 }), as: UTF8.self)
+        // Each line as it is printed: a script stopped from outside still says how far it got.
+        environment["PYTHONUNBUFFERED"] = "1"
         probe.environment = environment
         let report = Pipe()
         probe.standardOutput = report
         try probe.run()
+        // No script runs for ever: each DevTools command has its own bound (`Tests/Browser/cdp.py`),
+        // and past `watchdog` seconds the script is stopped (SIGTERM: it closes its browser and says
+        // so), so that a hang fails this test, not the whole run at CI's limit.
+        let watchdog = DispatchWorkItem { [probe] in
+            if probe.isRunning {
+                print("\(script): still running after \(Int(Self.watchdogSeconds)) s; stopping it")
+                probe.terminate()
+            }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.watchdogSeconds, execute: watchdog)
         let text = String(decoding: report.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         probe.waitUntilExit()
+        watchdog.cancel()
         print(text)
         return (probe.terminationStatus, text)
     }
