@@ -241,6 +241,12 @@ import Testing
                         }
                         words[at] = database
                     }
+                    let started = ContinuousClock.now
+                    defer {
+                        // The slow ones said, so a run's length can be traced to its commands.
+                        let took = ContinuousClock.now - started
+                        if took > .seconds(10) { print("documented command took \(took): \(line)") }
+                    }
                     if words.first == "serve" || background {
                         let text = try Executable.startCollecting(
                             "nohit", words, until: words.first == "serve" ? "stops gracefully" : " listening on ",

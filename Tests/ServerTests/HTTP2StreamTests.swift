@@ -82,7 +82,13 @@ import Testing
             // HTTP/1.1 on the same port as ever, on a connection of its own made now (the test
             // client's own, opened before the body ran, sat idle all along: on a loaded machine the
             // streams took long enough that its first request was never answered, .readTimeout).
-            let healthz = try await TestClient.withClient(host: "127.0.0.1", port: port) { http1 in
+            // The answer may wait on a loaded machine: the in-process server shares the test
+            // process's two event loops and two cooperative threads with every test running beside
+            // it (a full run once took 300 s over this test's streams and more than the client's
+            // default 15 s over this request).
+            let healthz = try await TestClient.withClient(
+                host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120))
+            ) { http1 in
                 try await http1.execute(.init("/healthz", method: .get, authority: "127.0.0.1:\(port)"))
             }
             #expect(healthz.status == .ok)
