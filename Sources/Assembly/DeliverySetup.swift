@@ -127,7 +127,8 @@ package struct DeliverySetup: Sendable {
                     settings.broadcast
                         ? "Live Activities: broadcast channels on (iOS 18; apns.broadcast), push-to-start paced per device"
                         : "Live Activities: broadcast channels off (apns.broadcast), each activity updated by its own "
-                            + "token, push-to-start asks for it", true
+                            + "token, push-to-start asks for it; channels made before are deleted after their games",
+                    true
                 ))
         }
         for app in settings.apps {

@@ -117,10 +117,13 @@ extension NoHitService {
             storage: StorageHealth(logger: logger, attemptLimit: opened.coordination == nil ? nil : .seconds(30)),
             startBudget: settings.delivery.startBudget, logger: logger)
         let alerts = AlertConsumer(publisher: pipeline.publisher, storage: pipeline.storage)
+        // Broadcasts turned off: the channels made before are still deleted, and none made.
+        var broadcastSettings = settings.delivery.broadcasts
+        broadcastSettings.makesChannels = settings.delivery.providers?.broadcast ?? true
         let broadcasts = delivery.channels?.broadcastClients.map {
             BroadcastChannels(
                 clients: $0, store: database, directory: pipeline.directory, clock: clock,
-                settings: settings.delivery.broadcasts, logger: logger)
+                settings: broadcastSettings, logger: logger)
         }
         let places = settings.retrosheetPlaces
         let deals = DealDesk(

@@ -219,7 +219,8 @@ extension Settings {
             "apns.broadcast", nil, pipeline,
             "Broadcast channels for the apps' Live Activities (iOS 18): true (default) makes a channel per followed "
                 + "bid and delay, broadcasts each change on it and names it in push-to-start; false updates each "
-                + "activity by its own token (turn it off for an app without the Broadcast capability)."),
+                + "activity by its own token (turn it off for an app without the Broadcast capability); the "
+                + "channels made while it was on are still broadcast on and deleted after their games."),
         Setting(
             "apns.start-budget", nil, pipeline,
             "Live Activities started by push on one device in any hour, 1 to 50 (default: 8, under Apple's "

@@ -258,6 +258,53 @@ import Testing
         await otherClient.shutdown()
     }
 
+    /// Broadcasts turned off (`apns.broadcast` false) after a channel was made: no channel is
+    /// made, the one made before still carries its bid's changes to the activities started on it,
+    /// and it is deleted after the final, so none is left on APNs.
+    @Test func turnedOffTheChannelsMadeBeforeAreDeletedAndNoneMade() async throws {
+        let setup = try await Setup()
+        defer { Task { [server = setup.server] in try await server.shutdown() } }
+        let store = try SQLiteStore(path: setup.path)
+        try await store.register(contentsOf: [setup.phone(1), setup.phone(2, delay: 45)])
+        // Giolito's bid at no delay, made while broadcasts were on.
+        let client = try #require(try setup.clients().client(for: .init(topic: Self.bundle, environment: .production)))
+        let before = try await client.createChannel()
+        let bid = "CHA202008250-home"
+        try await store.register(
+            Device(
+                id: UUID(),
+                channel: .liveActivityChannel(id: before, bid: bid, environment: .production, topic: Self.bundle),
+                preferences: BroadcastChannelPlan.preferences(
+                    for: .init(bid: bid, topic: Self.bundle, environment: .production, delay: 0)),
+                // That afternoon (a channel over 12 hours old is taken for one of a game long over).
+                registeredAt: Date(timeIntervalSince1970: 1_598_374_800), secretHash: ""))
+
+        var settings = BroadcastChannels.Settings()
+        settings.makesChannels = false
+        let (channels, clock, pipeline) = try await setup.replay(store: store, settings: settings)
+        // None made (the 60-s bucket the second phone wants has none), the old one broadcast on.
+        #expect(channels.counts.created == 0 && channels.counts.refusedAtLimit == 0)
+        let listed = try await client.allChannels()
+        #expect(listed == [before])
+        let sent = setup.server.state.acceptedBroadcasts.filter { $0.channelID == before }
+        #expect(sent.count >= 3 && sent.allSatisfy { $0.count == 1 && $0.reached == 3 })
+        let last = try #require(sent.last)
+        #expect(last.priority == 10 && Self.event(last.payload) == "end")
+        // After the final (its delay and the few minutes), deleted as ever.
+        try await Self.drain(pipeline, clock: clock)
+        let running = Task { try await channels.run() }
+        for _ in 0..<600 where setup.server.state.channelCounts.open > 0 || channels.counts.deleted < 1 {
+            clock.advance(by: 60)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        running.cancel()
+        try await running.value
+        #expect(setup.server.state.channelCounts.open == 0)
+        #expect(channels.counts.deleted == 1 && channels.counts.failures == 0)
+        #expect(try await store.activeDevices().allSatisfy { BroadcastChannelPlan.Key($0) == nil })
+        await client.shutdown()
+    }
+
     /// Runs the dispatchers until every delivery is sent.
     static func drain(_ pipeline: AlertPipeline, clock: ManualWallClock) async throws {
         let group = ServiceGroup(

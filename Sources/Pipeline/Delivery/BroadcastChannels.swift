@@ -41,6 +41,10 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         package var maximumAge: TimeInterval = 12 * 3600
         /// The longest a round may take (real seconds) before the next is let in.
         package var roundLimit: Double = 60
+        /// False when broadcasts are turned off (`apns.broadcast`): no channel is made, and those
+        /// made before it was turned off are still broadcast to (their activities started on them)
+        /// and deleted as ever, after their games, and at the listings: none is left on APNs.
+        package var makesChannels = true
 
         package init() {}
     }
@@ -265,6 +269,7 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
 
     /// Makes the channels `moment` needs that no device keeps or is making yet: whether any was.
     private func make(for moment: Moment, teams: [String], at time: Date) async throws -> Bool {
+        guard settings.makesChannels else { return false }
         if state.withLock({ $0.finals[moment.gameID] != nil }) { return false }
         let devices = try await directory.active()
         let (kept, intents) = Self.channels(among: devices)

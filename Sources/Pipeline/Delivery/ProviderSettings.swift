@@ -36,7 +36,8 @@ package struct ProviderSettings: Sendable {
     /// scan, so 600 requests in flight cost less spread over 8 connections than over 4.
     package var apnsConnections = 8
     /// Whether the apps' Live Activities get broadcast channels (iOS 18): made, broadcast on and
-    /// named in push-to-start. Off, each activity is updated by its own token.
+    /// named in push-to-start. Off, each activity is updated by its own token, and the channels
+    /// made while it was on are deleted after their games (they are still broadcast on until then).
     package var broadcast = true
     /// How Web Push requests travel: the lean HTTP/2 client, a pool per push service (default;
     /// a service without HTTP/2 is reached over HTTP/1.1), or HTTP/1.1 for all.
@@ -185,17 +186,16 @@ package struct ProviderChannels: Sendable {
                 [APNsEnvironment.production: settings.apnsProductionURL, .sandbox: settings.apnsSandboxURL],
                 settings.requestTimeout
             )
-            broadcastClients =
-                !settings.broadcast
-                ? nil
-                : BroadcastClients { [tokensByTopic, management] app in
-                    guard let pushURL = pushURLs[app.environment], let signer = tokensByTopic[app.topic] ?? token else {
-                        return nil
-                    }
-                    return try APNsBroadcastClient(
-                        managementURL: BroadcastClients.managementURL(pushURL: pushURL, environment: app.environment),
-                        broadcastURL: pushURL, bundleID: app.topic, token: signer, timeout: timeout, client: management)
+            // Made whatever `broadcast` says: turned off, no channel is made, but those made
+            // before are still deleted after their games (``BroadcastChannels/Settings/makesChannels``).
+            broadcastClients = BroadcastClients { [tokensByTopic, management] app in
+                guard let pushURL = pushURLs[app.environment], let signer = tokensByTopic[app.topic] ?? token else {
+                    return nil
                 }
+                return try APNsBroadcastClient(
+                    managementURL: BroadcastClients.managementURL(pushURL: pushURL, environment: app.environment),
+                    broadcastURL: pushURL, bundleID: app.topic, token: signer, timeout: timeout, client: management)
+            }
             let declared = Set(settings.apps.map(\.topic))
             channels.append(
                 APNsChannel(
@@ -213,7 +213,7 @@ package struct ProviderChannels: Sendable {
                 APNsChannel(
                     kind: .liveActivityStart, transport: transport, token: token, tokensByTopic: tokensByTopic,
                     declaredTopics: declared,
-                    starts: Self.starts(broadcastClients, clock: clock)))
+                    starts: Self.starts(settings.broadcast ? broadcastClients : nil, clock: clock)))
         } else {
             apnsTransport = nil
             let reason = "no APNs provider key (with key id and team id) configured"
