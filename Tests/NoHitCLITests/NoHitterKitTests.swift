@@ -13,9 +13,33 @@ import Testing
 /// URLSession, and a batch whose answer is lost after the server stored it is sent again and
 /// counted once (its uniqueness tokens).
 @Suite(.ownThreads) struct NoHitterKitTests {
+    /// URLSession with room for a loaded machine: the SDK gives a request 30 s, which a debug
+    /// server beside a full run once took (URLError -1001, the request not said); here each may
+    /// take 5 minutes, and one that takes over 10 s is said, with its path.
+    struct Patient: HTTPTransport {
+        static let session: URLSession = {
+            let configuration = URLSessionConfiguration.default
+            configuration.timeoutIntervalForRequest = 300
+            return URLSession(configuration: configuration)
+        }()
+
+        func send(_ request: URLRequest) async throws -> (status: Int, body: Data) {
+            var request = request
+            request.timeoutInterval = 300
+            let started = ContinuousClock.now
+            defer {
+                let took = ContinuousClock.now - started
+                if took > .seconds(10) {
+                    print("NoHitterKitTests: \(request.httpMethod ?? "GET") \(request.url?.path ?? "") took \(took)")
+                }
+            }
+            return try await URLSessionTransport(session: Self.session).send(request)
+        }
+    }
+
     /// The real transport, with the answer lost on chosen requests after the server has it.
     final class LosingAnswers: HTTPTransport, @unchecked Sendable {
-        let real = URLSessionTransport()
+        let real = Patient()
         private let lock = NSLock()
         private var toLose: Int
 
@@ -38,7 +62,7 @@ import Testing
         request.setValue(readKey, forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(#"{"event_collection":"\#(collection)"}"#.utf8)
-        let (status, body) = try await URLSessionTransport().send(request)
+        let (status, body) = try await Patient().send(request)
         #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
         let object = try JSONSerialization.jsonObject(with: body) as? [String: Any]
         return object?["result"] as? Int ?? -1
@@ -56,7 +80,7 @@ import Testing
         let project = try #require(keys["project_id"])
 
         // The API client: register, read, change.
-        let client = NoHitterClient(baseURL: URL(string: address)!)
+        let client = NoHitterClient(baseURL: URL(string: address)!, transport: Patient())
         let device = try await client.register(
             .apns(token: String(repeating: "ab", count: 32), environment: "sandbox", topic: "org.example.nohit"),
             preferences: .init(thresholdInnings: 6))

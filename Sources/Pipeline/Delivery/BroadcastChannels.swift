@@ -430,11 +430,12 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
             }
         }
         guard !due.isEmpty else { return }
-        // A broadcast due and unsent (a retry, a held one) may be a channel's end: not yet, unless
-        // the channel is long past.
-        let unsent = try await store.hasUnfinished(channels: [.liveActivityChannel], dueBy: now)
-        for (channel, reason) in due
-        where !unsent || now.timeIntervalSince(channel.device.registeredAt) >= settings.maximumAge {
+        // A broadcast due and unsent (a retry, one being sent) may be a channel's end or a change a
+        // fan waits for: not yet, however old the channel (a broadcast ends, sent or stale; deleted
+        // under it, it failed: seen in a replay at 600 times real speed, where 12 hours of the
+        // replay's clock passed in the minutes PostgreSQL was down).
+        guard try await !store.hasUnfinished(channels: [.liveActivityChannel], dueBy: now) else { return }
+        for (channel, reason) in due {
             try await delete(channel, reason: reason)
         }
     }

@@ -79,7 +79,7 @@ export function gameCard(game, { lineOpen = false } = {}) {
     <div class="game-head"><span class="status">${esc(situation(game))}</span>${marks}</div>
     <div class="game-body"><table class="teams"><thead><tr><th scope="col"><span class="visually-hidden">Team</span></th><th scope="col">R</th><th scope="col">H</th><th scope="col">E</th></tr></thead><tbody>${rows}</tbody></table>${situationOf(game)}</div>
     ${peopleOf(game)}${challengesLine(game)}
-    <div class="game-foot"><details class="line" data-key="line"${lineOpen ? ' open' : ''}><summary>Line score</summary>${linescoreTable(game)}</details>${chanceOf(game)}
+    <div class="game-foot"><details class="line" data-key="line"${lineOpen ? ' open' : ''}><summary>Line score</summary><div class="scroll-x" role="region" tabindex="0" aria-label="${esc(matchupName(game))}: runs by inning">${linescoreTable(game)}</div></details>${chanceOf(game)}
     <a class="game-link" data-key="game-link" href="${gameHref(game)}">Game page<span class="visually-hidden">: ${esc(matchupName(game))}</span></a></div>
   </article>`;
 }
