@@ -56,7 +56,7 @@ class Browser:
         def stopped(number, frame):
             print(f"stopped by signal {number} from outside", flush=True)
             self.close()
-            os._exit(3)
+            raise SystemExit(3)  # through the script's own `finally` (a server it restarted)
         signal.signal(signal.SIGTERM, stopped)
         self.buffer = b""
         self.next_id = 0
@@ -81,6 +81,7 @@ class Browser:
         """The answer to `method`, within `seconds` (CALL_SECONDS) or `Unanswered`; what Chromium
         says unasked meanwhile goes to `events`."""
         deadline = time.monotonic() + (seconds or CALL_SECONDS)
+        told = len(self.events)
         self.next_id += 1
         message = {"id": self.next_id, "method": method, "params": params or {}}
         if session:
@@ -90,7 +91,7 @@ class Browser:
             while b"\0" not in self.buffer:
                 left = deadline - time.monotonic()
                 if left <= 0 or not select.select([self.from_browser], [], [], left)[0]:
-                    crashed = [e["method"] for e in self.events if e["method"] in
+                    crashed = [e["method"] for e in self.events[told:] if e["method"] in
                                ("Inspector.targetCrashed", "Target.targetCrashed", "Inspector.detached")]
                     raise Unanswered(f"chromium did not answer {method} within {seconds or CALL_SECONDS:.0f} s"
                                      + (f" (it said {', '.join(crashed)})" if crashed else ""))

@@ -112,7 +112,8 @@ extension OperatorCLITests {
         // by the bid's later alert, delivered: state 4). Every row ends delivered or superseded.
         let states = try cluster(
             "sql",
-            "SELECT state, count(*), COALESCE(max(last_error), '') FROM outbox GROUP BY state ORDER BY state")
+            "SELECT state, count(*), replace(COALESCE(max(last_error), ''), E'\\n', ' ') FROM outbox GROUP BY state "
+                + "ORDER BY state")
         var rows: [Int: Int] = [:]
         for line in states.split(separator: "\n") {
             let fields = line.split(separator: " ", maxSplits: 2)

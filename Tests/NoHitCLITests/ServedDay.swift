@@ -86,8 +86,13 @@ final class ServedDay: Sendable {
                 return final == 16 && pending == 0 && sending == 0 ? true : nil
             }
         } catch {
-            // Where it stood, and what it said last.
-            throw Stuck(reason: "\(error) (last seen: \(last.withLock { $0 }))", log: String(log.suffix(6000)))
+            // Where it stood, what it said last, and what every thread was doing: SIGQUIT (Swift's
+            // backtracer prints them to the log; once, the day stood still for 10 minutes after
+            // PostgreSQL restarted under a loaded run, cause unknown).
+            let process = process
+            kill(process.processIdentifier, SIGQUIT)
+            _ = try? await Self.eventually("a backtrace", within: 60) { process.isRunning ? nil : true }
+            throw Stuck(reason: "\(error) (last seen: \(last.withLock { $0 }))", log: String(log.suffix(40000)))
         }
     }
 

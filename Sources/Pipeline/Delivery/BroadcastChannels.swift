@@ -450,7 +450,9 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         let stale = intents.filter { now.timeIntervalSince($0.device.registeredAt) >= settings.leakGrace }
         let keptIDs = Set(kept.map(\.id))
         var apps = Set((kept + intents).map { App(topic: $0.key.topic, environment: $0.key.environment) })
-        for device in devices {
+        // Turned off, only the apps that still have channels or intents are listed: an app turned
+        // off for want of the Broadcast capability would fail every listing.
+        for device in devices where settings.makesChannels {
             if let app = device.channel.apnsApp { apps.insert(App(topic: app.topic, environment: app.environment)) }
         }
         var unkept = Set<String>()

@@ -1,4 +1,5 @@
 import Logging
+import Storage
 import Synchronization
 
 /// The log of requests refused before they could be read (malformed, a head too large, no
@@ -48,28 +49,8 @@ package final class RefusalLog: Sendable {
 /// whenever a connection is closed before its first request was read — the connections the gate
 /// answered itself (a request it could not read, no request in time), already logged by
 /// ``RefusalLog`` in the right words. Every other line passes as it is.
-struct UpgradeResultLogHandler: LogHandler {
+struct UpgradeResultLogHandler: ForwardingLogHandler {
     var inner: any LogHandler
-
-    var logLevel: Logger.Level {
-        get { inner.logLevel }
-        set { inner.logLevel = newValue }
-    }
-
-    var metadata: Logger.Metadata {
-        get { inner.metadata }
-        set { inner.metadata = newValue }
-    }
-
-    var metadataProvider: Logger.MetadataProvider? {
-        get { inner.metadataProvider }
-        set { inner.metadataProvider = newValue }
-    }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { inner[metadataKey: key] }
-        set { inner[metadataKey: key] = newValue }
-    }
 
     func log(event: LogEvent) {
         var event = event

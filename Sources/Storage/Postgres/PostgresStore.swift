@@ -172,7 +172,7 @@ package final class PostgresStore: Sendable {
             // A statement stuck behind a lock fails instead of hanging the service.
             ("lock_timeout", "30s"),
         ]
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: QuietEarlyLease.wrapping(logger))
         let store = PostgresStore(
             client: client, location: location, secrets: secrets, instanceID: instance, leaseSeconds: leaseSeconds,
             logger: logger)
@@ -295,5 +295,57 @@ package final class PostgresStore: Sendable {
             return "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
         }
         return "\(error)"
+    }
+}
+
+/// The pool's background logger without one warning: that a connection was asked for before the
+/// pool's `run()` began. Such a request waits for it (the pool's design; `withStore` starts `run()`
+/// first, but cannot know when it has begun), so the warning tells an operator nothing they can
+/// act on, and under load it came first in a command's output (`nohit analytics export`). Every
+/// other line passes as it is.
+struct QuietEarlyLease: ForwardingLogHandler {
+    var inner: any LogHandler
+
+    func log(event: LogEvent) {
+        if event.level == .warning,
+            event.message.description.hasPrefix("Trying to lease connection from `PostgresClient`, but")
+        {
+            return
+        }
+        inner.log(event: event)
+    }
+
+    /// `logger` with its handler wrapped.
+    static func wrapping(_ logger: Logger) -> Logger {
+        var wrapped = logger
+        wrapped.handler = QuietEarlyLease(inner: logger.handler)
+        return wrapped
+    }
+}
+
+/// A log handler that changes some lines of another's and passes its level and metadata through.
+package protocol ForwardingLogHandler: LogHandler {
+    var inner: any LogHandler { get set }
+}
+
+extension ForwardingLogHandler {
+    package var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+
+    package var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    package var metadataProvider: Logger.MetadataProvider? {
+        get { inner.metadataProvider }
+        set { inner.metadataProvider = newValue }
+    }
+
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
     }
 }
