@@ -177,15 +177,9 @@ package final class PostgresStore: Sendable {
             client: client, location: location, secrets: secrets, instanceID: instance, leaseSeconds: leaseSeconds,
             logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            // The pool serves leases once `run()` has begun (asking before that works, with a
-            // warning in the log): the first query waits for the task to start.
-            let (started, starting) = AsyncStream<Void>.makeStream()
-            group.addTask {
-                starting.finish()
-                await client.run()
-            }
-            for await _ in started {}
-            await Task.yield()
+            // The pool serves leases once `run()` has begun; a query asked before waits for it
+            // (the pool's warning that it did is dropped: ``QuietEarlyLease``).
+            group.addTask { await client.run() }
             defer { group.cancelAll() }
             do {
                 try await store.migrate(existing: existing)
@@ -300,7 +294,7 @@ package final class PostgresStore: Sendable {
 
 /// The pool's background logger without one warning: that a connection was asked for before the
 /// pool's `run()` began. Such a request waits for it (the pool's design; `withStore` starts `run()`
-/// first, but cannot know when it has begun), so the warning tells an operator nothing they can
+/// first, but cannot know when it has begun, and under load a query came first), so the warning tells an operator nothing they can
 /// act on, and under load it came first in a command's output (`nohit analytics export`). Every
 /// other line passes as it is.
 struct QuietEarlyLease: ForwardingLogHandler {
@@ -320,32 +314,5 @@ struct QuietEarlyLease: ForwardingLogHandler {
         var wrapped = logger
         wrapped.handler = QuietEarlyLease(inner: logger.handler)
         return wrapped
-    }
-}
-
-/// A log handler that changes some lines of another's and passes its level and metadata through.
-package protocol ForwardingLogHandler: LogHandler {
-    var inner: any LogHandler { get set }
-}
-
-extension ForwardingLogHandler {
-    package var logLevel: Logger.Level {
-        get { inner.logLevel }
-        set { inner.logLevel = newValue }
-    }
-
-    package var metadata: Logger.Metadata {
-        get { inner.metadata }
-        set { inner.metadata = newValue }
-    }
-
-    package var metadataProvider: Logger.MetadataProvider? {
-        get { inner.metadataProvider }
-        set { inner.metadataProvider = newValue }
-    }
-
-    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { inner[metadataKey: key] }
-        set { inner[metadataKey: key] = newValue }
     }
 }
