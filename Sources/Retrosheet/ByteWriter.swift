@@ -115,15 +115,13 @@ package struct ByteCursor {
         }
     }
 
-    /// Writes the characters of a packed player id (up to 8).
+    /// Writes the characters of a packed player id (up to 8, first character in the lowest byte,
+    /// zero-padded): the whole word is stored, and the cursor moves past its non-zero bytes (the
+    /// padding written after them is overwritten by what comes next, or lies past the end).
     @inline(__always)
     package mutating func put(packed value: UInt64) {
         assert(pointer + 8 <= end)
-        var value = value
-        while value != 0 {
-            pointer.pointee = UInt8(truncatingIfNeeded: value)
-            pointer += 1
-            value >>= 8
-        }
+        UnsafeMutableRawPointer(pointer).storeBytes(of: value.littleEndian, as: UInt64.self)
+        pointer += (64 - value.leadingZeroBitCount + 7) >> 3
     }
 }

@@ -375,15 +375,18 @@ struct GameBuilder {
         }
         let text = fields[6]
         guard !text.isEmpty else { return "a play record needs an event" }
-        if let note = EventTextParser.unknownAdvanceNote(buffer.slice(text)) {
-            tolerated.append(
-                "'(\(note))' is not a note a runner advance takes; the advance is read without it (cwevent "
-                    + "stops reading the event there)")
-        }
-        if let flag = EventTextParser.unknownCreditFlag(buffer.slice(text)) {
-            tolerated.append(
-                "'/\(flag)' is not a modifier a fielding credit takes; the credit is read without it (cwevent "
-                    + "stops reading the event there)")
+        let eventText = buffer.slice(text)
+        if EventTextParser.hasParenthesisAfterAdvances(eventText) {
+            if let note = EventTextParser.unknownAdvanceNote(eventText) {
+                tolerated.append(
+                    "'(\(note))' is not a note a runner advance takes; the advance is read without it (cwevent "
+                        + "stops reading the event there)")
+            }
+            if let flag = EventTextParser.unknownCreditFlag(eventText) {
+                tolerated.append(
+                    "'/\(flag)' is not a modifier a fielding credit takes; the credit is read without it (cwevent "
+                        + "stops reading the event there)")
+            }
         }
 
         var record = EventRecord(

@@ -91,6 +91,14 @@ package enum EventTextParser {
             as: UTF8.self)
     }
 
+    /// Whether a parenthesis follows the first dot (where the runner advances begin): the only
+    /// place `unknownAdvanceNote` and `unknownCreditFlag` look, so that most plays are passed
+    /// over with one short scan.
+    package static func hasParenthesisAfterAdvances(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let dot = text.firstIndex(of: UInt8(ascii: ".")) else { return false }
+        return text[(dot + 1)...].contains(UInt8(ascii: "("))
+    }
+
     /// The first modifier of a fielding credit on a runner advance that is not one of
     /// `creditFlags` (`63/RINT` in `.BX1(63/RINT)`), or nil: what the reader warns of.
     package static func unknownCreditFlag(_ text: UnsafeBufferPointer<UInt8>) -> String? {

@@ -15,6 +15,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write a collection's events out, every one, in time order, a page at a time: NDJSON (each "
                 + "event as Keen returns it) or CSV (the keen columns, then a column per property path).",
             discussion: """
@@ -182,10 +183,12 @@ struct AnalyticsCommand: AsyncParsableCommand {
 
     struct Project: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "project",
             abstract: "Create and list analytics projects.", subcommands: [Create.self, List.self])
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "create",
                 abstract: "Create a project and print its id and keys (shown once: only their hashes are kept).")
 
             @OptionGroup var store: StoreOptions
@@ -216,7 +219,7 @@ struct AnalyticsCommand: AsyncParsableCommand {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the projects.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the projects.")
             @OptionGroup var store: StoreOptions
 
             func run() async throws {

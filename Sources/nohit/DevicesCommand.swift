@@ -121,6 +121,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Register one device and print its id and secret.")
 
         @OptionGroup var store: StoreOptions
@@ -296,6 +297,7 @@ struct DevicesCommand: AsyncParsableCommand {
 
     struct Seed: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "seed",
             abstract: "Register many APNs devices with random tokens (tests, benchmarks, the demo).",
             discussion: """
                 Every device gets the preferences given by the options; with --mix they vary: 7 in 10 keep \
@@ -382,7 +384,8 @@ struct DevicesCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Count registered devices by channel and status.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Count registered devices by channel and status.")
 
         @OptionGroup var store: StoreOptions
 

@@ -10,6 +10,7 @@ struct PushCommand: AsyncParsableCommand {
 
     struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "test",
             abstract: "Send one test push to a device through the configured provider and print its answer.",
             discussion: """
                 The device (its id, as `nohit devices add` or the API printed it) gets a notification \
