@@ -13,8 +13,10 @@ import Testing
 /// PostgreSQL stopped under a serving instance (`pg_ctl stop -m immediate`, as a crash) mid-day,
 /// down for seconds, then started again (issue 57, item 1): the instance does not exit, `/readyz`
 /// says the database is degraded meanwhile, and once the server is back it goes on by itself —
-/// every planned alert delivered, the day followed to its end, and a graceful stop. A cluster of
-/// its own (initdb in a scratch directory, on a free port): the suites' shared one is not stopped.
+/// every planned alert delivered, the day followed to its end, and a graceful stop. Then stalled
+/// (every process of the cluster stopped for 20 s): what is served from memory goes on being
+/// served. A cluster of its own (initdb in a scratch directory, on a free port): the suites' shared
+/// one is not stopped.
 extension OperatorCLITests {
     // Bounded by its own waits (each `eventually`, and the stop's), not by a time limit: a time
     // limit counts from the test's start, and this one may wait long for its turn (`ownThreads`);
@@ -53,6 +55,12 @@ extension OperatorCLITests {
               crash) as "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null ;;
               start) as "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 60 start >/dev/null ;;
               sql) as "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d nohit -At -F ' ' -c "$5" ;;
+              # Every process of this cluster (the postmaster and its children) stopped or let go on.
+              stall|resume)
+                pid=$(head -1 "$dir/data/postmaster.pid")
+                signal=STOP; if [ "$what" = resume ]; then signal=CONT; fi
+                # shellcheck disable=SC2046
+                kill -s "$signal" $(ps -o pid= --ppid "$pid") "$pid" ;;
             esac
             """
         @discardableResult func cluster(_ what: String, _ sql: String = "") throws -> String {
@@ -99,6 +107,7 @@ extension OperatorCLITests {
         _ = try await ServedDay.eventually("/readyz ready again", within: 120) {
             await server.readiness().status == 200 ? true : nil
         }
+        let stall = try await stallUnder(server, cluster: cluster)
         // Beside the heaviest tests of a full run, the rest of the day took over 5 minutes once.
         try await server.waitForTheDaysEnd(within: 600)
         let log = try await server.stop()
@@ -128,6 +137,55 @@ extension OperatorCLITests {
         print(
             "PostgreSQL restarted under serve: /readyz said \(degraded.prefix(160)); \(summary.planned) alerts "
                 + "planned, \(summary.delivered) delivered as the process counted; the outbox holds \(delivered) "
-                + "delivered and \(superseded) superseded (\(states.split(separator: "\n").joined(separator: "; ")))")
+                + "delivered and \(superseded) superseded (\(states.split(separator: "\n").joined(separator: "; "))); "
+                + stall)
+    }
+
+    /// PostgreSQL stalled under the instance (issue 57, item 1): every process of the cluster
+    /// stopped (SIGSTOP) for 20 s, so that connections stay open and nothing answers, as a server
+    /// that hangs. What the instance serves from memory must go on being served meanwhile: a
+    /// blocked event loop or a handler waiting on the database would leave these unanswered until
+    /// the server came back. Probed every second: `/healthz`, the games, the scoreboard, the
+    /// attempts, the web app's page, and the stream from its start (`?after=0`: its kept events).
+    /// Returns what was seen, for the test's last line.
+    private func stallUnder(
+        _ server: ServedDay, cluster: (String, String) throws -> String
+    ) async throws -> String {
+        let paths = ["/healthz", "/api/games", "/api/scoreboard", "/api/attempts", "/"]
+        _ = try cluster("stall", "")
+        let stopped = ContinuousClock.now
+        var slowest = (path: "", seconds: 0.0)
+        var probes = 0
+        var readiness: Set<Int> = []
+        do {
+            defer { _ = try? cluster("resume", "") }
+            while ContinuousClock.now - stopped < .seconds(20) {
+                for path in paths {
+                    // curl's own bound: an answer that waited for the database would take the
+                    // stall's 20 s.
+                    let answer = try await Executable.runDetached(
+                        "/usr/bin/curl",
+                        [
+                            "-s", "-o", "/dev/null", "-w", "%{http_code} %{time_total}", "--max-time", "5",
+                            server.address + path,
+                        ])
+                    let fields = answer.standardOutput.split(separator: " ")
+                    let seconds = fields.count == 2 ? Double(fields[1]) ?? 99 : 99
+                    #expect(fields.first == "200", "\(path) while PostgreSQL was stopped: \(answer.standardOutput)")
+                    if seconds > slowest.seconds { slowest = (path, seconds) }
+                    probes += 1
+                }
+                let stream = try await Executable.runDetached(
+                    "/usr/bin/curl", ["-sN", "--max-time", "3", server.address + "/api/stream?after=0"])
+                #expect(
+                    stream.standardOutput.hasPrefix("retry: 2000") && stream.standardOutput.contains("event: game"),
+                    "the stream while PostgreSQL was stopped: \(stream.standardOutput.prefix(300))")
+                readiness.insert(await server.readiness().status)
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        #expect(server.process.isRunning, "\(server.log)")
+        return "stalled 20 s (SIGSTOP): \(probes) requests answered 200, the slowest \(slowest.path) in "
+            + "\(slowest.seconds) s, the stream served its kept events; /readyz said \(readiness.sorted())"
     }
 }
