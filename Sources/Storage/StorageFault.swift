@@ -49,6 +49,16 @@ package struct StorageFault: Error, Sendable, Hashable, CustomStringConvertible 
 
     private init?(postgres error: PSQLError) {
         switch error.code {
+        case .clientClosedConnection:
+            // Closed after the server ended the session (25P03: idle in a transaction while this
+            // process was paused; 57P01: shut down), found by the next statement: the server's
+            // reason is underneath. Closed by this process itself (stopping), nothing is.
+            guard let underlying = error.underlying as? PSQLError else { return nil }
+            if let fault = Self(postgres: underlying) {
+                self = fault
+            } else {
+                self.init(.unreachable, detail: "the connection was closed: \(underlying.code)")
+            }
         case .serverClosedConnection, .connectionError, .uncleanShutdown:
             self.init(.unreachable, detail: "\(error.code)" + (error.underlying.map { ": \($0)" } ?? ""))
         case .server:
@@ -58,8 +68,9 @@ package struct StorageFault: Error, Sendable, Hashable, CustomStringConvertible 
             // disk_full, io_error
             case "53100": self.init(.diskFull, detail: detail)
             case "58030": self.init(.ioError, detail: detail)
-            // Connection exceptions; admin, crash shutdown, cannot connect now; too many connections.
-            case _ where state.hasPrefix("08"), "57P01", "57P02", "57P03", "53300":
+            // Connection exceptions; admin, crash shutdown, cannot connect now; too many connections;
+            // a session ended for idling in a transaction (its process was paused).
+            case _ where state.hasPrefix("08"), "57P01", "57P02", "57P03", "53300", "25P03":
                 self.init(.unreachable, detail: detail)
             default: return nil
             }
