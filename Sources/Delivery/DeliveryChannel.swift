@@ -15,10 +15,15 @@ package struct OutboundDelivery: Sendable, Hashable {
     package var createdAt: Date
     /// After this the alert is stale (`apns-expiration`, Web Push `TTL`).
     package var expiresAt: Date
+    /// The last moment it may be put on the wire (half its claim's lease; nil: any time). A
+    /// process held up past it (paused, starved) may have lost the claim to another instance: it
+    /// is not sent, but answered ``ProviderOutcome/notSent(reason:)``, and the dispatcher sends it
+    /// again if its lease still holds as renewed since, or gives it back.
+    package var sendBy: ContinuousClock.Instant?
 
     package init(
         id: UUID, deviceID: UUID, channel: DeviceChannel, payload: Data, collapseKey: String, createdAt: Date,
-        expiresAt: Date
+        expiresAt: Date, sendBy: ContinuousClock.Instant? = nil
     ) {
         self.id = id
         self.deviceID = deviceID
@@ -27,7 +32,15 @@ package struct OutboundDelivery: Sendable, Hashable {
         self.collapseKey = collapseKey
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.sendBy = sendBy
     }
+
+    /// Whether its time to be put on the wire has passed (see `sendBy`).
+    package var isPastSendBy: Bool { sendBy.map { ContinuousClock.now >= $0 } ?? false }
+
+    /// What a delivery not put on the wire in time is answered.
+    package static let notSent = ProviderOutcome.notSent(
+        reason: "its time to be sent had passed (this process was held up): sent again if its claim still holds")
 }
 
 /// Told each delivery's outcome as its answer arrives: its index in the batch sent, and what
@@ -57,7 +70,9 @@ extension DeliveryChannel {
     package func send(_ deliveries: [OutboundDelivery], report: @escaping OutcomeReport) async {
         await withTaskGroup(of: Void.self) { group in
             for (index, delivery) in deliveries.enumerated() {
-                group.addTask { report(index, await deliver(delivery)) }
+                group.addTask {
+                    report(index, delivery.isPastSendBy ? OutboundDelivery.notSent : await deliver(delivery))
+                }
             }
         }
     }

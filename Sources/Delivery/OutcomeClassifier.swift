@@ -53,6 +53,7 @@ package enum OutcomeClassifier {
     package static func failure(_ failure: HTTP2Client.Failure) -> ProviderOutcome {
         switch failure {
         case .timedOut: .transient(reason: "timed out", retryAfter: nil)
+        case .notSent: OutboundDelivery.notSent
         case .notProcessed(let why), .connectionLost(let why): .connectionLost(reason: why)
         case .streamReset(let code): .connectionLost(reason: "stream reset (\(code))")
         case .cannotConnect(let why): .transient(reason: "cannot connect: \(why)", retryAfter: nil)

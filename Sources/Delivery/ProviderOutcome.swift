@@ -15,6 +15,10 @@ package enum ProviderOutcome: Sendable, Hashable {
     case expiredProviderToken
     /// The connection went away under the request (GOAWAY, reset): send again on a new one.
     case connectionLost(reason: String)
+    /// Never put on the wire: its time to be sent (``OutboundDelivery/sendBy``, its claim's half
+    /// lease) had passed when it came to be written. The dispatcher sends it again if its lease
+    /// still holds, or gives it back; it counts as no attempt.
+    case notSent(reason: String)
     /// Refused for the server's configuration, not the device: a key, key id, team, topic or
     /// environment that does not fit (APNs `InvalidProviderToken`, `BadTopic`, …). Every delivery
     /// through that configuration would be refused alike: they are held, not failed, until the
@@ -121,6 +125,9 @@ package struct DeliveryRetryState: Sendable, Hashable {
             return .refreshTokenAndRetry
         case .connectionLost(let reason):
             guard attempts < policy.maximumAttempts, !stale else { return .fail(reason: "gave up: \(reason)") }
+            return .retry(at: now, reason: reason)
+        case .notSent(let reason):
+            // Nothing reached the provider. (The dispatcher does not ask: it sends it again.)
             return .retry(at: now, reason: reason)
         case .transient(let reason, let retryAfter):
             return backoff(

@@ -56,11 +56,16 @@ package protocol OutboxStore: Sendable {
     /// the database) stops sending and gives the rows back instead of sending them beside the
     /// instance that takes them over.
     func mayStillSend(_ delivery: ClaimedDelivery) -> Bool
+    /// Until when `mayStillSend` says yes for `delivery` as things stand (nil: always): the
+    /// deadline its request carries to the wire, so that a process held up between the decision
+    /// and the write (paused, starved) does not send it after its lease lapsed.
+    func sendDeadline(_ delivery: ClaimedDelivery) -> ContinuousClock.Instant?
 }
 
 extension OutboxStore {
     package func maintainLeases(now: Date) async throws -> RecoveryReport { RecoveryReport() }
     package func mayStillSend(_ delivery: ClaimedDelivery) -> Bool { true }
+    package func sendDeadline(_ delivery: ClaimedDelivery) -> ContinuousClock.Instant? { nil }
 
     /// Whether any delivery of these channels is being sent or pending, whenever due.
     package func hasUnfinished(channels: [ChannelKind]) async throws -> Bool {

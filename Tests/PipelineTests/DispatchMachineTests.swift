@@ -219,3 +219,28 @@ import Testing
             machine.next(now: Self.start, mayStillSend: Self.always) == [.finish(record: [], release: late.map(\.id))])
     }
 }
+
+extension DispatchMachineTests {
+    /// A delivery not put on the wire (its time to be sent had passed: this process was held up)
+    /// is neither a result nor an attempt: it goes back to the front of the queue, sent again with
+    /// the next send if its lease still holds, given back if not.
+    @Test func aDeliveryNotSentIsSentAgainWhileItsLeaseHoldsAndGivenBackOnceItMayHaveLapsed() {
+        var machine = Self.machine(concurrency: 4)
+        _ = machine.next(now: Self.start, mayStillSend: Self.always)
+        let claimed = Self.claimed(3)
+        machine.claimed(claimed)
+        _ = machine.next(now: Self.start, mayStillSend: Self.always)
+        machine.sent()
+        let notSent = ProviderOutcome.notSent(reason: "its time to be sent had passed")
+        let answered = machine.answered([(0, notSent), (1, .accepted), (2, notSent)], now: Self.now) { 0.5 }
+        #expect(answered.decisions.map(\.delivery.id) == [claimed[1].id])
+        #expect(answered.resend.isEmpty)
+        #expect(machine.results == [.delivered(id: claimed[1].id, at: Self.now)])
+        #expect(machine.waiting == 2)
+        // The first still holds its lease, the third may not.
+        let actions = machine.next(now: Self.start, mayStillSend: { $0.id != claimed[2].id })
+        #expect(Self.sends(actions).map(\.ids) == [[claimed[0].id]])
+        #expect(actions.contains(.release([claimed[2].id])))
+        #expect(machine.waiting == 0)
+    }
+}

@@ -112,6 +112,7 @@ package struct APNsChannel: DeliveryChannel {
         case .failure(let refusal):
             return refusal.outcome
         case .success(let request):
+            if delivery.isPastSendBy { return OutboundDelivery.notSent }
             let outcome = await transport.send(request)
             // Which token an ExpiredProviderToken refused: the refresh replaces it once.
             if outcome == .expiredProviderToken { token?.reject(bearer) }
@@ -146,7 +147,8 @@ package struct APNsChannel: DeliveryChannel {
             }
             switch request(for: delivery, bearer: bearer) {
             case .failure(let refusal): report(index, refusal.outcome)
-            case .success(let request):
+            case .success(var request):
+                request.sendBy = delivery.sendBy
                 requests.append(request)
                 indices.append(index)
                 signers.append(token.map { ($0, bearer) })

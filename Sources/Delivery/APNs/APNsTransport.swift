@@ -30,6 +30,8 @@ package struct APNsRequest: Sendable {
     package var body: ByteBuffer
     /// A broadcast's path; nil for a device's push.
     package var broadcastPath: String?
+    /// The last moment it may be put on the wire (``OutboundDelivery/sendBy``).
+    package var sendBy: ContinuousClock.Instant?
 
     package init(
         environment: APNsEnvironment, deviceToken: String, headers: [(String, String)], body: ByteBuffer,
@@ -59,7 +61,10 @@ extension APNsTransport {
     package func send(_ requests: [APNsRequest], report: @escaping OutcomeReport) async {
         await withTaskGroup(of: Void.self) { group in
             for (index, request) in requests.enumerated() {
-                group.addTask { report(index, await send(request)) }
+                group.addTask {
+                    let late = request.sendBy.map { ContinuousClock.now >= $0 } ?? false
+                    report(index, late ? OutboundDelivery.notSent : await send(request))
+                }
             }
         }
     }

@@ -41,7 +41,7 @@ package struct HTTP2APNsTransport: APNsTransport {
             let outgoing = indices.map {
                 HTTP2Client.Outgoing(
                     path: requests[$0].path, headers: requests[$0].headers,
-                    body: requests[$0].body)
+                    body: requests[$0].body, sendBy: requests[$0].sendBy)
             }
             await client.submit(outgoing, timeout: timeout) { index, result in
                 report(indices[index], Self.outcome(of: result))

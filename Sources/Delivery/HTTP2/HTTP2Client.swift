@@ -55,6 +55,8 @@ package final class HTTP2Client: Sendable {
         case cannotConnect(String)
         /// The endpoint resolves only into networks the service must not reach.
         case refused(EndpointRefusal)
+        /// Never written: its time to be sent (`Outgoing.sendBy`) had passed.
+        case notSent
         /// The server chose another protocol than HTTP/2 in the TLS handshake (ALPN), or none.
         case notHTTP2(String)
         case badURL(String)
@@ -62,6 +64,7 @@ package final class HTTP2Client: Sendable {
         package var description: String {
             switch self {
             case .timedOut: "timed out"
+            case .notSent: "not sent: its time to be sent had passed"
             case .notProcessed(let why): "not processed (\(why))"
             case .connectionLost(let why): "connection lost (\(why))"
             case .streamReset(let code): "stream reset (\(code))"
@@ -135,11 +138,17 @@ package final class HTTP2Client: Sendable {
         package var path: String
         package var headers: [(String, String)]
         package var body: ByteBuffer
+        /// The last moment the request may be written (``OutboundDelivery/sendBy``): checked on
+        /// the connection's event loop as its frames are written; past it, it fails `notSent`.
+        package var sendBy: ContinuousClock.Instant?
 
-        package init(path: String, headers: [(String, String)], body: ByteBuffer) {
+        package init(
+            path: String, headers: [(String, String)], body: ByteBuffer, sendBy: ContinuousClock.Instant? = nil
+        ) {
             self.path = path
             self.headers = headers
             self.body = body
+            self.sendBy = sendBy
         }
     }
 
@@ -165,7 +174,7 @@ package final class HTTP2Client: Sendable {
             let batch = requests[start..<end].map {
                 HTTP2Connection.Request(
                     method: method, path: $0.path, authority: authority, headers: $0.headers, body: $0.body,
-                    timeout: timeout)
+                    timeout: timeout, sendBy: $0.sendBy)
             }
             connection.send(batch) { index, result in completion(start + index, result) }
         }

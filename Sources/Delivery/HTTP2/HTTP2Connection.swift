@@ -14,6 +14,8 @@ final class HTTP2Connection: Sendable {
         var headers: [(String, String)]
         var body: ByteBuffer
         var timeout: TimeAmount
+        /// Not written after this (a process held up past its claims' leases): fails `notSent`.
+        var sendBy: ContinuousClock.Instant? = nil
     }
 
     let channel: any Channel
@@ -107,6 +109,10 @@ final class HTTP2Connection: Sendable {
         func submit(_ request: Request, completion: @escaping Completion) {
             guard let context, context.channel.isActive, !retiring else {
                 completion(.failure(.notProcessed("connection closing")))
+                return
+            }
+            if let sendBy = request.sendBy, ContinuousClock.now >= sendBy {
+                completion(.failure(.notSent))
                 return
             }
             let streamID = nextStreamID

@@ -42,6 +42,7 @@ package struct WebPushChannel: DeliveryChannel {
         case .failure(let outcome):
             return outcome.outcome
         case .success(let request):
+            if delivery.isPastSendBy { return OutboundDelivery.notSent }
             if let origins, let lean = origins.client(for: request.origin) {
                 do {
                     let response = try await lean.execute(
@@ -156,7 +157,8 @@ package struct WebPushChannel: DeliveryChannel {
         return .success(
             Prepared(
                 origin: target.origin,
-                request: HTTP2Client.Outgoing(path: target.path, headers: headers, body: ByteBuffer(bytes: body))))
+                request: HTTP2Client.Outgoing(
+                    path: target.path, headers: headers, body: ByteBuffer(bytes: body), sendBy: delivery.sendBy)))
     }
 
     /// Encryption is most of a push's CPU: slices of the batch are prepared in parallel.
@@ -178,6 +180,7 @@ package struct WebPushChannel: DeliveryChannel {
     }
 
     private func sendOverHTTP1(_ prepared: Prepared) async -> ProviderOutcome {
+        if let sendBy = prepared.request.sendBy, ContinuousClock.now >= sendBy { return OutboundDelivery.notSent }
         do {
             let response = try await client.execute(
                 url: prepared.origin + prepared.request.path, headers: prepared.request.headers,

@@ -33,6 +33,7 @@ package struct WebhookChannel: DeliveryChannel {
                 StandardWebhooks.signature(id: id, timestamp: timestamp, body: delivery.payload, key: key)
             ),
         ]
+        if delivery.isPastSendBy { return OutboundDelivery.notSent }
         do {
             let response = try await client.execute(
                 url: url, headers: headers, body: ByteBuffer(bytes: delivery.payload), timeout: timeout)

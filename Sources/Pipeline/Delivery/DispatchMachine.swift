@@ -220,9 +220,20 @@ package struct DispatchMachine: Sendable {
         listening = false
         var decisions: [Decision] = []
         var resend: [InFlight] = []
+        var again: [ClaimedDelivery] = []
+        defer {
+            // Not sent (its time to be sent had passed): back to the front of the queue, where the
+            // launch asks again whether its lease holds, as renewed since; sent then with a new
+            // time, or given back. No attempt spent, nothing recorded.
+            queue.insert(contentsOf: again, at: head)
+        }
         for (slot, outcome) in answers {
             guard var entry = inFlight.removeValue(forKey: slot) else { continue }
             let claimed = entry.claimed
+            if case .notSent = outcome {
+                again.append(claimed)
+                continue
+            }
             let action = entry.retry.next(after: outcome, policy: settings.policy, now: now, random: random())
             decisions.append(Decision(delivery: claimed, action: action))
             switch action {

@@ -116,10 +116,13 @@ package struct Dispatcher: Sendable {
                                 })
                         }
                     case .send(let first, let claimed):
+                        // Each carries its lease's deadline to the wire: held up past it, this
+                        // process has lost the claim, and the request is not written.
                         let deliveries = claimed.map {
                             OutboundDelivery(
                                 id: $0.id, deviceID: $0.deviceID, channel: $0.channel, payload: $0.payload,
-                                collapseKey: $0.bidKey, createdAt: $0.createdAt, expiresAt: $0.expiresAt)
+                                collapseKey: $0.bidKey, createdAt: $0.createdAt, expiresAt: $0.expiresAt,
+                                sendBy: outbox.sendDeadline($0))
                         }
                         group.addTask {
                             await channel.send(deliveries) { index, outcome in inbox.post(first + index, outcome) }

@@ -89,6 +89,8 @@ package struct PushTest: Sendable {
             return "\(provider) said the provider token expired (ExpiredProviderToken): check this machine's clock"
         case .connectionLost(let reason):
             return "the connection to \(provider) was lost: \(reason); try again"
+        case .notSent(let reason):
+            return "not sent to \(provider): \(reason); try again"
         case .misconfigured(let reason):
             return "\(provider) refuses this server's configuration: \(reason) — "
                 + ProviderOutcome.configurationFix(for: reason) + " (\(address))"

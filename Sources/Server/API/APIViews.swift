@@ -66,6 +66,7 @@ package struct TestPushAnswer: Sendable, Codable {
             case .transient: "transient"
             case .expiredProviderToken: "expired-provider-token"
             case .connectionLost: "connection-lost"
+            case .notSent: "not-sent"
             case .misconfigured: "misconfigured"
             }
         message = result.summary

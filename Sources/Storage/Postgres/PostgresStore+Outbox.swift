@@ -231,7 +231,11 @@ extension PostgresStore: OutboxStore {
     /// says no; the margin is for the send itself and for the two clocks' rates. Times are when
     /// things were asked, before the database set the lease: earlier than the truth, so safe.
     package func mayStillSend(_ delivery: ClaimedDelivery) -> Bool {
-        guard let stamp = delivery.lease else { return true }
+        sendDeadline(delivery).map { ContinuousClock.now < $0 } ?? true
+    }
+
+    package func sendDeadline(_ delivery: ClaimedDelivery) -> ContinuousClock.Instant? {
+        guard let stamp = delivery.lease else { return nil }
         let half = Duration.milliseconds(Int64(leaseSeconds * 500))
         var from = stamp.asked
         if let chain = renewals.withLock({ $0 }), chain.last > stamp.granted,
@@ -239,7 +243,7 @@ extension PostgresStore: OutboxStore {
         {
             from = chain.last
         }
-        return ContinuousClock.now - from < half
+        return from + half
     }
 
     package func complete(_ results: [DeliveryResult]) async throws {
