@@ -44,9 +44,12 @@ import Testing
                 instance: "test", body)
         }
 
-        /// Starts `nohit replay` named `instance`.
+        /// Starts `nohit replay` named `instance`; `fakeAPNs`: the directory of the fake APNs's
+        /// description (`fake-apns.json`), the harness's own by default; `environment`: settings
+        /// besides this process's environment.
         func startReplay(
-            instance: String, speed: Int, leaseSeconds: Int, staleAfterMinutes: Int
+            instance: String, speed: Int, leaseSeconds: Int, staleAfterMinutes: Int, fakeAPNs: String? = nil,
+            environment: [String: String] = [:]
         ) throws -> (process: Process, log: String) {
             let log = (directory as NSString).appendingPathComponent("replay-\(instance).log")
             _ = FileManager.default.createFile(atPath: log, contents: nil)
@@ -54,13 +57,16 @@ import Testing
             process.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
             process.arguments = [
                 "replay", "--date", InstancesTests.day, "--speed", "\(speed)", "--data", TestData.path("retrosheet"),
-                "--database", url, "--data-dir", directory, "--fake-apns", directory, "--quiet",
+                "--database", url, "--data-dir", directory, "--fake-apns", fakeAPNs ?? directory, "--quiet",
                 "--concurrency", "64", "--instance-id", instance, "--lease-seconds", "\(leaseSeconds)",
                 "--stale-after-minutes", "\(staleAfterMinutes)",
             ]
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             process.standardOutput = handle
             process.standardError = handle
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             try process.run()
             return (process, log)
         }

@@ -1,0 +1,198 @@
+import Crypto
+import FakeProviders
+import Foundation
+import Storage
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// An instance paused past its lease while it fans out, then resumed (issue 57, item 1): as a
+/// process stopped by the kernel, a debugger or a long garbage-collection pause elsewhere would be,
+/// it wakes believing it still holds what it claimed. Three `nohit replay` instances share one
+/// PostgreSQL database; the one paused (SIGSTOP) sends to a fake APNs of its own, so every request
+/// is known by its sender. It is paused at each of the three points at once:
+/// - before a send: deliveries it had claimed and not yet sent;
+/// - mid-send: its fake holds every request from a moment on, and it is paused once some are held;
+/// - between the provider's answer and the outcome's write: the held requests are answered while it
+///   is stopped, so the answers wait in its sockets.
+/// It stays stopped until the others have taken every delivery it held back (three leases at
+/// least), then goes on (SIGCONT). The promise: it sends nothing the others took over, its late
+/// outcomes change nothing, and the day still reaches every device — a repeat only for what it had
+/// in flight at the pause, with the same ids.
+/// Broadcast channels are off here (`NOHIT_APNS_BROADCAST=false`): a channel made through one fake
+/// is unknown to the other, as it could not be on APNs, which is one service; the crash test above
+/// (one fake) covers broadcasts.
+extension InstancesTests {
+    @Test func aPausedInstanceSendsNothingTakenOverAndItsLateOutcomesChangeNothing() async throws {
+        let harness = try await Harness(devices: [
+            ["--count", "1200", "--frequency", "once-per-bid", "--seed", "5"],
+            ["--count", "300", "--mix", "--seed", "6"],
+        ])
+        let ownFake = try await Self.fakeOfItsOwn(harness)
+        let own = ownFake.server
+        let others = harness.crash.server
+        let devices = try await harness.store { try await $0.activeDevices() }
+        let expected = try CrashRecoveryTests.Harness.expectedDeliveries(devices: devices, day: Self.day)
+
+        let seed = TestSeed.draw()
+        print("paused instance test: pause point drawn with seed \(seed)")
+        var random = SplitMix(seed: seed)
+        let (speed, lease, staleAfterMinutes) = (100, 4, 1440)
+        let off = ["NOHIT_APNS_BROADCAST": "false"]
+        let paused = try harness.startReplay(
+            instance: "paused", speed: speed, leaseSeconds: lease, staleAfterMinutes: staleAfterMinutes,
+            fakeAPNs: ownFake.directory, environment: off)
+        var running = [(id: "paused", process: paused.process, log: paused.log)]
+        for id in ["i1", "i2"] {
+            let started = try harness.startReplay(
+                instance: id, speed: speed, leaseSeconds: lease, staleAfterMinutes: staleAfterMinutes,
+                environment: off)
+            running.append((id, started.process, started.log))
+        }
+        defer {
+            for instance in running where instance.process.isRunning {
+                kill(instance.process.processIdentifier, SIGCONT)
+                kill(instance.process.processIdentifier, SIGKILL)
+            }
+        }
+        func accepted() -> Int { own.state.uniqueAcceptedCount + others.state.uniqueAcceptedCount }
+
+        // The pause: at a point drawn among 20-50 % of the day's alerts, once the instance has
+        // requests held unanswered (a burst of them, or one and 100 ms).
+        let target = Int(Double(expected.count) * (0.2 + Double.random(in: 0..<0.3, using: &random)))
+        while accepted() < target && running.allSatisfy(\.process.isRunning) {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        own.state.hold()
+        var firstHeld: ContinuousClock.Instant?
+        let holding = ContinuousClock.now
+        while paused.process.isRunning && ContinuousClock.now - holding < .seconds(120) {
+            let held = own.state.heldAPNsIDs.count
+            if held > 0 && firstHeld == nil { firstHeld = .now }
+            if held >= 32 || (firstHeld.map { .now - $0 > .milliseconds(100) } ?? false) { break }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        kill(paused.process.processIdentifier, SIGSTOP)
+        let pausedAt = ContinuousClock.now
+        let midSend = Set(own.state.heldAPNsIDs)
+        let sentBeforePause = Set(own.state.accepted.map(\.apnsID))
+        let claimed = Set(
+            try await harness.store { try await $0.inFlightByInstance() }["paused", default: []]
+                .map { $0.uuidString.lowercased() })
+        let beforeSend = claimed.subtracting(midSend).subtracting(sentBeforePause)
+        // The answers, given while it cannot read them.
+        own.state.release()
+        // Stopped until the others have taken back every delivery it held, and three leases at least.
+        _ = try await ServedDay.eventually("the paused instance's deliveries taken back", within: 300) {
+            () -> Bool? in
+            let inFlight = try await harness.store { try await $0.inFlightByInstance() }["paused", default: []]
+            return inFlight.isEmpty && ContinuousClock.now - pausedAt > .seconds(3 * lease) ? true : nil
+        }
+        let pausedFor = ContinuousClock.now - pausedAt
+        let ownBeforeResume = Dictionary(own.state.accepted.map { ($0.apnsID, $0.count) }, uniquingKeysWith: +)
+        kill(paused.process.processIdentifier, SIGCONT)
+
+        _ = try await ServedDay.eventually("the day's end in every instance", within: 1200) {
+            running.allSatisfy { !$0.process.isRunning } ? true : nil
+        }
+        for instance in running where instance.process.terminationStatus != 0 {
+            print("paused instance test: \(instance.id) ended with \(instance.process.terminationStatus):")
+            print(CrashRecoveryTests.log(instance.log).suffix(4000))
+        }
+        #expect(running.allSatisfy { $0.process.terminationStatus == 0 }, "seed \(seed)")
+
+        let ownAccepted = own.state.accepted
+        let othersAccepted = others.state.accepted
+        var counts: [String: Int] = [:]
+        for (id, count) in ownAccepted + othersAccepted { counts[id, default: 0] += count }
+        let rows = try await harness.store { try await $0.outboxRows() }
+        let superseded = Set(rows.filter { $0.state == 4 }.map { $0.id.uuidString.lowercased() })
+        let takenFromPaused = Set(rows.filter { $0.takenFrom == "paused" }.map { $0.id.uuidString.lowercased() })
+        // Taken back from an instance that was not paused: it stalled past its lease on a loaded
+        // machine with deliveries in flight, in doubt as the paused one's are.
+        let lapsed = Set(
+            rows.filter { $0.takenFrom.map { $0 != "paused" } ?? false }.map { $0.id.uuidString.lowercased() })
+        let gaveUp = own.state.gaveUpAPNsIDs.union(others.state.gaveUpAPNsIDs)
+        let inDoubtAtPause = claimed.union(midSend)
+        let sentAfterResume = Set(
+            ownAccepted.filter { $0.count > ownBeforeResume[$0.apnsID, default: 0] }.map(\.apnsID))
+        let missing = expected.subtracting(counts.keys).subtracting(superseded)
+        let unexpected = Set(counts.keys).subtracting(expected)
+        let repeated = Set(counts.filter { $0.value > 1 }.keys)
+        print(
+            "paused instance test (seed \(seed)): \(expected.count) expected alerts to 1,500 devices; paused at "
+                + "\(sentBeforePause.count) of its own sends for \(pausedFor): \(beforeSend.count) claimed and not "
+                + "sent (before a send), \(midSend.count) held unanswered (mid-send) and answered while it was "
+                + "stopped (between the answer and the outcome); \(takenFromPaused.count) taken back from it; it "
+                + "sent \(sentAfterResume.count) after it went on, none taken over: "
+                + "\(sentAfterResume.isDisjoint(with: takenFromPaused.union(inDoubtAtPause))); missing "
+                + "\(missing.count), unexpected \(unexpected.count), superseded \(superseded.count), accepted twice "
+                + "\(repeated.count) (all in doubt at the pause: \(repeated.isSubset(of: inDoubtAtPause))); "
+                + "lapsed elsewhere \(lapsed.count), given up on while held \(gaveUp.count)")
+
+        let resent = sentAfterResume.intersection(takenFromPaused.union(inDoubtAtPause))
+        if !resent.isEmpty {
+            print(
+                "paused instance test (seed \(seed)): sent after it went on, though in doubt or taken over: "
+                    + "\(resent.intersection(beforeSend).count) of those claimed and not sent, "
+                    + "\(resent.intersection(midSend).count) of those held, \(resent.intersection(takenFromPaused).count) "
+                    + "taken back from it, \(resent.intersection(Set(othersAccepted.map(\.apnsID))).count) sent by the "
+                    + "others too")
+        }
+        for row in rows where row.state != 2 && row.state != 4 {
+            print("paused instance test (seed \(seed)): left in state \(row.state): \(row)")
+        }
+        #expect(!midSend.isEmpty, "paused with no request held (seed \(seed))")
+        #expect(!takenFromPaused.isEmpty, "nothing was taken back from the paused instance (seed \(seed))")
+        // It sent nothing the others sent (what it had taken back from it, or anything else), and
+        // nothing again that it had sent before the pause. (A row taken back from it that the others
+        // could not deliver may come back to it as a retry: sending that is its turn, not a repeat.)
+        #expect(sentAfterResume.isDisjoint(with: Set(othersAccepted.map(\.apnsID))), "seed \(seed)")
+        #expect(sentAfterResume.isDisjoint(with: midSend.union(sentBeforePause)), "seed \(seed)")
+        // Its late outcomes changed nothing: what it held ended delivered (or dropped for a later
+        // alert of its bid), none failed, none left.
+        let held = rows.filter { inDoubtAtPause.contains($0.id.uuidString.lowercased()) }
+        #expect(held.allSatisfy { $0.state == 2 || $0.state == 4 }, "\(held.filter { $0.state != 2 }) (seed \(seed))")
+        #expect(rows.allSatisfy { $0.state == 2 || $0.state == 4 }, "seed \(seed)")
+        #expect(missing.isEmpty, "\(missing.count) missing (seed \(seed))")
+        #expect(unexpected.isEmpty, "seed \(seed)")
+        // A repeat only where a delivery was in doubt, and sent at most twice.
+        #expect(repeated.isSubset(of: inDoubtAtPause.union(lapsed).union(gaveUp)), "seed \(seed)")
+        #expect(superseded.isSubset(of: inDoubtAtPause.union(lapsed).union(gaveUp)), "seed \(seed)")
+        #expect(inDoubtAtPause.allSatisfy { counts[$0, default: 0] <= 2 }, "seed \(seed)")
+
+        let report = try await harness.store { store in
+            let runs = try await store.runIDs()
+            try #require(runs.count == 1, "one run for every instance: \(runs)")
+            return try await Self.followReport(store: store, run: runs[0])
+        }
+        print("paused instance test (seed \(seed)): \(report.summary)")
+        #expect(report.problems.isEmpty, "\(report.problems) (seed \(seed))")
+        #expect(report.games == 16)
+        try await own.shutdown()
+        try await harness.shutdown()
+    }
+
+    /// A second fake APNs for one instance, trusting the harness's key: its description
+    /// (`fake-apns.json`) in a directory of its own.
+    static func fakeOfItsOwn(_ harness: Harness) async throws -> (server: FakeProviderServer, directory: String) {
+        let directory = (harness.directory as NSString).appendingPathComponent("own-apns")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let keyPath = (harness.directory as NSString).appendingPathComponent("key.p8")
+        let key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: keyPath, encoding: .utf8))
+        let server = try await FakeProviderServer.start(
+            configuration: FakeProviderConfiguration(
+                verificationKey: key.publicKey, keyID: "CRASHKEY01", teamID: "CRASHTEAM1"))
+        let caPath = (directory as NSString).appendingPathComponent("ca.pem")
+        try Data(server.authority.caCertificatePEM.utf8).write(to: URL(fileURLWithPath: caPath))
+        let description = [
+            "url": server.baseURL, "ca": caPath, "key": keyPath, "key_id": "CRASHKEY01", "team_id": "CRASHTEAM1",
+        ]
+        try JSONSerialization.data(withJSONObject: description).write(
+            to: URL(fileURLWithPath: (directory as NSString).appendingPathComponent("fake-apns.json")))
+        return (server, directory)
+    }
+}
