@@ -171,12 +171,6 @@ package final class PostgresStore: Sendable {
             ("search_path", location.schema), ("application_name", "nohit \(instance)"),
             // A statement stuck behind a lock fails instead of hanging the service.
             ("lock_timeout", "30s"),
-            // A transaction whose client stops answering (its process paused: SIGSTOP, a debugger,
-            // a host frozen) is ended by the server, so that its locks do not stop every other
-            // instance: the kernel still acknowledges a stopped process's connection, so nothing
-            // else would end it. Half a lease (5 s at least): the instance has lost its claims by
-            // then anyway, and ours run their statements back to back, in milliseconds.
-            ("idle_in_transaction_session_timeout", "\(idleInTransactionMilliseconds(leaseSeconds: leaseSeconds))"),
         ]
         let client = PostgresClient(configuration: configuration, backgroundLogger: QuietEarlyLease.wrapping(logger))
         let store = PostgresStore(
@@ -196,12 +190,6 @@ package final class PostgresStore: Sendable {
             }
             return try await body(store)
         }
-    }
-
-    /// How long a transaction may wait for its client's next statement before the server ends its
-    /// session: half a lease, 5 s at least.
-    static func idleInTransactionMilliseconds(leaseSeconds: Double) -> Int {
-        Int((max(5, leaseSeconds / 2) * 1000).rounded())
     }
 
     /// `withStore` with the secrets key read from `secretsKeyFile`. A missing file is created
