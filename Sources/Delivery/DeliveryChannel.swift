@@ -36,7 +36,13 @@ package struct OutboundDelivery: Sendable, Hashable {
     }
 
     /// Whether its time to be put on the wire has passed (see `sendBy`).
-    package var isPastSendBy: Bool { sendBy.map { ContinuousClock.now >= $0 } ?? false }
+    package var isPastSendBy: Bool { Self.hasPassed(sendBy) }
+
+    /// Whether a time to be put on the wire (`sendBy`, carried on each request made of a delivery)
+    /// has passed; never, without one.
+    static func hasPassed(_ sendBy: ContinuousClock.Instant?) -> Bool {
+        sendBy.map { ContinuousClock.now >= $0 } ?? false
+    }
 
     /// What a delivery not put on the wire in time is answered.
     package static let notSent = ProviderOutcome.notSent(

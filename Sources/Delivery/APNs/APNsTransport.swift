@@ -62,8 +62,9 @@ extension APNsTransport {
         await withTaskGroup(of: Void.self) { group in
             for (index, request) in requests.enumerated() {
                 group.addTask {
-                    let late = request.sendBy.map { ContinuousClock.now >= $0 } ?? false
-                    report(index, late ? OutboundDelivery.notSent : await send(request))
+                    report(
+                        index,
+                        OutboundDelivery.hasPassed(request.sendBy) ? OutboundDelivery.notSent : await send(request))
                 }
             }
         }

@@ -111,7 +111,7 @@ final class HTTP2Connection: Sendable {
                 completion(.failure(.notProcessed("connection closing")))
                 return
             }
-            if let sendBy = request.sendBy, ContinuousClock.now >= sendBy {
+            if OutboundDelivery.hasPassed(request.sendBy) {
                 completion(.failure(.notSent))
                 return
             }

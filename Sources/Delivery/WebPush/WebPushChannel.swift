@@ -180,7 +180,7 @@ package struct WebPushChannel: DeliveryChannel {
     }
 
     private func sendOverHTTP1(_ prepared: Prepared) async -> ProviderOutcome {
-        if let sendBy = prepared.request.sendBy, ContinuousClock.now >= sendBy { return OutboundDelivery.notSent }
+        if OutboundDelivery.hasPassed(prepared.request.sendBy) { return OutboundDelivery.notSent }
         do {
             let response = try await client.execute(
                 url: prepared.origin + prepared.request.path, headers: prepared.request.headers,
