@@ -21,25 +21,34 @@ import NIOSSL
 /// what each broadcast reached (`GET /broadcasts`, `GET /channels/<bundle>`).
 package final class FakeProviderServer: Sendable {
     package let state: FakeProviderState
+    /// The address it is reached at: the one it listens on, 127.0.0.1 for any other than an IPv4
+    /// host's (a wildcard).
+    package let host: String
     package let port: Int
     package let authority: TestCertificateAuthority
     private let channel: any Channel
 
-    private init(state: FakeProviderState, port: Int, authority: TestCertificateAuthority, channel: any Channel) {
+    private init(
+        state: FakeProviderState, host: String, port: Int, authority: TestCertificateAuthority, channel: any Channel
+    ) {
         self.state = state
+        self.host = host
         self.port = port
         self.authority = authority
         self.channel = channel
     }
 
-    package var baseURL: String { "https://127.0.0.1:\(port)" }
+    package var baseURL: String { "https://\(host):\(port)" }
 
     /// Listens on `host:port` (0 picks a free port).
     package static func start(
         host: String = "127.0.0.1", port: Int = 0, configuration: FakeProviderConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> FakeProviderServer {
-        let authority = try TestCertificateAuthority()
+        // Its certificate names the address it listens on (an IPv4 host's besides loopback).
+        let address = host.split(separator: ".").compactMap { UInt8($0) }
+        let named = address.count == 4 && host != "0.0.0.0" ? host : "127.0.0.1"
+        let authority = try TestCertificateAuthority(addresses: named == "127.0.0.1" ? [] : [address])
         let state = FakeProviderState(configuration: configuration)
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(authority.serverCertificatePEM.utf8)).map {
@@ -89,7 +98,7 @@ package final class FakeProviderServer: Sendable {
             .bind(host: host, port: port).get()
         let boundPort = channel.localAddress?.port ?? port
         originBox.origin = "https://\(host):\(boundPort)"
-        return FakeProviderServer(state: state, port: boundPort, authority: authority, channel: channel)
+        return FakeProviderServer(state: state, host: named, port: boundPort, authority: authority, channel: channel)
     }
 
     package func shutdown() async throws {

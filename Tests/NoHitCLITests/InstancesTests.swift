@@ -30,9 +30,14 @@ import Testing
         let crash: CrashRecoveryTests.Harness
         let url: String
 
-        init(devices: [[String]]) async throws {
-            url = try #require(TestPostgres.url(schema: "instances"))
-            crash = try await CrashRecoveryTests.Harness(devices: devices, database: url)
+        /// Whether the schema is the test's to drop (on the suites' shared cluster).
+        let ownsSchema: Bool
+
+        /// `url`: a database of the test's own (a cluster it made); a schema of the shared one by default.
+        init(devices: [[String]], url: String? = nil) async throws {
+            ownsSchema = url == nil
+            self.url = try url ?? #require(TestPostgres.url(schema: "instances"))
+            crash = try await CrashRecoveryTests.Harness(devices: devices, database: self.url)
         }
 
         var directory: String { crash.directory }
@@ -46,21 +51,27 @@ import Testing
 
         /// Starts `nohit replay` named `instance`; `fakeAPNs`: the directory of the fake APNs's
         /// description (`fake-apns.json`), the harness's own by default; `environment`: settings
-        /// besides this process's environment.
+        /// besides this process's environment; `database`: its URL, the harness's by default;
+        /// `namespace`: a network namespace it runs in (`ip netns exec`, which execs it: the
+        /// process is the instance).
         func startReplay(
             instance: String, speed: Int, leaseSeconds: Int, staleAfterMinutes: Int, fakeAPNs: String? = nil,
-            environment: [String: String] = [:]
+            environment: [String: String] = [:], database: String? = nil, namespace: String? = nil
         ) throws -> (process: Process, log: String) {
             let log = (directory as NSString).appendingPathComponent("replay-\(instance).log")
             _ = FileManager.default.createFile(atPath: log, contents: nil)
             let process = Process()
-            process.executableURL = Executable.productsDirectory.appendingPathComponent("nohit")
-            process.arguments = [
-                "replay", "--date", InstancesTests.day, "--speed", "\(speed)", "--data", TestData.path("retrosheet"),
-                "--database", url, "--data-dir", directory, "--fake-apns", fakeAPNs ?? directory, "--quiet",
-                "--concurrency", "64", "--instance-id", instance, "--lease-seconds", "\(leaseSeconds)",
-                "--stale-after-minutes", "\(staleAfterMinutes)",
-            ]
+            let nohit = Executable.productsDirectory.appendingPathComponent("nohit")
+            process.executableURL = namespace == nil ? nohit : URL(fileURLWithPath: "/usr/sbin/ip")
+            process.arguments =
+                (namespace.map { ["netns", "exec", $0, nohit.path] } ?? []) + [
+                    "replay", "--date", InstancesTests.day, "--speed", "\(speed)", "--data",
+                    TestData.path("retrosheet"),
+                    "--database", database ?? url, "--data-dir", directory, "--fake-apns", fakeAPNs ?? directory,
+                    "--quiet",
+                    "--concurrency", "64", "--instance-id", instance, "--lease-seconds", "\(leaseSeconds)",
+                    "--stale-after-minutes", "\(staleAfterMinutes)",
+                ]
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             process.standardOutput = handle
             process.standardError = handle
@@ -72,7 +83,7 @@ import Testing
         }
 
         func shutdown() async throws {
-            try? await store { try await $0.dropSchema() }
+            if ownsSchema { try? await store { try await $0.dropSchema() } }
             try await crash.shutdown()
         }
     }

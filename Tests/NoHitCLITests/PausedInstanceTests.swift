@@ -108,85 +108,56 @@ extension InstancesTests {
         }
         #expect(running.allSatisfy { $0.process.terminationStatus == 0 }, "seed \(seed)")
 
-        let ownAccepted = own.state.accepted
-        let othersAccepted = others.state.accepted
-        var counts: [String: Int] = [:]
-        for (id, count) in ownAccepted + othersAccepted { counts[id, default: 0] += count }
-        let rows = try await harness.store { try await $0.outboxRows() }
-        let superseded = Set(rows.filter { $0.state == 4 }.map { $0.id.uuidString.lowercased() })
-        let takenFromPaused = Set(rows.filter { $0.takenFrom == "paused" }.map { $0.id.uuidString.lowercased() })
-        // Taken back from an instance that was not paused: it stalled past its lease on a loaded
-        // machine with deliveries in flight, in doubt as the paused one's are.
-        let lapsed = Set(
-            rows.filter { $0.takenFrom.map { $0 != "paused" } ?? false }.map { $0.id.uuidString.lowercased() })
-        let gaveUp = own.state.gaveUpAPNsIDs.union(others.state.gaveUpAPNsIDs)
+        let verdict = try await Verdict(harness: harness, own: own, others: others, expected: expected, apart: "paused")
         let inDoubtAtPause = claimed.union(midSend)
         let sentAfterResume = Set(
-            ownAccepted.filter { $0.count > ownBeforeResume[$0.apnsID, default: 0] }.map(\.apnsID))
-        let missing = expected.subtracting(counts.keys).subtracting(superseded)
-        let unexpected = Set(counts.keys).subtracting(expected)
-        let repeated = Set(counts.filter { $0.value > 1 }.keys)
+            own.state.accepted.filter { $0.count > ownBeforeResume[$0.apnsID, default: 0] }.map(\.apnsID))
         print(
             "paused instance test (seed \(seed)): \(expected.count) expected alerts to 1,500 devices; paused at "
                 + "\(sentBeforePause.count) of its own sends for \(pausedFor): \(beforeSend.count) claimed and not "
                 + "sent (before a send), \(midSend.count) held unanswered (mid-send) and answered while it was "
-                + "stopped (between the answer and the outcome); \(takenFromPaused.count) taken back from it; it "
-                + "sent \(sentAfterResume.count) after it went on, none taken over: "
-                + "\(sentAfterResume.isDisjoint(with: takenFromPaused.union(inDoubtAtPause))); missing "
-                + "\(missing.count), unexpected \(unexpected.count), superseded \(superseded.count), accepted twice "
-                + "\(repeated.count) (all in doubt at the pause: \(repeated.isSubset(of: inDoubtAtPause))); "
-                + "lapsed elsewhere \(lapsed.count), given up on while held \(gaveUp.count)")
+                + "stopped (between the answer and the outcome); \(verdict.takenFromApart.count) taken back from it; "
+                + "it sent \(sentAfterResume.count) after it went on, none taken over: "
+                + "\(sentAfterResume.isDisjoint(with: verdict.takenFromApart.union(inDoubtAtPause))); missing "
+                + "\(verdict.missing.count), unexpected \(verdict.unexpected.count), superseded "
+                + "\(verdict.superseded.count), accepted twice \(verdict.repeated.count) (all in doubt at the pause: "
+                + "\(verdict.repeated.isSubset(of: inDoubtAtPause))); lapsed elsewhere \(verdict.lapsed.count), "
+                + "given up on while held \(verdict.gaveUp.count)")
 
-        let resent = sentAfterResume.intersection(takenFromPaused.union(inDoubtAtPause))
+        let resent = sentAfterResume.intersection(verdict.takenFromApart.union(inDoubtAtPause))
         if !resent.isEmpty {
             print(
                 "paused instance test (seed \(seed)): sent after it went on, though in doubt or taken over: "
                     + "\(resent.intersection(beforeSend).count) of those claimed and not sent, "
-                    + "\(resent.intersection(midSend).count) of those held, \(resent.intersection(takenFromPaused).count) "
-                    + "taken back from it, \(resent.intersection(Set(othersAccepted.map(\.apnsID))).count) sent by the "
-                    + "others too")
-        }
-        for row in rows where row.state != 2 && row.state != 4 {
-            print("paused instance test (seed \(seed)): left in state \(row.state): \(row)")
+                    + "\(resent.intersection(midSend).count) of those held, "
+                    + "\(resent.intersection(verdict.takenFromApart).count) taken back from it, "
+                    + "\(resent.intersection(verdict.othersAccepted).count) sent by the others too")
         }
         #expect(!midSend.isEmpty, "paused with no request held (seed \(seed))")
         // It sent nothing the others sent (what it had taken back from it, or anything else), and
         // nothing again that it had sent before the pause. (A row taken back from it that the others
         // could not deliver may come back to it as a retry: sending that is its turn, not a repeat.)
-        #expect(sentAfterResume.isDisjoint(with: Set(othersAccepted.map(\.apnsID))), "seed \(seed)")
+        #expect(sentAfterResume.isDisjoint(with: verdict.othersAccepted), "seed \(seed)")
         #expect(sentAfterResume.isDisjoint(with: midSend.union(sentBeforePause)), "seed \(seed)")
         // Its late outcomes changed nothing: what it held ended delivered (or dropped for a later
-        // alert of its bid), none failed, none left.
-        let held = rows.filter { inDoubtAtPause.contains($0.id.uuidString.lowercased()) }
-        #expect(held.allSatisfy { $0.state == 2 || $0.state == 4 }, "\(held.filter { $0.state != 2 }) (seed \(seed))")
-        #expect(rows.allSatisfy { $0.state == 2 || $0.state == 4 }, "seed \(seed)")
-        #expect(missing.isEmpty, "\(missing.count) missing (seed \(seed))")
-        #expect(unexpected.isEmpty, "seed \(seed)")
-        // A repeat only where a delivery was in doubt, and sent at most twice.
-        #expect(repeated.isSubset(of: inDoubtAtPause.union(lapsed).union(gaveUp)), "seed \(seed)")
-        #expect(superseded.isSubset(of: inDoubtAtPause.union(lapsed).union(gaveUp)), "seed \(seed)")
-        #expect(inDoubtAtPause.allSatisfy { counts[$0, default: 0] <= 2 }, "seed \(seed)")
-
-        let report = try await harness.store { store in
-            let runs = try await store.runIDs()
-            try #require(runs.count == 1, "one run for every instance: \(runs)")
-            return try await Self.followReport(store: store, run: runs[0])
-        }
-        print("paused instance test (seed \(seed)): \(report.summary)")
-        #expect(report.problems.isEmpty, "\(report.problems) (seed \(seed))")
-        #expect(report.games == 16)
+        // alert of its bid), none failed, none left; a repeat only where a delivery was in doubt.
+        verdict.expectThePromise(inDoubt: inDoubtAtPause, "paused instance test, seed \(seed)")
+        try await Verdict.expectFollowedOneAtATime(harness, "paused instance test (seed \(seed))")
         try await own.shutdown()
         try await harness.shutdown()
     }
 
     /// A second fake APNs for one instance, trusting the harness's key: its description
-    /// (`fake-apns.json`) in a directory of its own.
-    static func fakeOfItsOwn(_ harness: Harness) async throws -> (server: FakeProviderServer, directory: String) {
+    /// (`fake-apns.json`) in a directory of its own; `host`: the address it listens on.
+    static func fakeOfItsOwn(
+        _ harness: Harness, host: String = "127.0.0.1"
+    ) async throws -> (server: FakeProviderServer, directory: String) {
         let directory = (harness.directory as NSString).appendingPathComponent("own-apns")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let keyPath = (harness.directory as NSString).appendingPathComponent("key.p8")
         let key = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: keyPath, encoding: .utf8))
         let server = try await FakeProviderServer.start(
+            host: host,
             configuration: FakeProviderConfiguration(
                 verificationKey: key.publicKey, keyID: "CRASHKEY01", teamID: "CRASHTEAM1"))
         let caPath = (directory as NSString).appendingPathComponent("ca.pem")

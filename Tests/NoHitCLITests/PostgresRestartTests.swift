@@ -22,59 +22,16 @@ extension OperatorCLITests {
     // limit counts from the test's start, and this one may wait long for its turn (`ownThreads`);
     // that wait, not the test, once ran past 20 minutes.
     @Test func anInstanceOutlivesPostgreSQLRestartingUnderIt() async throws {
-        let bin =
-            (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql"))?.sorted {
-                $0.compare($1, options: .numeric) == .orderedAscending
-            }.last.map { "/usr/lib/postgresql/\($0)/bin" }
-        guard ProcessInfo.processInfo.environment["NOHIT_TEST_POSTGRES"] != nil, geteuid() == 0, let bin,
-            FileManager.default.isExecutableFile(atPath: bin + "/initdb")
-        else {
-            print(
-                "PostgresRestartTests skipped: needs NOHIT_TEST_POSTGRES, root and PostgreSQL's binaries (CI runs it)")
+        if let missing = PostgresCluster.unavailable {
+            print("PostgresRestartTests skipped: needs \(missing) (CI has it)")
             return
         }
-        let clusterDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("nohit-pg-\(UUID())").path
-        let port = try ProxyTests.freePort()
-        // initdb, then start/stop/sql as the postgres user.
-        let control = """
-            set -e
-            bin="$1"; dir="$2"; port="$3"; what="$4"
-            # The server outlives this shell: it must not hold a descriptor the test waits on (the
-            # one by which Foundation sees this shell end).
-            for fd in $(ls /proc/$$/fd); do if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi; done
-            as() { runuser -u postgres -- "$@"; }
-            case "$what" in
-              init)
-                mkdir -p "$dir"; chown postgres "$dir"
-                as "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-                printf "listen_addresses = '127.0.0.1'\\nport = %s\\nunix_socket_directories = '%s'\\n" "$port" "$dir" \
-                  | as tee -a "$dir/data/postgresql.conf" >/dev/null
-                as "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 60 start >/dev/null
-                as "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -qc "CREATE ROLE nohit LOGIN" \
-                  -qc "CREATE DATABASE nohit OWNER nohit" ;;
-              crash) as "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null ;;
-              start) as "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 60 start >/dev/null ;;
-              sql) as "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d nohit -At -F ' ' -c "$5" ;;
-              # Every process of this cluster (the postmaster and its children) stopped or let go on.
-              stall|resume)
-                pid=$(head -1 "$dir/data/postmaster.pid")
-                signal=STOP; if [ "$what" = resume ]; then signal=CONT; fi
-                # shellcheck disable=SC2046
-                kill -s "$signal" $(ps -o pid= --ppid "$pid") "$pid" ;;
-            esac
-            """
+        let own = try PostgresCluster()
+        defer { own.remove() }
         @discardableResult func cluster(_ what: String, _ sql: String = "") throws -> String {
-            let result = try Executable.run(
-                "/bin/bash", ["-c", control, "pg", bin, clusterDirectory, "\(port)", what, sql])
-            #expect(result.status == 0, "\(what): \(result.standardError)")
-            return result.standardOutput
+            try own.run(what, sql)
         }
-        try cluster("init")
-        defer {
-            try? cluster("crash")
-            try? FileManager.default.removeItem(atPath: clusterDirectory)
-        }
-        let database = "postgres://nohit@127.0.0.1:\(port)/nohit"
+        let database = own.url()
         let fake = try await startFakeAPNs()
         defer { Task { try? await fake.shutdown() } }
         let seeded = try nohit([

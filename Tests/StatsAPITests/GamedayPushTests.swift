@@ -54,7 +54,8 @@ import Testing
             let port = try #require(client.port)
             let transport = PollerFaultTests.RecordingTransport(
                 inner: HTTPStatsAPITransport(
-                    client: .shared, baseURL: "http://127.0.0.1:\(port)/api/", timeout: .seconds(60)),
+                    client: .shared, baseURL: "http://127.0.0.1:\(port)/api/",
+                    timeout: .seconds(Int64(Stepper.requestDeadline))),
                 clock: clock)
             // A message's request at once: the clock stands still between changes, so a request
             // held to a second after the last one would wait for a move that never comes (the
@@ -108,6 +109,9 @@ import Testing
         }
         func sockets() -> Int { server.requestCounts["push", default: 0] }
 
+        /// Each request's deadline (real time): a loaded machine can take seconds to answer one.
+        static let requestDeadline: Double = 60
+
         /// Waits (real time, bounded) until `condition` holds. The bound is generous: every wait
         /// here is for something that comes (or for a sign it will not, a socket opened again),
         /// and on a loaded machine the tasks that bring it can wait seconds for a thread.
@@ -142,10 +146,13 @@ import Testing
                 }
                 let failed = failures()
                 clock.advance(to: target)
-                guard await Self.settle(60, { answered() > before || failures() > failed }) else { return false }
+                // Past the request's deadline: a request that was not answered has failed by then
+                // (waiting exactly the deadline raced it: CI saw the poll given up on as it timed out).
+                let bound = Self.requestDeadline + 30
+                guard await Self.settle(bound, { answered() > before || failures() > failed }) else { return false }
                 if answered() > before { return true }
                 // That one failed too: its round's plan, once the round is over.
-                guard await Self.settle(60, { health.snapshot.lastRound.map { $0 >= target } ?? false }) else {
+                guard await Self.settle(bound, { health.snapshot.lastRound.map { $0 >= target } ?? false }) else {
                     return false
                 }
             }

@@ -1,0 +1,83 @@
+import FakeProviders
+import Foundation
+import Storage
+import Testing
+
+extension InstancesTests {
+    /// How a day ended with one instance set apart by a fault (on a fake APNs of its own, so that
+    /// every request is known by its sender) and the others on the harness's fake: what each fake
+    /// accepted, the outbox's rows, and what the promise allows.
+    struct Verdict {
+        typealias Row = (
+            id: UUID, state: Int, attempts: Int, resentInDoubt: Int, error: String?, leaseOwner: String?,
+            takenFrom: String?
+        )
+        /// Acceptances by `apns-id`, on both fakes.
+        let counts: [String: Int]
+        let othersAccepted: Set<String>
+        let rows: [Row]
+        let superseded: Set<String>
+        /// Rows taken back from the instance set apart.
+        let takenFromApart: Set<String>
+        /// Rows taken back from another instance: it stalled past its lease on a loaded machine
+        /// with deliveries in flight, in doubt as the one set apart's are.
+        let lapsed: Set<String>
+        /// Requests an instance gave up on while a fake held them: delivered at the release all
+        /// the same, as a provider that had them would, and so in doubt for their sender.
+        let gaveUp: Set<String>
+        let missing: Set<String>
+        let unexpected: Set<String>
+        let repeated: Set<String>
+
+        init(
+            harness: Harness, own: FakeProviderServer, others: FakeProviderServer, expected: Set<String>,
+            apart: String
+        ) async throws {
+            let ownAccepted = own.state.accepted
+            let othersAccepted = others.state.accepted
+            var counts: [String: Int] = [:]
+            for (id, count) in ownAccepted + othersAccepted { counts[id, default: 0] += count }
+            self.counts = counts
+            self.othersAccepted = Set(othersAccepted.map(\.apnsID))
+            rows = try await harness.store { try await $0.outboxRows() }
+            func ids(_ rows: [Row]) -> Set<String> { Set(rows.map { $0.id.uuidString.lowercased() }) }
+            superseded = ids(rows.filter { $0.state == 4 })
+            takenFromApart = ids(rows.filter { $0.takenFrom == apart })
+            lapsed = ids(rows.filter { $0.takenFrom.map { $0 != apart } ?? false })
+            gaveUp = own.state.gaveUpAPNsIDs.union(others.state.gaveUpAPNsIDs)
+            missing = expected.subtracting(counts.keys).subtracting(superseded)
+            unexpected = Set(counts.keys).subtracting(expected)
+            repeated = Set(counts.filter { $0.value > 1 }.keys)
+        }
+
+        /// The promise: every row delivered or superseded (none failed, none left), every planned
+        /// alert accepted, nothing else, and a repeat (at most twice) only for a delivery in doubt —
+        /// `inDoubt` at the fault, or lapsed, or given up on.
+        func expectThePromise(inDoubt: Set<String>, _ label: String) {
+            for row in rows where row.state != 2 && row.state != 4 {
+                print("\(label): left in state \(row.state): \(row)")
+            }
+            let held = rows.filter { inDoubt.contains($0.id.uuidString.lowercased()) }
+            #expect(held.allSatisfy { $0.state == 2 || $0.state == 4 }, "\(held.filter { $0.state != 2 }) (\(label))")
+            #expect(rows.allSatisfy { $0.state == 2 || $0.state == 4 }, "\(label)")
+            #expect(missing.isEmpty, "\(missing.count) missing (\(label))")
+            #expect(unexpected.isEmpty, "\(label)")
+            let allowed = inDoubt.union(lapsed).union(gaveUp)
+            #expect(repeated.isSubset(of: allowed), "\(repeated.subtracting(allowed).count) repeated (\(label))")
+            #expect(superseded.isSubset(of: allowed), "\(label)")
+            #expect(inDoubt.allSatisfy { counts[$0, default: 0] <= 2 }, "\(label)")
+        }
+
+        /// Every game followed by one instance at a time, to its end, in one run.
+        static func expectFollowedOneAtATime(_ harness: Harness, _ label: String) async throws {
+            let report = try await harness.store { store in
+                let runs = try await store.runIDs()
+                try #require(runs.count == 1, "one run for every instance: \(runs)")
+                return try await InstancesTests.followReport(store: store, run: runs[0])
+            }
+            print("\(label): \(report.summary)")
+            #expect(report.problems.isEmpty, "\(report.problems) (\(label))")
+            #expect(report.games == 16)
+        }
+    }
+}
