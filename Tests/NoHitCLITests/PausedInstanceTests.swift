@@ -141,7 +141,7 @@ extension InstancesTests {
         #expect(sentAfterResume.isDisjoint(with: midSend.union(sentBeforePause)), "seed \(seed)")
         // Its late outcomes changed nothing: what it held ended delivered (or dropped for a later
         // alert of its bid), none failed, none left; a repeat only where a delivery was in doubt.
-        verdict.expectThePromise(inDoubt: inDoubtAtPause, "paused instance test, seed \(seed)")
+        verdict.expectThePromise(inDoubtAt: [inDoubtAtPause], "paused instance test, seed \(seed)")
         try await Verdict.expectFollowedOneAtATime(harness, "paused instance test (seed \(seed))")
         try await own.shutdown()
         try await harness.shutdown()

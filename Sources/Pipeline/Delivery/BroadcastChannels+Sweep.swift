@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Storage
 
 /// The hourly listing of each app's channels on APNs, and the deletion of the leaks a stop left.
 extension BroadcastChannels {
@@ -44,7 +45,7 @@ extension BroadcastChannels {
                 state.withLock { $0.counts.failures += 1 }
                 logger.warning(
                     "broadcast channels of \(app.topic) (\(app.environment.rawValue)) not listed now; at the next sweep",
-                    metadata: ["error": "\(error)"])
+                    metadata: ["error": "\(PostgresStore.describe(error))"])
                 continue
             }
         }

@@ -218,7 +218,8 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         } catch {
             state.withLock { $0.counts.failures += 1 }
             logger.warning(
-                "broadcast channels: a round failed; tried again at the next", metadata: ["error": "\(error)"])
+                "broadcast channels: a round failed; tried again at the next",
+                metadata: ["error": "\(PostgresStore.describe(error))"])
         }
     }
 

@@ -158,7 +158,8 @@ package struct Dispatcher: Sendable {
                             try await outbox.deliveriesSettled(now: clock.now())
                         } catch {
                             // Housekeeping: the next idle moment tries again; delivery goes on.
-                            logger.warning("outbox housekeeping failed", metadata: ["error": "\(error)"])
+                            logger.warning(
+                                "outbox housekeeping failed", metadata: ["error": "\(PostgresStore.describe(error))"])
                         }
                         logger.debug(
                             "idle",

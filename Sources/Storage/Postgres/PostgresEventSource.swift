@@ -8,7 +8,7 @@ import Synchronization
 /// One project's events in PostgreSQL, for the query engine: each scan read in pages of a few
 /// thousand rows in the primary key's order, each page awaited on the engine's own thread.
 struct PostgresEventSource: EventSource, Sendable {
-    let client: PostgresClient
+    let client: GuardedPool
     let logger: Logger
     let state: AnalyticsCache.Project
     /// Only events up to this id (the columns' read of a collection as of one moment); all when nil.

@@ -21,7 +21,7 @@ extension PostgresStore: AnalyticsStore {
     /// read from the tables (what is read may be newer than `version`, never older: entries are only
     /// added, each addition raising the version).
     static func projectState(
-        _ connection: PostgresConnection, publicID: String, rowID: Int64, version: Int64, cache: AnalyticsCache,
+        _ connection: HeldConnection, publicID: String, rowID: Int64, version: Int64, cache: AnalyticsCache,
         logger: Logger
     ) async throws -> AnalyticsCache.Project {
         if let state = cache.projects.withLock({ $0[publicID] }), state.rowID == rowID, state.version == version {

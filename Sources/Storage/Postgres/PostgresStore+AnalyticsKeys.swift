@@ -68,7 +68,7 @@ extension PostgresStore {
             permitted: permitted, options: options, hint: row.6, createdAt: Date(timeIntervalSince1970: row.7))
     }
 
-    static func fetchKey(_ connection: PostgresConnection, hash: Data, logger: Logger) async throws -> AnalyticsKey? {
+    static func fetchKey(_ connection: HeldConnection, hash: Data, logger: Logger) async throws -> AnalyticsKey? {
         let bytes = ByteBuffer(bytes: hash)
         for try await row in try await connection.query(
             "\(unescaped: keyColumns) WHERE k.hash = \(bytes)", logger: logger

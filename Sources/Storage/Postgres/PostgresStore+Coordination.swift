@@ -295,7 +295,8 @@ extension PostgresStore: CoordinationStore {
     /// Holds a connection listening on `channel` until the task is cancelled (or the connection
     /// fails: the caller listens again).
     func listen(_ channel: String, _ onNotify: @escaping @Sendable (String) -> Void) async throws {
-        try await client.withConnection { connection in
+        // A listening connection ends with an error when it closes (the caller listens again).
+        try await client.pool.withConnection { connection in
             try await connection.listen(on: channel) { notifications in
                 for try await notification in notifications { onNotify(notification.payload) }
             }

@@ -164,7 +164,7 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
     }
 
     /// Disables the other active devices holding the claimed push addresses: their ids.
-    static func replaceHolders(of claimants: [Replacement], on connection: PostgresConnection, logger: Logger)
+    static func replaceHolders(of claimants: [Replacement], on connection: HeldConnection, logger: Logger)
         async throws -> [UUID]
     {
         guard !claimants.isEmpty else { return [] }
@@ -297,7 +297,7 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
     }
 
     /// Devices from rows of ``deviceColumns``; each distinct preference text decoded once.
-    func devices(_ rows: PostgresRowSequence) async throws -> [Device] {
+    func devices(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Device] {
         var decoded: [String: Preferences] = [:]
         var devices: [Device] = []
         for try await row in rows.decode(DeviceRow.self) {

@@ -87,7 +87,9 @@ package final class PostgresStore: Sendable {
         }
     }
 
-    let client: PostgresClient
+    /// The pool, through which every statement is sent on a connection checked for having closed
+    /// (``GuardedPool``).
+    let client: GuardedPool
     let location: Location
     let logger: Logger
     /// Seals the secrets kept for sending (webhook and Web Push auth secrets).
@@ -126,7 +128,7 @@ package final class PostgresStore: Sendable {
         client: PostgresClient, location: Location, secrets: SecretBox, instanceID: String, leaseSeconds: Double,
         logger: Logger
     ) {
-        self.client = client
+        self.client = GuardedPool(pool: client)
         self.location = location
         self.secrets = secrets
         self.instanceID = instanceID
@@ -137,7 +139,8 @@ package final class PostgresStore: Sendable {
     /// The same store (connections, instance, caches of nothing yet used) sealing with `secrets`.
     private func with(secrets: SecretBox) -> PostgresStore {
         PostgresStore(
-            client: client, location: location, secrets: secrets, instanceID: instanceID, leaseSeconds: leaseSeconds,
+            client: client.pool, location: location, secrets: secrets, instanceID: instanceID,
+            leaseSeconds: leaseSeconds,
             logger: logger)
     }
 
@@ -171,6 +174,13 @@ package final class PostgresStore: Sendable {
             ("search_path", location.schema), ("application_name", "nohit \(instance)"),
             // A statement stuck behind a lock fails instead of hanging the service.
             ("lock_timeout", "30s"),
+            // The server ends a session whose client it cannot reach (a link severed: no reset, no
+            // error, packets stop) within about 30 s, probing an idle one and giving up on data
+            // unacknowledged, so its transaction's locks do not hold the other instances until the
+            // link returns. A client that is alive, however slow or stopped, is answered for by its
+            // kernel and kept.
+            ("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3"),
+            ("tcp_user_timeout", "30000"),
         ]
         let client = PostgresClient(configuration: configuration, backgroundLogger: QuietEarlyLease.wrapping(logger))
         let store = PostgresStore(
@@ -240,7 +250,7 @@ package final class PostgresStore: Sendable {
     /// again (up to three times): instances' transactions touch the same rows in different orders
     /// now and then, and the right answer to that is to try again.
     func transaction<Result>(
-        _ body: (PostgresConnection) async throws -> sending Result
+        _ body: (HeldConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let logger = logger
         var attempt = 1

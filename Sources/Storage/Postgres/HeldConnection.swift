@@ -1,0 +1,114 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// A connection of the pool held for a run of statements (a transaction): each statement fails as
+/// the database unreachable when the connection has closed, instead of waiting for ever.
+///
+/// PostgresNIO 1.33 writes a statement to its channel with no promise, and a closed channel drops
+/// the write: a statement sent on a connection the server closed (PostgreSQL restarted, the backend
+/// ended, the session timed out) is never answered. A transaction whose connection closed under it
+/// would wait at its next statement, or at the ROLLBACK after its error, or at its COMMIT, for
+/// good: seen as three replay instances that never went on after PostgreSQL came back. A statement
+/// already on its way when the connection closes is failed by the library; one whose write was
+/// dropped is failed here, once the connection has been seen closed for `grace`.
+struct HeldConnection: Sendable {
+    let connection: PostgresConnection
+    /// How long a statement may wait once its connection is closed: the library fails one it had
+    /// sent at once, so only a dropped one waits this long.
+    static let grace = TimeAmount.milliseconds(500)
+    static let check = TimeAmount.milliseconds(250)
+
+    init(_ connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    @discardableResult
+    func query(
+        _ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> PostgresRowSequence {
+        let connection = connection
+        guard !connection.isClosed else { throw Self.closed }
+        let answer = Answer()
+        return try await withCheckedThrowingContinuation { continuation in
+            answer.waiting.withLock { $0 = continuation }
+            // Checked every half grace, failed once seen closed twice (a grace after its close).
+            answer.watch.withLock {
+                $0 = connection.eventLoop.scheduleRepeatedTask(initialDelay: Self.grace, delay: Self.check) {
+                    task in
+                    guard connection.isClosed else { return }
+                    if answer.seenClosed.add(1, ordering: .relaxed).newValue >= 2 {
+                        task.cancel()
+                        answer.give(.failure(Self.closed))
+                    }
+                }
+            }
+            Task {
+                let result: Result<PostgresRowSequence, any Error>
+                do {
+                    result = .success(try await connection.query(query, logger: logger, file: file, line: line))
+                } catch {
+                    result = .failure(error)
+                }
+                answer.give(result)
+            }
+        }
+    }
+
+    static var closed: StorageFault {
+        StorageFault(.unreachable, detail: "the connection to PostgreSQL closed")
+    }
+
+    /// The statement's answer or its connection's close, whichever comes first.
+    private final class Answer: Sendable {
+        let waiting = Mutex<CheckedContinuation<PostgresRowSequence, any Error>?>(nil)
+        let watch = Mutex<RepeatedTask?>(nil)
+        let seenClosed = Atomic(0)
+
+        func give(_ result: Result<PostgresRowSequence, any Error>) {
+            guard let continuation = waiting.withLock({ $0.take() }) else { return }
+            watch.withLock { $0?.cancel() }
+            continuation.resume(with: result)
+        }
+    }
+}
+
+/// The store's connection pool, lending ``HeldConnection``s: every statement the store sends fails
+/// as the database unreachable once its connection has closed (see there). A single statement
+/// (`query`) is answered whole: its rows are read on the connection it was lent, before the
+/// connection goes back (the store's reads are bounded, a page at a time).
+struct GuardedPool: Sendable {
+    let pool: PostgresClient
+
+    func withConnection<Result>(
+        _ body: (HeldConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        try await pool.withConnection { try await body(HeldConnection($0)) }
+    }
+
+    @discardableResult
+    func query(
+        _ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> AnsweredRows {
+        try await pool.withConnection { connection in
+            let rows = try await HeldConnection(connection).query(query, logger: logger, file: file, line: line)
+            return AnsweredRows(rows: try await rows.collect())
+        }
+    }
+}
+
+/// A statement's rows, read whole: iterated and decoded as PostgresNIO's row sequence is.
+struct AnsweredRows: AsyncSequence, Sendable {
+    typealias Element = PostgresRow
+    let rows: [PostgresRow]
+
+    func collect() -> [PostgresRow] { rows }
+
+    func makeAsyncIterator() -> Iterator { Iterator(rows: rows.makeIterator()) }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var rows: IndexingIterator<[PostgresRow]>
+        mutating func next() async throws -> PostgresRow? { rows.next() }
+    }
+}
