@@ -299,8 +299,9 @@ let package = Package(
         .testTarget(
             name: "StorageTests",
             dependencies: [
-                "JSON", "Analytics",
+                "JSON", "Analytics", "Clocks",
                 "Storage", "Alerts", "Baseball", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

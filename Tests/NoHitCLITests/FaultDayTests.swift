@@ -34,7 +34,8 @@ extension InstancesTests {
         let seed = TestSeed.draw()
         print("fault day test: faults' order, points and lengths drawn with seed \(seed)")
         var random = SplitMix(seed: seed)
-        let net = try Namespace(number: Int(getpid()) % 250 + 1)
+        // A number of its own (not drawn from the seed: a run beside this one must not share it).
+        let net = try Namespace(number: Int.random(in: 1...250))
         defer { net.remove() }
         let cluster = try PostgresCluster(listen: ["127.0.0.1", net.database], trusting: [net.databaseNetwork])
         defer { cluster.remove() }
@@ -44,6 +45,12 @@ extension InstancesTests {
                 ["--count", "300", "--mix", "--seed", "6"],
             ], url: cluster.url())
         let ownFake = try await Self.fakeOfItsOwn(harness, host: net.provider)
+        defer {
+            Task {
+                try? await ownFake.server.shutdown()
+                try? await harness.shutdown()
+            }
+        }
         let devices = try await harness.store { try await $0.activeDevices() }
         let expected = try CrashRecoveryTests.Harness.expectedDeliveries(devices: devices, day: Self.day)
 
@@ -55,26 +62,28 @@ extension InstancesTests {
             fakeAPNs: ownFake.directory, environment: off, database: cluster.url(host: net.database),
             namespace: net.name)
         var running = [(id: "apart", process: apart.process, log: apart.log)]
-        for id in ["i1", "i2"] {
-            let started = try harness.startReplay(
-                instance: id, speed: speed, leaseSeconds: lease, staleAfterMinutes: staleAfterMinutes,
-                environment: off)
-            running.append((id, started.process, started.log))
-        }
         defer {
             _ = try? cluster.run("resume")
             for instance in running where instance.process.isRunning {
                 kill(instance.process.processIdentifier, SIGKILL)
             }
         }
+        for id in ["i1", "i2"] {
+            let started = try harness.startReplay(
+                instance: id, speed: speed, leaseSeconds: lease, staleAfterMinutes: staleAfterMinutes,
+                environment: off)
+            running.append((id, started.process, started.log))
+        }
         let day = Day(
             harness: harness, own: ownFake.server, others: harness.crash.server, cluster: cluster, net: net,
             processes: running.map { ($0.id, $0.process) }, lease: lease)
 
-        // Each fault at a point drawn in its part of the day: 15-25 %, 40-50 %, 65-75 % of the alerts.
+        // Each fault at a point drawn in its part of the day: 10-20 %, 30-40 %, 50-60 % of the alerts.
         var inDoubt: [Fault: Set<String>] = [:]
         var severed: Severed?
         var said: [String] = []
+        var reached = 0
+        var takenAtTheCut = false
         // The database's faults first, in a drawn order, then the sever: while one instance is cut
         // off the others go on at full pace, and would take the rest of the day's alerts with them.
         let order = [Fault.crashed, .stalled].shuffled(using: &random) + [.severed]
@@ -84,10 +93,12 @@ extension InstancesTests {
             while day.accepted() < target && running.allSatisfy(\.process.isRunning) {
                 try await Task.sleep(for: .milliseconds(2))
             }
+            if day.accepted() >= target { reached += 1 }
             switch fault {
             case .severed:
                 let cut = try await day.sever(for: .seconds(45 + Int.random(in: 0...15, using: &random)))
                 (inDoubt[fault], severed) = (cut.inDoubt, cut)
+                takenAtTheCut = true
                 said.append(cut.said)
             case .crashed, .stalled:
                 let length =
@@ -98,7 +109,7 @@ extension InstancesTests {
             }
         }
         let label = "fault day test, seed \(seed)"
-        #expect(inDoubt.count == 3, "the day ended before its three faults (\(label))")
+        #expect(reached == 3, "an instance ended before the day's three faults (\(label))")
 
         do {
             _ = try await ServedDay.eventually("the day's end in every instance", within: 1200) {
@@ -119,6 +130,9 @@ extension InstancesTests {
 
         let verdict = try await Verdict(
             harness: harness, own: day.own, others: day.others, expected: expected, apart: "apart")
+        // A row taken back from the instance cut off was one it held when its lease lapsed: in
+        // doubt at the cut (or at a fault of the database before, where it is in doubt already).
+        if takenAtTheCut { inDoubt[.severed, default: []].formUnion(verdict.takenFromApart) }
         let allInDoubt = inDoubt.values.reduce(into: Set<String>()) { $0.formUnion($1) }
         print(
             "fault day test (seed \(seed)): \(expected.count) expected alerts to 1,500 devices; "
@@ -131,15 +145,14 @@ extension InstancesTests {
             // Cut off, it claimed nothing: what it sent then it had claimed before, and it stopped
             // at their send-by time (half a lease past their last renewal; the bound leaves a loaded
             // machine room, the fake's acceptance trailing the instance's write).
-            #expect(severed.sentDuringCut.isSubset(of: severed.inDoubt), "\(label)")
+            #expect(severed.sentDuringCut.isSubset(of: inDoubt[.severed] ?? []), "\(label)")
             #expect(severed.lastSend < .seconds(3 * lease), "\(label)")
             #expect(!severed.held.isEmpty, "cut off with no request held (\(label))")
-            // Back, it sent nothing the others sent, nor anything again that it had sent, but
-            // what a later fault left in doubt.
+            // Back, it sent nothing the others sent, nor anything again that it had sent (the
+            // sever is the day's last fault).
             let sentAfterMend = day.sentSince(severed.ownAtMend)
-            let later = allInDoubt.subtracting(severed.inDoubt)
-            #expect(sentAfterMend.intersection(verdict.othersAccepted).isSubset(of: later), "\(label)")
-            #expect(sentAfterMend.intersection(severed.ownAtMend.keys).isSubset(of: later), "\(label)")
+            #expect(sentAfterMend.isDisjoint(with: verdict.othersAccepted), "\(label)")
+            #expect(sentAfterMend.isDisjoint(with: severed.ownAtMend.keys), "\(label)")
         }
         for (id, count) in verdict.counts where count > 2 {
             let at = inDoubt.filter { $0.value.contains(id) }.map(\.key.rawValue).sorted()
@@ -147,8 +160,6 @@ extension InstancesTests {
         }
         verdict.expectThePromise(inDoubtAt: Array(inDoubt.values), label)
         try await Verdict.expectFollowedOneAtATime(harness, "fault day test (seed \(seed))")
-        try await day.own.shutdown()
-        try await harness.shutdown()
     }
 
     /// What the sever found.
@@ -201,12 +212,15 @@ extension InstancesTests {
         /// link mended after `length`.
         func sever(for length: Duration) async throws -> Severed {
             try await Self.holdUntilSending(own)
+            // What it had claimed, read through loopback before the cut and after it (only its link
+            // is down): on a loaded machine its leases can lapse, and the others take its rows
+            // back, before the read after the cut is answered (see the rows taken from it, below).
+            let claimedBefore = try await inFlight("apart")
             try net.run("cut")
             let cutAt = ContinuousClock.now
             let held = Set(own.state.heldAPNsIDs)
             let ownBeforeCut = ownAcceptances()
-            // What it had claimed, read through loopback (only its link is down).
-            let claimed = try await inFlight("apart")
+            let claimed = try await inFlight("apart").union(claimedBefore)
             // The answers go back to it over its provider's link: their outcomes cannot be written.
             own.state.release()
             var lastSend = cutAt
@@ -260,6 +274,9 @@ extension InstancesTests {
             // Mid-send: requests held unanswered, answered once the server is away.
             try await Self.holdUntilSending(others)
             let at = accepted()
+            // In flight as the fault begins, and (below) as the server is back: a row taken back and
+            // finished between the two is in the first.
+            let inFlightBefore = try await inFlight()
             try cluster.run(fault == .crashed ? "crash" : "stall")
             let held = Set(others.state.heldAPNsIDs)
             others.state.release()
@@ -273,7 +290,7 @@ extension InstancesTests {
                 try await Task.sleep(for: .milliseconds(500))
             }
             try cluster.run(fault == .crashed ? "start" : "resume")
-            let inDoubt = try await inFlight().union(held)
+            let inDoubt = try await inFlight().union(inFlightBefore).union(held)
             let growth = zip(before, most).map { $1 - $0 }.max() ?? 0
             #expect(growth < 256 << 20, "an instance grew by \(growth >> 20) MB while PostgreSQL was \(fault)")
             return (
@@ -343,7 +360,7 @@ extension InstancesTests {
             }
             case "$what" in
               up)
-                down
+                # A name in use (another run's, or one a killed run left) is said, not taken over.
                 ip netns add "$ns"
                 ip link add "$db" type veth peer name "${db}n"
                 ip link add "$ap" type veth peer name "${ap}n"

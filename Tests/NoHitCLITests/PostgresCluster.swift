@@ -51,7 +51,7 @@ struct PostgresCluster {
         let result = try Executable.run(
             "/bin/bash",
             ["-c", Self.control, "pg", bin, directory, "\(port)", what, argument, listen.joined(separator: ",")])
-        #expect(result.status == 0, "\(what): \(result.standardError)")
+        try #require(result.status == 0, "the cluster's \(what): \(result.standardError)")
         return result.standardOutput
     }
 

@@ -22,19 +22,7 @@ import Testing
             let store = stores[0]
             let outcome = await Deadline.result(within: .seconds(20)) {
                 try await store.transaction { connection in
-                    var pid = 0
-                    for try await value in try await connection.query("SELECT pg_backend_pid()", logger: store.logger)
-                        .decode(Int.self)
-                    {
-                        pid = value
-                    }
-                    // Ended by the server, from another connection.
-                    try await store.execute("SELECT pg_terminate_backend(\(pid)::int)")
-                    let closed = ContinuousClock.now + .seconds(10)
-                    while !connection.connection.isClosed && ContinuousClock.now < closed {
-                        try await Task.sleep(for: .milliseconds(10))
-                    }
-                    #expect(connection.connection.isClosed)
+                    try await Self.endBackend(of: connection, store: store)
                     switch step {
                     case .statement: try await connection.query("SELECT 1", logger: store.logger)
                     case .rollback: throw CancellationError()
@@ -51,6 +39,51 @@ import Testing
                 #expect(error is CancellationError, "the body's own error comes out: \(error)")
             }
         }
+    }
+}
+
+extension ClosedConnectionTests {
+    /// The race itself: a statement written to a connection already closed (as one that closes
+    /// between the check and the write), which PostgresNIO drops, fails within a second.
+    @Test func aStatementWhoseWriteWasDroppedFailsWithinASecond() async throws {
+        try await PostgresStoreTests.withStores(1) { stores in
+            let store = stores[0]
+            let outcome = await Deadline.result(within: .seconds(20)) {
+                try await store.client.withConnection { connection in
+                    try await Self.endBackend(of: connection, store: store)
+                    let sent = ContinuousClock.now
+                    do {
+                        try await connection.query("SELECT 1", logger: store.logger, checkingFirst: false)
+                        Issue.record("a statement on a closed connection was answered")
+                    } catch {
+                        #expect(StorageFault(error)?.kind == .unreachable, "\(String(reflecting: error))")
+                    }
+                    return ContinuousClock.now - sent
+                }
+            }
+            let waited = try #require(outcome, "the statement did not end within 20 s").get()
+            print("closed connection: a dropped statement failed after \(waited)")
+            #expect(waited < .seconds(2))
+        }
+    }
+}
+
+extension ClosedConnectionTests {
+    /// Ends `connection`'s backend from another connection (as the server would end it) and waits
+    /// until the connection is seen closed.
+    static func endBackend(of connection: HeldConnection, store: PostgresStore) async throws {
+        var pid = 0
+        for try await value in try await connection.query("SELECT pg_backend_pid()", logger: store.logger)
+            .decode(Int.self)
+        {
+            pid = value
+        }
+        try await store.execute("SELECT pg_terminate_backend(\(pid)::int)")
+        let closed = ContinuousClock.now + .seconds(10)
+        while !connection.connection.isClosed && ContinuousClock.now < closed {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(connection.connection.isClosed)
     }
 }
 

@@ -177,8 +177,9 @@ package final class PostgresStore: Sendable {
             // The server ends a session whose client it cannot reach (a link severed: no reset, no
             // error, packets stop) within about 30 s, probing an idle one and giving up on data
             // unacknowledged, so its transaction's locks do not hold the other instances until the
-            // link returns. A client that is alive, however slow or stopped, is answered for by its
-            // kernel and kept.
+            // link returns. A live client is answered for by its kernel, but one that reads nothing
+            // for 30 s while the server has more to send (stopped, its buffer full) is ended too.
+            // PostgreSQL 12 or later (`tcp_user_timeout`); a pooler in between must pass them.
             ("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3"),
             ("tcp_user_timeout", "30000"),
         ]
