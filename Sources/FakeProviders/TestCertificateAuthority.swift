@@ -3,9 +3,9 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// A certificate authority made up on start, and a server certificate for `localhost`,
-/// 127.0.0.1 and any other IPv4 address asked for, signed by it: clients trust the CA's PEM and talk TLS to the fake as to the real
-/// thing, with nothing downloaded or committed.
+/// A certificate authority made up on start, and a server certificate for `localhost`, 127.0.0.1
+/// and any other IPv4 address asked for, signed by it: clients trust the CA's PEM and talk TLS to
+/// the fake as to the real thing, with nothing downloaded or committed.
 package struct TestCertificateAuthority: Sendable {
     package let caCertificatePEM: String
     package let serverCertificatePEM: String

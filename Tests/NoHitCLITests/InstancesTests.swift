@@ -252,14 +252,7 @@ import Testing
         #expect(kills.allSatisfy { $0.inDoubt > 0 }, "an instance had nothing in flight when killed (seed \(seed))")
 
         // Every game followed to its end by one instance at a time.
-        let report = try await harness.store { store in
-            let runs = try await store.runIDs()
-            try #require(runs.count == 1, "one run for every instance: \(runs)")
-            return try await Self.followReport(store: store, run: runs[0])
-        }
-        print("instances crash test (seed \(seed)): \(report.summary)")
-        #expect(report.problems.isEmpty, "\(report.problems) (seed \(seed))")
-        #expect(report.games == 16)
+        try await Verdict.expectFollowedOneAtATime(harness, "instances crash test (seed \(seed))")
         try await harness.shutdown()
     }
 
