@@ -11,8 +11,8 @@ import Testing
 #endif
 
 /// PostgreSQL stopped under a serving instance (`pg_ctl stop -m immediate`, as a crash) mid-day,
-/// down for seconds, then started again (issue 57, item 1): the instance does not exit, `/readyz`
-/// says the database is degraded meanwhile, and once the server is back it goes on by itself —
+/// down for 30 s, then started again (issue 57, item 1): the instance does not exit nor grow,
+/// `/readyz` says the database is degraded every time it is asked meanwhile, and once the server is back it goes on by itself —
 /// every planned alert delivered, the day followed to its end, and a graceful stop. Then stalled
 /// (every process of the cluster stopped for 20 s): what is served from memory goes on being
 /// served. A cluster of its own (initdb in a scratch directory, on a free port): the suites' shared
@@ -57,9 +57,21 @@ extension OperatorCLITests {
             return answer.status == 503 && answer.body.contains(#""degraded":["database"]"#) ? answer.body : nil
         }
         #expect(server.process.isRunning, "\(server.log)")
-        // Down for a while (the fault's length, not a wait for a result): the instance waits.
-        try await Task.sleep(for: .seconds(5))
-        #expect(server.process.isRunning, "\(server.log)")
+        // Down for 30 s (the fault's length, not a wait for a result): the instance waits, says so
+        // every time it is asked, and does not grow while what it would write waits.
+        let down = ContinuousClock.now
+        let peakAtCrash = FaultDayFigures.read(server.process.processIdentifier)?.peakKilobytes ?? 0
+        var readinessWhileDown: [Int: Int] = [:]
+        while ContinuousClock.now - down < .seconds(30) {
+            #expect(server.process.isRunning, "\(server.log)")
+            let answer = await server.readiness()
+            let saysWhy = answer.status == 503 && answer.body.contains(#""degraded":["database"]"#)
+            readinessWhileDown[saysWhy ? 503 : answer.status, default: 0] += 1
+            try await Task.sleep(for: .seconds(1))
+        }
+        let peakWhileDown = FaultDayFigures.read(server.process.processIdentifier)?.peakKilobytes ?? 0
+        #expect(readinessWhileDown.keys.sorted() == [503], "/readyz while the database was down: \(readinessWhileDown)")
+        #expect(peakWhileDown - peakAtCrash < 256 << 10, "grew \((peakWhileDown - peakAtCrash) >> 10) MB")
         try cluster("start")
         _ = try await ServedDay.eventually("/readyz ready again", within: 120) {
             await server.readiness().status == 200 ? true : nil
@@ -92,7 +104,9 @@ extension OperatorCLITests {
             "outbox rows by state (0 pending, 1 sending, 2 delivered, 3 failed, 4 superseded, 5 held): \(states)\n\(log)"
         )
         print(
-            "PostgreSQL restarted under serve: /readyz said \(degraded.prefix(160)); \(summary.planned) alerts "
+            "PostgreSQL restarted under serve after 30 s down: /readyz said \(degraded.prefix(160)) "
+                + "(\(readinessWhileDown[503, default: 0]) times 503 saying why, once a second, while down); its peak "
+                + "memory grew \((peakWhileDown - peakAtCrash) >> 10) MB meanwhile; \(summary.planned) alerts "
                 + "planned, \(summary.delivered) delivered as the process counted; the outbox holds \(delivered) "
                 + "delivered and \(superseded) superseded (\(states.split(separator: "\n").joined(separator: "; "))); "
                 + stall)
