@@ -33,9 +33,14 @@ import Testing
         /// Whether the schema is the test's to drop (on the suites' shared cluster).
         let ownsSchema: Bool
 
-        /// `url`: a database of the test's own (a cluster it made); a schema of the shared one by default.
-        init(devices: [[String]], url: String? = nil) async throws {
+        /// The instances' executable: this build's `nohit` by default.
+        let nohit: URL
+
+        /// `url`: a database of the test's own (a cluster it made); a schema of the shared one by
+        /// default. `nohit`: the instances' executable (a release build, for the benchmark).
+        init(devices: [[String]], url: String? = nil, nohit: URL? = nil) async throws {
             ownsSchema = url == nil
+            self.nohit = nohit ?? Executable.productsDirectory.appendingPathComponent("nohit")
             self.url = try url ?? #require(TestPostgres.url(schema: "instances"))
             crash = try await CrashRecoveryTests.Harness(devices: devices, database: self.url)
         }
@@ -61,7 +66,6 @@ import Testing
             let log = (directory as NSString).appendingPathComponent("replay-\(instance).log")
             _ = FileManager.default.createFile(atPath: log, contents: nil)
             let process = Process()
-            let nohit = Executable.productsDirectory.appendingPathComponent("nohit")
             process.executableURL = namespace == nil ? nohit : URL(fileURLWithPath: "/usr/sbin/ip")
             process.arguments =
                 (namespace.map { ["netns", "exec", $0, nohit.path] } ?? []) + [
@@ -438,9 +442,17 @@ extension InstancesTests {
         let momentsOnSecond = seenOnSecond.filter { $0.kind == "moment" }
         #expect(!momentsOnFirst.isEmpty)
         #expect(Array(momentsOnSecond.prefix(momentsOnFirst.count)).map(\.data) == momentsOnFirst.map(\.data))
-        // Every moment of the day once, in the day's order.
+        // Every moment of the day once, each game's in its order. (Across games, the order is each
+        // game's follower's: at 900 times the day's speed, one instance a second behind the other
+        // on a loaded machine is a quarter of an hour of game time, and a moment of one game can
+        // come before an earlier one of another. Seen with four heavy tests at once.)
         let ids = momentsOnSecond.compactMap { Self.momentID($0.data) }
-        #expect(ids == expectedMoments.map(\.moment.id))
+        let expectedIDs = expectedMoments.map(\.moment.id)
+        func byGame(_ ids: [String]) -> [String: [String]] {
+            Dictionary(grouping: ids) { String($0.prefix { $0 != "-" }) }
+        }
+        #expect(ids.count == expectedIDs.count && Set(ids) == Set(expectedIDs), "\(ids) against \(expectedIDs)")
+        #expect(byGame(ids) == byGame(expectedIDs))
         // Where both sent an event with an id, it is the same event: wherever neither client was
         // behind. A client that fell behind (on a loaded machine its event loop does, and pacing
         // then coalesces) gets a batch whose `id:` lines are resume points: an id can sit on a
