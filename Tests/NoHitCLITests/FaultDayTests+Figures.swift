@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The fault day's size: CI's (1,500 devices, the instances this build's `nohit`, no pause) or the
+/// benchmark's (`Benchmarks/run faults`: `NOHIT_FAULT_DAY_DEVICES`, and `NOHIT_FAULT_DAY_NOHIT`, the
+/// instances' executable, a release build).
+struct FaultDaySize {
+    let devices: Int
+    let nohit: URL?
+
+    /// Whether the benchmark asked for this day (either variable set).
+    var isBenchmark: Bool
+
+    /// Whether the instance apart is paused too (the benchmark's day, or `NOHIT_FAULT_DAY_PAUSE=1`).
+    var pauses: Bool {
+        isBenchmark || ProcessInfo.processInfo.environment["NOHIT_FAULT_DAY_PAUSE"] == "1"
+    }
+
+    static var fromEnvironment: FaultDaySize {
+        get throws {
+            let environment = ProcessInfo.processInfo.environment
+            let count = environment["NOHIT_FAULT_DAY_DEVICES"]
+            let path = environment["NOHIT_FAULT_DAY_NOHIT"]
+            let devices = try count.map {
+                try #require(
+                    Int($0).flatMap { (100...100_000).contains($0) ? $0 : nil },
+                    "NOHIT_FAULT_DAY_DEVICES=\($0): a number of devices from 100 to 100000 is needed")
+            }
+            if let path {
+                try #require(
+                    FileManager.default.isExecutableFile(atPath: path),
+                    "NOHIT_FAULT_DAY_NOHIT=\(path): no executable there (a release build: swift build -c release)")
+            }
+            return FaultDaySize(
+                devices: devices ?? 1_500, nohit: path.map { URL(fileURLWithPath: $0) },
+                isBenchmark: count != nil || path != nil)
+        }
+    }
+}
+
+/// What the fault day's instances cost: their CPU time and peak resident memory, read from /proc
+/// every half second while they run (the last reading before each one ends is its figure).
+final class FaultDayFigures: Sendable {
+    struct Reading: Sendable {
+        var cpuSeconds = 0.0
+        var peakKilobytes = 0
+    }
+
+    private let readings = Mutex<[String: Reading]>([:])
+    private let sampler = Mutex<Task<Void, Never>?>(nil)
+    private let ids: [String]
+
+    init(processes: [(id: String, process: Process)]) {
+        let pids = processes.map { ($0.id, $0.process.processIdentifier) }
+        ids = pids.map(\.0)
+        sampler.withLock {
+            $0 = Task { [self] in
+                while !Task.isCancelled {
+                    for (id, pid) in pids {
+                        guard let reading = Self.read(pid) else { continue }
+                        readings.withLock { $0[id] = reading }
+                    }
+                    try? await Task.sleep(for: .milliseconds(500))
+                }
+            }
+        }
+    }
+
+    func stop() { sampler.withLock { $0?.cancel() } }
+
+    /// The figures, with the day's workload.
+    func said(alerts: Int, wall: Duration, size: FaultDaySize, label: String) -> String {
+        let readings = readings.withLock { $0 }
+        let cpu = ids.map { readings[$0]?.cpuSeconds ?? 0 }.reduce(0, +)
+        let seconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+        func format(_ value: Double, _ digits: Int = 1) -> String {
+            value.formatted(.number.precision(.fractionLength(digits)))
+        }
+        return "\(label) figures: \(size.devices) devices, \(alerts) alerts, \(ids.count) instances ("
+            + (size.nohit.map { "\($0.path)" } ?? "this build's nohit") + ") at 100 times the day's speed, "
+            + "from the first start to the last exit \(format(seconds)) s; the instances' CPU "
+            + ids.map { "\($0) \(format(readings[$0]?.cpuSeconds ?? 0)) s" }.joined(separator: ", ")
+            + " (\(format(cpu)) s in all, \(format(cpu * 1000 / Double(max(1, alerts)), 2)) ms per alert); "
+            + "peak resident memory "
+            + ids.map { "\($0) \((readings[$0]?.peakKilobytes ?? 0) / 1024) MB" }.joined(separator: ", ")
+    }
+
+    /// A process's CPU seconds (user and system) and peak resident memory (`VmHWM`), nil once it
+    /// has ended.
+    static func read(_ pid: Int32) -> Reading? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let end = stat.lastIndex(of: ")")
+        else { return nil }
+        // After the command's name: state is field 3, utime 14 and stime 15 (proc(5)).
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let peak =
+            status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            .flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        return Reading(cpuSeconds: (user + system) / ticks, peakKilobytes: peak)
+    }
+}
