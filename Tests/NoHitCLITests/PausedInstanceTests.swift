@@ -86,7 +86,7 @@ extension InstancesTests {
         own.state.release()
         // Stopped for three leases, or until the others have taken back every delivery it held, if
         // later (a minute at most: a transaction it was stopped in holds its locks, and the others
-        // wait on them until the server ends it, after 30 s here; see docs/operating.md).
+        // wait on them; see docs/operating.md).
         _ = try await ServedDay.eventually("three leases", within: 300) { () -> Bool? in
             ContinuousClock.now - pausedAt > .seconds(3 * lease) ? true : nil
         }

@@ -5,27 +5,19 @@ import Testing
 
 @testable import Storage
 
-/// A transaction whose client stops sending (its process paused: SIGSTOP, a debugger, a frozen
-/// host) is ended by the server, and its locks with it, so that a stopped instance does not hold
-/// every other: each connection of the store asks for that after three leases (30 s at least). The
-/// transaction here asks for a second of its own (`SET LOCAL`), takes a lock, and goes idle while
-/// another transaction waits for the lock.
+/// A transaction the server ends while it waits for its client's next statement (its
+/// `idle_in_transaction_session_timeout`, which an operator may set on the role or the database;
+/// here the transaction asks for a second of its own, `SET LOCAL`): its lock is freed for the
+/// transaction waiting on it, and its own next statement fails at once, as the database unreachable
+/// (as a paused instance would meet it, going on), instead of waiting for ever (PostgresNIO 1.33
+/// drops a statement written on a closed connection: ``HeldConnection``).
 extension ClosedConnectionTests {
     @Test func aTransactionLeftIdleIsEndedByTheServerAndItsLockFreed() async throws {
-        #expect(PostgresStore.idleInTransactionMilliseconds(leaseSeconds: 20) == 60_000)
-        #expect(PostgresStore.idleInTransactionMilliseconds(leaseSeconds: 4) == 30_000)
-        try await PostgresStoreTests.withStores(1, leaseSeconds: 15) { stores in
+        try await PostgresStoreTests.withStores(1) { stores in
             let store = stores[0]
             let logger = store.logger
             let outcome = await Deadline.result(within: .seconds(60)) {
                 try await store.transaction { connection in
-                    var setting = ""
-                    for try await text in try await connection.query(
-                        "SHOW idle_in_transaction_session_timeout", logger: logger
-                    ).decode(String.self) {
-                        setting = text
-                    }
-                    #expect(setting == "45s", "three leases of 15 s")
                     try await connection.query("SET LOCAL idle_in_transaction_session_timeout = '1s'", logger: logger)
                     try await connection.query("SELECT pg_advisory_xact_lock(5757)", logger: logger)
                     // Idle from here: the other transaction waits for the lock (its lock_timeout

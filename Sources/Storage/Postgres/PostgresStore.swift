@@ -182,14 +182,6 @@ package final class PostgresStore: Sendable {
             // PostgreSQL 12 or later (`tcp_user_timeout`); a pooler in between must pass them.
             ("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3"),
             ("tcp_user_timeout", "30000"),
-            // A transaction whose client stops answering (its process paused: SIGSTOP, a debugger,
-            // a frozen host) is ended by the server, so that its locks do not hold every other
-            // instance for as long as it is stopped: the kernel still answers for a stopped
-            // process's connection, so nothing else ends it. Three leases (30 s at least): its
-            // claims have long lapsed by then, and an ordinary transaction left idle that long on a
-            // loaded machine fails as the database unreachable and is made again (a statement on
-            // the closed connection fails at once: ``HeldConnection``).
-            ("idle_in_transaction_session_timeout", "\(idleInTransactionMilliseconds(leaseSeconds: leaseSeconds))"),
         ]
         let client = PostgresClient(configuration: configuration, backgroundLogger: QuietEarlyLease.wrapping(logger))
         let store = PostgresStore(
@@ -209,12 +201,6 @@ package final class PostgresStore: Sendable {
             }
             return try await body(store)
         }
-    }
-
-    /// How long a transaction may wait for its client's next statement before the server ends its
-    /// session: three leases, 30 s at least.
-    static func idleInTransactionMilliseconds(leaseSeconds: Double) -> Int {
-        Int((max(30, 3 * leaseSeconds) * 1000).rounded())
     }
 
     /// `withStore` with the secrets key read from `secretsKeyFile`. A missing file is created
