@@ -1,6 +1,5 @@
 import Clocks
 import Foundation
-import TestSupport
 import Testing
 
 @testable import Storage
