@@ -6,7 +6,7 @@ import Testing
     import Glibc
 #endif
 
-/// The fault day's size: CI's (1,500 devices, the instances this build's `nohit`, no pause) or the
+/// The fault day's size: CI's (1,500 devices, this build's `nohit`, the database's faults only) or the
 /// benchmark's (`Benchmarks/run faults`: `NOHIT_FAULT_DAY_DEVICES`, and `NOHIT_FAULT_DAY_NOHIT`, the
 /// instances' executable, a release build).
 struct FaultDaySize {
@@ -16,9 +16,11 @@ struct FaultDaySize {
     /// Whether the benchmark asked for this day (either variable set).
     var isBenchmark: Bool
 
-    /// Whether the instance apart is paused too (the benchmark's day, or `NOHIT_FAULT_DAY_PAUSE=1`).
-    var pauses: Bool {
-        isBenchmark || ProcessInfo.processInfo.environment["NOHIT_FAULT_DAY_PAUSE"] == "1"
+    /// Whether the instance apart is paused and then cut off too (the benchmark's day, or
+    /// `NOHIT_FAULT_DAY_APART=1`). Not in CI's day: an instance cut off has twice not ended after
+    /// the link came back (docs/operating.md), a fault not yet understood.
+    var faultsApart: Bool {
+        isBenchmark || ProcessInfo.processInfo.environment["NOHIT_FAULT_DAY_APART"] == "1"
     }
 
     static var fromEnvironment: FaultDaySize {
@@ -62,8 +64,15 @@ final class FaultDayFigures: Sendable {
             $0 = Task { [self] in
                 while !Task.isCancelled {
                     for (id, pid) in pids {
+                        // Merged with what was read before: an instance ended and not yet reaped
+                        // reads no peak, and its CPU time only grows.
                         guard let reading = Self.read(pid) else { continue }
-                        readings.withLock { $0[id] = reading }
+                        readings.withLock {
+                            let before = $0[id] ?? Reading()
+                            $0[id] = Reading(
+                                cpuSeconds: max(before.cpuSeconds, reading.cpuSeconds),
+                                peakKilobytes: max(before.peakKilobytes, reading.peakKilobytes))
+                        }
                     }
                     try? await Task.sleep(for: .milliseconds(500))
                 }
@@ -103,7 +112,7 @@ final class FaultDayFigures: Sendable {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let peak =
             status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-            .flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } } ?? 0
         return Reading(cpuSeconds: (user + system) / ticks, peakKilobytes: peak)
     }
 }

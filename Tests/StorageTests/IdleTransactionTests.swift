@@ -15,19 +15,28 @@ extension ClosedConnectionTests {
         try await PostgresStoreTests.withStores(1) { stores in
             let store = stores[0]
             let logger = store.logger
+            // A key of this run's own: advisory locks are the whole database's.
+            let key = Int64.random(in: 1...Int64(Int32.max))
             let outcome = await Deadline.result(within: .seconds(60)) {
                 try await store.transaction { connection in
+                    // The lock first, then the timeout (a timeout set first could end the session
+                    // before the lock, on a loaded machine, and the test would show nothing).
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger)
                     try await connection.query("SET LOCAL idle_in_transaction_session_timeout = '1s'", logger: logger)
-                    try await connection.query("SELECT pg_advisory_xact_lock(5757)", logger: logger)
                     // Idle from here: the other transaction waits for the lock (its lock_timeout
                     // is 30 s) until the server ends this one's session.
                     let asked = ContinuousClock.now
                     try await store.transaction { other in
-                        try await other.query("SELECT pg_advisory_xact_lock(5757)", logger: logger)
+                        try await other.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger)
                     }
                     let waited = ContinuousClock.now - asked
                     print("idle transaction: the lock was freed after \(waited)")
                     #expect(waited < .seconds(20))
+                    // The server's close, as this client sees it (its event loop reads it).
+                    let seen = ContinuousClock.now + .seconds(10)
+                    while !connection.connection.isClosed && ContinuousClock.now < seen {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
                     #expect(connection.connection.isClosed, "the server ended the idle session")
                     // Going on, as a paused instance resumed would: its statement fails at once.
                     try await connection.query("SELECT 1", logger: logger)
