@@ -110,9 +110,16 @@ final class FaultDayFigures: Sendable {
         let fields = stat[stat.index(after: end)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        let peak =
-            status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-            .flatMap { $0.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } } ?? 0
-        return Reading(cpuSeconds: (user + system) / ticks, peakKilobytes: peak)
+        return Reading(cpuSeconds: (user + system) / ticks, peakKilobytes: Self.kilobytes("VmHWM", in: status) ?? 0)
+    }
+
+    /// A `/proc/PID/status` field in kilobytes (`VmRSS`, `VmHWM`), nil once the process has ended.
+    static func kilobytes(_ field: String, pid: Int32) -> Int? {
+        (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)).flatMap { kilobytes(field, in: $0) }
+    }
+
+    static func kilobytes(_ field: String, in status: String) -> Int? {
+        status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } }
     }
 }

@@ -423,10 +423,7 @@ extension InstancesTests {
 
         /// A process's resident memory (VmRSS), 0 once it has ended.
         static func residentBytes(_ pid: Int32) -> Int {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
-            else { return 0 }
-            return (Int(line.split(separator: " ")[1]) ?? 0) * 1024
+            (FaultDayFigures.kilobytes("VmRSS", pid: pid) ?? 0) * 1024
         }
     }
 
