@@ -88,7 +88,7 @@ extension ClosedConnectionTests {
 }
 
 extension Result {
-    fileprivate var failure: Failure? {
+    var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
     }

@@ -14,15 +14,25 @@ import Synchronization
 /// already on its way when the connection closes is failed by the library; one whose write was
 /// dropped is failed here, once the connection has been seen closed at two checks (a quarter of a
 /// second apart, from half a second after the statement was sent).
+///
+/// A link cut silently (packets dropped, no reset) leaves a statement whose answer was lost waiting
+/// on a connection that never closes: the server gives the session up (its keepalives, set by the
+/// store), but the client's socket, with nothing to send, never learns it. Seen as a replay
+/// instance that never ended after its link to PostgreSQL came back. A statement unanswered for
+/// its `deadline` closes its connection and fails as the database unreachable.
 struct HeldConnection: Sendable {
     let connection: PostgresConnection
+    /// How long a statement (with its rows, where they are read here) may go unanswered before its
+    /// connection is taken for cut off; nil: as long as it takes (a migration waiting its turn).
+    var deadline: Duration?
     /// How long a statement may wait once its connection is closed: the library fails one it had
     /// sent at once, so only a dropped one waits this long.
     static let grace = TimeAmount.milliseconds(500)
     static let check = TimeAmount.milliseconds(250)
 
-    init(_ connection: PostgresConnection) {
+    init(_ connection: PostgresConnection, deadline: Duration?) {
         self.connection = connection
+        self.deadline = deadline
     }
 
     /// `checkingFirst`: refused at once on a connection seen closed (false only in a test of the
@@ -34,13 +44,43 @@ struct HeldConnection: Sendable {
     ) async throws -> PostgresRowSequence {
         let connection = connection
         guard !checkingFirst || !connection.isClosed else { throw Self.closed }
-        let answer = Answer()
+        return try await guarded { try await connection.query(query, logger: logger, file: file, line: line) }
+    }
+
+    /// A statement answered whole: its rows are read under the same watch as the statement.
+    func answered(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line)
+        async throws -> AnsweredRows
+    {
+        let connection = connection
+        guard !connection.isClosed else { throw Self.closed }
+        return try await guarded {
+            AnsweredRows(rows: try await connection.query(query, logger: logger, file: file, line: line).collect())
+        }
+    }
+
+    /// `work`'s result, or a failure once the connection has been seen closed twice, or once
+    /// `deadline` has passed (the connection is closed then).
+    private func guarded<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let connection = connection
+        let answer = Answer<Value>()
+        let limit = deadline.map { deadline in
+            let (seconds, attoseconds) = deadline.components
+            return NIODeadline.now() + .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+        let deadline = deadline
         return try await withCheckedThrowingContinuation { continuation in
             answer.waiting.withLock { $0 = continuation }
             // Checked every half grace, failed once seen closed twice (a grace after its close).
             answer.watch.withLock {
                 $0 = connection.eventLoop.scheduleRepeatedTask(initialDelay: Self.grace, delay: Self.check) {
                     task in
+                    if let limit, let deadline, NIODeadline.now() >= limit {
+                        task.cancel()
+                        answer.give(.failure(Self.unanswered(deadline)))
+                        // Whatever else waits on it fails too, and the pool opens another.
+                        connection.close().whenComplete { _ in }
+                        return
+                    }
                     guard connection.isClosed else { return }
                     if answer.seenClosed.add(1, ordering: .relaxed).newValue >= 2 {
                         task.cancel()
@@ -49,9 +89,9 @@ struct HeldConnection: Sendable {
                 }
             }
             Task {
-                let result: Result<PostgresRowSequence, any Error>
+                let result: Result<Value, any Error>
                 do {
-                    result = .success(try await connection.query(query, logger: logger, file: file, line: line))
+                    result = .success(try await work())
                 } catch {
                     result = .failure(error)
                 }
@@ -64,13 +104,20 @@ struct HeldConnection: Sendable {
         StorageFault(.unreachable, detail: "the connection to PostgreSQL closed")
     }
 
+    static func unanswered(_ deadline: Duration) -> StorageFault {
+        StorageFault(
+            .unreachable,
+            detail: "PostgreSQL did not answer a statement within \(deadline) (the link to it may be cut off); "
+                + "its connection is closed")
+    }
+
     /// The statement's answer or its connection's close, whichever comes first.
-    private final class Answer: Sendable {
-        let waiting = Mutex<CheckedContinuation<PostgresRowSequence, any Error>?>(nil)
+    private final class Answer<Value: Sendable>: Sendable {
+        let waiting = Mutex<CheckedContinuation<Value, any Error>?>(nil)
         let watch = Mutex<RepeatedTask?>(nil)
         let seenClosed = Atomic(0)
 
-        func give(_ result: Result<PostgresRowSequence, any Error>) {
+        func give(_ result: Result<Value, any Error>) {
             guard let continuation = waiting.withLock({ $0.take() }) else { return }
             watch.withLock { $0?.cancel() }
             continuation.resume(with: result)
@@ -90,20 +137,24 @@ struct HeldConnection: Sendable {
 /// statement's binds), once per such drop.
 struct GuardedPool: Sendable {
     let pool: PostgresClient
+    /// How long a statement may go unanswered (``HeldConnection``).
+    let deadline: Duration
 
     func withConnection<Result>(
         _ body: (HeldConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        try await pool.withConnection { try await body(HeldConnection($0)) }
+        let deadline = deadline
+        return try await pool.withConnection { try await body(HeldConnection($0, deadline: deadline)) }
     }
 
     @discardableResult
     func query(
         _ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line
     ) async throws -> AnsweredRows {
-        try await pool.withConnection { connection in
-            let rows = try await HeldConnection(connection).query(query, logger: logger, file: file, line: line)
-            return AnsweredRows(rows: try await rows.collect())
+        let deadline = deadline
+        return try await pool.withConnection { connection in
+            try await HeldConnection(connection, deadline: deadline).answered(
+                query, logger: logger, file: file, line: line)
         }
     }
 }

@@ -331,7 +331,9 @@ extension PostgresStore {
         let schema = location.schema
         try await client.withConnection { connection in
             // Migrating waits as long as another instance's migration takes (not the statements'
-            // lock timeout), for that schema only.
+            // lock timeout, nor their deadline), for that schema only.
+            var connection = connection
+            connection.deadline = nil
             _ = try await connection.query("SET lock_timeout = 0", logger: logger).collect()
             _ = try await connection.query(
                 "SELECT pg_advisory_lock(\(Self.migrationLock), hashtext(\(schema)))", logger: logger

@@ -98,6 +98,9 @@ package final class PostgresStore: Sendable {
     package let instanceID: String
     /// How long a claimed delivery or a followed game stays this instance's without a renewal.
     package let leaseSeconds: Double
+    /// No statement of nohit's takes this long (the server's lock timeout, set below, is 30 s): one
+    /// unanswered for it has lost its connection (``HeldConnection``).
+    package static let statementDeadline = Duration.seconds(120)
     let payloadCache = PayloadCache()
     /// Each analytics project's dictionary (collections, property paths, schema) as of its version.
     let analytics = AnalyticsCache()
@@ -126,9 +129,9 @@ package final class PostgresStore: Sendable {
 
     private init(
         client: PostgresClient, location: Location, secrets: SecretBox, instanceID: String, leaseSeconds: Double,
-        logger: Logger
+        deadline: Duration, logger: Logger
     ) {
-        self.client = GuardedPool(pool: client)
+        self.client = GuardedPool(pool: client, deadline: deadline)
         self.location = location
         self.secrets = secrets
         self.instanceID = instanceID
@@ -140,8 +143,7 @@ package final class PostgresStore: Sendable {
     private func with(secrets: SecretBox) -> PostgresStore {
         PostgresStore(
             client: client.pool, location: location, secrets: secrets, instanceID: instanceID,
-            leaseSeconds: leaseSeconds,
-            logger: logger)
+            leaseSeconds: leaseSeconds, deadline: client.deadline, logger: logger)
     }
 
     /// Stored secrets sealed with the secrets key.
@@ -159,11 +161,12 @@ package final class PostgresStore: Sendable {
     /// instances starting together migrate once) and runs `body` with the store; the connections
     /// close when it returns.
     /// `existing`: a schema nohit has not made is refused (a command that only reads), not
-    /// created.
+    /// created. `deadline`: how long a statement may go unanswered before its connection is taken
+    /// for cut off (``HeldConnection``).
     package static func withStore<Result: Sendable>(
         _ location: Location, secrets: SecretBox, instance: String = PostgresStore.newInstanceID(),
-        leaseSeconds: Double = 20, existing: Bool = false, logger: Logger = Logger(label: "nohit.postgres"),
-        _ body: @Sendable (PostgresStore) async throws -> Result
+        leaseSeconds: Double = 20, existing: Bool = false, deadline: Duration = PostgresStore.statementDeadline,
+        logger: Logger = Logger(label: "nohit.postgres"), _ body: @Sendable (PostgresStore) async throws -> Result
     ) async throws -> Result {
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username, password: location.password,
@@ -186,7 +189,7 @@ package final class PostgresStore: Sendable {
         let client = PostgresClient(configuration: configuration, backgroundLogger: QuietEarlyLease.wrapping(logger))
         let store = PostgresStore(
             client: client, location: location, secrets: secrets, instanceID: instance, leaseSeconds: leaseSeconds,
-            logger: logger)
+            deadline: deadline, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             // The pool serves leases once `run()` has begun; a query asked before waits for it
             // (the pool's warning that it did is dropped: ``QuietEarlyLease``).
