@@ -78,6 +78,67 @@ import Testing
     }
 }
 
+extension SilentLinkTests {
+    /// A connection listening for notifications hears nothing over a silent link, and would listen
+    /// for good: it is asked something now and then, so it ends (and is listened again) once the
+    /// link stops answering.
+    @Test func aListenerOnASilentLinkEndsAndListensAgainOnceItIsBack() async throws {
+        let server = try #require(TestPostgres.url)
+        let relay = try SilentRelay(to: try #require(URLComponents(string: server)))
+        defer { relay.stop() }
+        let location = try PostgresStore.Location(url: try relay.url(schema: "silentlisten"))
+        let deadline = Duration.seconds(3)
+        try await PostgresStore.withStore(location, secrets: .ephemeral(), deadline: deadline) { store in
+            let heard = Heard()
+            let listening = Task { try await store.watchItems(run: "r") { heard.count() } }
+            // Listening once a notification comes through.
+            let through = await Deadline.result(within: .seconds(20)) {
+                while heard.total == 0 {
+                    try await store.execute("SELECT pg_notify(\(PostgresStore.itemsChannel), 'r')")
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            try #require(through != nil, "no notification heard over the link")
+            relay.silence()
+            let quiet = ContinuousClock.now
+            let ended = await Deadline.result(within: .seconds(30)) { try await listening.value }
+            let waited = ContinuousClock.now - quiet
+            let result = try #require(ended, "still listening 30 s after the link went quiet")
+            print("silent link (listening): ended after \(waited): \(String(describing: result.failure))")
+            #expect(result.failure != nil, "listening ended without an error")
+            // Asked every 3 s here (the deadline, below 30 s), each answer awaited 3 s.
+            #expect(waited < .seconds(9), "ended after \(waited)")
+            relay.mend()
+            let again = Heard()
+            // As the services do: listened again when listening fails (a connection the pool held
+            // idle through the cut is reset at its first statement).
+            let relistened = Task {
+                while !Task.isCancelled {
+                    try? await store.watchItems(run: "r") { again.count() }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            defer { relistened.cancel() }
+            let back = await Deadline.result(within: .seconds(20)) {
+                while again.total == 0 {
+                    try? await store.execute("SELECT pg_notify(\(PostgresStore.itemsChannel), 'r')")
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            #expect(back != nil, "no notification heard after the link came back")
+            relistened.cancel()
+            _ = await relistened.result
+            try await store.dropSchema()
+        }
+    }
+
+    final class Heard: Sendable {
+        private let heard = Atomic(0)
+        func count() { heard.add(1, ordering: .relaxed) }
+        var total: Int { heard.load(ordering: .relaxed) }
+    }
+}
+
 /// A TCP relay on loopback to a PostgreSQL server, which can go quiet: ``silence()`` drops every
 /// byte either way from then on and shuts its connections to the server (as the server ends a
 /// session it cannot reach), leaving the clients' connections open with nothing on them.

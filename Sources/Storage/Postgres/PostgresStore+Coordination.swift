@@ -295,10 +295,28 @@ extension PostgresStore: CoordinationStore {
     /// Holds a connection listening on `channel` until the task is cancelled (or the connection
     /// fails: the caller listens again).
     func listen(_ channel: String, _ onNotify: @escaping @Sendable (String) -> Void) async throws {
-        // A listening connection ends with an error when it closes (the caller listens again).
+        let logger = logger
+        // A link cut silently tells a listening connection nothing, and it would wait for good,
+        // hearing nothing: it is asked something every half minute, and one that does not answer
+        // in time is closed (``HeldConnection``). A listening connection ends with an error when it
+        // closes (the caller listens again).
+        let every = min(Duration.seconds(30), client.deadline)
+        let deadline = min(Duration.seconds(15), client.deadline)
         try await client.pool.withConnection { connection in
-            try await connection.listen(on: channel) { notifications in
-                for try await notification in notifications { onNotify(notification.payload) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await connection.listen(on: channel) { notifications in
+                        for try await notification in notifications { onNotify(notification.payload) }
+                    }
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: every)
+                        try await HeldConnection(connection, deadline: deadline).answered("SELECT 1", logger: logger)
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
             }
         }
     }
