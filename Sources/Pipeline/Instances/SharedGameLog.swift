@@ -27,14 +27,23 @@ package actor SharedGameLog {
 
     /// Says a game's next item; false when this instance no longer holds the game (its source
     /// stops saying it, and adopts it again if it takes it again).
+    ///
+    /// The write is awaited outside the actor: a say its caller gave up on (its deadline passed, the
+    /// database away) may answer after the game was dropped and adopted again, and must not move
+    /// the game's next index then. (It did: the index fell behind the source's, and the source's
+    /// next items were taken for present or written one place off, so the log held an item twice
+    /// and more items than the game, and the instance that took the game next never saw it end.)
     package func say(_ item: GameFeedItem, gameID: String, at time: Date) async throws -> Bool {
         guard let index = next[gameID] else { throw NotAdopted(gameID: gameID) }
-        switch try await store.append(run: run, gameID: gameID, index: index, time: time, item: item) {
+        let appended = try await store.append(run: run, gameID: gameID, index: index, time: time, item: item)
+        // Still the say this game waits for (not dropped, nor adopted again, meanwhile).
+        let current = next[gameID] == index
+        switch appended {
         case .appended, .present:
-            next[gameID] = index + 1
-            return true
+            if current { next[gameID] = index + 1 }
+            return current
         case .notHeld:
-            next[gameID] = nil
+            if current { next[gameID] = nil }
             return false
         }
     }

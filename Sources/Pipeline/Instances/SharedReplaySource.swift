@@ -100,6 +100,13 @@ package struct SharedReplaySource: Service {
             return false
         }
         var index = try await log.adopt(gameID).count
+        if index > entries.count {
+            // More than the game has (a log written wrong): over, rather than followed for ever.
+            logger.error(
+                "the game log holds more items than the game has; taken as over",
+                metadata: ["game.id": "\(gameID)", "items.logged": "\(index)", "items": "\(entries.count)"])
+            index = entries.count
+        }
         if index > 0 && index < entries.count {
             logger.notice(
                 "resuming a game another instance followed",
@@ -122,7 +129,11 @@ package struct SharedReplaySource: Service {
                     within: .milliseconds(Int64(leases.leaseSeconds * 1500)),
                     { try await log.say(entry.item, gameID: gameID, at: entry.time) })
             else { throw StorageFault(.unreachable, detail: "the game log's write did not answer") }
-            guard try said.get() else { break }
+            guard try said.get() else {
+                // Another instance holds it now: not taken for held until a lease says so again.
+                await leases.lost(gameID)
+                break
+            }
             progress.said(entry)
             index += 1
         }
