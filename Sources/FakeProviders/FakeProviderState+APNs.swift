@@ -170,6 +170,11 @@ extension FakeProviderState {
     /// Counts an acceptance; whether it is the first for this `apns-id`.
     static func accept(_ notification: AcceptedNotification, into record: inout APNsRecord) -> Bool {
         record.accepted += 1
+        if let last = record.last,
+            last.collapseID != notification.collapseID || last.deviceToken != notification.deviceToken
+        {
+            record.differed = true
+        }
         record.last = notification
         return record.accepted == 1
     }
@@ -205,6 +210,13 @@ extension FakeProviderState {
     package var accepted: [(apnsID: String, count: Int)] {
         // Lowercase, as accepted: the fake refuses an uppercase `apns-id`.
         ledger.withLock { ledger in ledger.order.map { ($0.text(), ledger.apns[$0]!.accepted) } }
+    }
+
+    /// Whether an acceptance of `apnsID` after its first came for another device or with another
+    /// collapse id.
+    package func acceptedDifferently(apnsID: String) -> Bool {
+        guard let key = UUID(text: apnsID) else { return false }
+        return ledger.withLock { $0.apns[key]?.differed ?? false }
     }
 
     /// When each `apns-id` (lowercase) was first accepted, notifications and broadcasts alike, on the

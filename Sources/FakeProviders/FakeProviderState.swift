@@ -27,6 +27,9 @@ package final class FakeProviderState: Sendable {
         var attempts = 0
         var accepted = 0
         var last: AcceptedNotification?
+        /// Whether an acceptance after the first came for another device or with another collapse
+        /// id (a resend must carry the first's).
+        var differed = false
         /// When it was first accepted, on the configuration's clock.
         var firstAt: Date?
     }

@@ -1,12 +1,14 @@
+import FakeProviders
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The fault day's size: CI's (1,500 devices, this build's `nohit`, the database's faults only) or the
+/// The fault day's size: CI's (1,500 devices, the tests' `nohit`, the database's faults only) or the
 /// benchmark's (`Benchmarks/run faults`: `NOHIT_FAULT_DAY_DEVICES`, and `NOHIT_FAULT_DAY_NOHIT`, the
 /// instances' executable, a release build).
 struct FaultDaySize {
@@ -17,8 +19,7 @@ struct FaultDaySize {
     var isBenchmark: Bool
 
     /// Whether the instance apart is paused and then cut off too (the benchmark's day, or
-    /// `NOHIT_FAULT_DAY_APART=1`). Not in CI's day: an instance cut off has twice not ended after
-    /// the link came back (docs/operating.md), a fault not yet understood.
+    /// `NOHIT_FAULT_DAY_APART=1`).
     var faultsApart: Bool {
         isBenchmark || ProcessInfo.processInfo.environment["NOHIT_FAULT_DAY_APART"] == "1"
     }
@@ -91,7 +92,8 @@ final class FaultDayFigures: Sendable {
             value.formatted(.number.precision(.fractionLength(digits)))
         }
         return "\(label) figures: \(size.devices) devices, \(alerts) alerts, \(ids.count) instances ("
-            + (size.nohit.map { "\($0.path)" } ?? "this build's nohit") + ") at 100 times the day's speed, "
+            + (size.nohit ?? Executable.productsDirectory.appendingPathComponent("nohit")).path
+            + ") at 100 times the day's speed, "
             + "from the first start to the last exit \(format(seconds)) s; the instances' CPU "
             + ids.map { "\($0) \(format(readings[$0]?.cpuSeconds ?? 0)) s" }.joined(separator: ", ")
             + " (\(format(cpu)) s in all, \(format(cpu * 1000 / Double(max(1, alerts)), 2)) ms per alert); "
@@ -121,5 +123,39 @@ final class FaultDayFigures: Sendable {
     static func kilobytes(_ field: String, in status: String) -> Int? {
         status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
             .flatMap { $0.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } }
+    }
+}
+
+/// Every delivery the fakes accepted more than once, listed with its ids: its `apns-id`, how many
+/// times, its device and collapse id, whether any acceptance carried another device or collapse id
+/// (on either fake: a resend must carry the first's), and the faults it was in doubt at. Written to
+/// `.build/test-output/fault-day-<seed>-repeats.tsv`.
+struct FaultDayRepeats {
+    let path: String
+    /// Those accepted for another device or with another collapse id than before.
+    let differed: [String]
+
+    init(
+        counts: [String: Int], own: FakeProviderState, others: FakeProviderState,
+        inDoubt: [InstancesTests.Fault: Set<String>], seed: UInt64
+    ) throws {
+        var lines = ["apns-id\ttimes\tdevice\tcollapse-id\tsame ids each time\tin doubt at"]
+        var differed: [String] = []
+        for (id, count) in counts.sorted(by: { $0.key < $1.key }) where count > 1 {
+            let seen = [own.notification(apnsID: id), others.notification(apnsID: id)].compactMap { $0 }
+            let same =
+                !own.acceptedDifferently(apnsID: id) && !others.acceptedDifferently(apnsID: id)
+                && Set(seen.map(\.deviceToken)).count == 1 && Set(seen.map { $0.collapseID ?? "" }).count == 1
+            if !same { differed.append(id) }
+            let at = inDoubt.filter { $0.value.contains(id) }.map(\.key.rawValue).sorted().joined(separator: ",")
+            lines.append(
+                "\(id)\t\(count)\t\(seen.first?.deviceToken ?? "")\t\(seen.first?.collapseID ?? "")\t\(same)\t\(at)")
+        }
+        let directory = TestData.packageRoot.appendingPathComponent(".build/test-output")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("fault-day-\(seed)-repeats.tsv")
+        try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        path = file.path
+        self.differed = differed
     }
 }
