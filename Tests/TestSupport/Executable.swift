@@ -1,9 +1,19 @@
 import Foundation
 
-/// Runs a product built next to the tests (`.build/<config>/nohit`).
+/// Runs a product built next to the tests (`.build/<config>/nohit`), or in the directory
+/// `$NOHIT_TEST_PRODUCTS` names.
 package enum Executable {
-    /// The directory of the built products.
+    /// The directory of the built products: `$NOHIT_TEST_PRODUCTS` when it is set (CI points it at
+    /// the release build it packages, so the tests that start nohit run what ships, at a fraction of
+    /// a debug build's CPU), else the build's own, beside the tests.
     package static let productsDirectory: URL = {
+        if let given = ProcessInfo.processInfo.environment["NOHIT_TEST_PRODUCTS"], !given.isEmpty {
+            let directory = URL(fileURLWithPath: given)
+            guard FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("nohit").path) else {
+                fatalError("NOHIT_TEST_PRODUCTS=\(given): no executable nohit there (a build's bin path)")
+            }
+            return directory
+        }
         let candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0])]
         for candidate in candidates {
             var directory = candidate
