@@ -42,17 +42,51 @@ import Testing
     }
 }
 
+extension SharedGameLogTests {
+    /// The same late say, written only after the game was taken up again (its transaction not yet
+    /// committed when the new turn read the log): the new turn starts at the same index, and the
+    /// late answer must still move nothing.
+    @Test func aSayWrittenAfterTheGameWasTakenUpAgainAtTheSameIndexMovesNothing() async throws {
+        let location = try PostgresStore.Location(url: try #require(TestPostgres.url(schema: "sharedlog")))
+        try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "a") { base in
+            let store = LateAppends(base)
+            let run = try await base.joinRun(key: "day", epoch: 0, notBefore: .distantPast).id
+            try #require(try await base.acquireGame(run: run, gameID: "g"))
+            let items: [GameFeedItem] = [.lineups([], homeBatsFirst: false), .lineups([], homeBatsFirst: true)]
+            let log = SharedGameLog(store: store, run: run)
+            _ = try await log.adopt("g")
+            store.holdNext(beforeWriting: true)
+            let late = Task { try await log.say(items[0], gameID: "g", at: Date(timeIntervalSince1970: 0)) }
+            await store.waitUntilHeld()
+            await log.drop("g")
+            #expect(try await log.adopt("g").isEmpty, "nothing written yet")
+            // Written and answered now, before the new turn says anything.
+            store.release()
+            #expect(try await late.value == false, "a say given up on is not the game's any more")
+            #expect(try await log.say(items[0], gameID: "g", at: Date(timeIntervalSince1970: 0)))
+            #expect(try await log.say(items[1], gameID: "g", at: Date(timeIntervalSince1970: 1)))
+            let logged = try await base.items(run: run, gameID: "g")
+            #expect(logged.map(\.index) == [0, 1])
+            #expect(logged.map(\.item) == items, "each item once, in its place")
+            try await base.dropSchema()
+        }
+    }
+}
+
 /// The store, with an append's answer held back on demand (written, then answered when released),
 /// as a write whose answer comes after its caller's deadline.
 final class LateAppends: CoordinationStore {
     let base: PostgresStore
-    private let state = Mutex<(holdNext: Bool, held: CheckedContinuation<Void, Never>?, waiting: Bool)>(
-        (false, nil, false))
+    private let state = Mutex<(holdNext: Bool, beforeWriting: Bool, held: CheckedContinuation<Void, Never>?)>(
+        (false, false, nil))
     private let heldSignal = AsyncStream<Void>.makeStream()
 
     init(_ base: PostgresStore) { self.base = base }
 
-    func holdNext() { state.withLock { $0.holdNext = true } }
+    /// Holds the next append's answer (`beforeWriting`: the append itself, written when released).
+    func holdNext(beforeWriting: Bool = false) {
+        state.withLock { ($0.holdNext, $0.beforeWriting) = (true, beforeWriting) }
+    }
 
     func waitUntilHeld() async {
         for await _ in heldSignal.stream { return }
@@ -66,18 +100,21 @@ final class LateAppends: CoordinationStore {
     func append(run: String, gameID: String, index: Int, time: Date, item: GameFeedItem) async throws
         -> GameLogAppend
     {
-        let answer = try await base.append(run: run, gameID: gameID, index: index, time: time, item: item)
-        let hold = state.withLock { state in
+        let (hold, beforeWriting) = state.withLock { state in
             defer { state.holdNext = false }
-            return state.holdNext
+            return (state.holdNext, state.beforeWriting)
         }
-        if hold {
-            await withCheckedContinuation { continuation in
-                state.withLock { $0.held = continuation }
-                heldSignal.continuation.yield()
-            }
-        }
+        if hold && beforeWriting { await held() }
+        let answer = try await base.append(run: run, gameID: gameID, index: index, time: time, item: item)
+        if hold && !beforeWriting { await held() }
         return answer
+    }
+
+    private func held() async {
+        await withCheckedContinuation { continuation in
+            state.withLock { $0.held = continuation }
+            heldSignal.continuation.yield()
+        }
     }
 
     func heartbeat(about: String) async throws -> [String] { try await base.heartbeat(about: about) }

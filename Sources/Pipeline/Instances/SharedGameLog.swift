@@ -11,6 +11,10 @@ package actor SharedGameLog {
     package nonisolated let run: String
     /// The index of each adopted game's next item.
     private var next: [String: Int] = [:]
+    /// Each adopted game's turn: a new one at every adoption, so that a say from an earlier turn
+    /// is known as such even where the new turn starts at the same index.
+    private var turn: [String: Int] = [:]
+    private var turns = 0
 
     package init(store: any CoordinationStore, run: String) {
         self.store = store
@@ -22,6 +26,8 @@ package actor SharedGameLog {
     package func adopt(_ gameID: String) async throws -> [LoggedGameItem] {
         let items = try await store.items(run: run, gameID: gameID)
         next[gameID] = items.count
+        turns += 1
+        turn[gameID] = turns
         return items
     }
 
@@ -29,21 +35,22 @@ package actor SharedGameLog {
     /// stops saying it, and adopts it again if it takes it again).
     ///
     /// The write is awaited outside the actor: a say its caller gave up on (its deadline passed, the
-    /// database away) may answer after the game was dropped and adopted again, and must not move
-    /// the game's next index then. (It did: the index fell behind the source's, and the source's
+    /// database away) may answer after the game was dropped and adopted again (the new turn may
+    /// start at the same index, the old write not yet committed when the log was read), and must
+    /// not move the game's next index then. (It did: the index fell behind the source's, and the source's
     /// next items were taken for present or written one place off, so the log held an item twice
     /// and more items than the game, and the instance that took the game next never saw it end.)
     package func say(_ item: GameFeedItem, gameID: String, at time: Date) async throws -> Bool {
-        guard let index = next[gameID] else { throw NotAdopted(gameID: gameID) }
+        guard let index = next[gameID], let saying = turn[gameID] else { throw NotAdopted(gameID: gameID) }
         let appended = try await store.append(run: run, gameID: gameID, index: index, time: time, item: item)
         // Still the say this game waits for (not dropped, nor adopted again, meanwhile).
-        let current = next[gameID] == index
+        let current = turn[gameID] == saying && next[gameID] == index
         switch appended {
         case .appended, .present:
             if current { next[gameID] = index + 1 }
             return current
         case .notHeld:
-            if current { next[gameID] = nil }
+            if current { (next[gameID], turn[gameID]) = (nil, nil) }
             return false
         }
     }
@@ -55,5 +62,8 @@ package actor SharedGameLog {
     }
 
     /// Forgets a game given back.
-    package func drop(_ gameID: String) { next[gameID] = nil }
+    package func drop(_ gameID: String) {
+        next[gameID] = nil
+        turn[gameID] = nil
+    }
 }
