@@ -127,6 +127,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // PostgresNIO's pool refusing new connections (its circuit breaker) is a fault waited out.
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -302,6 +304,7 @@ let package = Package(
                 "JSON", "Analytics", "Clocks",
                 "Storage", "Alerts", "Baseball", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             ]
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import GRDB
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// A write the database could not make for a reason of the machine, not of the request: the disk
 /// holding it is full, the disk failed a read or write, or (PostgreSQL) the server cannot be
@@ -36,6 +37,13 @@ package struct StorageFault: Error, Sendable, Hashable, CustomStringConvertible 
         }
         if let error = error as? PSQLError {
             self.init(postgres: error)
+            return
+        }
+        // PostgresNIO's pool, after failing to connect for a while (PostgreSQL away), refuses
+        // requests at once for a time: the database unreachable, waited out like any other (taken
+        // for something else, it ended two replay instances 55 s into a restart).
+        if let error = error as? ConnectionPoolError, error == .connectionCreationCircuitBreakerTripped {
+            self.init(.unreachable, detail: "no connection to PostgreSQL could be made for a while")
             return
         }
         guard let error = error as? DatabaseError else { return nil }

@@ -2,6 +2,7 @@ import Alerts
 import Foundation
 import GRDB
 import Testing
+import _ConnectionPoolModule
 
 @testable import Storage
 
@@ -88,5 +89,16 @@ import Testing
         brief.failed(StorageFault(.ioError, detail: "SQLite error 10: disk I/O error"), what: "a request")
         #expect(brief.failing?.fault.kind == .ioError)
         while brief.failing != nil { try await Task.sleep(for: .milliseconds(10)) }
+    }
+}
+
+extension StorageFaultTests {
+    /// PostgresNIO's pool, after failing to connect for a while, refuses at once: that is the
+    /// database unreachable (waited out), not an error of the request (which ended two replay
+    /// instances 55 s into a PostgreSQL restart); its other refusals are not faults.
+    @Test func thePoolRefusingNewConnectionsIsTheDatabaseUnreachable() {
+        #expect(StorageFault(ConnectionPoolError.connectionCreationCircuitBreakerTripped)?.kind == .unreachable)
+        #expect(StorageFault(ConnectionPoolError.requestCancelled) == nil)
+        #expect(StorageFault(ConnectionPoolError.poolShutdown) == nil)
     }
 }
