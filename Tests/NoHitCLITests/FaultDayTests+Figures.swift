@@ -24,6 +24,10 @@ struct FaultDaySize {
         isBenchmark || ProcessInfo.processInfo.environment["NOHIT_FAULT_DAY_APART"] == "1"
     }
 
+    /// The day's pace: the benchmark's is 100 times real speed, as its figures have always been
+    /// measured; the test's is the paced tests' (``InstancesTests/pace``).
+    var speed: Int { isBenchmark ? 100 : InstancesTests.pace }
+
     static var fromEnvironment: FaultDaySize {
         get throws {
             let environment = ProcessInfo.processInfo.environment
@@ -93,7 +97,7 @@ final class FaultDayFigures: Sendable {
         }
         return "\(label) figures: \(size.devices) devices, \(alerts) alerts, \(ids.count) instances ("
             + (size.nohit ?? Executable.productsDirectory.appendingPathComponent("nohit")).path
-            + ") at 100 times the day's speed, "
+            + ") at \(size.speed) times the day's speed, "
             + "from the first start to the last exit \(format(seconds)) s; the instances' CPU "
             + ids.map { "\($0) \(format(readings[$0]?.cpuSeconds ?? 0)) s" }.joined(separator: ", ")
             + " (\(format(cpu)) s in all, \(format(cpu * 1000 / Double(max(1, alerts)), 2)) ms per alert); "

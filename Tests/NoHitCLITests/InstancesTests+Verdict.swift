@@ -90,12 +90,14 @@ extension InstancesTests {
             #expect(overSent.isEmpty, "\(label)")
         }
 
-        /// Every game followed by one instance at a time, to its end, in one run.
+        /// Every game followed by one instance at a time, to its end, in one run, its log the
+        /// replayed game's items, item by item.
         static func expectFollowedOneAtATime(_ harness: Harness, _ label: String) async throws {
+            let said = try InstancesTests.dayItems()
             let report = try await harness.store { store in
                 let runs = try await store.runIDs()
                 try #require(runs.count == 1, "one run for every instance: \(runs)")
-                return try await InstancesTests.followReport(store: store, run: runs[0])
+                return try await InstancesTests.followReport(store: store, run: runs[0], said: said)
             }
             print("\(label): \(report.summary)")
             #expect(report.problems.isEmpty, "\(report.problems) (\(label))")

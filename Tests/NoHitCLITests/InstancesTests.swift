@@ -1,4 +1,5 @@
 import Alerts
+import Baseball
 import Crypto
 import FakeStatsAPI
 import Foundation
@@ -23,6 +24,13 @@ import Testing
 /// by one instance at a time.
 @Suite(.postgres, .serialized, .ownThreads) struct InstancesTests {
     static let day = "2020-08-25"
+
+    /// How many times real speed the paced tests (the crash test, the paused instance, the fault
+    /// day) replay their day at: 100 with a debug build's instances, 200 when they run an optimized
+    /// build (CI's release, through `NOHIT_TEST_PRODUCTS`), which costs about a sixteenth of a debug
+    /// build's CPU per alert. The day's alerts then take about 3 minutes of wall time instead of 6:
+    /// the three tests, run one at a time, were the longest line of CI's run.
+    static var pace: Int { Executable.isOptimized ? 200 : 100 }
 
     /// The database (a schema of its own), a data directory the instances share (the secrets key),
     /// and the fake APNs.
@@ -118,9 +126,9 @@ import Testing
         print("instances crash test: kill points and victims drawn with seed \(seed)")
         var random = SplitMix(seed: seed)
         // Alerts stay worth sending for a replayed day (1440 minutes, 864 s of wall time at speed
-        // 100): with 120 minutes, on a loaded machine some retries of the 429 and 503 devices came
-        // due after it and were rightly given up.
-        let (speed, lease, staleAfterMinutes) = (100, 4, 1440)
+        // 100, 432 s at 200): with 120 minutes, on a loaded machine some retries of the 429 and 503
+        // devices came due after it and were rightly given up.
+        let (speed, lease, staleAfterMinutes) = (Self.pace, 4, 1440)
         var running: [(id: String, process: Process, log: String)] = []
         var started = 0
         func start() throws {
@@ -260,12 +268,26 @@ import Testing
         try await harness.shutdown()
     }
 
+    /// Each game's items as `nohit replay` and `serve --replay` say them on the test's day, through
+    /// the JSON the game log stores them in.
+    static func dayItems() throws -> [String: [GameFeedItem]] {
+        let (encoder, decoder) = (JSONEncoder(), JSONDecoder())
+        var items: [String: [GameFeedItem]] = [:]
+        let games = try ReplaySchedule.games(on: day, data: [TestData.path("retrosheet")])
+        for entry in ReplayTimeline(games: games).entries {
+            items[entry.gameID, default: []].append(
+                try decoder.decode(GameFeedItem.self, from: try encoder.encode(entry.item)))
+        }
+        return items
+    }
+
     /// Who followed each game: one instance at a time (the leases taken on a game never overlap in
     /// time), every item said once in its place by an instance that followed the game then, and the
-    /// game followed to its end.
-    static func followReport(store: PostgresStore, run: String) async throws -> (
-        games: Int, summary: String, problems: [String]
-    ) {
+    /// game followed to its end. `said`: each game's items as its source says them (``dayItems()``),
+    /// which the log must hold item by item: none lost, none said twice, each in its place.
+    static func followReport(store: PostgresStore, run: String, said: [String: [GameFeedItem]]? = nil) async throws
+        -> (games: Int, summary: String, problems: [String])
+    {
         let follows = Dictionary(grouping: try await store.gameFollows(run: run), by: \.gameID)
         let games = try await store.gameIDs(run: run)
         var problems: [String] = []
@@ -280,6 +302,17 @@ import Testing
             }
             let items = try await store.items(run: run, gameID: gameID)
             if items.map(\.index) != Array(0..<items.count) { problems.append("\(gameID): items out of place") }
+            if let said {
+                let (logged, game) = (items.map(\.item), said[gameID] ?? [])
+                if logged != game {
+                    let first =
+                        zip(logged, game).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                        ?? min(logged.count, game.count)
+                    problems.append(
+                        "\(gameID): the log's \(logged.count) items are not the game's \(game.count), from item \(first)"
+                    )
+                }
+            }
             guard case .status(let status, _)? = items.last?.item, status.phase == .final else {
                 problems.append("\(gameID): not followed to its end")
                 continue
@@ -300,6 +333,9 @@ import Testing
         let summary =
             "\(games.count) games, \(follows.values.reduce(0) { $0 + $1.count }) leases taken, "
             + "\(takenOver) games said by more than one instance in turn"
+            + (said.map {
+                "; their logs checked item by item against the games' \($0.values.map(\.count).reduce(0, +)) items"
+            } ?? "")
         return (games.count, summary, problems)
     }
 }
@@ -494,8 +530,9 @@ extension InstancesTests {
         #expect(resumedGames.allSatisfy { finalOnSecond[$0.key] == $0.value })
         #expect(finals == 16)
         // The survivor took the games of the one that died.
+        let said = try Self.dayItems()
         let report = try await harness.store { store in
-            try await Self.followReport(store: store, run: try await store.runIDs()[0])
+            try await Self.followReport(store: store, run: try await store.runIDs()[0], said: said)
         }
         print("stream across instances: \(report.summary)")
         #expect(report.problems.isEmpty, "\(report.problems)")

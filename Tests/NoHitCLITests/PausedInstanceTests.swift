@@ -39,7 +39,7 @@ extension InstancesTests {
         let seed = TestSeed.draw()
         print("paused instance test: pause point drawn with seed \(seed)")
         var random = SplitMix(seed: seed)
-        let (speed, lease, staleAfterMinutes) = (100, 4, 1440)
+        let (speed, lease, staleAfterMinutes) = (Self.pace, 4, 1440)
         let off = ["NOHIT_APNS_BROADCAST": "false"]
         let paused = try harness.startReplay(
             instance: "paused", speed: speed, leaseSeconds: lease, staleAfterMinutes: staleAfterMinutes,

@@ -27,6 +27,10 @@ package enum Executable {
         return Bundle.main.bundleURL.deletingLastPathComponent()
     }()
 
+    /// Whether the products are an optimized build: their directory is a release build's bin path
+    /// (`swift build -c release --show-bin-path` ends in `release`), as CI's `NOHIT_TEST_PRODUCTS` is.
+    package static var isOptimized: Bool { productsDirectory.lastPathComponent == "release" }
+
     /// A product's path; an absolute path (an installed copy) as it is.
     static func url(_ name: String) -> URL {
         name.hasPrefix("/") ? URL(fileURLWithPath: name) : productsDirectory.appendingPathComponent(name)
