@@ -26,8 +26,8 @@ import Testing
 /// The database's faults and the pause come first, in a drawn order, and the sever last. At the
 /// end, every alert arrived, a repeat only for what was in flight at a fault, and every game was
 /// followed by one instance at a time. `Benchmarks/run faults` runs this day at 10,000 devices with
-/// release builds of the instances (``FaultDaySize``). CI's day has the database's faults only
-/// (``FaultDaySize/faultsApart``), for its length. (Twice, before statements had a deadline, an
+/// release builds of the instances (``FaultDaySize``). The test's day has the database's faults
+/// only unless `NOHIT_FAULT_DAY_APART=1` (``FaultDaySize/faultsApart``), as CI sets it. (Twice, before statements had a deadline, an
 /// instance cut off did not end after the link came back: SilentLinkTests.)
 extension InstancesTests {
     enum Fault: String, CaseIterable { case severed, crashed, stalled, paused }
@@ -64,7 +64,7 @@ extension InstancesTests {
         let devices = try await harness.store { try await $0.activeDevices() }
         let expected = try CrashRecoveryTests.Harness.expectedDeliveries(devices: devices, day: Self.day)
 
-        let (speed, lease, staleAfterMinutes) = (100, 4, 1440)
+        let (speed, lease, staleAfterMinutes) = (size.speed, 4, 1440)
         // Broadcasts off: a channel made through one fake would be unknown to the other.
         let off = ["NOHIT_APNS_BROADCAST": "false"]
         let apart = try harness.startReplay(
