@@ -44,7 +44,10 @@ import Testing
 
 extension ClosedConnectionTests {
     /// The race itself: a statement written to a connection already closed (as one that closes
-    /// between the check and the write), which PostgresNIO drops, fails within a second.
+    /// between the check and the write), which PostgresNIO drops, fails within a second: seen closed
+    /// at two checks, from half a second after it was sent, a quarter of a second apart (0.75 s; on
+    /// a loaded machine, with the test's event loop late, 2.5 s was seen). It fails as a connection
+    /// closed, not at the statement deadline (two minutes), which would catch it too, much later.
     @Test func aStatementWhoseWriteWasDroppedFailsWithinASecond() async throws {
         try await PostgresStoreTests.withStores(1) { stores in
             let store = stores[0]
@@ -56,14 +59,14 @@ extension ClosedConnectionTests {
                         try await connection.query("SELECT 1", logger: store.logger, checkingFirst: false)
                         Issue.record("a statement on a closed connection was answered")
                     } catch {
-                        #expect(StorageFault(error)?.kind == .unreachable, "\(String(reflecting: error))")
+                        #expect(StorageFault(error) == HeldConnection.closed, "\(String(reflecting: error))")
                     }
                     return ContinuousClock.now - sent
                 }
             }
             let waited = try #require(outcome, "the statement did not end within 20 s").get()
             print("closed connection: a dropped statement failed after \(waited)")
-            #expect(waited < .seconds(2))
+            #expect(waited < .seconds(10))
         }
     }
 }
