@@ -8,8 +8,8 @@ import Testing
     import Glibc
 #endif
 
-/// The fault day's size: CI's (1,500 devices, the tests' `nohit`, the database's faults only) or the
-/// benchmark's (`Benchmarks/run faults`: `NOHIT_FAULT_DAY_DEVICES`, and `NOHIT_FAULT_DAY_NOHIT`, the
+/// The fault day's size: the test's (1,500 devices, the tests' `nohit` at their pace, the database's
+/// faults, and the instance apart's with `NOHIT_TEST_FAULT_DAY_APART=1`, as CI has it) or the benchmark's (`Benchmarks/run faults`: `NOHIT_TEST_FAULT_DAY_DEVICES`, and `NOHIT_TEST_FAULT_DAY_NOHIT`, the
 /// instances' executable, a release build).
 struct FaultDaySize {
     let devices: Int
@@ -19,9 +19,9 @@ struct FaultDaySize {
     var isBenchmark: Bool
 
     /// Whether the instance apart is paused and then cut off too (the benchmark's day, or
-    /// `NOHIT_FAULT_DAY_APART=1`).
+    /// `NOHIT_TEST_FAULT_DAY_APART=1`).
     var faultsApart: Bool {
-        isBenchmark || ProcessInfo.processInfo.environment["NOHIT_FAULT_DAY_APART"] == "1"
+        isBenchmark || ProcessInfo.processInfo.environment["NOHIT_TEST_FAULT_DAY_APART"] == "1"
     }
 
     /// The day's pace: the benchmark's is 100 times real speed, as its figures have always been
@@ -31,17 +31,17 @@ struct FaultDaySize {
     static var fromEnvironment: FaultDaySize {
         get throws {
             let environment = ProcessInfo.processInfo.environment
-            let count = environment["NOHIT_FAULT_DAY_DEVICES"]
-            let path = environment["NOHIT_FAULT_DAY_NOHIT"]
+            let count = environment["NOHIT_TEST_FAULT_DAY_DEVICES"]
+            let path = environment["NOHIT_TEST_FAULT_DAY_NOHIT"]
             let devices = try count.map {
                 try #require(
                     Int($0).flatMap { (100...100_000).contains($0) ? $0 : nil },
-                    "NOHIT_FAULT_DAY_DEVICES=\($0): a number of devices from 100 to 100000 is needed")
+                    "NOHIT_TEST_FAULT_DAY_DEVICES=\($0): a number of devices from 100 to 100000 is needed")
             }
             if let path {
                 try #require(
                     FileManager.default.isExecutableFile(atPath: path),
-                    "NOHIT_FAULT_DAY_NOHIT=\(path): no executable there (a release build: swift build -c release)")
+                    "NOHIT_TEST_FAULT_DAY_NOHIT=\(path): no executable there (a release build: swift build -c release)")
             }
             return FaultDaySize(
                 devices: devices ?? 1_500, nohit: path.map { URL(fileURLWithPath: $0) },

@@ -104,13 +104,15 @@ import Testing
         // 5,000 devices: most want one alert per bid, a tenth a mix of preferences, and some whose
         // first attempts fail (429, 503) so retries are pending. Those are registered first, so their
         // first attempts come first in each fan-out. A failed attempt is not retried once its alert
-        // is stale, which is measured on the replay's clock: at 100 times real speed, the longest an
-        // alert may stay worth sending (a day) is 864 s of wall time. With 10,000 devices at 200
-        // times, a loaded CI-like run (the whole suite, 2 cores, a debug build) had the fan-outs
-        // lagging the replayed day by more than its 432 s in two runs of three, and every retry was
-        // rightly given up as stale: a matter of the machine, not of the promise tested here (the
-        // three-instance benchmark is where the size is). A game an instance took over after a kill
-        // (its lease of 4 s lapsed) says its plays 4 s, 7 minutes, late.
+        // is stale, which is measured on the replay's clock: at 100 times real speed (the debug
+        // build's pace), the longest an alert may stay worth sending (a day) is 864 s of wall time,
+        // at 200 (a release build's) 432 s. With 10,000 devices at 200 times, a loaded CI-like run
+        // (the whole suite, 2 cores, a debug build) had the fan-outs lagging the replayed day by more
+        // than its 432 s in two runs of three, and every retry was rightly given up as stale: a
+        // matter of the machine, not of the promise tested here (the three-instance benchmark is
+        // where the size is); a release build's instances cost about a sixteenth of that. A game an
+        // instance took over after a kill (its lease of 4 s lapsed) says its plays 4 s, 7 minutes
+        // (13 at 200 times), late.
         let harness = try await Harness(devices: [
             ["--count", "50", "--frequency", "once-per-bid", "--token-prefix", "503", "--seed", "3"],
             ["--count", "50", "--frequency", "once-per-bid", "--token-prefix", "429", "--seed", "4"],

@@ -44,11 +44,11 @@ import Testing
 
 extension ClosedConnectionTests {
     /// The race itself: a statement written to a connection already closed (as one that closes
-    /// between the check and the write), which PostgresNIO drops, fails within a second: seen closed
+    /// between the check and the write), which PostgresNIO drops, fails in under a second: seen closed
     /// at two checks, from half a second after it was sent, a quarter of a second apart (0.75 s; on
     /// a loaded machine, with the test's event loop late, 2.5 s was seen). It fails as a connection
     /// closed, not at the statement deadline (two minutes), which would catch it too, much later.
-    @Test func aStatementWhoseWriteWasDroppedFailsWithinASecond() async throws {
+    @Test func aStatementWhoseWriteWasDroppedFailsAsTheConnectionClosed() async throws {
         try await PostgresStoreTests.withStores(1) { stores in
             let store = stores[0]
             let outcome = await Deadline.result(within: .seconds(20)) {

@@ -186,23 +186,33 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     }
 
     /// One round (never two at once): the channels wanted, those due for deletion, a listing when
-    /// one is due. A failure is logged and the round's work left for the next.
-    package func step() async {
+    /// one is due. A failure is logged and the round's work left for the next: the moments not yet
+    /// handled when the database failed it (``StorageFault``: unreachable, a full disk) are noted
+    /// again, first, for the next round, which makes only what is still missing (a bid's first
+    /// moment would otherwise leave its channel unmade until the bid's next one, if it has one);
+    /// those of a round failed otherwise are left (a moment failing each time must not hold the
+    /// deletions behind it). Returns false when the round failed.
+    @discardableResult
+    package func step() async -> Bool {
         let started = state.withLock { state -> Bool in
             if state.working { return false }
             state.working = true
             return true
         }
-        guard started else { return }
+        guard started else { return true }
         defer { state.withLock { $0.working = false } }
         let pending = state.withLock {
             let pending = $0.pending
             $0.pending = []
             return pending
         }
+        var handled = 0
         do {
             var made = false
-            for (moment, teams, time) in pending { made = try await make(for: moment, teams: teams, at: time) || made }
+            for (moment, teams, time) in pending {
+                made = try await make(for: moment, teams: teams, at: time) || made
+                handled += 1
+            }
             if made { try await keepOneEach() }
             try await deleteDue()
             let now = clock.now()
@@ -214,20 +224,25 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
             if sweepDue { try await sweep() }
             try await refresh()
         } catch is CancellationError {
-            return
+            return true
         } catch {
-            state.withLock { $0.counts.failures += 1 }
+            state.withLock {
+                $0.counts.failures += 1
+                if StorageFault(error) != nil { $0.pending = Array(pending[handled...]) + $0.pending }
+            }
             logger.warning(
                 "broadcast channels: a round failed; tried again at the next",
                 metadata: ["error": "\(PostgresStore.describe(error))"])
+            return false
         }
+        return true
     }
 
-    /// Returns once every noted moment is handled.
+    /// Returns once every noted moment is handled, or a round failed.
     package func waitUntilIdle() async {
         while state.withLock({ !$0.pending.isEmpty || $0.working }) {
             if Task.isCancelled { return }
-            await step()
+            guard await step() else { return }
             if state.withLock({ $0.working }) { try? await Task.sleep(for: .milliseconds(1)) }
         }
     }
