@@ -27,7 +27,8 @@ import Testing
 /// end, every alert arrived, a repeat only for what was in flight at a fault, and every game was
 /// followed by one instance at a time. `Benchmarks/run faults` runs this day at 10,000 devices with
 /// release builds of the instances (``FaultDaySize``). The test's day has the database's faults
-/// only unless `NOHIT_TEST_FAULT_DAY_APART=1` (``FaultDaySize/faultsApart``), as CI sets it. (Twice, before statements had a deadline, an
+/// only unless `NOHIT_TEST_FAULT_DAY_APART=1` (``FaultDaySize/faultsApart``; at 100 times real
+/// speed then, see ``FaultDaySize/speed``). (Twice, before statements had a deadline, an
 /// instance cut off did not end after the link came back: SilentLinkTests.)
 extension InstancesTests {
     enum Fault: String, CaseIterable { case severed, crashed, stalled, paused }
