@@ -9,7 +9,8 @@ import Testing
 #endif
 
 /// The fault day's size: the test's (1,500 devices, the tests' `nohit` at their pace, the database's
-/// faults, and the instance apart's with `NOHIT_TEST_FAULT_DAY_APART=1`) or the benchmark's (`Benchmarks/run faults`: `NOHIT_TEST_FAULT_DAY_DEVICES`, and `NOHIT_TEST_FAULT_DAY_NOHIT`, the
+/// faults, and the instance apart's with `NOHIT_TEST_FAULT_DAY_APART=1`) or the benchmark's
+/// (`Benchmarks/run faults`: `NOHIT_TEST_FAULT_DAY_DEVICES`, and `NOHIT_TEST_FAULT_DAY_NOHIT`, the
 /// instances' executable, a release build).
 struct FaultDaySize {
     let devices: Int

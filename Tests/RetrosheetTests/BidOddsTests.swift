@@ -145,7 +145,7 @@ extension BidOddsTests {
         /// the engine's, `theShippedTableIsTheEngines`) equals that of a second, deliberately simple
         /// reader of hits and half-innings in Python (Tests/Independent/simple-odds.py) that shares
         /// no code with the engine. Run by .ci/run (NOHIT_ALL_SEASONS=1): 16 s of one core.
-        @Test(.enabled(if: ProcessInfo.processInfo.environment["NOHIT_ALL_SEASONS"] != nil, "run alone by .ci/run"))
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["NOHIT_ALL_SEASONS"] != nil, "run apart by .ci/run"))
         func theShippedTableEqualsASimpleReader() async throws {
             let zips = TestData.path("retrosheet/zips")
             let script = TestData.packageRoot.appendingPathComponent("Tests/Independent/simple-odds.py").path
