@@ -13,65 +13,121 @@ import Testing
 /// first moment asked for is made by the next round, not only at the bid's next moment (which may
 /// never come: a bid that ends in the next inning).
 extension BroadcastChannelsTests {
-    /// A device store whose every call fails as the database unreachable while `failing` is set.
-    final class FaultyDevices: DeviceStore {
+    /// A store whose every device call fails as the database unreachable while `failing` is set,
+    /// and whose channel updates fail so while `failingUpdates` is. Its outbox is the store's.
+    final class FaultyDevices: DeviceStore, OutboxStore {
         let store: SQLiteStore
         let failing = Atomic(false)
+        let failingUpdates = Atomic(false)
+        /// Device calls so far.
+        let calls = Atomic(0)
+        /// The next `parking` device calls wait until let go (``letGo()``), each said on `parked`.
+        let gate = Mutex<(parking: Int, waiting: [CheckedContinuation<Void, Never>])>((0, []))
+        let parked: AsyncStream<Void>
+        private let park: AsyncStream<Void>.Continuation
 
-        init(_ store: SQLiteStore) { self.store = store }
+        init(_ store: SQLiteStore) {
+            self.store = store
+            (parked, park) = AsyncStream.makeStream(of: Void.self)
+        }
 
-        func check() throws {
+        func check() async throws {
+            calls.add(1, ordering: .relaxed)
+            await withCheckedContinuation { continuation in
+                let parks = gate.withLock { gate -> Bool in
+                    guard gate.parking > 0 else { return false }
+                    gate.parking -= 1
+                    gate.waiting.append(continuation)
+                    return true
+                }
+                if parks { park.yield() } else { continuation.resume() }
+            }
             if failing.load(ordering: .relaxed) { throw StorageFault(.unreachable, detail: "the test's fault") }
         }
 
+        /// The first call parked goes on.
+        func letGo() {
+            gate.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst() }?.resume()
+        }
+
         func register(_ device: Device) async throws -> [UUID] {
-            try check()
+            try await check()
             return try await store.register(device)
         }
         func register(contentsOf devices: [Device]) async throws -> [UUID] {
-            try check()
+            try await check()
             return try await store.register(contentsOf: devices)
         }
         func device(id: UUID) async throws -> Device? {
-            try check()
+            try await check()
             return try await store.device(id: id)
         }
         func secretHash(deviceID: UUID) async throws -> String? {
-            try check()
+            try await check()
             return try await store.secretHash(deviceID: deviceID)
         }
         func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
-            try check()
+            try await check()
+            if failingUpdates.load(ordering: .relaxed) {
+                throw StorageFault(.unreachable, detail: "the test's fault, as the channel was kept")
+            }
             return try await store.updateChannel(id: id, to: channel, at: date)
         }
         func disable(id: UUID, reason: String, at date: Date) async throws -> Bool {
-            try check()
+            try await check()
             return try await store.disable(id: id, reason: reason, at: date)
         }
         func delete(id: UUID) async throws -> Bool {
-            try check()
+            try await check()
             return try await store.delete(id: id)
         }
         func activeDevices() async throws -> [Device] {
-            try check()
+            try await check()
             return try await store.activeDevices()
         }
         func deviceCount() async throws -> Int {
-            try check()
+            try await check()
             return try await store.deviceCount()
         }
         func ping() async throws {
-            try check()
+            try await check()
             try await store.ping()
         }
         func devicesVersion() async throws -> Int {
-            try check()
+            try await check()
             return try await store.devicesVersion()
         }
         func deviceChanges(after version: Int?) async throws -> DeviceChanges {
-            try check()
+            try await check()
             return try await store.deviceChanges(after: version)
         }
+
+        // The outbox: the store's, as it is.
+        func record(_ moment: StoredMoment, payloads: [StoredPayload], deliveries: [NewDelivery]) async throws -> Bool {
+            try await store.record(moment, payloads: payloads, deliveries: deliveries)
+        }
+        func isRecorded(momentID: String) async throws -> Bool { try await store.isRecorded(momentID: momentID) }
+        func followers(bidKey: String) async throws -> Set<UUID> { try await store.followers(bidKey: bidKey) }
+        func claim(channel: ChannelKind, now: Date, limit: Int) async throws -> [ClaimedDelivery] {
+            try await store.claim(channel: channel, now: now, limit: limit)
+        }
+        func complete(_ results: [DeliveryResult]) async throws { try await store.complete(results) }
+        func deliveriesSettled(now: Date) async throws { try await store.deliveriesSettled(now: now) }
+        func release(_ ids: [UUID]) async throws { try await store.release(ids) }
+        func recoverInDoubt(now: Date) async throws -> RecoveryReport { try await store.recoverInDoubt(now: now) }
+        func releaseHeld(now: Date) async throws -> Int { try await store.releaseHeld(now: now) }
+        func maintainLeases(now: Date) async throws -> RecoveryReport { try await store.maintainLeases(now: now) }
+        func outboxCounts() async throws -> OutboxCounts { try await store.outboxCounts() }
+        func failedDeliveries(limit: Int) async throws -> FailedDeliveries {
+            try await store.failedDeliveries(limit: limit)
+        }
+        func hasUnfinished(channels: [ChannelKind], dueBy: Date?) async throws -> Bool {
+            try await store.hasUnfinished(channels: channels, dueBy: dueBy)
+        }
+        func nextDue(channel: ChannelKind) async throws -> Date? { try await store.nextDue(channel: channel) }
+        func plannedStarts(since: Date) async throws -> [UUID: [Date]] { try await store.plannedStarts(since: since) }
+        func mayStillSend(_ delivery: ClaimedDelivery) -> Bool { store.mayStillSend(delivery) }
+        func sendDeadline(_ delivery: ClaimedDelivery) -> ContinuousClock.Instant? { store.sendDeadline(delivery) }
     }
 
     /// Every change a hub makes.
@@ -80,15 +136,20 @@ extension BroadcastChannelsTests {
         func consume(_ change: GameChange) async throws { seen.withLock { $0.append(change) } }
     }
 
-    @Test func aRoundTheDatabaseFailedLeavesItsMomentsToTheNext() async throws {
-        let setup = try await Setup()
-        defer { Task { [server = setup.server] in try await server.shutdown() } }
-        let store = try SQLiteStore(path: setup.path)
-        try await store.register(setup.phone(1))
-        let devices = try await store.activeDevices()
+    /// The active devices that keep a channel, and the intents (devices whose channel is being made).
+    static func channels(among devices: [Device]) -> (kept: [(device: Device, id: String)], intents: [Device]) {
+        var kept: [(device: Device, id: String)] = []
+        var intents: [Device] = []
+        for device in devices {
+            guard case .liveActivityChannel(let id, _, _, _) = device.channel else { continue }
+            if BroadcastChannelPlan.isIntent(id) { intents.append(device) } else { kept.append((device, id)) }
+        }
+        return (kept, intents)
+    }
 
-        // Giolito's game through a hub, to the first change with a live bid moment the phone's
-        // channel is wanted for.
+    /// Giolito's game through a hub, to the first change with a live bid moment a channel is
+    /// wanted for among `devices`.
+    static func firstChangeWantingAChannel(among devices: [Device]) async throws -> GameChange {
         let games = try ReplaySchedule.games(on: Self.day, data: [TestData.path("retrosheet")])
             .filter { $0.info.id == "CHA202008250" }
         try #require(games.count == 1)
@@ -105,6 +166,15 @@ extension BroadcastChannelsTests {
                         && !BroadcastChannelPlan.wanted(moment, teams: teams, at: change.time, devices: devices).isEmpty
                 }
             }, "no change of Giolito's game wants a channel")
+        return change
+    }
+
+    @Test func aRoundTheDatabaseFailedLeavesItsMomentsToTheNext() async throws {
+        let setup = try await Setup()
+        defer { Task { [server = setup.server] in try await server.shutdown() } }
+        let store = try SQLiteStore(path: setup.path)
+        try await store.register(setup.phone(1))
+        let change = try await Self.firstChangeWantingAChannel(among: try await store.activeDevices())
 
         let faulty = FaultyDevices(store)
         let channels = BroadcastChannels(
@@ -123,5 +193,97 @@ extension BroadcastChannelsTests {
         #expect(setup.server.state.channelCounts.open == 1)
         #expect(await channels.step())
         #expect(channels.counts.created == 1 && setup.server.state.channelCounts.open == 1)
+    }
+
+    /// APNs made the channel and the database failed as the service kept it (gave the intent the
+    /// channel's id): the next round keeps that channel once the database is back, instead of
+    /// leaving the bid without one (its young intent keeps every round from making it again)
+    /// until the sweep deleted it as a leak.
+    @Test func aChannelMadeAsTheDatabaseFailedIsKeptByTheNextRound() async throws {
+        let setup = try await Setup()
+        defer { Task { [server = setup.server] in try await server.shutdown() } }
+        let store = try SQLiteStore(path: setup.path)
+        try await store.register(setup.phone(1))
+        let change = try await Self.firstChangeWantingAChannel(among: try await store.activeDevices())
+
+        let faulty = FaultyDevices(store)
+        let clock = ManualWallClock(change.time)
+        let channels = BroadcastChannels(
+            clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty), clock: clock)
+        faulty.failingUpdates.store(true, ordering: .relaxed)
+        try await channels.consume(change)
+        #expect(await channels.step() == false, "the round did not fail as the channel was kept")
+        #expect(channels.counts.created == 0)
+        #expect(setup.server.state.channelCounts.open == 1, "APNs did not make the channel")
+
+        faulty.failingUpdates.store(false, ordering: .relaxed)
+        clock.advance(by: 30)
+        #expect(await channels.step())
+        #expect(channels.counts.created == 1, "the channel APNs made was not kept once the database was back")
+        #expect(setup.server.state.channelCounts.open == 1, "a second channel was made")
+        let kept = Self.channels(among: try await store.activeDevices())
+        #expect(kept.kept.count == 1 && kept.intents.isEmpty)
+        let key = try #require(kept.kept.first.flatMap { BroadcastChannelPlan.Key($0.device) })
+        #expect(channels.channel(for: key) == kept.kept.first.map(\.id))
+    }
+
+    /// Past the grace, a channel the database failed to keep is deleted, with its intent, rather
+    /// than kept where a sweep may have ended it: the bid's moment, still noted, makes another.
+    @Test func aChannelNotKeptWithinTheGraceIsDeletedAndMadeAgain() async throws {
+        let setup = try await Setup()
+        defer { Task { [server = setup.server] in try await server.shutdown() } }
+        let store = try SQLiteStore(path: setup.path)
+        try await store.register(setup.phone(1))
+        let change = try await Self.firstChangeWantingAChannel(among: try await store.activeDevices())
+
+        let faulty = FaultyDevices(store)
+        let clock = ManualWallClock(change.time)
+        let channels = BroadcastChannels(
+            clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty), clock: clock)
+        faulty.failingUpdates.store(true, ordering: .relaxed)
+        try await channels.consume(change)
+        #expect(await channels.step() == false)
+        let first = try #require(setup.server.state.channels(of: Self.bundle).first?.id)
+
+        faulty.failingUpdates.store(false, ordering: .relaxed)
+        clock.advance(by: BroadcastChannels.Settings().leakGrace + 1)
+        #expect(await channels.step())
+        let open = setup.server.state.channels(of: Self.bundle).map(\.id)
+        #expect(!open.contains(first), "the channel not kept within the grace is still on APNs")
+        #expect(setup.server.state.channelCounts.deleted == 1 && open.count == 1)
+        let left = Self.channels(among: try await store.activeDevices())
+        #expect(left.intents.isEmpty, "the intent of the channel deleted is still active")
+        #expect(left.kept.map(\.id) == open, "the channel made again is not the one kept")
+    }
+
+    /// A round given up on (past its limit, as `run` does) that ends while the round after it runs
+    /// leaves that round's flag alone: a third round does not start beside the second.
+    @Test func aRoundGivenUpOnThatEndsLateLetsNoThirdRoundIn() async throws {
+        let setup = try await Setup()
+        defer { Task { [server = setup.server] in try await server.shutdown() } }
+        let store = try SQLiteStore(path: setup.path)
+        try await store.register(setup.phone(1))
+        let faulty = FaultyDevices(store)
+        let channels = BroadcastChannels(
+            clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty),
+            clock: ManualWallClock(Date(timeIntervalSince1970: 1_598_400_000)))
+        var parked = faulty.parked.makeAsyncIterator()
+
+        faulty.gate.withLock { $0.parking = 2 }
+        let first = Task { await channels.step() }
+        _ = await parked.next()
+        channels.giveUpRound()
+        let second = Task { await channels.step() }
+        _ = await parked.next()
+        faulty.letGo()
+        _ = await first.value
+
+        let before = faulty.calls.load(ordering: .relaxed)
+        #expect(await channels.step())
+        #expect(
+            faulty.calls.load(ordering: .relaxed) == before,
+            "a round started while the round after the one given up on was still running")
+        faulty.letGo()
+        #expect(await second.value)
     }
 }

@@ -76,6 +76,11 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     struct State {
         var pending: [(moment: Moment, teams: [String], time: Date)] = []
         var working = false
+        /// The latest round's number: a round given up on (past the limit) that ends late leaves
+        /// the flag of the round after it alone.
+        var round = 0
+        /// Channels APNs made that the database failed to keep, kept first by the next rounds.
+        var unkept: [Made] = []
         /// Each game's final, as seen.
         var finals: [String: Date] = [:]
         /// Channels found unkept at the last listing, by app.
@@ -155,10 +160,7 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
                     if await Deadline.result(within: limit, { [self] in await step() }) == nil {
                         logger.warning(
                             "broadcast channels: a round took too long; left to end", metadata: ["limit": "\(limit)"])
-                        state.withLock {
-                            $0.counts.failures += 1
-                            $0.working = false
-                        }
+                        giveUpRound()
                     }
                 }
                 group.cancelAll()
@@ -194,13 +196,14 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
     /// deletions behind it). Returns false when the round failed.
     @discardableResult
     package func step() async -> Bool {
-        let started = state.withLock { state -> Bool in
-            if state.working { return false }
+        let round = state.withLock { state -> Int? in
+            if state.working { return nil }
             state.working = true
-            return true
+            state.round += 1
+            return state.round
         }
-        guard started else { return true }
-        defer { state.withLock { $0.working = false } }
+        guard let round else { return true }
+        defer { state.withLock { if $0.round == round { $0.working = false } } }
         let pending = state.withLock {
             let pending = $0.pending
             $0.pending = []
@@ -208,7 +211,7 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         }
         var handled = 0
         do {
-            var made = false
+            var made = try await keepUnkept()
             for (moment, teams, time) in pending {
                 made = try await make(for: moment, teams: teams, at: time) || made
                 handled += 1
@@ -236,6 +239,15 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
             return false
         }
         return true
+    }
+
+    /// The round running is given up on (past its limit): the next may start beside it, and its
+    /// end, late, leaves that one's flag alone.
+    package func giveUpRound() {
+        state.withLock {
+            $0.counts.failures += 1
+            $0.working = false
+        }
     }
 
     /// Returns once every noted moment is handled, or a round failed.
@@ -351,14 +363,16 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
             }
             return false
         }
-        let channel = DeviceChannel.liveActivityChannel(
-            id: id, bid: key.bid, environment: key.environment, topic: key.topic)
-        _ = try await store.updateChannel(id: intent.id, to: channel, at: clock.now())
-        state.withLock {
-            $0.counts.created += 1
-            $0.backoff[app] = nil
+        let made = Made(intent: intent, id: id, key: key, app: app)
+        do {
+            _ = try await store.updateChannel(id: intent.id, to: made.channel, at: clock.now())
+        } catch {
+            // APNs made it, the database did not keep it: the next rounds keep it (its intent,
+            // young, keeps any round from making it again meanwhile).
+            state.withLock { $0.unkept.append(made) }
+            throw error
         }
-        logger.info("broadcast channel made", metadata: ["channel": "\(id)", "for": "\(key)"])
+        kept(made)
         return true
     }
 
