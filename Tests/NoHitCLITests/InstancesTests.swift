@@ -22,7 +22,7 @@ import Testing
 /// seeded random points while they fan out and replaced, and the day still reaches every device
 /// once — a repeat only for a delivery the killed instance had in flight — with every game followed
 /// by one instance at a time.
-@Suite(.postgres, .serialized, .ownThreads) struct InstancesTests {
+@Suite(.postgres, .serialized, .ownThreadsFirstInLine) struct InstancesTests {
     static let day = "2020-08-25"
 
     /// How many times real speed the paced tests (the crash test, the paused instance, the fault

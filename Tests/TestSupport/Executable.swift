@@ -27,6 +27,55 @@ package enum Executable {
         return Bundle.main.bundleURL.deletingLastPathComponent()
     }()
 
+    /// Returns once the products are built. CI starts the tests beside the release build of the
+    /// products they run (`NOHIT_TEST_PRODUCTS`), which names in `NOHIT_TEST_PRODUCTS_BUILT` a
+    /// file it writes when that build ends, with its exit status: the tests that start nohit
+    /// (those with threads of their own) wait for it before their turns, the others run meanwhile.
+    /// Throws when the build failed.
+    package static func productsBuilt() async throws {
+        try await built.value
+    }
+
+    private static let built = Task<Void, any Error> {
+        guard let path = ProcessInfo.processInfo.environment["NOHIT_TEST_PRODUCTS_BUILT"], !path.isEmpty else {
+            return
+        }
+        let started = ContinuousClock.now
+        let status = try await onThread { try waitForFile(path) }
+        guard status == "0" else {
+            throw ProductsNotBuilt(
+                description: "the products the tests run were not built (\(path) says \(status)): see the build's log")
+        }
+        let waited = ContinuousClock.now - started
+        if waited > .seconds(1) { print("products: built \(waited.components.seconds) s after the tests began") }
+    }
+
+    struct ProductsNotBuilt: Error, CustomStringConvertible { var description: String }
+
+    /// The trimmed contents of `path` once it is there, waited for on inotify (the file is
+    /// written elsewhere and moved into place whole).
+    private static func waitForFile(_ path: String) throws -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
+        guard descriptor >= 0 else { throw ProductsNotBuilt(description: "inotify_init1: errno \(errno)") }
+        defer { close(descriptor) }
+        guard inotify_add_watch(descriptor, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE)) >= 0 else {
+            throw ProductsNotBuilt(description: "cannot watch \(directory) for \(path): errno \(errno)")
+        }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let contents = try? String(contentsOfFile: path, encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines), !contents.isEmpty
+            {
+                return contents
+            }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno != EINTR {
+                throw ProductsNotBuilt(description: "waiting for \(path): errno \(errno)")
+            }
+        }
+    }
+
     /// Whether the products are an optimized build: their directory is a release build's bin path
     /// (`swift build -c release --show-bin-path` ends in `release`), as CI's `NOHIT_TEST_PRODUCTS` is.
     package static var isOptimized: Bool { productsDirectory.lastPathComponent == "release" }

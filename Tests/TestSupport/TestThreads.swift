@@ -11,6 +11,11 @@ extension Trait where Self == TestThreads {
     /// its own, and on two cores more of them at once only make every deadline beside them late.
     package static var ownThreads: Self { TestThreads(kind: .own) }
 
+    /// ``ownThreads``, and each test case goes before those waiting without it: for a serialized
+    /// suite whose test cases are the run's longest line (the instances' paced days, one after the
+    /// other), so that it starts at once instead of behind the rest and ending the run late.
+    package static var ownThreadsFirstInLine: Self { TestThreads(kind: .own, firstInLine: true) }
+
     /// Test cases share a few threads of their own, as many as the machine has cores (for tests
     /// that compute for long: a season parsed, every game replayed). They queue for those threads
     /// among themselves, never for the cooperative threads the other tests need.
@@ -21,6 +26,7 @@ extension Trait where Self == TestThreads {
 package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
     package enum Kind: Sendable { case own, heavy }
     package var kind: Kind
+    package var firstInLine = false
 
     static func seconds(_ duration: Duration) -> String {
         (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
@@ -49,8 +55,10 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
         case .heavy:
             try await withTaskExecutorPreference(Self.shared) { try await function() }
         case .own:
+            // Those that start nohit: CI may still be building it (``Executable/productsBuilt()``).
+            try await Executable.productsBuilt()
             let asked = ContinuousClock.now
-            await Self.turns.take()
+            await Self.turns.take(firstInLine: firstInLine)
             let taken = ContinuousClock.now
             // Four: a test may block one on a process while its own servers answer on the others.
             let executor = ThreadExecutor(threads: 4, name: "test")
@@ -126,26 +134,32 @@ package final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// A number of turns that tasks wait for without holding a thread.
+/// A number of turns that tasks wait for without holding a thread, in line: those first in line
+/// before the others, each line first come, first served.
 actor Turns {
     private var free: Int
+    private var first: [CheckedContinuation<Void, Never>] = []
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     init(_ count: Int) { free = count }
 
-    func take() async {
+    func take(firstInLine: Bool = false) async {
         if free > 0 {
             free -= 1
             return
         }
-        await withCheckedContinuation { waiting.append($0) }
+        await withCheckedContinuation {
+            if firstInLine { first.append($0) } else { waiting.append($0) }
+        }
     }
 
     func give() {
-        if waiting.isEmpty {
-            free += 1
-        } else {
+        if !first.isEmpty {
+            first.removeFirst().resume()
+        } else if !waiting.isEmpty {
             waiting.removeFirst().resume()
+        } else {
+            free += 1
         }
     }
 }
