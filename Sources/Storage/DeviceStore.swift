@@ -25,6 +25,9 @@ package protocol DeviceStore: Sendable {
     /// subscription renewed) and re-activates it; false when there is no such device. Another
     /// active device holding that push address is replaced, as in `register`.
     func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool
+    /// `updateChannel`, only while the device is active and its address is still `address` (a
+    /// broadcast channel's intent given the channel's id): false otherwise, nothing changed.
+    func keepChannel(id: UUID, address: String, to channel: DeviceChannel, at date: Date) async throws -> Bool
     /// Stops sending to the device; false when there is no such device.
     func disable(id: UUID, reason: String, at date: Date) async throws -> Bool
     func delete(id: UUID) async throws -> Bool

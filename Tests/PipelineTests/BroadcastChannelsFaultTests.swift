@@ -19,30 +19,60 @@ extension BroadcastChannelsTests {
         let store: SQLiteStore
         let failing = Atomic(false)
         let failingUpdates = Atomic(false)
+        /// Channels are kept, then the call fails as if its answer were lost.
+        let answerLost = Atomic(false)
         /// Device calls so far.
         let calls = Atomic(0)
-        /// The next `parking` device calls wait until let go (``letGo()``), each said on `parked`.
-        let gate = Mutex<(parking: Int, waiting: [CheckedContinuation<Void, Never>])>((0, []))
-        let parked: AsyncStream<Void>
-        private let park: AsyncStream<Void>.Continuation
-
-        init(_ store: SQLiteStore) {
-            self.store = store
-            (parked, park) = AsyncStream.makeStream(of: Void.self)
+        /// The next `parking` device calls wait until let go (``letGo()``); `parked` of them so far.
+        struct Gate {
+            var parking = 0
+            var parked = 0
+            var waiting: [CheckedContinuation<Void, Never>] = []
+            var watchers: [UUID: (count: Int, continuation: CheckedContinuation<Bool, Never>)] = [:]
         }
+        let gate = Mutex(Gate())
+
+        init(_ store: SQLiteStore) { self.store = store }
 
         func check() async throws {
             calls.add(1, ordering: .relaxed)
             await withCheckedContinuation { continuation in
-                let parks = gate.withLock { gate -> Bool in
-                    guard gate.parking > 0 else { return false }
+                let watchers = gate.withLock { gate -> [CheckedContinuation<Bool, Never>]? in
+                    guard gate.parking > 0 else { return nil }
                     gate.parking -= 1
+                    gate.parked += 1
                     gate.waiting.append(continuation)
-                    return true
+                    let reached = gate.watchers.filter { $0.value.count <= gate.parked }
+                    for id in reached.keys { gate.watchers[id] = nil }
+                    return reached.values.map(\.continuation)
                 }
-                if parks { park.yield() } else { continuation.resume() }
+                if let watchers {
+                    for watcher in watchers { watcher.resume(returning: true) }
+                } else {
+                    continuation.resume()
+                }
             }
             if failing.load(ordering: .relaxed) { throw StorageFault(.unreachable, detail: "the test's fault") }
+        }
+
+        /// Whether `count` calls have parked, waited for up to `seconds`.
+        func parked(_ count: Int, within seconds: Int = 30) async -> Bool {
+            let id = UUID()
+            return await withCheckedContinuation { continuation in
+                let already = gate.withLock { gate -> Bool in
+                    if gate.parked >= count { return true }
+                    gate.watchers[id] = (count, continuation)
+                    return false
+                }
+                if already {
+                    continuation.resume(returning: true)
+                    return
+                }
+                Task {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    gate.withLock { $0.watchers.removeValue(forKey: id) }?.continuation.resume(returning: false)
+                }
+            }
         }
 
         /// The first call parked goes on.
@@ -72,6 +102,17 @@ extension BroadcastChannelsTests {
                 throw StorageFault(.unreachable, detail: "the test's fault, as the channel was kept")
             }
             return try await store.updateChannel(id: id, to: channel, at: date)
+        }
+        func keepChannel(id: UUID, address: String, to channel: DeviceChannel, at date: Date) async throws -> Bool {
+            try await check()
+            if failingUpdates.load(ordering: .relaxed) {
+                throw StorageFault(.unreachable, detail: "the test's fault, as the channel was kept")
+            }
+            let kept = try await store.keepChannel(id: id, address: address, to: channel, at: date)
+            if answerLost.load(ordering: .relaxed) {
+                throw StorageFault(.unreachable, detail: "the test's fault, after the channel was kept")
+            }
+            return kept
         }
         func disable(id: UUID, reason: String, at date: Date) async throws -> Bool {
             try await check()
@@ -256,6 +297,34 @@ extension BroadcastChannelsTests {
         #expect(left.kept.map(\.id) == open, "the channel made again is not the one kept")
     }
 
+    /// The keep landed but its answer was lost (the database gone after the commit): past the
+    /// window for keeping it again, the round finds it kept, and deletes nothing.
+    @Test func aChannelKeptWhoseAnswerWasLostStaysKept() async throws {
+        let setup = try await Setup()
+        defer { Task { [server = setup.server] in try await server.shutdown() } }
+        let store = try SQLiteStore(path: setup.path)
+        try await store.register(setup.phone(1))
+        let change = try await Self.firstChangeWantingAChannel(among: try await store.activeDevices())
+
+        let faulty = FaultyDevices(store)
+        let clock = ManualWallClock(change.time)
+        let channels = BroadcastChannels(
+            clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty), clock: clock)
+        faulty.answerLost.store(true, ordering: .relaxed)
+        try await channels.consume(change)
+        #expect(await channels.step() == false)
+        let first = try #require(setup.server.state.channels(of: Self.bundle).first?.id)
+
+        faulty.answerLost.store(false, ordering: .relaxed)
+        clock.advance(by: BroadcastChannels.Settings().leakGrace)
+        #expect(await channels.step())
+        #expect(setup.server.state.channels(of: Self.bundle).map(\.id) == [first], "the channel kept was deleted")
+        #expect(setup.server.state.channelCounts.deleted == 0)
+        let kept = Self.channels(among: try await store.activeDevices())
+        #expect(kept.kept.map(\.id) == [first] && kept.intents.isEmpty)
+        #expect(channels.counts.created == 1)
+    }
+
     /// A round given up on (past its limit, as `run` does) that ends while the round after it runs
     /// leaves that round's flag alone: a third round does not start beside the second.
     @Test func aRoundGivenUpOnThatEndsLateLetsNoThirdRoundIn() async throws {
@@ -267,14 +336,12 @@ extension BroadcastChannelsTests {
         let channels = BroadcastChannels(
             clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty),
             clock: ManualWallClock(Date(timeIntervalSince1970: 1_598_400_000)))
-        var parked = faulty.parked.makeAsyncIterator()
-
         faulty.gate.withLock { $0.parking = 2 }
         let first = Task { await channels.step() }
-        _ = await parked.next()
+        try #require(await faulty.parked(1), "the first round asked the store nothing")
         channels.giveUpRound()
         let second = Task { await channels.step() }
-        _ = await parked.next()
+        try #require(await faulty.parked(2), "the round after the one given up on did not start")
         faulty.letGo()
         _ = await first.value
 

@@ -41,7 +41,8 @@ package enum Executable {
             return
         }
         let started = ContinuousClock.now
-        let status = try await onThread { try waitForFile(path) }
+        let builder = ProcessInfo.processInfo.environment["NOHIT_TEST_PRODUCTS_BUILDER"].flatMap { Int32($0) }
+        let status = try await onThread { try waitForFile(path, writtenBy: builder) }
         guard status == "0" else {
             throw ProductsNotBuilt(
                 description: "the products the tests run were not built (\(path) says \(status)): see the build's log")
@@ -53,8 +54,9 @@ package enum Executable {
     struct ProductsNotBuilt: Error, CustomStringConvertible { var description: String }
 
     /// The trimmed contents of `path` once it is there, waited for on inotify (the file is
-    /// written elsewhere and moved into place whole).
-    private static func waitForFile(_ path: String) throws -> String {
+    /// written elsewhere and moved into place whole); an error if the process `builder`
+    /// (`NOHIT_TEST_PRODUCTS_BUILDER`), looked at every 10 s, ended without writing it.
+    private static func waitForFile(_ path: String, writtenBy builder: Int32?) throws -> String {
         let directory = (path as NSString).deletingLastPathComponent
         let descriptor = inotify_init1(Int32(IN_CLOEXEC))
         guard descriptor >= 0 else { throw ProductsNotBuilt(description: "inotify_init1: errno \(errno)") }
@@ -69,9 +71,17 @@ package enum Executable {
             {
                 return contents
             }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno != EINTR {
+            var watched = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&watched, 1, 10_000)
+            if ready < 0 && errno != EINTR {
                 throw ProductsNotBuilt(description: "waiting for \(path): errno \(errno)")
+            }
+            if ready > 0 {
+                _ = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            } else if ready == 0, let builder, kill(builder, 0) != 0, errno == ESRCH,
+                (try? String(contentsOfFile: path, encoding: .utf8)) == nil
+            {
+                throw ProductsNotBuilt(description: "the build (process \(builder)) ended without writing \(path)")
             }
         }
     }

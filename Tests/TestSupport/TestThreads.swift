@@ -43,10 +43,14 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
 
     package var isRecursive: Bool { true }
 
-    /// Only a test case (the body that runs) gets the threads, not the suite or test around it.
+    /// Only a test case (the body that runs) gets the threads, not the suite or test around it;
+    /// a suite first in line takes one turn for all its test cases (see ``provideScope``).
     package func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        testCase == nil ? nil : self
+        testCase != nil || (firstInLine && test.isSuite) ? self : nil
     }
+
+    /// Set while a suite first in line holds its turn for its test cases.
+    @TaskLocal static var suiteHoldsTurn = false
 
     package func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
@@ -54,17 +58,32 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
         switch kind {
         case .heavy:
             try await withTaskExecutorPreference(Self.shared) { try await function() }
+        case .own where testCase == nil:
+            // A serialized suite first in line: its test cases one after the other in one turn, so
+            // that no other test takes it between two of them (each given back, the turn went to
+            // the next waiting before the suite's next case asked).
+            try await Executable.productsBuilt()
+            let asked = ContinuousClock.now
+            await Self.turns.take(firstInLine: true)
+            let taken = ContinuousClock.now
+            defer {
+                Task { await Self.turns.give() }
+                let held = ContinuousClock.now - taken
+                print("suite's turn: \(test.name) waited \(Self.seconds(taken - asked)), held \(Self.seconds(held))")
+            }
+            try await Self.$suiteHoldsTurn.withValue(true) { try await function() }
         case .own:
             // Those that start nohit: CI may still be building it (``Executable/productsBuilt()``).
             try await Executable.productsBuilt()
             let asked = ContinuousClock.now
-            await Self.turns.take(firstInLine: firstInLine)
+            let own = !Self.suiteHoldsTurn
+            if own { await Self.turns.take(firstInLine: firstInLine) }
             let taken = ContinuousClock.now
             // Four: a test may block one on a process while its own servers answer on the others.
             let executor = ThreadExecutor(threads: 4, name: "test")
             defer {
                 executor.shutdown()
-                Task { await Self.turns.give() }
+                if own { Task { await Self.turns.give() } }
                 // What the run's length is made of: these test cases take their turns in line (the
                 // longest first made the heaviest overlap, and more tests late under load).
                 let held = ContinuousClock.now - taken

@@ -2,10 +2,10 @@ import Alerts
 import Foundation
 import Storage
 
-/// A channel APNs made whose keeping (its intent given its id) the database failed: the next
-/// rounds keep it, so the bid has its channel once the database is back, rather than none until
-/// the sweep deletes the unkept one a grace or two later and a later moment of the bid, if any,
-/// makes another. Meanwhile its intent, young, keeps every round from making the key again.
+/// A channel APNs made whose keeping (its intent given the channel's id) the database failed: the
+/// next rounds keep it, so the bid has its channel once the database is back, rather than none
+/// until the sweep deletes the unkept one a grace or two later and a later moment of the bid, if
+/// any, makes another. Meanwhile its intent, young, keeps every round from making the key again.
 extension BroadcastChannels {
     struct Made: Sendable {
         var intent: Device
@@ -15,6 +15,12 @@ extension BroadcastChannels {
 
         var channel: DeviceChannel {
             .liveActivityChannel(id: id, bid: key.bid, environment: key.environment, topic: key.topic)
+        }
+
+        /// The intent's address, which only the one keeping it replaces.
+        var intentAddress: String {
+            guard case .liveActivityChannel(let id, _, _, _) = intent.channel else { return "" }
+            return id
         }
     }
 
@@ -27,31 +33,67 @@ extension BroadcastChannels {
         logger.info("broadcast channel made", metadata: ["channel": "\(made.id)", "for": "\(made.key)"])
     }
 
-    /// Keeps the channels made that the database failed to keep, while their intents are younger
-    /// than the grace. Past it, a sweep may end the intent and delete the channel as a leak, and
-    /// a round may make the key again: the channel is deleted here instead, and its intent ended
-    /// (if APNs cannot be asked, both are the sweep's: a channel kept by no device, a stale
-    /// intent). Whether any was kept.
+    /// Keeps the channels made that the database failed to keep (``keep(_:)``), each taken out
+    /// before it is awaited, so that a round given up on and the round after it never handle the
+    /// same one; put back when the database fails again. One failing otherwise is left to the
+    /// sweep (a channel kept by no device, a stale intent) rather than failing every round. Whether
+    /// any was kept.
     func keepUnkept() async throws -> Bool {
         var any = false
-        while let made = state.withLock({ $0.unkept.first }) {
-            if clock.now().timeIntervalSince(made.intent.registeredAt) < settings.leakGrace {
-                if try await store.updateChannel(id: made.intent.id, to: made.channel, at: clock.now()) {
-                    kept(made)
-                    any = true
+        while let made = state.withLock({ $0.unkept.isEmpty ? nil : $0.unkept.removeFirst() }) {
+            do {
+                any = try await keep(made) || any
+            } catch {
+                if StorageFault(error) != nil || error is CancellationError {
+                    state.withLock { $0.unkept.insert(made, at: 0) }
+                    throw error
                 }
-            } else {
+                state.withLock { $0.counts.failures += 1 }
                 logger.warning(
-                    "broadcast channel made as the database failed, not kept within the grace: deleted",
-                    metadata: ["channel": "\(made.id)", "for": "\(made.key)"])
-                if let client = try? clients.client(for: made.app), (try? await client.deleteChannel(made.id)) == true {
-                    _ = try await store.disable(
-                        id: made.intent.id, reason: "broadcast channel deleted: not kept within the grace",
-                        at: clock.now())
-                }
+                    "broadcast channel made as the database failed: left to the sweep",
+                    metadata: ["channel": "\(made.id)", "for": "\(made.key)", "error": "\(error)"])
             }
-            state.withLock { $0.unkept.removeAll { $0.intent.id == made.intent.id } }
         }
         return any
+    }
+
+    /// Keeps one while its intent is younger than half the grace, and only while the intent is
+    /// still active and still an intent: the sweep deletes a channel no device keeps only at two
+    /// listings a grace apart once the intent is past the grace, so a keep that lands late still
+    /// lands before. Otherwise, unless an earlier keep landed after all (a write whose answer was
+    /// lost), the channel is deleted from APNs and its intent ended; the bid's moment, noted again,
+    /// makes another. Whether it is kept.
+    private func keep(_ made: Made) async throws -> Bool {
+        let now = clock.now()
+        if now.timeIntervalSince(made.intent.registeredAt) < settings.leakGrace / 2,
+            try await store.keepChannel(id: made.intent.id, address: made.intentAddress, to: made.channel, at: now)
+        {
+            kept(made)
+            return true
+        }
+        if let device = try await store.device(id: made.intent.id), device.status == .active,
+            device.channel == made.channel
+        {
+            kept(made)
+            return true
+        }
+        logger.warning(
+            "broadcast channel made as the database failed, not kept in time: deleted",
+            metadata: ["channel": "\(made.id)", "for": "\(made.key)"])
+        do {
+            if let client = try clients.client(for: made.app) { _ = try await client.deleteChannel(made.id) }
+        } catch {
+            // Both are the sweep's then, brought forward: a channel kept by no device, a stale intent.
+            let next = clock.now().addingTimeInterval(settings.leakGrace + 1)
+            state.withLock { $0.nextSweep = min($0.nextSweep ?? next, next) }
+            return false
+        }
+        if let device = try await store.device(id: made.intent.id), device.status == .active,
+            device.channel == made.intent.channel
+        {
+            _ = try await store.disable(
+                id: made.intent.id, reason: "broadcast channel deleted: not kept in time", at: clock.now())
+        }
+        return false
     }
 }

@@ -170,7 +170,10 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
         // few minutes, so a replay leaves no channel behind. Cancelled: nothing more.
         guard !Task.isCancelled else { return }
         _ = await Deadline.result(within: .seconds(settings.roundLimit)) { [self] in
-            do { try await deleteFinished() } catch {
+            do {
+                _ = try await keepUnkept()
+                try await deleteFinished()
+            } catch {
                 logger.warning("broadcast channels: at the stop, those of games over were left: \(error)")
             }
         }
@@ -226,13 +229,14 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
             }
             if sweepDue { try await sweep() }
             try await refresh()
-        } catch is CancellationError {
-            return true
         } catch {
+            // Cancelled (given up on past the limit): its moments are the next round's too.
+            let cancelled = error is CancellationError
             state.withLock {
-                $0.counts.failures += 1
-                if StorageFault(error) != nil { $0.pending = Array(pending[handled...]) + $0.pending }
+                if !cancelled { $0.counts.failures += 1 }
+                if cancelled || StorageFault(error) != nil { $0.pending = Array(pending[handled...]) + $0.pending }
             }
+            if cancelled { return true }
             logger.warning(
                 "broadcast channels: a round failed; tried again at the next",
                 metadata: ["error": "\(PostgresStore.describe(error))"])
@@ -364,14 +368,18 @@ package final class BroadcastChannels: GameChangeConsumer, Service {
             return false
         }
         let made = Made(intent: intent, id: id, key: key, app: app)
+        let keeping: Bool
         do {
-            _ = try await store.updateChannel(id: intent.id, to: made.channel, at: clock.now())
+            keeping = try await store.keepChannel(
+                id: intent.id, address: made.intentAddress, to: made.channel, at: clock.now())
         } catch {
             // APNs made it, the database did not keep it: the next rounds keep it (its intent,
             // young, keeps any round from making it again meanwhile).
             state.withLock { $0.unkept.append(made) }
             throw error
         }
+        // The intent ended meanwhile (a sweep took it for a stop's): the sweep's, as a leak.
+        guard keeping else { return false }
         kept(made)
         return true
     }

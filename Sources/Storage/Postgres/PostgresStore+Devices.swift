@@ -200,13 +200,26 @@ extension PostgresStore: DeviceStore, SubscriptionStore {
     }
 
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
+        try await updateChannel(id: id, from: nil, to: channel, at: date)
+    }
+
+    package func keepChannel(id: UUID, address: String, to channel: DeviceChannel, at date: Date) async throws -> Bool {
+        try await updateChannel(id: id, from: address, to: channel, at: date)
+    }
+
+    /// `from`: the address the device must still have, active.
+    private func updateChannel(id: UUID, from: String?, to channel: DeviceChannel, at date: Date) async throws -> Bool {
         let columns = try ChannelColumns(channel, sealing: secrets)
         return try await Self.againOnSharedAddress {
             try await self.transaction { connection in
                 var found = false
-                for try await _ in try await connection.query(
-                    "SELECT 1 FROM devices WHERE id = \(id) FOR UPDATE", logger: self.logger
-                ).decode(Int.self) {
+                let query: PostgresQuery =
+                    if let from {
+                        "SELECT 1 FROM devices WHERE id = \(id) AND active AND address = \(from) FOR UPDATE"
+                    } else {
+                        "SELECT 1 FROM devices WHERE id = \(id) FOR UPDATE"
+                    }
+                for try await _ in try await connection.query(query, logger: self.logger).decode(Int.self) {
                     found = true
                 }
                 guard found else { return false }

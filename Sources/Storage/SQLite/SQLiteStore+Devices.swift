@@ -82,12 +82,27 @@ extension SQLiteStore {
     }
 
     package func updateChannel(id: UUID, to channel: DeviceChannel, at date: Date) async throws -> Bool {
+        try await updateChannel(id: id, from: nil, to: channel, at: date)
+    }
+
+    package func keepChannel(id: UUID, address: String, to channel: DeviceChannel, at date: Date) async throws -> Bool {
+        try await updateChannel(id: id, from: address, to: channel, at: date)
+    }
+
+    /// `from`: the address the device must still have, active.
+    private func updateChannel(id: UUID, from: String?, to channel: DeviceChannel, at date: Date) async throws -> Bool {
         let address = try ChannelColumns(channel, sealing: secrets)
         return try await database.write { db in
-            guard
-                try Bool.fetchOne(db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [id.text(uppercase: true)])
-                    == true
-            else { return false }
+            let found =
+                if let from {
+                    try Bool.fetchOne(
+                        db, sql: "SELECT 1 FROM devices WHERE id = ? AND active = 1 AND address = ?",
+                        arguments: [id.text(uppercase: true), from])
+                } else {
+                    try Bool.fetchOne(
+                        db, sql: "SELECT 1 FROM devices WHERE id = ?", arguments: [id.text(uppercase: true)])
+                }
+            guard found == true else { return false }
             try Self.replaceHolders(db, of: address, by: id, at: date)
             try db.execute(
                 sql: """
