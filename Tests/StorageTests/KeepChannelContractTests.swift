@@ -1,6 +1,5 @@
 import Alerts
 import Foundation
-import Storage
 import Testing
 
 /// `keepChannel`: a broadcast channel's intent is given the channel's id only while it is active
