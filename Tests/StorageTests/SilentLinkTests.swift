@@ -27,12 +27,10 @@ import Testing
         try await PostgresStore.withStore(location, secrets: .ephemeral(), deadline: deadline) { store in
             let sent = ContinuousClock.now
             let outcome = await Deadline.result(within: .seconds(30)) {
-                // The server is busy a second, long enough for the link to go quiet under it.
+                // The server is busy a second, and the link goes quiet as the relay passes the
+                // statement on (not at a time: under load a timer came after the answer).
                 let query: PostgresQuery = "SELECT 1 FROM pg_sleep(1)"
-                Task {
-                    try await Task.sleep(for: .milliseconds(300))
-                    relay.silence()
-                }
+                relay.silence(afterPassing: "pg_sleep(1)")
                 switch wait {
                 case .statement:
                     try await store.client.withConnection { connection in
@@ -150,6 +148,8 @@ final class SilentRelay: Sendable {
 
     private struct State {
         var silent = false
+        /// Bytes that silence the link once passed towards the server.
+        var silenceAfter: [UInt8]?
         /// Every connection's two sockets, and whether its link is quiet.
         var pairs: [(client: Int32, server: Int32, quiet: Bool, reset: Bool)] = []
         var stopped = false
@@ -193,6 +193,9 @@ final class SilentRelay: Sendable {
         }
         for server in servers { shutdown(server, Int32(SHUT_RDWR)) }
     }
+
+    /// ``silence()`` once bytes holding `text` have passed towards the server.
+    func silence(afterPassing text: String) { state.withLock { $0.silenceAfter = Array(text.utf8) } }
 
     /// New connections pass again (those silenced stay quiet).
     func mend() { state.withLock { $0.silent = false } }
@@ -259,6 +262,17 @@ final class SilentRelay: Sendable {
                 let written = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + offset, count - offset) }
                 guard written > 0 else { break }
                 offset += written
+            }
+            if towardsServer,
+                state.withLock({ state -> Bool in
+                    guard let marker = state.silenceAfter,
+                        buffer[..<count].firstRange(of: marker) != nil
+                    else { return false }
+                    state.silenceAfter = nil
+                    return true
+                })
+            {
+                silence()
             }
         }
         if towardsServer { shutdown(destination, Int32(SHUT_WR)) }
