@@ -236,26 +236,40 @@ extension BroadcastChannelsTests {
         #expect(channels.counts.created == 1 && setup.server.state.channelCounts.open == 1)
     }
 
+    enum KeepFault { case updates, answerLost }
+
+    /// A phone, channels over a store whose keeping of a channel fails (`updates`: before it is
+    /// written; `answerLost`: after), and Giolito's first change wanting the phone's channel
+    /// through a first round, which fails: APNs made the channel, the database did not say it kept it.
+    static func firstRoundFailing(
+        _ fault: KeepFault
+    ) async throws -> (Setup, SQLiteStore, FaultyDevices, ManualWallClock, BroadcastChannels) {
+        let setup = try await Setup()
+        let store = try SQLiteStore(path: setup.path)
+        try await store.register(setup.phone(1))
+        let change = try await Self.firstChangeWantingAChannel(among: try await store.activeDevices())
+        let faulty = FaultyDevices(store)
+        let clock = ManualWallClock(change.time)
+        let channels = BroadcastChannels(
+            clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty), clock: clock)
+        switch fault {
+        case .updates: faulty.failingUpdates.store(true, ordering: .relaxed)
+        case .answerLost: faulty.answerLost.store(true, ordering: .relaxed)
+        }
+        try await channels.consume(change)
+        #expect(await channels.step() == false, "the round did not fail as the channel was kept")
+        #expect(setup.server.state.channelCounts.open == 1, "APNs did not make the channel")
+        #expect(channels.counts.created == 0)
+        return (setup, store, faulty, clock, channels)
+    }
+
     /// APNs made the channel and the database failed as the service kept it (gave the intent the
     /// channel's id): the next round keeps that channel once the database is back, instead of
     /// leaving the bid without one (its young intent keeps every round from making it again)
     /// until the sweep deleted it as a leak.
     @Test func aChannelMadeAsTheDatabaseFailedIsKeptByTheNextRound() async throws {
-        let setup = try await Setup()
+        let (setup, store, faulty, clock, channels) = try await Self.firstRoundFailing(.updates)
         defer { Task { [server = setup.server] in try await server.shutdown() } }
-        let store = try SQLiteStore(path: setup.path)
-        try await store.register(setup.phone(1))
-        let change = try await Self.firstChangeWantingAChannel(among: try await store.activeDevices())
-
-        let faulty = FaultyDevices(store)
-        let clock = ManualWallClock(change.time)
-        let channels = BroadcastChannels(
-            clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty), clock: clock)
-        faulty.failingUpdates.store(true, ordering: .relaxed)
-        try await channels.consume(change)
-        #expect(await channels.step() == false, "the round did not fail as the channel was kept")
-        #expect(channels.counts.created == 0)
-        #expect(setup.server.state.channelCounts.open == 1, "APNs did not make the channel")
 
         faulty.failingUpdates.store(false, ordering: .relaxed)
         clock.advance(by: 30)
@@ -271,19 +285,8 @@ extension BroadcastChannelsTests {
     /// Past the grace, a channel the database failed to keep is deleted, with its intent, rather
     /// than kept where a sweep may have ended it: the bid's moment, still noted, makes another.
     @Test func aChannelNotKeptWithinTheGraceIsDeletedAndMadeAgain() async throws {
-        let setup = try await Setup()
+        let (setup, store, faulty, clock, channels) = try await Self.firstRoundFailing(.updates)
         defer { Task { [server = setup.server] in try await server.shutdown() } }
-        let store = try SQLiteStore(path: setup.path)
-        try await store.register(setup.phone(1))
-        let change = try await Self.firstChangeWantingAChannel(among: try await store.activeDevices())
-
-        let faulty = FaultyDevices(store)
-        let clock = ManualWallClock(change.time)
-        let channels = BroadcastChannels(
-            clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty), clock: clock)
-        faulty.failingUpdates.store(true, ordering: .relaxed)
-        try await channels.consume(change)
-        #expect(await channels.step() == false)
         let first = try #require(setup.server.state.channels(of: Self.bundle).first?.id)
 
         faulty.failingUpdates.store(false, ordering: .relaxed)
@@ -300,19 +303,8 @@ extension BroadcastChannelsTests {
     /// The keep landed but its answer was lost (the database gone after the commit): past the
     /// window for keeping it again, the round finds it kept, and deletes nothing.
     @Test func aChannelKeptWhoseAnswerWasLostStaysKept() async throws {
-        let setup = try await Setup()
+        let (setup, store, faulty, clock, channels) = try await Self.firstRoundFailing(.answerLost)
         defer { Task { [server = setup.server] in try await server.shutdown() } }
-        let store = try SQLiteStore(path: setup.path)
-        try await store.register(setup.phone(1))
-        let change = try await Self.firstChangeWantingAChannel(among: try await store.activeDevices())
-
-        let faulty = FaultyDevices(store)
-        let clock = ManualWallClock(change.time)
-        let channels = BroadcastChannels(
-            clients: setup.clients(), store: faulty, directory: DeviceDirectory(store: faulty), clock: clock)
-        faulty.answerLost.store(true, ordering: .relaxed)
-        try await channels.consume(change)
-        #expect(await channels.step() == false)
         let first = try #require(setup.server.state.channels(of: Self.bundle).first?.id)
 
         faulty.answerLost.store(false, ordering: .relaxed)
