@@ -74,7 +74,7 @@ import Testing
     /// records above and their like, and the plays equal an independent count of the files' play
     /// records (each `play,` line that is not `NP`), file by file.
     /// Two minutes of both cores, which the timing tests beside it cannot spare: .ci/run runs it
-    /// at nice 10 before the suite, while the release build ends (NOHIT_ALL_SEASONS=1).
+    /// apart, at the lowest priority beside the suite (NOHIT_ALL_SEASONS=1).
     @Test(.enabled(if: ProcessInfo.processInfo.environment["NOHIT_ALL_SEASONS"] != nil, "run apart by .ci/run"))
     func everySeasonIsReadWhole() async throws {
         let files = try EventFiles.expand([Self.zips])

@@ -11,9 +11,10 @@ extension Trait where Self == TestThreads {
     /// its own, and on two cores more of them at once only make every deadline beside them late.
     package static var ownThreads: Self { TestThreads(kind: .own) }
 
-    /// ``ownThreads``, and each test case goes before those waiting without it: for a serialized
-    /// suite whose test cases are the run's longest line (the instances' paced days, one after the
-    /// other), so that it starts at once instead of behind the rest and ending the run late.
+    /// ``ownThreads``, and first in line: on a serialized suite whose test cases are the run's
+    /// longest line (the instances' paced days, one after the other), the suite takes one turn
+    /// before those waiting and holds it for all its test cases, so that the line starts at once
+    /// instead of behind the rest and ending the run late.
     package static var ownThreadsFirstInLine: Self { TestThreads(kind: .own, firstInLine: true) }
 
     /// Test cases share a few threads of their own, as many as the machine has cores (for tests

@@ -71,9 +71,8 @@ extension BroadcastChannels {
             kept(made)
             return true
         }
-        if let device = try await store.device(id: made.intent.id), device.status == .active,
-            device.channel == made.channel
-        {
+        let device = try await store.device(id: made.intent.id)
+        if let device, device.status == .active, device.channel == made.channel {
             kept(made)
             return true
         }
@@ -88,9 +87,8 @@ extension BroadcastChannels {
             state.withLock { $0.nextSweep = min($0.nextSweep ?? next, next) }
             return false
         }
-        if let device = try await store.device(id: made.intent.id), device.status == .active,
-            device.channel == made.intent.channel
-        {
+        // The intent as read above (only this round holds it now): ended, if it still is one.
+        if let device, device.status == .active, device.channel == made.intent.channel {
             _ = try await store.disable(
                 id: made.intent.id, reason: "broadcast channel deleted: not kept in time", at: clock.now())
         }
