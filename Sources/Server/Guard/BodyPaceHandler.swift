@@ -74,7 +74,7 @@ final class BodyPaceHandler: ChannelDuplexHandler, RemovableChannelHandler {
         received = 0
         let every = TimeAmount.milliseconds(max(100, min(1_000, gate.limits.bodyTimeout.nanoseconds / 4_000_000)))
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let first = TimeAmount.nanoseconds(gate.limits.bodyTimeout.nanoseconds / 5)
+        let first = TimeAmount.nanoseconds(Int64(Double(gate.limits.bodyTimeout.nanoseconds) * gate.limits.slowShare))
         check = context.eventLoop.scheduleRepeatedTask(initialDelay: first, delay: every) { _ in
             let (handler, context) = loopBound.value
             handler.look(context)

@@ -216,7 +216,7 @@ package final class ConnectionGate: Sendable {
         }
     }
 
-    /// A client broke the protocol (`reason`): at `abuseStrikes` within a minute its new
+    /// A client broke the protocol (`reason`): at `abuseStrikes` within `abuseWindow` its new
     /// connections are refused for `abusePenalty` (logged once per client per minute).
     func struck(client: String, reason: String) {
         guard limits.abusePenalty > .zero, limits.abuseStrikes > 0 else { return }
@@ -226,11 +226,11 @@ package final class ConnectionGate: Sendable {
             // bar was logged again, 14,175 lines in 6 minutes from one hostile client).
             if let until = state.barred[client], until > now { return false }
             var strikes = state.strikes[client] ?? (0, now)
-            if now - strikes.since > .minutes(1) { strikes = (0, now) }
+            if now - strikes.since > limits.abuseWindow { strikes = (0, now) }
             strikes.count += 1
             // Forgotten clients: a minute's strikes are all a decision needs.
             if state.strikes.count > 100_000 {
-                state.strikes = state.strikes.filter { now - $0.value.since < .minutes(1) }
+                state.strikes = state.strikes.filter { now - $0.value.since < limits.abuseWindow }
             }
             guard strikes.count >= limits.abuseStrikes else {
                 state.strikes[client] = strikes
@@ -243,11 +243,13 @@ package final class ConnectionGate: Sendable {
             return true
         }
         if barred {
+            let seconds = limits.abuseWindow.nanoseconds / 1_000_000_000
+            let window = seconds == 60 ? "a minute" : "\(seconds) s"
             // Once per bar: at most once per client per penalty.
             refusals.logger.notice(
                 "client barred after repeated protocol errors",
                 metadata: [
-                    "client": "\(client)", "strikes": "\(limits.abuseStrikes) within a minute", "last": "\(reason)",
+                    "client": "\(client)", "strikes": "\(limits.abuseStrikes) within \(window)", "last": "\(reason)",
                     "refused_for": "\(limits.abusePenalty.nanoseconds / 1_000_000_000) s",
                 ])
         }

@@ -41,7 +41,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             // 10,000 sockets holding half a request head each held slots no one could take back
             // for 10 s at a time (14 % of real requests 503 at the cap).
-            stale = context.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanoseconds / 5)) {
+            let slow = TimeAmount.nanoseconds(Int64(Double(timeout.nanoseconds) * gate.limits.slowShare))
+            stale = context.eventLoop.scheduleTask(in: slow) {
                 let (handler, context) = loopBound.value
                 guard !handler.seenHead, !handler.closing else { return }
                 handler.staleAtGate = true

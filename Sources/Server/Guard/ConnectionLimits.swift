@@ -21,16 +21,23 @@ package struct ConnectionLimits: Sendable {
     /// connections and the bytes every request shares.
     package var bodyTimeout = TimeAmount.seconds(10)
     package var minimumBodyRate = 1024
+    /// A connection still without its first head after this share of `headerTimeout` (or a body
+    /// behind its pace after this share of `bodyTimeout`) is as idle as a keep-alive one: the
+    /// first closed at the cap. A fifth; tests set a smaller share of a longer timeout, so that a
+    /// loaded machine's slowness is not taken for the timeout.
+    package var slowShare = 0.2
     /// A request head larger than this is answered 431 and the connection closed.
     package var maxHeaderBytes = 16 * 1024
     /// A request with more header fields than this is answered 431 and the connection closed.
     package var maxHeaderCount = 100
-    /// A client that broke the protocol `abuseStrikes` times within a minute (requests the
+    /// A client that broke the protocol `abuseStrikes` times within `abuseWindow` (requests the
     /// decoder could not read, HTTP/2 connections closed for a protocol error: rapid resets,
     /// stream floods) has its new connections refused (503) for this long; zero for never (a
     /// server behind a proxy sees one address for everyone).
     package var abusePenalty = TimeAmount.seconds(30)
     package var abuseStrikes = 5
+    /// The span `abuseStrikes` are counted in: a minute.
+    package var abuseWindow = TimeAmount.minutes(1)
     /// Live-stream clients (SSE and WebSocket together); more are answered 503.
     package var maxStreams = 20_000
     /// Connections the kernel completes before the server accepts them (the listen backlog,

@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Synchronization
 
@@ -13,6 +14,8 @@ package final class RateLimiter: Sendable {
     package let perMinute: Double
     package let burst: Double
     private let clients: Int
+    /// The limiter's time: the process's steady clock, or a test's.
+    package let now: @Sendable () -> Date
 
     private struct Bucket {
         var tokens: Double
@@ -33,10 +36,14 @@ package final class RateLimiter: Sendable {
     }
 
     /// `perMinute` 0 lets everything through.
-    package init(perMinute: Int, burst: Int, clients: Int = 100_000) {
+    package init(
+        perMinute: Int, burst: Int, clients: Int = 100_000,
+        now: @escaping @Sendable () -> Date = { SteadyWallClock.process.now() }
+    ) {
         self.perMinute = Double(perMinute)
         self.burst = Double(max(1, burst))
         self.clients = clients
+        self.now = now
     }
 
     /// Takes `cost` tokens from `client` whatever it has (work done for a request refused anyway,

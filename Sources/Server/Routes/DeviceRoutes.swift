@@ -21,7 +21,7 @@ struct DeviceRoutes: Sendable {
     func add(to api: RouterGroup<APIRequestContext>) {
         api.post("devices") { request, context in
             let client = context.client
-            if let wait = registrations.take(client, now: SteadyWallClock.process.now()) {
+            if let wait = registrations.take(client, now: registrations.now()) {
                 throw HTTPError(
                     .tooManyRequests, headers: [.retryAfter: "\(Int(wait.rounded(.up)))"],
                     message: "too many registrations from this client; try again in \(Int(wait.rounded(.up))) s")
