@@ -183,9 +183,10 @@ import Testing
 
     @Test(.enabled(if: nginx != nil, "needs nginx (apt-get install -y nginx); .ci/run installs it"))
     func clientsBehindNginxAreEachTheirOwn() async throws {
-        try await Self.behindNginx(registrationsPerMinute: 5) { upstream, port, _, _ in
-            // 200 users, each from its own address, register in well under a minute: none is
-            // held back by the others (one client's allowance is 5 a minute, 10 at once).
+        // 1 a minute (2 at once): the 429s below hold however slow a loaded machine is between
+        // two requests, unless a minute passes (at 5 a minute, 12 s brought a token back).
+        try await Self.behindNginx(registrationsPerMinute: 1) { upstream, port, _, _ in
+            // 200 users, each from its own address, register: none is held back by the others.
             var number = 0
             for user in 2...201 {
                 number += 1
@@ -251,14 +252,18 @@ import Testing
             // Two clients, each its own over TLS: the service's limit of 1 a minute (2 at once)
             // holds back each alone.
             var statuses: [String: [String]] = [:]
-            for (index, source) in ["127.0.0.5", "127.0.0.5", "127.0.0.5", "127.0.0.6"].enumerated() {
+            // (Five from the first: a loaded machine once let a minute pass between two of three.)
+            for (index, source) in ["127.0.0.5", "127.0.0.5", "127.0.0.5", "127.0.0.5", "127.0.0.5", "127.0.0.6"]
+                .enumerated()
+            {
                 let answer = try await curl([
                     "--http2", "--interface", source, "-o", "/dev/null", "-w", "%{http_code}", "-H",
                     "Content-Type: application/json", "--data", Self.registration(9000 + index), base + "/api/devices",
                 ])
                 statuses[source, default: []].append(answer.standardOutput)
             }
-            #expect(statuses["127.0.0.5"] == ["201", "201", "429"], "\(statuses)")
+            #expect(statuses["127.0.0.5"]?.prefix(2) == ["201", "201"], "\(statuses)")
+            #expect(statuses["127.0.0.5"]?.contains("429") == true, "\(statuses)")
             #expect(statuses["127.0.0.6"] == ["201"], "\(statuses)")
             // The live stream over HTTP/2: events come while the connection stays open.
             let stream = try await curl([

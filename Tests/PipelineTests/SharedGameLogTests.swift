@@ -13,7 +13,7 @@ import Testing
 @Suite(.postgres) struct SharedGameLogTests {
     @Test func aSayAnsweredAfterTheGameWasTakenUpAgainMovesNothing() async throws {
         let location = try PostgresStore.Location(url: try #require(TestPostgres.url(schema: "sharedlog")))
-        try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "a") { base in
+        try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "a", leaseSeconds: 3600) { base in
             let store = LateAppends(base)
             let run = try await base.joinRun(key: "day", epoch: 0, notBefore: .distantPast).id
             try #require(try await base.acquireGame(run: run, gameID: "g"))
@@ -48,7 +48,7 @@ extension SharedGameLogTests {
     /// late answer must still move nothing.
     @Test func aSayWrittenAfterTheGameWasTakenUpAgainAtTheSameIndexMovesNothing() async throws {
         let location = try PostgresStore.Location(url: try #require(TestPostgres.url(schema: "sharedlog")))
-        try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "a") { base in
+        try await PostgresStore.withStore(location, secrets: .ephemeral(), instance: "a", leaseSeconds: 3600) { base in
             let store = LateAppends(base)
             let run = try await base.joinRun(key: "day", epoch: 0, notBefore: .distantPast).id
             try #require(try await base.acquireGame(run: run, gameID: "g"))
