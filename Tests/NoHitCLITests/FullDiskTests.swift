@@ -124,14 +124,14 @@ extension OperatorCLITests {
 
         // Space returns: the service goes on by itself.
         try FileManager.default.removeItem(atPath: inside + "/filler")
-        _ = try await ServedDay.eventually("an event stored again", within: 60) { () -> Bool? in
+        _ = try await ServedDay.eventually("an event stored again", within: 300) { () -> Bool? in
             n += 1
             let answer = try await post(n)
             guard answer.status == 201 else { return nil }
             acknowledged += 1
             return true
         }
-        _ = try await ServedDay.eventually("/readyz ready again", within: 60) {
+        _ = try await ServedDay.eventually("/readyz ready again", within: 300) {
             await server.readiness().status == 200 ? true : nil
         }
         // The day played to its end, every alert sent.

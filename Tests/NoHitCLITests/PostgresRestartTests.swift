@@ -53,7 +53,7 @@ extension OperatorCLITests {
             return delivered > 0 ? true : nil
         }
         try cluster("crash")
-        let degraded = try await ServedDay.eventually("/readyz degraded", within: 60) { () -> String? in
+        let degraded = try await ServedDay.eventually("/readyz degraded", within: 300) { () -> String? in
             let answer = await server.readiness()
             return answer.status == 503 && answer.body.contains(#""degraded":["database"]"#) ? answer.body : nil
         }

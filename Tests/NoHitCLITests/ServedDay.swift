@@ -135,7 +135,8 @@ final class ServedDay: Sendable {
         }
     }
 
-    /// Asks `probe` until it answers (every 100 ms), failing after `within` seconds.
+    /// Asks `probe` until it answers (every 100 ms), failing after `within` seconds and a last
+    /// look (a starved run may wake past the deadline: what came meanwhile still counts).
     static func eventually<T>(_ what: String, within seconds: Double, _ probe: () async throws -> T?) async throws -> T
     {
         let deadline = ContinuousClock.now + .seconds(seconds)
@@ -143,6 +144,7 @@ final class ServedDay: Sendable {
             if let value = try await probe() { return value }
             try await Task.sleep(for: .milliseconds(100))
         }
+        if let value = try await probe() { return value }
         throw Timeout(what: what, seconds: seconds)
     }
 
