@@ -26,7 +26,9 @@ import Testing
         // the three (once over 20 s in a full run) still has them all open. Closed (408) only at
         // the timeout, an hour on: with it at 60 s, CI's starved run saw them closed before the
         // newcomer came.
-        limits.slowShare = 12 / Double(max(headerTimeout, bodyTimeout).nanoseconds / 1_000_000_000)
+        let longest = Double(max(headerTimeout, bodyTimeout).nanoseconds) / 1e9
+        precondition(longest > 60, "a timeout well past the 12 s mark")
+        limits.slowShare = 12 / longest
         let gate = ConnectionGate(limits: limits)
         try await HardeningTests.live({ $0.gate = gate }) { port in
             var held: [(any Channel, HardeningTests.KeepAliveClient)] = []

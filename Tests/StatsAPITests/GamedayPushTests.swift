@@ -149,14 +149,16 @@ import Testing
                     target = max(target, planned)
                 }
                 let failed = failures()
+                let roundBefore = snapshot.lastRound
                 clock.advance(to: target)
                 // Past the request's deadline: a request that was not answered has failed by then
                 // (waiting exactly the deadline raced it: CI saw the poll given up on as it timed out).
-                // A round that did not reach the game (its schedule failed again) is over too.
+                // A new round that did not reach the game (its schedule failed again) is over too.
                 let bound = Self.requestDeadline + 30
                 let over = {
-                    answered() > before || failures() > failed
-                        || (health.snapshot.games[pk] == nil && health.snapshot.lastRound.map { $0 >= target } ?? false)
+                    let round = health.snapshot.lastRound
+                    let newRound = round != roundBefore && round.map { $0 >= target } ?? false
+                    return answered() > before || failures() > failed || (health.snapshot.games[pk] == nil && newRound)
                 }
                 guard await Self.settle(bound, over) else { return false }
                 if answered() > before { return true }

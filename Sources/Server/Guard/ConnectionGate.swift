@@ -217,7 +217,7 @@ package final class ConnectionGate: Sendable {
     }
 
     /// A client broke the protocol (`reason`): at `abuseStrikes` within `abuseWindow` its new
-    /// connections are refused for `abusePenalty` (logged once per client per minute).
+    /// connections are refused for `abusePenalty` (logged once per bar).
     func struck(client: String, reason: String) {
         guard limits.abusePenalty > .zero, limits.abuseStrikes > 0 else { return }
         let barred = state.withLock { state -> Bool in
@@ -228,7 +228,7 @@ package final class ConnectionGate: Sendable {
             var strikes = state.strikes[client] ?? (0, now)
             if now - strikes.since > limits.abuseWindow { strikes = (0, now) }
             strikes.count += 1
-            // Forgotten clients: a minute's strikes are all a decision needs.
+            // Forgotten clients: a window's strikes are all a decision needs.
             if state.strikes.count > 100_000 {
                 state.strikes = state.strikes.filter { now - $0.value.since < limits.abuseWindow }
             }
