@@ -311,8 +311,10 @@ import Testing
             let start = Date()
             server.process.terminate()
             try await Executable.onThread { server.process.waitUntilExit() }
+            // Well before the query's own limit (300 s, which it waited out before), however
+            // starved the run.
             #expect(
-                Date().timeIntervalSince(start) < 10, "the server took \(Date().timeIntervalSince(start)) s to stop")
+                Date().timeIntervalSince(start) < 120, "the server took \(Date().timeIntervalSince(start)) s to stop")
             _ = try? await running.value
         }
     }
