@@ -26,7 +26,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(10)))
+    @Test(.timeLimit(.minutes(30)))
     func connectionsRunInTheShardsAndAGracefulStopWaitsForThem() async throws {
         let shards = ConnectionShards(count: 4)
         let services = ServiceGroup(configuration: .init(services: [shards], logger: Logger(label: "shards-test")))

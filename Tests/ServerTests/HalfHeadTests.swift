@@ -47,14 +47,14 @@ import Testing
     }
 
     /// Half a request line: a fifth of the header time on, given way at the cap (before: 503).
-    @Test(.timeLimit(.minutes(10))) func connectionsStuckInTheirFirstHeadGiveWayAtTheCap() async throws {
+    @Test(.timeLimit(.minutes(30))) func connectionsStuckInTheirFirstHeadGiveWayAtTheCap() async throws {
         try await Self.newcomerServed(headerTimeout: .seconds(3600), held: "GET /heal")
     }
 
     /// A body behind its pace: from a fifth of `http.body-timeout` on, a body slower than
     /// `http.minimum-body-rate` so far makes its connection one of the first closed at the cap
     /// (2,000 trickled bodies held their slots while real clients were refused).
-    @Test(.timeLimit(.minutes(10))) func bodiesBehindTheirPaceGiveWayAtTheCap() async throws {
+    @Test(.timeLimit(.minutes(30))) func bodiesBehindTheirPaceGiveWayAtTheCap() async throws {
         try await Self.newcomerServed(
             headerTimeout: .seconds(3600), bodyTimeout: .seconds(3600),
             held: "POST /api/devices HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

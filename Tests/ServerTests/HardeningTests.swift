@@ -368,7 +368,7 @@ import Testing
 
     /// At the connection cap, the keep-alive connection idle the longest is closed for a new
     /// client, which is served (before: 503 while the idlers held every slot).
-    @Test(.timeLimit(.minutes(10))) func idleKeepAliveConnectionsGiveWayAtTheCap() async throws {
+    @Test(.timeLimit(.minutes(30))) func idleKeepAliveConnectionsGiveWayAtTheCap() async throws {
         // Eight idlers and the test client's own connection (open, never used).
         try await Self.live({ $0.gate = Self.onlyTheCapCloses(at: 9) }) { port in
             var idlers: [(any Channel, KeepAliveClient)] = []
@@ -411,7 +411,7 @@ import Testing
     /// At the cap, a client holding many connections does not take an idle one from a client
     /// holding about as many (idlers from many addresses would otherwise evict one another without
     /// end); a client holding few does.
-    @Test(.timeLimit(.minutes(10))) func clientsHoldingManyConnectionsDoNotEvictEachOther() async throws {
+    @Test(.timeLimit(.minutes(30))) func clientsHoldingManyConnectionsDoNotEvictEachOther() async throws {
         // Four idlers of one client, four streams of another, and the test client's own.
         try await Self.live({ $0.gate = Self.onlyTheCapCloses(at: 9) }) { port in
             var held: [(any Channel, KeepAliveClient)] = []

@@ -9,7 +9,7 @@ import Testing
 
 /// The live stream through a real socket (HummingbirdTesting `.live`), on the replayed day of
 /// Giolito's no-hitter: Server-Sent Events and the WebSocket.
-@Suite(.timeLimit(.minutes(10))) struct LiveStreamTests {
+@Suite(.timeLimit(.minutes(30))) struct LiveStreamTests {
     typealias Fixture = APIServerTests.Fixture
 
     /// The WebSocket's messages: `{"id":N,"event":...,"data":{...}}`.

@@ -31,7 +31,7 @@ import Testing
         func free() { release.signal() }
     }
 
-    @Test(.timeLimit(.minutes(10))) func aClientWaitsOnceLimitBatchesAreQueuedAndGoesOnWhenTheLoopRunsThem()
+    @Test(.timeLimit(.minutes(30))) func aClientWaitsOnceLimitBatchesAreQueuedAndGoesOnWhenTheLoopRunsThem()
         async throws
     {
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)

@@ -10,7 +10,7 @@ import Testing
 @Suite struct StreamStallTests {
     typealias Fixture = APIServerTests.Fixture
 
-    @Test(.timeLimit(.minutes(10))) func aClientThatNeverReadsIsClosedAndOneThatReadsIsNot() async throws {
+    @Test(.timeLimit(.minutes(30))) func aClientThatNeverReadsIsClosedAndOneThatReadsIsNot() async throws {
         var fixture = try await Fixture { _ in true }
         defer { fixture.remove() }
         // A minute: a reading client on a loaded machine (a full test run beside a build, whose
