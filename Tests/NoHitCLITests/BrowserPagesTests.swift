@@ -2,10 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The second half of the browser tests (`BrowserTests` says how they run): a chain of its own
-/// beside that one, each chain one browser and one server at a time, so that the suite's longest
-/// chain is not all of them in turn.
-@Suite(.serialized, .ownThreads) struct BrowserPagesTests {
+/// The pages' browser tests (`BrowserTests` says how they run: at most two browsers at once, taken
+/// by the test cases of both suites as they come).
+@Suite(.ownThreadsAndABrowser) struct BrowserPagesTests {
     /// The Scores page and a game page during a fast replay (200 times real speed: Giolito's game
     /// is under way with its no-hitter mark for about 30 seconds, room for a loaded machine's slow
     /// browser start), desktop light and phone dark

@@ -4,10 +4,11 @@ import Testing
 
 /// The web UI in a real browser: headless Chromium (Debian's `chromium`) loads the page of
 /// `nohit serve` during a fast replay of 2020-08-25, through the scripts in `Tests/Browser`.
-/// Screenshots go to `.build/test-output/browser/`. One browser and one server at a time in each
-/// of two chains, this suite and `BrowserPagesTests`, which run beside each other (in turn, the
-/// nine made the longest chain of the whole suite on a loaded machine: 941 s of 941).
-@Suite(.serialized, .ownThreads) struct BrowserTests {
+/// Screenshots go to `.build/test-output/browser/`. Each test case starts a server and a browser of
+/// its own; at most two browsers run at once, whichever of this suite and `BrowserPagesTests` their
+/// tests are in (``Testing/Trait/ownThreadsAndABrowser``): as two serialized chains, one a suite,
+/// the longer chain was the whole run's longest path (its tail, 20 minutes with the CPU idle).
+@Suite(.ownThreadsAndABrowser) struct BrowserTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
@@ -138,14 +139,14 @@ import Testing
     }
 
     /// Giolito's attempt card appears and then advances through the live stream, and becomes the
-    /// celebration card (300 times real speed: his 4th inning comes about 30 s in, his last out
-    /// about 67 s in; last in its chain, as a browser slow to start at the beginning of a loaded
-    /// run met the card already at its 27th out).
+    /// celebration card (200 times real speed: his 4th inning comes about 45 s in, his last out
+    /// about 100 s in: room for a browser slow to start on a loaded machine, which at 300 times
+    /// met the card already at its 27th out; it may be among the first browsers of the run).
     @Test(.enabled(if: chromium != nil, "needs chromium (apt-get install -y chromium); .ci/run installs it"))
     func attemptCardAppearsAndAdvancesThroughTheLiveStream() async throws {
         // With Retrosheet's seasons beside the checkout (the folders of 2012, 2015, 2019 and 2020:
         // four seasons read from the first bid of the night, in a debug build on a loaded machine,
-        // before Giolito's last out at 300 times real speed, about 67 s in: a completed alert waits
+        // before Giolito's last out at 200 times real speed, about 100 s in: a completed alert waits
         // at most 15 s for its history), the celebration card names the White Sox's previous
         // no-hitter; with the bundled 2020 season alone, only its place in 2020.
         let folders = TestData.sharedRoot.appendingPathComponent("retrosheet").path
@@ -156,7 +157,7 @@ import Testing
             : "The White Sox's first no-hitter in the seasons known (in 2020); the 1st of 2020."
         let (status, text) = try await Executable.onThread {
             try Self.probe(
-                "live_page.py", speed: 300, arguments: ["CHA202008250-home", Self.output.path, "150", meaning],
+                "live_page.py", speed: 200, arguments: ["CHA202008250-home", Self.output.path, "220", meaning],
                 serveArguments: shared ? ["--data", folders] : [])
         }
         #expect(status == 0, "\(text)")

@@ -7,8 +7,10 @@ import Testing
 /// These traits give such tests threads of their own, so only the kernel shares the cores.
 extension Trait where Self == TestThreads {
     /// Each test case runs on threads of its own (for tests that wait: for processes, pipes), and
-    /// at most three such test cases run at once: each starts servers, replays and browsers of
-    /// its own, and on two cores more of them at once only make every deadline beside them late.
+    /// at most four such test cases run at once: each starts servers, replays and browsers of its
+    /// own. Measured in a CI-like run (2026-12-02), three of them used about one core of two (20-36
+    /// CPU-seconds each 30 s, most of them waiting on paced replays), and the run's last twenty
+    /// minutes were these turns taken one after another with a core idle; a fourth fills it.
     package static var ownThreads: Self { TestThreads(kind: .own) }
 
     /// ``ownThreads``, and first in line: on a serialized suite whose test cases are the run's
@@ -16,6 +18,11 @@ extension Trait where Self == TestThreads {
     /// before those waiting and holds it for all its test cases, so that the line starts at once
     /// instead of behind the rest and ending the run late.
     package static var ownThreadsFirstInLine: Self { TestThreads(kind: .own, firstInLine: true) }
+
+    /// ``ownThreads`` for a test case that drives a browser (headless Chromium, the heaviest thing a
+    /// test starts): at most ``TestThreads/browsers`` of them at once, whichever suite they are in,
+    /// so that the browser tests spread over the turns instead of waiting in a chain of their own.
+    package static var ownThreadsAndABrowser: Self { TestThreads(kind: .own, browser: true) }
 
     /// Test cases share a few threads of their own, as many as the machine has cores (for tests
     /// that compute for long: a season parsed, every game replayed). They queue for those threads
@@ -28,6 +35,7 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
     package enum Kind: Sendable { case own, heavy }
     package var kind: Kind
     package var firstInLine = false
+    package var browser = false
 
     static func seconds(_ duration: Duration) -> String {
         (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
@@ -37,7 +45,11 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
     /// The executor the heavy test cases share.
     static let shared = ThreadExecutor(threads: ProcessInfo.processInfo.activeProcessorCount, name: "heavy")
     /// Turns for the test cases with threads of their own.
-    static let turns = Turns(3)
+    static let turns = Turns(4)
+    /// Browsers at once (``Trait/ownThreadsAndABrowser``), taken before a turn, so that a test case
+    /// waiting for a browser holds no turn. A browser test is light (the thirteen, two at a time,
+    /// used 147 CPU-seconds in 548 s), but a slow start under load costs it the moment it watches.
+    static let browsers = Turns(3)
 
     /// The name of the executor whose thread this is ("test", "heavy"), if any.
     package static var currentExecutor: String? { Thread.current.threadDictionary[ThreadExecutor.key] as? String }
@@ -77,6 +89,8 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
             // Those that start nohit: CI may still be building it (``Executable/productsBuilt()``).
             try await Executable.productsBuilt()
             let asked = ContinuousClock.now
+            if browser { await Self.browsers.take() }
+            defer { if browser { Task { await Self.browsers.give() } } }
             let own = !Self.suiteHoldsTurn
             if own { await Self.turns.take(firstInLine: firstInLine) }
             let taken = ContinuousClock.now
