@@ -7,10 +7,11 @@ import Testing
 /// These traits give such tests threads of their own, so only the kernel shares the cores.
 extension Trait where Self == TestThreads {
     /// Each test case runs on threads of its own (for tests that wait: for processes, pipes), and
-    /// at most four such test cases run at once: each starts servers, replays and browsers of its
-    /// own. Measured in a CI-like run (2026-12-02), three of them used about one core of two (20-36
-    /// CPU-seconds each 30 s, most of them waiting on paced replays), and the run's last twenty
-    /// minutes were these turns taken one after another with a core idle; a fourth fills it.
+    /// at most three such test cases run at once: each starts servers, replays and browsers of its
+    /// own. Measured in CI-like runs (2026-12-02): three used about one core of two (20-36
+    /// CPU-seconds each 30 s), the job beside the tests (every season, fuzzing) the other; with four,
+    /// the run was no shorter (the machine was as busy) and the longest cases ran twice as long
+    /// (a day of faults 384 s instead of 214), closer to their bounds on a slower machine.
     package static var ownThreads: Self { TestThreads(kind: .own) }
 
     /// ``ownThreads``, and first in line: on a serialized suite whose test cases are the run's
@@ -45,11 +46,12 @@ package struct TestThreads: TestTrait, SuiteTrait, TestScoping {
     /// The executor the heavy test cases share.
     static let shared = ThreadExecutor(threads: ProcessInfo.processInfo.activeProcessorCount, name: "heavy")
     /// Turns for the test cases with threads of their own.
-    static let turns = Turns(4)
+    static let turns = Turns(3)
     /// Browsers at once (``Trait/ownThreadsAndABrowser``), taken before a turn, so that a test case
     /// waiting for a browser holds no turn. A browser test is light (the thirteen, two at a time,
-    /// used 147 CPU-seconds in 548 s), but a slow start under load costs it the moment it watches.
-    static let browsers = Turns(3)
+    /// used 147 CPU-seconds in 548 s; 338 s three at a time), but a slow start under load costs it
+    /// the moment it watches: two, as the two serialized chains allowed before.
+    static let browsers = Turns(2)
 
     /// The name of the executor whose thread this is ("test", "heavy"), if any.
     package static var currentExecutor: String? { Thread.current.threadDictionary[ThreadExecutor.key] as? String }
