@@ -7,7 +7,7 @@ import Testing
 /// Screenshots go to `.build/test-output/browser/`. Each test case starts a server and a browser of
 /// its own; at most two browsers run at once, whichever of this suite and `BrowserPagesTests` their
 /// tests are in (``Testing/Trait/ownThreadsAndABrowser``): as two serialized chains, one a suite,
-/// the longer chain was the whole run's longest path (its tail, 20 minutes with the CPU idle).
+/// the longer chain was the run's tail, each of its cases waiting 280-400 s for a turn of its own.
 @Suite(.ownThreadsAndABrowser) struct BrowserTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
         FileManager.default.isExecutableFile(atPath: $0)

@@ -20,9 +20,10 @@ extension Trait where Self == TestThreads {
     /// instead of behind the rest and ending the run late.
     package static var ownThreadsFirstInLine: Self { TestThreads(kind: .own, firstInLine: true) }
 
-    /// ``ownThreads`` for a test case that drives a browser (headless Chromium, the heaviest thing a
-    /// test starts): at most ``TestThreads/browsers`` of them at once, whichever suite they are in,
-    /// so that the browser tests spread over the turns instead of waiting in a chain of their own.
+    /// ``ownThreads`` for a test case that drives a browser (headless Chromium, which watches a paced
+    /// replay and misses its moment when it starts slowly): at most ``TestThreads/browsers`` of them
+    /// at once, whichever suite they are in, so that the browser tests spread over the turns instead
+    /// of waiting in a serialized chain of their own.
     package static var ownThreadsAndABrowser: Self { TestThreads(kind: .own, browser: true) }
 
     /// Test cases share a few threads of their own, as many as the machine has cores (for tests
